@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto';
+import express, { type Express } from 'express';
+import helmet from 'helmet';
+import { pinoHttp } from 'pino-http';
+import type { Logger } from '@folio-vault/shared/logger';
+import { errorHandler, notFoundHandler } from './http/error-handler.js';
+import type { TJwtVerifier } from './auth/jwt-verifier.js';
+import { opsRoutes, type TReadinessDeps } from './routes/ops.js';
+import { vaultRoutes } from './routes/vault.js';
+import type { VaultClient } from './vault/vault-client.js';
+
+export interface TAppDeps extends TReadinessDeps {
+  logger: Logger;
+  verifier: TJwtVerifier;
+  vault: VaultClient;
+  openApiDocument: object;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The Express app: request id, logging, security headers, routes, one error handler. No I/O at build time. */
+export function createApp(deps: TAppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+  app.set('query parser', 'simple');
+
+  app.use(
+    pinoHttp({
+      logger: deps.logger,
+      // X-Request-Id is echoed when it is sane, generated otherwise (CONTRACT §1).
+      genReqId: (req, res) => {
+        const incoming = req.headers['x-request-id'];
+        const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+      customAttributeKeys: { reqId: 'requestId' },
+      // Every line logged through req.log carries the request id, and nothing else of the request.
+      quietReqLogger: true,
+      // Only method and path: headers, query and bodies can carry tokens or card data.
+      serializers: {
+        req: (req: { method: string; url: string }) => ({ method: req.method, path: req.url.split('?')[0] }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      },
+      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+    }),
+  );
+  app.use(helmet());
+
+  app.use(opsRoutes(deps, deps.openApiDocument));
+  app.use(vaultRoutes(deps.verifier, deps.vault));
+
+  app.use(notFoundHandler);
+  app.use(errorHandler);
+  return app;
+}

@@ -1,0 +1,87 @@
+import { createPublicKey, type KeyObject } from 'node:crypto';
+import jwt, { type Algorithm, type JwtPayload } from 'jsonwebtoken';
+import { JwksClient } from 'jwks-rsa';
+import type { TConfig } from '@folio-vault/shared/config';
+import { AppError } from '@folio-vault/shared/errors';
+import type { TPrincipal } from './principal.js';
+
+/**
+ * Verifies a bearer JWT (CONTRACT §2). The accepted algorithms follow from the key type alone,
+ * never from the token's header, so `none` and HS/RS confusion cannot get through; jku, x5u and
+ * jwk headers are ignored (keys come only from settings).
+ */
+export type TJwtVerifier = (token: string) => Promise<TPrincipal>;
+
+const MAX_TOKEN_LENGTH = 8_192;
+const CLOCK_TOLERANCE_S = 30;
+
+type TKeySource = { algorithms: Algorithm[]; key: (header: jwt.JwtHeader) => Promise<string | KeyObject> };
+
+function keySource(config: TConfig): TKeySource {
+  if (config.JWT_SECRET) {
+    const secret = config.JWT_SECRET;
+    return { algorithms: ['HS256'], key: async () => secret };
+  }
+  if (config.JWT_PUBLIC_KEY) {
+    const key = createPublicKey(config.JWT_PUBLIC_KEY);
+    const algorithms: Algorithm[] = key.asymmetricKeyType === 'ec' ? ['ES256'] : ['RS256'];
+    return { algorithms, key: async () => key };
+  }
+  const client = new JwksClient({ jwksUri: config.JWT_JWKS_URL!, cache: true, cacheMaxAge: 10 * 60_000, timeout: 3_000 });
+  return {
+    algorithms: ['RS256', 'ES256'],
+    key: async (header) => {
+      if (!header.kid) throw new Error('token has no kid');
+      return (await client.getSigningKey(header.kid)).getPublicKey();
+    },
+  };
+}
+
+function unauthenticated(reason: string): AppError {
+  return new AppError('UNAUTHENTICATED', `The bearer token is not valid: ${reason}.`);
+}
+
+function toPropertyIds(value: unknown): Set<string> | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const ids = new Set<string>();
+  for (const item of value) {
+    if (typeof item === 'number' && Number.isSafeInteger(item) && item >= 1) ids.add(String(item));
+    else if (typeof item === 'string' && /^\d{1,19}$/.test(item) && BigInt(item) >= 1n) ids.add(BigInt(item).toString());
+    else return undefined;
+  }
+  return ids;
+}
+
+export function createJwtVerifier(config: TConfig): TJwtVerifier {
+  const source = keySource(config);
+  return async (token) => {
+    if (token.length > MAX_TOKEN_LENGTH) throw unauthenticated('it is too long');
+    const decoded = jwt.decode(token, { complete: true });
+    if (!decoded || typeof decoded.payload === 'string') throw unauthenticated('it is malformed');
+    if (!source.algorithms.includes(decoded.header.alg as Algorithm)) throw unauthenticated('its algorithm is not accepted');
+    if (decoded.header.typ !== undefined && !/^(at\+)?jwt$/i.test(decoded.header.typ)) {
+      throw unauthenticated('its type is not JWT');
+    }
+    let payload: JwtPayload;
+    try {
+      const key = await source.key(decoded.header);
+      payload = jwt.verify(token, key, {
+        algorithms: source.algorithms,
+        issuer: config.JWT_ISSUER,
+        audience: config.JWT_AUDIENCE,
+        clockTolerance: CLOCK_TOLERANCE_S,
+      }) as JwtPayload;
+    } catch (error) {
+      const name = (error as Error).name;
+      if (name === 'TokenExpiredError') throw unauthenticated('it has expired');
+      if (name === 'NotBeforeError') throw unauthenticated('it is not valid yet');
+      throw unauthenticated('its signature or claims do not verify');
+    }
+    if (typeof payload.exp !== 'number') throw unauthenticated('it has no exp claim');
+    if (typeof payload.sub !== 'string' || payload.sub.length === 0) throw unauthenticated('it has no sub claim');
+    const propertyIds = toPropertyIds(payload.property_ids ?? []);
+    if (!propertyIds) throw unauthenticated('property_ids must be an array of property ids');
+    const scope = typeof payload.scope === 'string' ? payload.scope : '';
+    return { subject: payload.sub, scopes: new Set(scope.split(' ').filter(Boolean)), propertyIds };
+  };
+}

@@ -1,0 +1,21 @@
+/** Who is calling, as the verified JWT says (CONTRACT §2). */
+export interface TPrincipal {
+  subject: string;
+  scopes: ReadonlySet<string>;
+  /** Canonical decimal strings, comparable with parsed X-Property-Id values. */
+  propertyIds: ReadonlySet<string>;
+}
+
+export const SCOPES = {
+  writePayment: 'write:payment',
+  readPayment: 'read:payment',
+  admin: 'admin',
+} as const;
+
+export type TScope = (typeof SCOPES)[keyof typeof SCOPES];
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    principal?: TPrincipal;
+  }
+}

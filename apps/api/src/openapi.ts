@@ -1,0 +1,18 @@
+import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
+import { registerVaultDocs } from './routes/vault.js';
+
+/** The OpenAPI document, generated from the same zod schemas the routes validate with. */
+export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV3['generateDocument']> {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+  registerVaultDocs(registry);
+  return new OpenApiGeneratorV3(registry.definitions).generateDocument({
+    openapi: '3.0.3',
+    info: {
+      title: 'Folio Vault',
+      version: '0.1.0',
+      description: 'Card vault and folio export for hotel software. Errors use the Error schema (CONTRACT §1).',
+    },
+    servers: [{ url: '/' }],
+  });
+}

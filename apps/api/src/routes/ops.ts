@@ -1,0 +1,65 @@
+import { Router } from 'express';
+import swaggerUi from 'swagger-ui-express';
+import type { Redis } from 'ioredis';
+import type { TPgPool } from '@folio-vault/shared/connections';
+import { AppError, toErrorBody } from '@folio-vault/shared/errors';
+import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
+
+const CHECK_TIMEOUT_MS = 2_000;
+
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+export interface TReadinessDeps {
+  redis: Redis;
+  pool: TPgPool;
+  storage: ObjectStorage;
+}
+
+/** CONTRACT §7: liveness, readiness naming the store that does not answer, and the API's own description. */
+export function opsRoutes(deps: TReadinessDeps, openApiDocument: object): Router {
+  const router = Router();
+
+  router.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+
+  router.get('/readyz', async (req, res) => {
+    const checks = {
+      redis: () => deps.redis.ping(),
+      postgres: () => deps.pool.query('SELECT 1'),
+      storage: () => deps.storage.ping(),
+    };
+    const results = await Promise.all(
+      Object.entries(checks).map(async ([name, check]) => {
+        try {
+          await within<unknown>(check(), CHECK_TIMEOUT_MS);
+          return [name, 'ok'] as const;
+        } catch {
+          return [name, 'unavailable'] as const;
+        }
+      }),
+    );
+    const failing = results.filter(([, state]) => state !== 'ok').map(([name]) => name);
+    if (failing.length === 0) {
+      res.json({ status: 'ready', checks: Object.fromEntries(results) });
+      return;
+    }
+    const error = AppError.unavailable(`Not ready: ${failing.join(', ')} did not answer.`, 5);
+    res.status(503).set('Retry-After', '5').json({ ...toErrorBody(error, String(req.id)), checks: Object.fromEntries(results) });
+  });
+
+  router.get('/openapi.json', (_req, res) => {
+    res.json(openApiDocument);
+  });
+  router.use('/docs', swaggerUi.serve, swaggerUi.setup(openApiDocument, { customSiteTitle: 'Folio Vault API' }));
+
+  return router;
+}

@@ -1,0 +1,68 @@
+import type { Server } from 'node:http';
+import { Queue, QueueEvents } from 'bullmq';
+import type { TConfig } from '@folio-vault/shared/config';
+import { createPgPool, createRedis } from '@folio-vault/shared/connections';
+import type { Logger } from '@folio-vault/shared/logger';
+import { QUEUE_NAMES } from '@folio-vault/shared/queues';
+import { createStorage } from '@folio-vault/shared/storage/create-storage';
+import { createApp } from './app.js';
+import { createJwtVerifier } from './auth/jwt-verifier.js';
+import { JobWaiter } from './jobs/job-waiter.js';
+import { buildOpenApiDocument } from './openapi.js';
+import { VaultClient } from './vault/vault-client.js';
+
+export interface TRunningApi {
+  server: Server;
+  port: number;
+  /** Stops accepting, lets in-flight requests finish, then closes connections. */
+  close(): Promise<void>;
+}
+
+/** Builds the API's connections once (no per-request clients) and listens. */
+export async function startApi(config: TConfig, logger: Logger, options: { port?: number } = {}): Promise<TRunningApi> {
+  const redis = createRedis(config.REDIS_URL, 'producer');
+  redis.on('error', () => undefined); // reported per request as 503 and by /readyz
+  const eventsConnection = createRedis(config.REDIS_URL, 'events');
+  eventsConnection.on('error', () => undefined);
+  const pool = createPgPool(config.DATABASE_URL);
+  const storage = createStorage(config);
+
+  const vaultQueue = new Queue(QUEUE_NAMES.vault, { connection: redis, prefix: config.QUEUE_PREFIX });
+  vaultQueue.on('error', () => undefined);
+  const vaultEvents = new QueueEvents(QUEUE_NAMES.vault, { connection: eventsConnection, prefix: config.QUEUE_PREFIX });
+  vaultEvents.on('error', () => undefined);
+  await vaultEvents.waitUntilReady();
+
+  const app = createApp({
+    logger,
+    verifier: createJwtVerifier(config),
+    vault: new VaultClient(new JobWaiter(vaultQueue, vaultEvents), pool, config),
+    openApiDocument: buildOpenApiDocument(),
+    redis,
+    pool,
+    storage,
+  });
+
+  const server = await new Promise<Server>((resolve, reject) => {
+    const listening = app.listen(options.port ?? config.PORT, (error?: Error) => (error ? reject(error) : resolve(listening)));
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  logger.info({ port }, 'api listening');
+
+  return {
+    server,
+    port,
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await vaultEvents.close();
+      await vaultQueue.close();
+      redis.disconnect();
+      eventsConnection.disconnect();
+      await pool.end();
+    },
+  };
+}

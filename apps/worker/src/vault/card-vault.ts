@@ -1,0 +1,168 @@
+import type { PoolClient } from 'pg';
+import type { z } from 'zod';
+import type { TConfig } from '@folio-vault/shared/config';
+import { maskName } from '@folio-vault/shared/card/mask';
+import { newDataKey, sealField, wrapDataKey } from '@folio-vault/shared/crypto/envelope';
+import { cardFingerprint, keyedDigest } from '@folio-vault/shared/crypto/fingerprint';
+import type { TKeyring } from '@folio-vault/shared/crypto/keyring';
+import { openTransit } from '@folio-vault/shared/crypto/transit';
+import type { TJobResult } from '@folio-vault/shared/jobs/registry';
+import { ZSealedCard, type TSealedCard, type ZTokenizeCardPayload } from '@folio-vault/shared/jobs/tokenize-card';
+import type { ZVaultJobBase } from '@folio-vault/shared/jobs/vault-common';
+import type { TCardBrand } from '@folio-vault/shared/card/brand';
+import type { TCardTokenMetadata, TTokenizationMode } from '@folio-vault/shared/schemas/vault';
+import type { CardRepository, TCardRow } from './card-repository.js';
+
+type TTokenizePayload = z.output<typeof ZTokenizeCardPayload>;
+type TTokenRef = z.output<typeof ZVaultJobBase>;
+
+/** A transit envelope that does not open (wrong key, tampered, replayed into another job). */
+export class SealedCardError extends Error {
+  constructor() {
+    super('the sealed card could not be opened with the transit keys');
+    this.name = 'SealedCardError';
+  }
+}
+
+/** The associated data a transit envelope is sealed with: one job, one property, one mode. */
+export function transitAad(ref: { tokenId: string; propertyId: string; mode: TTokenizationMode }): string {
+  return `${ref.tokenId}:${ref.propertyId}:${ref.mode}`;
+}
+
+/** Canonical JSON (sorted keys) so the same card always digests the same for idempotency. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * The only code that holds vault keys. Tokenize decrypts the transit envelope, fingerprints the
+ * PAN, seals PAN, name and billing details under a fresh data key wrapped by the mode's KEK, and
+ * stores the record. Safe to run twice: the token id comes from the job.
+ */
+export class CardVault {
+  private readonly keks: Record<TTokenizationMode, TKeyring>;
+
+  constructor(
+    private readonly repository: CardRepository,
+    private readonly keys: Pick<TConfig, 'VAULT_KEK_TEST' | 'VAULT_KEK_LIVE' | 'VAULT_FINGERPRINT_KEY' | 'VAULT_TRANSIT_KEY'>,
+  ) {
+    this.keks = { test: keys.VAULT_KEK_TEST, live: keys.VAULT_KEK_LIVE };
+  }
+
+  private openCard(payload: TTokenizePayload): TSealedCard {
+    try {
+      return ZSealedCard.parse(openTransit(this.keys.VAULT_TRANSIT_KEY, payload.sealedCard, transitAad(payload)));
+    } catch {
+      throw new SealedCardError();
+    }
+  }
+
+  async tokenize(payload: TTokenizePayload): Promise<TJobResult<'tokenize-card'>> {
+    const card = this.openCard(payload);
+    const { mode, propertyId, tokenId } = payload;
+    const fingerprint = cardFingerprint(this.keys.VAULT_FINGERPRINT_KEY, card.card_number);
+
+    return this.repository.transaction(async (client) => {
+      let resultTokenId = tokenId;
+      if (payload.idempotencyKey) {
+        // The CVV is not part of the comparison: it is never stored in any form, not even digested.
+        const requestDigest = keyedDigest(this.keys.VAULT_FINGERPRINT_KEY, 'idempotency', canonicalJson(card));
+        await this.repository.lockIdempotencyKey(client, mode, propertyId, payload.idempotencyKey);
+        const previous = await this.repository.findIdempotencyKey(client, mode, propertyId, payload.idempotencyKey);
+        if (previous && previous.request_digest !== requestDigest) return { outcome: 'idempotency_key_reused' as const };
+        if (previous) {
+          resultTokenId = previous.token_id;
+        } else {
+          await this.insert(client, payload, card, fingerprint);
+          await this.repository.saveIdempotencyKey(client, mode, {
+            propertyId,
+            key: payload.idempotencyKey,
+            requestDigest,
+            tokenId,
+          });
+        }
+      } else {
+        await this.insert(client, payload, card, fingerprint);
+      }
+      const row = await this.repository.findCard(client, mode, propertyId, resultTokenId);
+      if (!row) throw new Error('tokenized card not found after insert');
+      return {
+        outcome: 'tokenized' as const,
+        token: {
+          id: row.id,
+          card_brand: row.card_brand as TCardBrand,
+          last4: row.last4,
+          expiration: { month: row.exp_month, year: row.exp_year },
+          test_mode: mode === 'test',
+        },
+      };
+    });
+  }
+
+  private async insert(
+    client: PoolClient,
+    payload: TTokenizePayload,
+    card: TSealedCard,
+    fingerprint: string,
+  ): Promise<void> {
+    const { mode, tokenId } = payload;
+    const dataKey = newDataKey();
+    const aad = `${mode}:${tokenId}`;
+    const wrapped = wrapDataKey(this.keks[mode], dataKey, aad);
+    try {
+      await this.repository.insertCard(client, mode, {
+        id: tokenId,
+        propertyId: payload.propertyId,
+        cardBrand: card.card_brand,
+        first6: card.card_number.slice(0, 6),
+        last4: card.card_number.slice(-4),
+        expMonth: card.expiration.month,
+        expYear: card.expiration.year,
+        cardholderNameMasked: maskName(card.cardholder_name),
+        fingerprint,
+        kekId: wrapped.kekId,
+        wrappedDek: wrapped.wrapped,
+        panCt: sealField(dataKey, card.card_number, `${aad}:pan`),
+        cardholderNameCt: sealField(dataKey, card.cardholder_name, `${aad}:cardholder_name`),
+        billingDetailsCt: card.billing_details
+          ? sealField(dataKey, JSON.stringify(card.billing_details), `${aad}:billing_details`)
+          : null,
+      });
+    } finally {
+      dataKey.fill(0);
+    }
+  }
+
+  async read(ref: TTokenRef): Promise<TJobResult<'read-card-token'>> {
+    const row = await this.repository.findCard(this.repository.pool, ref.mode, ref.propertyId, ref.tokenId);
+    if (!row || row.deleted_at) return { outcome: 'not_found' };
+    return { outcome: 'found', token: toMetadata(row, ref.mode) };
+  }
+
+  async delete(ref: TTokenRef): Promise<TJobResult<'delete-card-token'>> {
+    return (await this.repository.shredCard(ref.mode, ref.propertyId, ref.tokenId))
+      ? { outcome: 'deleted' }
+      : { outcome: 'not_found' };
+  }
+}
+
+function toMetadata(row: TCardRow, mode: TTokenizationMode): TCardTokenMetadata {
+  return {
+    id: row.id,
+    card_brand: row.card_brand as TCardBrand,
+    first6: row.first6,
+    last4: row.last4,
+    expiration: { month: row.exp_month, year: row.exp_year },
+    ...(row.cardholder_name_masked ? { cardholder_name_masked: row.cardholder_name_masked } : {}),
+    test_mode: mode === 'test',
+    created_at: row.created_at.toISOString(),
+    fingerprint: row.fingerprint,
+  };
+}

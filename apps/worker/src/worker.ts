@@ -1,0 +1,52 @@
+import { Worker } from 'bullmq';
+import type { TConfig } from '@folio-vault/shared/config';
+import { createPgPool, createRedis } from '@folio-vault/shared/connections';
+import type { TVaultJobData, TVaultJobName, TVaultJobResult } from '@folio-vault/shared/jobs/registry';
+import type { Logger } from '@folio-vault/shared/logger';
+import { QUEUE_NAMES } from '@folio-vault/shared/queues';
+import { createProcessor } from './processors/base.js';
+import { vaultHandlers } from './processors/vault.js';
+import { CardRepository } from './vault/card-repository.js';
+import { CardVault } from './vault/card-vault.js';
+
+export interface TRunningWorker {
+  /** Finishes active jobs (up to the grace period), then closes connections. */
+  close(): Promise<void>;
+}
+
+export async function startWorker(config: TConfig, logger: Logger): Promise<TRunningWorker> {
+  const pool = createPgPool(config.DATABASE_URL, { max: Math.min(config.WORKER_CONCURRENCY, 20) });
+  const connection = createRedis(config.REDIS_URL, 'worker');
+  const vault = new CardVault(new CardRepository(pool), config);
+
+  const worker = new Worker<TVaultJobData, TVaultJobResult, TVaultJobName>(
+    QUEUE_NAMES.vault,
+    createProcessor(vaultHandlers(vault), logger) as never,
+    { connection, prefix: config.QUEUE_PREFIX, concurrency: config.WORKER_CONCURRENCY },
+  );
+  worker.on('error', (error) => logger.error({ err: { message: error.message } }, 'worker error'));
+  await worker.waitUntilReady();
+  logger.info({ queue: QUEUE_NAMES.vault, concurrency: config.WORKER_CONCURRENCY }, 'worker ready');
+
+  return {
+    async close() {
+      // worker.close() waits for active jobs; past the grace period, force it: jobs still active
+      // are handed back (their locks lapse and another worker takes them as stalled).
+      const graceful = worker.close();
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = await Promise.race([
+        graceful.then(() => false),
+        new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => resolve(true), config.SHUTDOWN_GRACE_MS);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (timedOut) {
+        logger.warn('active jobs did not finish within the grace period; handing them back');
+        await worker.close(true);
+      }
+      connection.disconnect();
+      await pool.end();
+    },
+  };
+}

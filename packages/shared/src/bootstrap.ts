@@ -1,0 +1,81 @@
+import { ConfigError, loadConfig, type TConfig } from './config.js';
+import { withDevKeys } from './dev-keys.js';
+import { ensureDatabase, migrate } from './db/migrate.js';
+import { createLogger, type Logger } from './logger.js';
+import { provisionServices } from './provision/provision.js';
+
+/**
+ * Start-up shared by `npm start`, `start:api` and `start:worker`: settings (with development keys
+ * when not in production), optional local services, the database and its migrations, and an
+ * orderly shutdown on SIGTERM/SIGINT.
+ */
+export interface TBootstrapped {
+  config: TConfig;
+  logger: Logger;
+  /** Registered steps run in reverse order on SIGTERM/SIGINT, then the process exits. */
+  onShutdown(step: () => Promise<void>): void;
+}
+
+export async function bootstrap(role: 'api' | 'worker' | 'all', options: { provision?: boolean } = {}): Promise<TBootstrapped> {
+  const startupLog = (line: string) => process.stderr.write(`folio-vault ${role}: ${line}\n`);
+  let env = withDevKeys(process.env, { log: startupLog });
+  const steps: Array<() => Promise<void>> = [];
+
+  if (options.provision) {
+    try {
+      const services = await provisionServices({
+        env,
+        mode: 'persistent',
+        dataDir: '.data',
+        need: { redis: true, postgres: true },
+        log: startupLog,
+      });
+      env = { ...env, ...services.env };
+      steps.push(services.stop);
+    } catch (error) {
+      startupLog((error as Error).message);
+      process.exit(1);
+    }
+  }
+
+  let config: TConfig;
+  try {
+    config = loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      for (const problem of error.problems) startupLog(`setting ${problem}`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const logger = createLogger({ level: config.LOG_LEVEL, name: `folio-vault-${role}` });
+
+  try {
+    if (await ensureDatabase(config.DATABASE_URL)) logger.info('database created');
+    await migrate(config.DATABASE_URL, (line) => logger.info(line));
+  } catch (error) {
+    logger.fatal({ err: { message: (error as Error).message } }, 'database is not usable');
+    for (const step of steps.reverse()) await step().catch(() => undefined);
+    process.exit(1);
+  }
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    for (const step of [...steps].reverse()) {
+      try {
+        await step();
+      } catch (error) {
+        logger.error({ err: { message: (error as Error).message } }, 'shutdown step failed');
+      }
+    }
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+
+  return { config, logger, onShutdown: (step) => steps.push(step) };
+}

@@ -1,0 +1,151 @@
+import { z } from 'zod';
+import { parseKeyring, parseSingleKey, type TKeyring } from './crypto/keyring.js';
+
+/**
+ * All settings of CONTRACT §8, parsed once at start. A bad setting stops the start with one line
+ * per problem; secrets are never echoed in those lines.
+ */
+
+const port = z.coerce.number({ error: 'must be a number' }).int('must be an integer').min(1).max(65535);
+const positiveMs = z.coerce.number({ error: 'must be a number' }).int('must be an integer').min(1).max(3_600_000);
+
+function urlWithProtocols(protocols: string[]) {
+  return z.string().refine(
+    (value) => {
+      try {
+        return protocols.includes(new URL(value).protocol);
+      } catch {
+        return false;
+      }
+    },
+    { error: `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}` },
+  );
+}
+
+function keyringSetting() {
+  return z
+    .string()
+    .optional()
+    .transform((value, ctx): TKeyring | undefined => {
+      if (value === undefined || value.trim() === '') return undefined;
+      try {
+        return parseKeyring(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    });
+}
+
+function singleKeySetting() {
+  return z
+    .string()
+    .optional()
+    .transform((value, ctx): Buffer | undefined => {
+      if (value === undefined || value.trim() === '') return undefined;
+      try {
+        return parseSingleKey(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    });
+}
+
+const optionalText = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value.trim() === '' ? undefined : value));
+
+export const ZConfig = z
+  .object({
+    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    PORT: port.default(3000),
+    REDIS_URL: urlWithProtocols(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
+    DATABASE_URL: urlWithProtocols(['postgres:', 'postgresql:']).default(
+      'postgres://postgres@127.0.0.1:5432/folio_vault',
+    ),
+    STORAGE_DRIVER: z.enum(['fs', 'minio']).default('fs'),
+    STORAGE_DIR: z.string().min(1).default('./.data/objects'),
+    MINIO_ENDPOINT: urlWithProtocols(['http:', 'https:']).optional(),
+    MINIO_ACCESS_KEY: optionalText,
+    MINIO_SECRET_KEY: optionalText,
+    MINIO_BUCKET: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a valid bucket name (3-63 of a-z 0-9 . -)')
+      .default('folio-vault'),
+    JWT_SECRET: optionalText.refine((v) => v === undefined || v.length >= 32, {
+      error: 'must be at least 32 characters',
+    }),
+    JWT_PUBLIC_KEY: optionalText.refine((v) => v === undefined || v.includes('-----BEGIN'), {
+      error: 'must be a PEM public key (-----BEGIN PUBLIC KEY-----)',
+    }),
+    JWT_JWKS_URL: urlWithProtocols(['http:', 'https:']).optional(),
+    JWT_ISSUER: z.string().min(1).default('folio-vault'),
+    JWT_AUDIENCE: z.string().min(1).default('folio-vault'),
+    VAULT_KEK_TEST: keyringSetting(),
+    VAULT_KEK_LIVE: keyringSetting(),
+    VAULT_FINGERPRINT_KEY: singleKeySetting(),
+    VAULT_TRANSIT_KEY: keyringSetting(),
+    TOKENIZE_WAIT_MS: positiveMs.default(10_000),
+    EXPORT_WAIT_MS: positiveMs.default(25_000),
+    WORKER_CONCURRENCY: z.coerce.number({ error: 'must be a number' }).int().min(1).max(256).default(16),
+    QUEUE_PREFIX: z
+      .string()
+      .regex(/^\{[A-Za-z0-9._:-]+\}/, 'must start with a Redis Cluster hash tag such as "{folio}"')
+      .default('{folio}'),
+    METRICS_TOKEN: optionalText,
+    SHUTDOWN_GRACE_MS: positiveMs.default(20_000),
+  })
+  .superRefine((env, ctx) => {
+    const jwtSources = [env.JWT_SECRET, env.JWT_PUBLIC_KEY, env.JWT_JWKS_URL].filter(Boolean).length;
+    if (jwtSources === 0) {
+      ctx.addIssue({ code: 'custom', path: ['JWT_SECRET'], message: 'one of JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URL is required' });
+    } else if (jwtSources > 1) {
+      ctx.addIssue({ code: 'custom', path: ['JWT_SECRET'], message: 'set only one of JWT_SECRET, JWT_PUBLIC_KEY and JWT_JWKS_URL' });
+    }
+    for (const name of ['VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY'] as const) {
+      if (env[name] === undefined) ctx.addIssue({ code: 'custom', path: [name], message: 'is required' });
+    }
+    if (env.VAULT_KEK_TEST && env.VAULT_KEK_LIVE) {
+      for (const id of env.VAULT_KEK_TEST.keys.keys()) {
+        if (env.VAULT_KEK_LIVE.keys.has(id)) {
+          ctx.addIssue({ code: 'custom', path: ['VAULT_KEK_LIVE'], message: `key id "${id}" is also a test key id; test and live keys must be apart` });
+        }
+      }
+    }
+    if (env.STORAGE_DRIVER === 'minio') {
+      for (const name of ['MINIO_ENDPOINT', 'MINIO_ACCESS_KEY', 'MINIO_SECRET_KEY'] as const) {
+        if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'is required when STORAGE_DRIVER=minio' });
+      }
+    }
+  });
+
+type TParsedEnv = z.output<typeof ZConfig>;
+
+/** Settings after validation: keys are present (the schema refuses to start without them). */
+export type TConfig = Omit<TParsedEnv, 'VAULT_KEK_TEST' | 'VAULT_KEK_LIVE' | 'VAULT_FINGERPRINT_KEY' | 'VAULT_TRANSIT_KEY'> & {
+  VAULT_KEK_TEST: TKeyring;
+  VAULT_KEK_LIVE: TKeyring;
+  VAULT_FINGERPRINT_KEY: Buffer;
+  VAULT_TRANSIT_KEY: TKeyring;
+};
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`Invalid settings:\n${problems.map((line) => `  ${line}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): TConfig {
+  const result = ZConfig.safeParse(env);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `${issue.path.join('.') || 'settings'}: ${issue.message}`);
+    throw new ConfigError([...new Set(problems)]);
+  }
+  return result.data as TConfig;
+}

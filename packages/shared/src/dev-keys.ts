@@ -1,0 +1,56 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+/**
+ * Development convenience (CONTRACT §8): keys that are not set are generated once into a local
+ * file and reused on the next start, so `npm ci && npm start` works with no set-up. Production
+ * never gets here: there the config refuses to start without real keys.
+ */
+export const DEV_KEYS_FILE = '.data/dev-keys.json';
+
+const GENERATED = {
+  JWT_SECRET: () => randomBytes(48).toString('base64url'),
+  VAULT_KEK_TEST: () => `dev-test-1:${randomBytes(32).toString('base64')}`,
+  VAULT_KEK_LIVE: () => `dev-live-1:${randomBytes(32).toString('base64')}`,
+  VAULT_FINGERPRINT_KEY: () => randomBytes(32).toString('base64'),
+  VAULT_TRANSIT_KEY: () => `dev-transit-1:${randomBytes(32).toString('base64')}`,
+} as const;
+
+type TDevKeyName = keyof typeof GENERATED;
+
+export function withDevKeys(
+  env: NodeJS.ProcessEnv,
+  options: { file?: string; log?: (line: string) => void } = {},
+): NodeJS.ProcessEnv {
+  if (env.NODE_ENV === 'production') return env;
+  const file = options.file ?? DEV_KEYS_FILE;
+  const stored: Partial<Record<TDevKeyName, string>> = existsSync(file)
+    ? (JSON.parse(readFileSync(file, 'utf8')) as Partial<Record<TDevKeyName, string>>)
+    : {};
+  const merged: NodeJS.ProcessEnv = { ...env };
+  const generated: string[] = [];
+  const used: string[] = [];
+  for (const name of Object.keys(GENERATED) as TDevKeyName[]) {
+    if (env[name]) continue;
+    // A verifier configured from a public key or JWKS must not be shadowed by a dev secret.
+    if (name === 'JWT_SECRET' && (env.JWT_PUBLIC_KEY || env.JWT_JWKS_URL)) continue;
+    if (!stored[name]) {
+      stored[name] = GENERATED[name]();
+      generated.push(name);
+    }
+    merged[name] = stored[name];
+    used.push(name);
+  }
+  if (generated.length > 0) {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600 });
+  }
+  if (used.length > 0) {
+    options.log?.(
+      `development keys for ${used.join(', ')} ${generated.length ? 'generated into' : 'read from'} ${file}; ` +
+        'NODE_ENV=production refuses to start without real ones',
+    );
+  }
+  return merged;
+}

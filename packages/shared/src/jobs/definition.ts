@@ -1,0 +1,21 @@
+import type { JobsOptions } from 'bullmq';
+import type { z } from 'zod';
+import type { TQueueName } from '../queues.js';
+
+/**
+ * A job contract: the name, the queue it runs on, and zod schemas for its payload and its result.
+ * Producer and consumer import the same definition; the consumer validates the payload again.
+ */
+export interface TJobDefinition<
+  TName extends string = string,
+  TPayload extends z.ZodType = z.ZodType,
+  TResult extends z.ZodType = z.ZodType,
+> {
+  name: TName;
+  queue: TQueueName;
+  /** Bumped when the payload changes shape; old payloads must still validate or fail unrecoverably. */
+  version: number;
+  payload: TPayload;
+  result: TResult;
+  options: JobsOptions;
+}

@@ -1,0 +1,25 @@
+import type { z } from 'zod';
+import { deleteCardTokenJob } from './delete-card-token.js';
+import { readCardTokenJob } from './read-card-token.js';
+import { tokenizeCardJob } from './tokenize-card.js';
+
+/**
+ * Every job the service runs, by name. `enqueue(name, payload)` and the processors are typed from
+ * this map, so a producer cannot send a payload its consumer does not expect.
+ */
+export const JOBS = {
+  [tokenizeCardJob.name]: tokenizeCardJob,
+  [readCardTokenJob.name]: readCardTokenJob,
+  [deleteCardTokenJob.name]: deleteCardTokenJob,
+} as const;
+
+export type TJobs = typeof JOBS;
+export type TJobName = keyof TJobs;
+export type TJobPayload<N extends TJobName> = z.input<TJobs[N]['payload']>;
+export type TJobResult<N extends TJobName> = z.output<TJobs[N]['result']>;
+
+type TNamesOnQueue<Q extends string> = { [N in TJobName]: TJobs[N]['queue'] extends Q ? N : never }[TJobName];
+
+export type TVaultJobName = TNamesOnQueue<'vault'>;
+export type TVaultJobData = TJobPayload<TVaultJobName>;
+export type TVaultJobResult = TJobResult<TVaultJobName>;

@@ -1,0 +1,43 @@
+import { pino, type DestinationStream, type Logger } from 'pino';
+
+/**
+ * Redaction is a second line of defence: card fields are never logged on purpose, and these paths
+ * make sure that an accidental `log.info({ body })` still prints nothing secret.
+ */
+export const REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["idempotency-key"]',
+  'res.headers["set-cookie"]',
+  'authorization',
+  'card_number',
+  'cvv',
+  'pan',
+  'cardholder_name',
+  'billing_details',
+  'sealedCard',
+  '*.card_number',
+  '*.cvv',
+  '*.pan',
+  '*.cardholder_name',
+  '*.billing_details',
+  '*.sealedCard',
+  'body',
+  '*.body',
+  'data',
+  'job.data',
+];
+
+export function createLogger(options: { level?: string; name?: string; destination?: DestinationStream } = {}): Logger {
+  return pino(
+    {
+      level: options.level ?? 'info',
+      name: options.name,
+      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      base: { pid: process.pid },
+    },
+    options.destination,
+  );
+}
+
+export type { Logger };

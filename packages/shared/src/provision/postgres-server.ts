@@ -1,0 +1,76 @@
+import { existsSync, mkdirSync, chownSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+import { execFileAsync, findBinary } from './process-utils.js';
+import type { TRunningService } from './redis-server.js';
+
+export async function postgresAnswers(url: string, timeoutMs = 1_500): Promise<boolean> {
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString(), connectionTimeoutMillis: timeoutMs });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return true;
+  } catch (error) {
+    // A server that refuses our credentials still answers: starting a second one would not help.
+    return typeof (error as { code?: unknown }).code === 'string' && (error as { code: string }).code.startsWith('28');
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * initdb and postgres refuse to run as root (CI runs as root), so as root they run as the
+ * `postgres` user (created by Debian's package) in a folder that user owns.
+ */
+async function asPostgresUser(): Promise<{ wrap: (cmd: string, args: string[]) => [string, string[]]; uid?: number; gid?: number }> {
+  if (process.getuid?.() !== 0) return { wrap: (cmd, args) => [cmd, args] };
+  const runuser = findBinary('runuser');
+  if (!runuser) throw new Error('running as root needs runuser (util-linux) to start PostgreSQL as the postgres user');
+  let uid: number;
+  let gid: number;
+  try {
+    uid = Number((await execFileAsync('id', ['-u', 'postgres'])).stdout.trim());
+    gid = Number((await execFileAsync('id', ['-g', 'postgres'])).stdout.trim());
+  } catch {
+    throw new Error('running as root needs a "postgres" system user (Debian: apt-get install postgresql)');
+  }
+  return { wrap: (cmd, args) => [runuser, ['-u', 'postgres', '--', cmd, ...args]], uid, gid };
+}
+
+export async function startPostgresServer(options: { dir: string; port: number; durable: boolean }): Promise<TRunningService> {
+  const initdb = findBinary('initdb');
+  const pgCtl = findBinary('pg_ctl');
+  if (!initdb || !pgCtl) throw new Error('PostgreSQL server binaries are not installed (Debian: apt-get install postgresql)');
+  const user = await asPostgresUser();
+  const dataDir = resolve(options.dir);
+  mkdirSync(dataDir, { recursive: true });
+  if (user.uid !== undefined && user.gid !== undefined) chownSync(dataDir, user.uid, user.gid);
+
+  const run = async (cmd: string, args: string[]) => {
+    const [file, argv] = user.wrap(cmd, args);
+    await execFileAsync(file, argv, { cwd: tmpdir() });
+  };
+  if (!existsSync(join(dataDir, 'PG_VERSION'))) {
+    await run(initdb, ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C']);
+  }
+  // Unix sockets have a short path limit; TCP on loopback is what the service uses anyway.
+  const socketDir = dataDir.length < 80 ? dataDir : tmpdir();
+  const settings = [`-p ${options.port}`, `-k ${socketDir}`, '-c listen_addresses=127.0.0.1'];
+  if (!options.durable) settings.push('-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off');
+  const logFile = join(dataDir, 'server.log');
+  if (!existsSync(logFile)) {
+    writeFileSync(logFile, '');
+    if (user.uid !== undefined && user.gid !== undefined) chownSync(logFile, user.uid, user.gid);
+  }
+  await run(pgCtl, ['-D', dataDir, '-l', logFile, '-w', '-t', '60', '-o', settings.join(' '), 'start']);
+  return {
+    url: `postgres://postgres@127.0.0.1:${options.port}/postgres`,
+    stop: async () => {
+      await run(pgCtl, ['-D', dataDir, '-m', 'fast', '-w', 'stop']).catch(() => undefined);
+    },
+  };
+}

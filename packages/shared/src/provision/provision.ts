@@ -1,0 +1,183 @@
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFileAsync, freePort } from './process-utils.js';
+import { postgresAnswers, startPostgresServer } from './postgres-server.js';
+import { redisAnswers, startRedisServer, type TRunningService } from './redis-server.js';
+import { S3RVER_CREDENTIALS, startS3Server } from './s3-server.js';
+
+/**
+ * One place that finds Redis, PostgreSQL and an S3 server (DESIGN.md §Tests), used by the tests
+ * and by `npm start`:
+ *   1. URLs in the environment;
+ *   2. a reachable Docker engine → testcontainers (tests only);
+ *   3. local binaries (redis-server, initdb/pg_ctl, s3rver) started on this machine;
+ *   4. otherwise one clear message naming what to install.
+ */
+export interface TProvisioned {
+  /** Settings to merge into the environment (REDIS_URL, DATABASE_URL, MINIO_*). */
+  env: Record<string, string>;
+  /** How each service was found, for one log line. */
+  sources: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+export interface TProvisionOptions {
+  env: NodeJS.ProcessEnv;
+  need: { redis?: boolean; postgres?: boolean; s3?: boolean };
+  /**
+   * `ephemeral` (tests): servers on free ports in a temp folder, removed at stop.
+   * `persistent` (npm start): the configured URL is used when it answers, otherwise a server is
+   * started on that URL's port with its data in `dataDir`, kept across restarts.
+   */
+  mode: 'ephemeral' | 'persistent';
+  dataDir?: string;
+  log?: (line: string) => void;
+}
+
+const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/folio_vault';
+
+export async function dockerReachable(): Promise<boolean> {
+  // `docker --version` answers with no engine behind it: ask the engine itself, briefly.
+  try {
+    await execFileAsync('docker', ['info', '--format', '{{.ServerVersion}}'], { timeout: 3_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isLoopback(url: string): boolean {
+  const host = new URL(url).hostname;
+  return host === '127.0.0.1' || host === 'localhost' || host === '::1' || host === '[::1]';
+}
+
+function withDatabase(serverUrl: string, databaseUrl: string): string {
+  const url = new URL(serverUrl);
+  url.pathname = new URL(databaseUrl).pathname;
+  return url.toString();
+}
+
+export async function provisionServices(options: TProvisionOptions): Promise<TProvisioned> {
+  const started: TRunningService[] = [];
+  const env: Record<string, string> = {};
+  const sources: Record<string, string> = {};
+  const problems: string[] = [];
+  let tempDir: string | undefined;
+  const scratch = (name: string) => {
+    if (options.mode === 'persistent') return join(options.dataDir ?? '.data', name);
+    if (!tempDir) {
+      tempDir = mkdtempSync(join(tmpdir(), 'folio-vault-'));
+      // mkdtemp makes it 0700; PostgreSQL runs as its own user when we are root and must get in.
+      chmodSync(tempDir, 0o755);
+    }
+    return join(tempDir, name);
+  };
+  const stop = async () => {
+    for (const service of started.reverse()) await service.stop().catch(() => undefined);
+    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+  };
+
+  const useDocker = options.mode === 'ephemeral' && (await dockerReachable());
+
+  try {
+    if (options.need.redis) {
+      const configured = options.env.REDIS_URL;
+      if (configured && options.mode === 'ephemeral') {
+        sources.redis = 'REDIS_URL';
+      } else if (useDocker) {
+        const container = await startContainer('redis:7-alpine', 6379, {}, ['redis-server', '--appendonly', 'yes']);
+        started.push(container.service);
+        env.REDIS_URL = `redis://${container.host}:${container.port}`;
+        sources.redis = 'testcontainers';
+      } else {
+        const url = configured ?? DEFAULT_REDIS_URL;
+        if (options.mode === 'persistent' && (await redisAnswers(url))) {
+          sources.redis = url === configured ? 'REDIS_URL' : 'default URL';
+        } else if (options.mode === 'persistent' && !isLoopback(url)) {
+          problems.push(`Redis does not answer at ${url}`);
+        } else {
+          const port = options.mode === 'persistent' ? Number(new URL(url).port || 6379) : await freePort();
+          const service = await startRedisServer({ dir: scratch('redis'), port, appendOnly: options.mode === 'persistent' });
+          started.push(service);
+          env.REDIS_URL = service.url;
+          sources.redis = `local redis-server on port ${port}`;
+        }
+      }
+    }
+
+    if (options.need.postgres) {
+      const configured = options.env.DATABASE_URL;
+      if (configured && options.mode === 'ephemeral') {
+        sources.postgres = 'DATABASE_URL';
+      } else if (useDocker) {
+        const container = await startContainer('postgres:16-alpine', 5432, { POSTGRES_HOST_AUTH_METHOD: 'trust' });
+        started.push(container.service);
+        env.DATABASE_URL = `postgres://postgres@${container.host}:${container.port}/postgres`;
+        sources.postgres = 'testcontainers';
+      } else {
+        const url = configured ?? DEFAULT_DATABASE_URL;
+        if (options.mode === 'persistent' && (await postgresAnswers(url))) {
+          sources.postgres = url === configured ? 'DATABASE_URL' : 'default URL';
+        } else if (options.mode === 'persistent' && !isLoopback(url)) {
+          problems.push(`PostgreSQL does not answer at ${new URL(url).host}`);
+        } else {
+          const port = options.mode === 'persistent' ? Number(new URL(url).port || 5432) : await freePort();
+          const service = await startPostgresServer({ dir: scratch('postgres'), port, durable: options.mode === 'persistent' });
+          started.push(service);
+          env.DATABASE_URL = options.mode === 'persistent' ? withDatabase(service.url, url) : service.url;
+          sources.postgres = `local PostgreSQL on port ${port}`;
+        }
+      }
+    }
+
+    if (options.need.s3) {
+      if (options.env.MINIO_ENDPOINT) {
+        sources.s3 = 'MINIO_ENDPOINT';
+      } else if (useDocker) {
+        const container = await startContainer('minio/minio:latest', 9000, { MINIO_ROOT_USER: 'minioadmin', MINIO_ROOT_PASSWORD: 'minioadmin' }, ['server', '/data']);
+        started.push(container.service);
+        Object.assign(env, { MINIO_ENDPOINT: `http://${container.host}:${container.port}`, MINIO_ACCESS_KEY: 'minioadmin', MINIO_SECRET_KEY: 'minioadmin' });
+        sources.s3 = 'testcontainers (MinIO)';
+      } else {
+        const port = await freePort();
+        const service = await startS3Server({ dir: scratch('s3'), port });
+        started.push(service);
+        Object.assign(env, { MINIO_ENDPOINT: service.url, MINIO_ACCESS_KEY: S3RVER_CREDENTIALS.accessKey, MINIO_SECRET_KEY: S3RVER_CREDENTIALS.secretKey });
+        sources.s3 = `local s3rver on port ${port}`;
+      }
+    }
+  } catch (error) {
+    problems.push((error as Error).message);
+  }
+
+  if (problems.length > 0) {
+    await stop();
+    throw new Error(
+      `Cannot provide the services Folio Vault needs: ${problems.join('; ')}. ` +
+        'Set REDIS_URL / DATABASE_URL / MINIO_ENDPOINT to running servers, start Docker, ' +
+        'or install the local servers (Debian: apt-get install redis-server postgresql).',
+    );
+  }
+  options.log?.(`services: ${Object.entries(sources).map(([name, source]) => `${name} from ${source}`).join(', ')}`);
+  return { env, sources, stop };
+}
+
+async function startContainer(
+  image: string,
+  port: number,
+  environment: Record<string, string>,
+  command?: string[],
+): Promise<{ host: string; port: number; service: TRunningService }> {
+  const { GenericContainer, Wait } = await import('testcontainers');
+  let definition = new GenericContainer(image).withExposedPorts(port).withEnvironment(environment);
+  if (command) definition = definition.withCommand(command);
+  if (image.startsWith('postgres')) definition = definition.withWaitStrategy(Wait.forLogMessage(/ready to accept connections/, 2));
+  const container = await definition.start();
+  return {
+    host: container.getHost(),
+    port: container.getMappedPort(port),
+    service: { url: '', stop: async () => void (await container.stop()) },
+  };
+}

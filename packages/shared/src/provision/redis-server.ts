@@ -1,0 +1,44 @@
+import { mkdirSync } from 'node:fs';
+import { Redis } from 'ioredis';
+import { findBinary, spawnQuiet, stopChild, waitFor } from './process-utils.js';
+
+export interface TRunningService {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function redisAnswers(url: string, timeoutMs = 1_000): Promise<boolean> {
+  const client = new Redis(url, { lazyConnect: true, connectTimeout: timeoutMs, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    return (await client.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** A redis-server child process in `dir`; AOF on when the data should survive a restart. */
+export async function startRedisServer(options: { dir: string; port: number; appendOnly: boolean }): Promise<TRunningService> {
+  const binary = findBinary('redis-server');
+  if (!binary) throw new Error('redis-server is not installed (Debian: apt-get install redis-server)');
+  mkdirSync(options.dir, { recursive: true });
+  const child = spawnQuiet(binary, [
+    '--port', String(options.port),
+    '--bind', '127.0.0.1',
+    '--dir', options.dir,
+    '--save', '',
+    '--appendonly', options.appendOnly ? 'yes' : 'no',
+    '--daemonize', 'no',
+  ]);
+  const url = `redis://127.0.0.1:${options.port}`;
+  try {
+    await waitFor(() => redisAnswers(url, 500), 10_000, `redis-server on port ${options.port}`);
+  } catch (error) {
+    await stopChild(child);
+    throw error;
+  }
+  return { url, stop: () => stopChild(child) };
+}

@@ -1,0 +1,10 @@
+/**
+ * Queue names are permanent once deployed: jobs already in Redis are found by them. The prefix
+ * (QUEUE_PREFIX, default "{folio}") is a Redis Cluster hash tag so every key of a queue lands in
+ * one slot and BullMQ's multi-key scripts work on a cluster.
+ */
+export const QUEUE_NAMES = {
+  vault: 'vault',
+} as const;
+
+export type TQueueName = (typeof QUEUE_NAMES)[keyof typeof QUEUE_NAMES];

@@ -1,0 +1,49 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { access, constants, mkdir, rename, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import type { Readable } from 'node:stream';
+import { assertSafeKey, type ObjectStorage, type TStoredObject } from './object-storage.js';
+
+export class FsStorage implements ObjectStorage {
+  readonly driver = 'fs' as const;
+  private readonly root: string;
+
+  constructor(root: string) {
+    this.root = resolve(root);
+  }
+
+  private path(key: string): string {
+    assertSafeKey(key);
+    return join(this.root, key);
+  }
+
+  async ping(): Promise<void> {
+    await mkdir(this.root, { recursive: true });
+    await access(this.root, constants.W_OK);
+  }
+
+  async put(key: string, body: Buffer, _contentType: string): Promise<TStoredObject> {
+    const target = this.path(key);
+    await mkdir(dirname(target), { recursive: true });
+    // Write then rename: a reader never sees half a file, and a re-run replaces it whole.
+    const temp = `${target}.${randomUUID()}.tmp`;
+    await writeFile(temp, body);
+    await rename(temp, target);
+    return { key, size: body.length, sha256: createHash('sha256').update(body).digest('hex') };
+  }
+
+  async get(key: string): Promise<Readable> {
+    const path = this.path(key);
+    await access(path, constants.R_OK);
+    return createReadStream(path);
+  }
+
+  async size(key: string): Promise<number | undefined> {
+    try {
+      return (await stat(this.path(key))).size;
+    } catch {
+      return undefined;
+    }
+  }
+}

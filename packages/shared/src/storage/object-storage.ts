@@ -1,0 +1,28 @@
+import type { Readable } from 'node:stream';
+
+/**
+ * Object storage behind one interface (CONTRACT §8): a folder by default, MinIO/S3 when
+ * STORAGE_DRIVER=minio. Bodies are uploaded with a known length: s3rver, the S3 server used where
+ * Docker is missing, lacks the multipart listing that unknown-length streams need.
+ */
+export interface TStoredObject {
+  key: string;
+  size: number;
+  sha256: string;
+}
+
+export interface ObjectStorage {
+  readonly driver: 'fs' | 'minio';
+  /** Resolves when the store answers; rejects with a reason otherwise (used by /readyz). */
+  ping(): Promise<void>;
+  put(key: string, body: Buffer, contentType: string): Promise<TStoredObject>;
+  get(key: string): Promise<Readable>;
+  /** Size in bytes, or undefined when there is no such object. */
+  size(key: string): Promise<number | undefined>;
+}
+
+export function assertSafeKey(key: string): void {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._/-]{0,500}$/.test(key) || key.includes('..') || key.includes('//')) {
+    throw new Error(`object key is not allowed: ${key}`);
+  }
+}

@@ -1,0 +1,41 @@
+/** Request bodies built only from public test card numbers (the only ones allowed in fixtures). */
+export function futureYear(yearsAhead = 3): string {
+  return String(new Date().getUTCFullYear() + yearsAhead);
+}
+
+export function cardBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    card_number: '4111111111111111',
+    cvv: '123',
+    cardholder_name: 'Sara Ryder',
+    expiration: { month: '08', year: futureYear() },
+    ...overrides,
+  };
+}
+
+/**
+ * A Luhn-valid number made up at run time (never written down in the repository), for the cases
+ * a public test number cannot cover: live mode refuses those.
+ */
+export function generatedPan(prefix: string, length: number): string {
+  let body = prefix;
+  while (body.length < length - 1) body += String(Math.floor(Math.random() * 10));
+  for (let check = 0; check <= 9; check += 1) {
+    const candidate = body + String(check);
+    if (luhn(candidate)) return candidate;
+  }
+  throw new Error('unreachable');
+}
+
+function luhn(digits: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i += 1) {
+    let d = Number(digits[digits.length - 1 - i]);
+    if (i % 2 === 1) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return sum % 10 === 0;
+}

@@ -1,0 +1,60 @@
+import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+import { migrate } from '@folio-vault/shared/db/migrate';
+import { provisionServices } from '@folio-vault/shared/provision/provision';
+
+/**
+ * Real services for the whole run (DESIGN.md §Tests): URLs from the environment, else Docker via
+ * testcontainers, else local redis-server / PostgreSQL started in a temp folder. A template
+ * database is migrated once; each test file clones it (test/support/world.ts).
+ */
+export const TEMPLATE_DB = 'folio_vault_template';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    redisUrl: string;
+    postgresUrl: string;
+    templateDb: string;
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const services = await provisionServices({
+    env: process.env,
+    mode: 'ephemeral',
+    need: { redis: true, postgres: true },
+    log: (line) => console.warn(`[test services] ${line}`),
+  });
+  const redisUrl = services.env.REDIS_URL ?? process.env.REDIS_URL!;
+  const postgresUrl = services.env.DATABASE_URL ?? process.env.DATABASE_URL!;
+
+  const admin = new pg.Client({ connectionString: postgresUrl });
+  await admin.connect();
+  const templateDb = `${TEMPLATE_DB}_${process.pid}`;
+  await admin.query(`DROP DATABASE IF EXISTS ${templateDb}`);
+  await admin.query(`CREATE DATABASE ${templateDb}`);
+  await admin.end();
+  const templateUrl = new URL(postgresUrl);
+  templateUrl.pathname = `/${templateDb}`;
+  await migrate(templateUrl.toString());
+
+  project.provide('redisUrl', redisUrl);
+  project.provide('postgresUrl', postgresUrl);
+  project.provide('templateDb', templateDb);
+
+  return async () => {
+    const cleanup = new pg.Client({ connectionString: postgresUrl });
+    await cleanup.connect().then(
+      async () => {
+        const dbs = await cleanup.query<{ datname: string }>(
+          `SELECT datname FROM pg_database WHERE datname LIKE 'fvt\\_%' OR datname = $1`,
+          [templateDb],
+        );
+        for (const { datname } of dbs.rows) await cleanup.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`).catch(() => undefined);
+        await cleanup.end();
+      },
+      () => undefined,
+    );
+    await services.stop();
+  };
+}

@@ -1,0 +1,138 @@
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import jwt from 'jsonwebtoken';
+import pg from 'pg';
+import { Redis } from 'ioredis';
+import { inject } from 'vitest';
+import { startApi, type TRunningApi } from '@folio-vault/api/server';
+import { loadConfig, type TConfig } from '@folio-vault/shared/config';
+import { createLogger, type Logger } from '@folio-vault/shared/logger';
+import { startWorker, type TRunningWorker } from '@folio-vault/worker/worker';
+
+/**
+ * One test file's own world: a database cloned from the migrated template, its own queue prefix in
+ * the shared Redis, its own keys, and the real API (listening on a free port) and worker in this
+ * process. Everything the service logs is kept in `logs` so tests can read (and scan) it.
+ */
+export interface TWorld {
+  config: TConfig;
+  env: Record<string, string>;
+  api: TRunningApi;
+  /** Base URL of the running API, for supertest: request(world.url). */
+  url: string;
+  worker?: TRunningWorker;
+  logs: string[];
+  logger: Logger;
+  pool: pg.Pool;
+  redis: Redis;
+  databaseName: string;
+  token(claims?: TTokenClaims, options?: jwt.SignOptions): string;
+  close(): Promise<void>;
+}
+
+export interface TTokenClaims {
+  properties?: Array<number | string>;
+  scope?: string;
+  sub?: string;
+  [claim: string]: unknown;
+}
+
+const randomKey = (id: string) => `${id}:${randomBytes(32).toString('base64')}`;
+
+export function testKeys(): Record<string, string> {
+  return {
+    JWT_SECRET: randomBytes(48).toString('base64url'),
+    VAULT_KEK_TEST: randomKey('test-kek-1'),
+    VAULT_KEK_LIVE: randomKey('live-kek-1'),
+    VAULT_FINGERPRINT_KEY: randomBytes(32).toString('base64'),
+    VAULT_TRANSIT_KEY: randomKey('transit-1'),
+  };
+}
+
+export async function createDatabase(): Promise<{ name: string; url: string }> {
+  const postgresUrl = inject('postgresUrl');
+  const name = `fvt_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: postgresUrl });
+  await admin.connect();
+  try {
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        await admin.query(`CREATE DATABASE ${name} TEMPLATE ${inject('templateDb')}`);
+        break;
+      } catch (error) {
+        // Two files cloning the template at the same instant: PostgreSQL refuses one; try again.
+        if (attempt >= 20 || !/being accessed by other users/.test((error as Error).message)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 100));
+      }
+    }
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(postgresUrl);
+  url.pathname = `/${name}`;
+  return { name, url: url.toString() };
+}
+
+export async function createWorld(options: { env?: Record<string, string>; worker?: boolean } = {}): Promise<TWorld> {
+  const database = await createDatabase();
+  const env: Record<string, string> = {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'debug',
+    REDIS_URL: inject('redisUrl'),
+    DATABASE_URL: database.url,
+    QUEUE_PREFIX: `{fvt-${randomBytes(4).toString('hex')}}`,
+    STORAGE_DIR: `/tmp/folio-vault-test-${randomBytes(4).toString('hex')}`,
+    TOKENIZE_WAIT_MS: '10000',
+    SHUTDOWN_GRACE_MS: '5000',
+    ...testKeys(),
+    ...options.env,
+  };
+  const config = loadConfig(env);
+  const logs: string[] = [];
+  const logger = createLogger({
+    level: config.LOG_LEVEL,
+    destination: new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        logs.push(chunk.toString('utf8'));
+        callback();
+      },
+    }),
+  });
+  const worker = options.worker === false ? undefined : await startWorker(config, logger);
+  const api = await startApi(config, logger, { port: 0 });
+  const pool = new pg.Pool({ connectionString: database.url, max: 3 });
+  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 3 });
+
+  return {
+    config,
+    env,
+    api,
+    url: `http://127.0.0.1:${api.port}`,
+    worker,
+    logs,
+    logger,
+    pool,
+    redis,
+    databaseName: database.name,
+    token(claims = {}, signOptions = {}) {
+      const { properties = [1], scope = 'read:payment write:payment', sub = 'tester', ...rest } = claims;
+      return jwt.sign({ scope, property_ids: properties, ...rest }, config.JWT_SECRET!, {
+        algorithm: 'HS256',
+        expiresIn: 300,
+        subject: sub,
+        issuer: config.JWT_ISSUER,
+        audience: config.JWT_AUDIENCE,
+        ...signOptions,
+      });
+    },
+    async close() {
+      await api.close();
+      await worker?.close();
+      await pool.end();
+      // Leave the shared Redis as we found it: remove this file's queue keys.
+      const stream = redis.scanStream({ match: `${config.QUEUE_PREFIX}*`, count: 500 });
+      for await (const keys of stream as AsyncIterable<string[]>) if (keys.length) await redis.del(...keys);
+      redis.disconnect();
+    },
+  };
+}
