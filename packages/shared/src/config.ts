@@ -6,8 +6,12 @@ import { parseKeyring, parseSingleKey, type TKeyring } from './crypto/keyring.js
  * per problem; secrets are never echoed in those lines.
  */
 
-const port = z.coerce.number({ error: 'must be a number' }).int('must be an integer').min(1).max(65535);
-const positiveMs = z.coerce.number({ error: 'must be a number' }).int('must be an integer').min(1).max(3_600_000);
+const port = z.coerce.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be 1-65535').max(65535, 'must be 1-65535');
+const positiveMs = z.coerce
+  .number({ error: 'must be a number of milliseconds' })
+  .int('must be a whole number of milliseconds')
+  .min(1, 'must be 1-3600000 ms')
+  .max(3_600_000, 'must be 1-3600000 ms');
 
 function urlWithProtocols(protocols: string[]) {
   return z.string().refine(
@@ -90,37 +94,46 @@ export const ZConfig = z
     VAULT_TRANSIT_KEY: keyringSetting(),
     TOKENIZE_WAIT_MS: positiveMs.default(10_000),
     EXPORT_WAIT_MS: positiveMs.default(25_000),
-    WORKER_CONCURRENCY: z.coerce.number({ error: 'must be a number' }).int().min(1).max(256).default(16),
+    WORKER_CONCURRENCY: z.coerce
+      .number({ error: 'must be a number' })
+      .int('must be a whole number')
+      .min(1, 'must be 1-256')
+      .max(256, 'must be 1-256')
+      .default(16),
     QUEUE_PREFIX: z
       .string()
       .regex(/^\{[A-Za-z0-9._:-]+\}/, 'must start with a Redis Cluster hash tag such as "{folio}"')
       .default('{folio}'),
     METRICS_TOKEN: optionalText,
     SHUTDOWN_GRACE_MS: positiveMs.default(20_000),
-  })
-  .superRefine((env, ctx) => {
-    const jwtSources = [env.JWT_SECRET, env.JWT_PUBLIC_KEY, env.JWT_JWKS_URL].filter(Boolean).length;
-    if (jwtSources === 0) {
-      ctx.addIssue({ code: 'custom', path: ['JWT_SECRET'], message: 'one of JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URL is required' });
-    } else if (jwtSources > 1) {
-      ctx.addIssue({ code: 'custom', path: ['JWT_SECRET'], message: 'set only one of JWT_SECRET, JWT_PUBLIC_KEY and JWT_JWKS_URL' });
-    }
-    for (const name of ['VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY'] as const) {
-      if (env[name] === undefined) ctx.addIssue({ code: 'custom', path: [name], message: 'is required' });
-    }
-    if (env.VAULT_KEK_TEST && env.VAULT_KEK_LIVE) {
-      for (const id of env.VAULT_KEK_TEST.keys.keys()) {
-        if (env.VAULT_KEK_LIVE.keys.has(id)) {
-          ctx.addIssue({ code: 'custom', path: ['VAULT_KEK_LIVE'], message: `key id "${id}" is also a test key id; test and live keys must be apart` });
-        }
-      }
-    }
-    if (env.STORAGE_DRIVER === 'minio') {
-      for (const name of ['MINIO_ENDPOINT', 'MINIO_ACCESS_KEY', 'MINIO_SECRET_KEY'] as const) {
-        if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'is required when STORAGE_DRIVER=minio' });
-      }
-    }
   });
+
+/**
+ * Checks across settings. They run on the raw environment, next to the per-setting schema, so a
+ * bad PORT does not hide a missing key: every problem gets its line in one go.
+ */
+function crossSettingProblems(env: Record<string, string | undefined>, parsed?: z.output<typeof ZConfig>): string[] {
+  const problems: string[] = [];
+  const jwtSources = [env.JWT_SECRET, env.JWT_PUBLIC_KEY, env.JWT_JWKS_URL].filter(Boolean).length;
+  if (jwtSources === 0) problems.push('JWT_SECRET: one of JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URL is required');
+  if (jwtSources > 1) problems.push('JWT_SECRET: set only one of JWT_SECRET, JWT_PUBLIC_KEY and JWT_JWKS_URL');
+  for (const name of ['VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY'] as const) {
+    if (!env[name]) problems.push(`${name}: is required`);
+  }
+  if (env.STORAGE_DRIVER === 'minio') {
+    for (const name of ['MINIO_ENDPOINT', 'MINIO_ACCESS_KEY', 'MINIO_SECRET_KEY'] as const) {
+      if (!env[name]) problems.push(`${name}: is required when STORAGE_DRIVER=minio`);
+    }
+  }
+  if (parsed?.VAULT_KEK_TEST && parsed.VAULT_KEK_LIVE) {
+    for (const id of parsed.VAULT_KEK_TEST.keys.keys()) {
+      if (parsed.VAULT_KEK_LIVE.keys.has(id)) {
+        problems.push(`VAULT_KEK_LIVE: key id "${id}" is also a test key id; test and live keys must be apart`);
+      }
+    }
+  }
+  return problems;
+}
 
 type TParsedEnv = z.output<typeof ZConfig>;
 
@@ -142,10 +155,13 @@ export class ConfigError extends Error {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): TConfig {
-  const result = ZConfig.safeParse(env);
-  if (!result.success) {
-    const problems = result.error.issues.map((issue) => `${issue.path.join('.') || 'settings'}: ${issue.message}`);
-    throw new ConfigError([...new Set(problems)]);
-  }
+  // An empty value means unset, as it does in most .env files and compose files.
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ''));
+  const result = ZConfig.safeParse(present);
+  const problems = [
+    ...(result.success ? [] : result.error.issues.map((issue) => `${issue.path.join('.') || 'settings'}: ${issue.message}`)),
+    ...crossSettingProblems(present, result.success ? result.data : undefined),
+  ];
+  if (problems.length > 0) throw new ConfigError([...new Set(problems)]);
   return result.data as TConfig;
 }

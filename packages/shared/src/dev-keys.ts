@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 /**
@@ -25,9 +25,14 @@ export function withDevKeys(
 ): NodeJS.ProcessEnv {
   if (env.NODE_ENV === 'production') return env;
   const file = options.file ?? DEV_KEYS_FILE;
-  const stored: Partial<Record<TDevKeyName, string>> = existsSync(file)
-    ? (JSON.parse(readFileSync(file, 'utf8')) as Partial<Record<TDevKeyName, string>>)
-    : {};
+  let stored: Partial<Record<TDevKeyName, string>> = {};
+  if (existsSync(file)) {
+    try {
+      stored = JSON.parse(readFileSync(file, 'utf8')) as Partial<Record<TDevKeyName, string>>;
+    } catch {
+      throw new Error(`${file} is not valid JSON; fix it or delete it to generate new development keys`);
+    }
+  }
   const merged: NodeJS.ProcessEnv = { ...env };
   const generated: string[] = [];
   const used: string[] = [];
@@ -45,6 +50,8 @@ export function withDevKeys(
   if (generated.length > 0) {
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600 });
+    chmodSync(file, 0o600); // mode applies only when the file is created
+
   }
   if (used.length > 0) {
     options.log?.(

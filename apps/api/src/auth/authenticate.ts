@@ -7,7 +7,7 @@ import type { TPrincipal, TScope } from './principal.js';
 export function authenticate(verifier: TJwtVerifier, scope: TScope) {
   return async (req: Request, _res: Response, next: NextFunction) => {
     const header = req.get('authorization');
-    const match = header ? /^Bearer ([A-Za-z0-9._~+/=-]+)$/.exec(header.trim()) : null;
+    const match = header ? /^Bearer +([A-Za-z0-9._~+/=-]+)$/i.exec(header.trim()) : null;
     if (!match?.[1]) {
       next(new AppError('UNAUTHENTICATED', 'A bearer token is required (Authorization: Bearer <JWT>).'));
       return;

@@ -27,7 +27,9 @@ function keySource(config: TConfig): TKeySource {
     const algorithms: Algorithm[] = key.asymmetricKeyType === 'ec' ? ['ES256'] : ['RS256'];
     return { algorithms, key: async () => key };
   }
-  const client = new JwksClient({ jwksUri: config.JWT_JWKS_URL!, cache: true, cacheMaxAge: 10 * 60_000, timeout: 3_000 });
+  const client = new JwksClient({ jwksUri: config.JWT_JWKS_URL!, cache: true, cacheMaxAge: 10 * 60_000, timeout: 3_000,
+    // An unknown kid triggers a fetch: cap them so unauthenticated callers cannot drive outbound traffic.
+    rateLimit: true, jwksRequestsPerMinute: 10 });
   return {
     algorithms: ['RS256', 'ES256'],
     key: async (header) => {
@@ -56,7 +58,13 @@ export function createJwtVerifier(config: TConfig): TJwtVerifier {
   const source = keySource(config);
   return async (token) => {
     if (token.length > MAX_TOKEN_LENGTH) throw unauthenticated('it is too long');
-    const decoded = jwt.decode(token, { complete: true });
+    let decoded: jwt.Jwt | null;
+    try {
+      // jws.decode JSON.parses the payload unguarded when the header says typ "JWT": it can throw.
+      decoded = jwt.decode(token, { complete: true });
+    } catch {
+      decoded = null;
+    }
     if (!decoded || typeof decoded.payload === 'string') throw unauthenticated('it is malformed');
     if (!source.algorithms.includes(decoded.header.alg as Algorithm)) throw unauthenticated('its algorithm is not accepted');
     if (decoded.header.typ !== undefined && !/^(at\+)?jwt$/i.test(decoded.header.typ)) {

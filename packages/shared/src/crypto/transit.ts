@@ -4,8 +4,8 @@ import { activeKey, type TKeyring } from './keyring.js';
 /**
  * Transit encryption: the API seals card fields with the transit key before they go on the queue,
  * so Redis (and its AOF file) only ever holds ciphertext. Format: `v1.<keyId>.<base64url sealed>`.
- * The associated data ties the envelope to one job (token id + property), so it cannot be replayed
- * into another.
+ * The associated data ties the envelope to one job (token id, property and mode), so it cannot be
+ * replayed into another.
  */
 export function sealTransit(ring: TKeyring, value: unknown, aad: string): string {
   const sealed = seal(activeKey(ring), Buffer.from(JSON.stringify(value), 'utf8'), `transit:${aad}`);
@@ -13,7 +13,7 @@ export function sealTransit(ring: TKeyring, value: unknown, aad: string): string
 }
 
 export function openTransit(ring: TKeyring, envelope: string, aad: string): unknown {
-  const [version, keyId, data] = envelope.split('.');
+  const [, version, keyId, data] = /^([^.]*)\.(.*)\.([^.]*)$/.exec(envelope) ?? [];
   if (version !== 'v1' || !keyId || !data) throw new Error('transit envelope has an unknown format');
   const key = ring.keys.get(keyId);
   if (!key) throw new Error(`transit key ${keyId} is not configured`);

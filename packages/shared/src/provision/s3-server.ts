@@ -1,11 +1,12 @@
 import { mkdirSync } from 'node:fs';
+import type S3rverClass from 's3rver';
 import type { TRunningService } from './redis-server.js';
 
 /** Credentials s3rver accepts. */
 export const S3RVER_CREDENTIALS = { accessKey: 'S3RVER', secretKey: 'S3RVER' } as const;
 
 export async function startS3Server(options: { dir: string; port: number }): Promise<TRunningService> {
-  let S3rver: typeof import('s3rver').default;
+  let S3rver: typeof S3rverClass;
   try {
     S3rver = (await import('s3rver')).default;
   } catch {

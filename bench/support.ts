@@ -1,0 +1,55 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { pino } from 'pino';
+import { loadConfig, type TConfig } from '@folio-vault/shared/config';
+import { migrate } from '@folio-vault/shared/db/migrate';
+import { createLogger, type Logger } from '@folio-vault/shared/logger';
+import { provisionServices, type TProvisioned } from '@folio-vault/shared/provision/provision';
+
+/** Services and settings for a benchmark run: same provisioning as the tests, a fresh database. */
+export async function benchEnvironment(): Promise<{ config: TConfig; logger: Logger; services: TProvisioned; rawEnv: () => Record<string, string> }> {
+  const services = await provisionServices({ env: process.env, mode: 'ephemeral', need: { redis: true, postgres: true } });
+  const serverUrl = services.env.DATABASE_URL ?? process.env.DATABASE_URL!;
+  const name = `fv_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  await migrate(url.toString());
+  const key = (id: string) => `${id}:${randomBytes(32).toString('base64')}`;
+  const env: Record<string, string> = {
+    NODE_ENV: 'test',
+    REDIS_URL: (services.env.REDIS_URL ?? process.env.REDIS_URL)!,
+    DATABASE_URL: url.toString(),
+    QUEUE_PREFIX: `{bench-${randomBytes(3).toString('hex')}}`,
+    JWT_SECRET: randomBytes(48).toString('base64url'),
+    VAULT_KEK_TEST: key('bench-test'),
+    VAULT_KEK_LIVE: key('bench-live'),
+    VAULT_FINGERPRINT_KEY: randomBytes(32).toString('base64'),
+    VAULT_TRANSIT_KEY: key('bench-transit'),
+    STORAGE_DIR: `/tmp/fv-bench-${randomBytes(3).toString('hex')}`,
+  };
+  const config = loadConfig(env);
+  // Logs are written as in production (JSON lines) but to /dev/null, so their cost is counted.
+  const logger = createLogger({ level: 'info', destination: pino.destination({ dest: '/dev/null', sync: false }) });
+  return { config, logger, services, rawEnv: () => ({ ...env }) };
+}
+
+export function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+export function summary(samples: number[]): { p50: number; p90: number; p99: number; max: number; mean: number } {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return {
+    p50: percentile(sorted, 50),
+    p90: percentile(sorted, 90),
+    p99: percentile(sorted, 99),
+    max: sorted[sorted.length - 1]!,
+    mean: samples.reduce((a, b) => a + b, 0) / samples.length,
+  };
+}
+
+export const ms = (value: number) => `${value.toFixed(2)} ms`;

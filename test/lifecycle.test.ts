@@ -1,0 +1,105 @@
+import { Queue } from 'bullmq';
+import jwt from 'jsonwebtoken';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '@folio-vault/shared/provision/process-utils';
+import { QUEUE_NAMES } from '@folio-vault/shared/queues';
+import { startWorker } from '@folio-vault/worker/worker';
+import { cardBody } from './support/cards.js';
+import { spawnTs, waitForOutput } from './support/processes.js';
+import { createWorld, type TWorld } from './support/world.js';
+
+/** The processes as an operator runs them: separate API and worker, signals, the token command. */
+let world: TWorld;
+
+beforeAll(async () => {
+  world = await createWorld({ worker: false });
+});
+afterAll(async () => world?.close());
+
+const tokenize = (url: string, token: string) =>
+  request(url).post('/vault/v1/tokens/card').set('Authorization', `Bearer ${token}`).set('X-Property-Id', '1').set('SVC-Tokenization-Mode', 'test').send(cardBody());
+
+describe('npm run start:worker and start:api as separate processes', () => {
+  it('a worker process serves the API, and both stop cleanly on SIGTERM', async () => {
+    const worker = spawnTs('apps/worker/src/main.ts', [], world.env);
+    await waitForOutput(worker, /worker ready/);
+    const res = await tokenize(world.url, world.token());
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    worker.child.kill('SIGTERM');
+    expect(await worker.exited).toBe(0);
+    expect(worker.output()).toMatch(/"msg":"stopped"/);
+
+    const port = await freePort();
+    const api = spawnTs('apps/api/src/main.ts', [], { ...world.env, PORT: String(port) });
+    await waitForOutput(api, /api listening/);
+    expect((await request(`http://127.0.0.1:${port}`).get('/healthz')).status).toBe(200);
+    api.child.kill('SIGTERM');
+    expect(await api.exited).toBe(0);
+  });
+
+  it('refuses to start in production without keys, one line per missing key', async () => {
+    const api = spawnTs('apps/api/src/main.ts', [], {
+      NODE_ENV: 'production',
+      DATABASE_URL: world.env.DATABASE_URL!,
+      REDIS_URL: world.env.REDIS_URL!,
+      PORT: 'not-a-port',
+    });
+    expect(await api.exited).toBe(1);
+    const lines = api.output().trim().split('\n');
+    for (const setting of ['PORT', 'JWT_SECRET', 'VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY']) {
+      expect(lines.filter((line) => line.includes(`setting ${setting}`)), setting).toHaveLength(1);
+    }
+  });
+});
+
+describe('graceful shutdown of the API', () => {
+  it('finishes a request in flight, then refuses new connections', async () => {
+    const own = await createWorld({ worker: false });
+    const queue = new Queue(QUEUE_NAMES.vault, { connection: own.redis, prefix: own.config.QUEUE_PREFIX });
+    try {
+      const inFlight = tokenize(own.url, own.token()).then((res) => res);
+      // Wait until the request's job is queued (no worker yet), then start closing.
+      for (let i = 0; i < 200 && (await queue.getWaitingCount()) === 0; i += 1) await new Promise((r) => setTimeout(r, 20));
+      expect(await queue.getWaitingCount()).toBe(1);
+      const closing = own.api.close();
+      const worker = await startWorker(own.config, own.logger);
+      const res = await inFlight;
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      await closing;
+      await worker.close();
+      await expect(request(own.url).get('/healthz')).rejects.toThrow(/ECONNREFUSED/);
+    } finally {
+      await queue.close();
+      own.api.close = async () => undefined;
+      await own.close();
+    }
+  });
+});
+
+describe('npm run token', () => {
+  it('prints one signed development JWT and nothing else on stdout', async () => {
+    const secret = world.config.JWT_SECRET!;
+    const run = spawnTs('scripts/token.ts', ['--property', '1', '--property', '42', '--scope', 'read:payment admin', '--ttl', '120', '--sub', 'night-auditor'], { JWT_SECRET: secret });
+    let stdout = '';
+    run.child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    expect(await run.exited).toBe(0);
+    const lines = stdout.split('\n').filter(Boolean);
+    expect(lines).toHaveLength(1);
+    const claims = jwt.verify(lines[0]!, secret, { algorithms: ['HS256'], issuer: 'folio-vault', audience: 'folio-vault' }) as jwt.JwtPayload;
+    expect(claims).toMatchObject({ sub: 'night-auditor', scope: 'read:payment admin', property_ids: [1, 42] });
+    expect(claims.exp! - claims.iat!).toBe(120);
+    // And the service accepts it.
+    const me = await request(world.url).get('/vault/v1/tokens/01900000-0000-7000-8000-000000000000').set('Authorization', `Bearer ${lines[0]}`).set('X-Property-Id', '42');
+    expect(me.status).not.toBe(401);
+  });
+
+  it('refuses a bad --property with exit code 2 and no token', async () => {
+    const run = spawnTs('scripts/token.ts', ['--property', 'abc'], { JWT_SECRET: world.config.JWT_SECRET! });
+    let stdout = '';
+    run.child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    expect(await run.exited).toBe(2);
+    expect(stdout).toBe('');
+    expect(run.output()).toContain('--property must be a positive integer');
+  });
+});

@@ -1,0 +1,37 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const TSX = join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist', 'cli.mjs');
+
+export interface TSpawned {
+  child: ChildProcess;
+  output(): string;
+  /** Resolves with the exit code (or signal name) once the process ends. */
+  exited: Promise<number | string>;
+}
+
+/** Runs one of the project's TypeScript entry points the way its npm script does (tsx). */
+export function spawnTs(script: string, args: string[], env: Record<string, string>): TSpawned {
+  const child = spawn(process.execPath, [TSX, script, ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  return { child, output: () => output, exited };
+}
+
+export async function waitForOutput(spawned: TSpawned, pattern: RegExp, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!pattern.test(spawned.output())) {
+    if (Date.now() > deadline) throw new Error(`no ${pattern} in output:\n${spawned.output()}`);
+    if (spawned.child.exitCode !== null) throw new Error(`process exited (${spawned.child.exitCode}):\n${spawned.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

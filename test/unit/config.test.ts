@@ -1,0 +1,355 @@
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '@folio-vault/shared/config';
+import { withDevKeys } from '@folio-vault/shared/dev-keys';
+
+const KEY_NAMES = ['JWT_SECRET', 'VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY'] as const;
+
+function requiredKeys(): Record<string, string> {
+  return {
+    JWT_SECRET: randomBytes(48).toString('base64url'),
+    VAULT_KEK_TEST: `test-kek-1:${randomBytes(32).toString('base64')}`,
+    VAULT_KEK_LIVE: `live-kek-1:${randomBytes(32).toString('base64')}`,
+    VAULT_FINGERPRINT_KEY: randomBytes(32).toString('base64'),
+    VAULT_TRANSIT_KEY: `transit-1:${randomBytes(32).toString('base64')}`,
+  };
+}
+
+/** The problem lines loadConfig throws for env, or [] when it loads. */
+function problemsOf(env: NodeJS.ProcessEnv): string[] {
+  try {
+    loadConfig(env);
+    return [];
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).problems;
+  }
+}
+
+const tempDirs: string[] = [];
+function tempFile(name = 'dev-keys.json'): string {
+  const dir = mkdtempSync(join(tmpdir(), 'fv-dev-keys-'));
+  tempDirs.push(dir);
+  return join(dir, 'nested', name);
+}
+afterAll(() => {
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('loadConfig — defaults', () => {
+  it('fills every default from an env that has only the required keys', () => {
+    const config = loadConfig(requiredKeys());
+    expect(config.PORT).toBe(3000);
+    expect(config.REDIS_URL).toBe('redis://127.0.0.1:6379');
+    expect(config.DATABASE_URL).toBe('postgres://postgres@127.0.0.1:5432/folio_vault');
+    expect(config.QUEUE_PREFIX).toBe('{folio}');
+    expect(config.EXPORT_WAIT_MS).toBe(25_000);
+    expect(config.STORAGE_DRIVER).toBe('fs');
+    expect(config.STORAGE_DIR).toBe('./.data/objects');
+    expect(config.NODE_ENV).toBe('development');
+  });
+
+  it('parses the keys into keyrings and a 32-byte fingerprint key', () => {
+    const env = requiredKeys();
+    const config = loadConfig(env);
+    expect(config.VAULT_KEK_TEST.activeId).toBe('test-kek-1');
+    expect(config.VAULT_KEK_LIVE.activeId).toBe('live-kek-1');
+    expect(config.VAULT_TRANSIT_KEY.activeId).toBe('transit-1');
+    expect(config.VAULT_FINGERPRINT_KEY.length).toBe(32);
+    expect(config.JWT_SECRET).toBe(env.JWT_SECRET);
+  });
+
+  it('takes valid values over the defaults', () => {
+    const config = loadConfig({
+      ...requiredKeys(),
+      PORT: '8080',
+      REDIS_URL: 'rediss://cache.internal:6380',
+      DATABASE_URL: 'postgresql://app@db.internal/folio',
+      QUEUE_PREFIX: '{folio-eu}',
+      EXPORT_WAIT_MS: '5000',
+    });
+    expect(config.PORT).toBe(8080);
+    expect(config.REDIS_URL).toBe('rediss://cache.internal:6380');
+    expect(config.DATABASE_URL).toBe('postgresql://app@db.internal/folio');
+    expect(config.QUEUE_PREFIX).toBe('{folio-eu}');
+    expect(config.EXPORT_WAIT_MS).toBe(5000);
+  });
+
+  it('accepts STORAGE_DRIVER=minio with its endpoint and credentials', () => {
+    const config = loadConfig({
+      ...requiredKeys(),
+      STORAGE_DRIVER: 'minio',
+      MINIO_ENDPOINT: 'http://127.0.0.1:9000',
+      MINIO_ACCESS_KEY: 'access',
+      MINIO_SECRET_KEY: 'secret-value',
+    });
+    expect(config.STORAGE_DRIVER).toBe('minio');
+    expect(config.MINIO_BUCKET).toBe('folio-vault');
+  });
+});
+
+describe('loadConfig — one clear line per bad setting', () => {
+  const shortKek = `test-kek-1:${randomBytes(16).toString('base64')}`;
+  const shortJwt = 'too-short-secret-0123456789';
+  const cases: Array<[string, Record<string, string>, string, RegExp]> = [
+    ['PORT=abc', { PORT: 'abc' }, 'PORT', /number/],
+    ['PORT=70000', { PORT: '70000' }, 'PORT', /65535/],
+    ['PORT=0', { PORT: '0' }, 'PORT', /65535/],
+    ['PORT=80.5', { PORT: '80.5' }, 'PORT', /integer/],
+    ['REDIS_URL=http://x', { REDIS_URL: 'http://x' }, 'REDIS_URL', /redis:\/\//],
+    ['REDIS_URL not a URL', { REDIS_URL: 'localhost:6379' }, 'REDIS_URL', /redis:\/\//],
+    ['DATABASE_URL=mysql://x', { DATABASE_URL: 'mysql://x' }, 'DATABASE_URL', /postgres:\/\//],
+    ['STORAGE_DRIVER=s3', { STORAGE_DRIVER: 's3' }, 'STORAGE_DRIVER', /fs.*minio/],
+    ['QUEUE_PREFIX without braces', { QUEUE_PREFIX: 'folio' }, 'QUEUE_PREFIX', /hash tag/],
+    ['VAULT_KEK_TEST with a short key', { VAULT_KEK_TEST: shortKek }, 'VAULT_KEK_TEST', /32 bytes/],
+    ['VAULT_KEK_TEST with no key id', { VAULT_KEK_TEST: randomBytes(32).toString('base64') }, 'VAULT_KEK_TEST', /keyId:base64Key/],
+    ['VAULT_FINGERPRINT_KEY with a short key', { VAULT_FINGERPRINT_KEY: randomBytes(16).toString('base64') }, 'VAULT_FINGERPRINT_KEY', /32 bytes/],
+    ['JWT_SECRET shorter than 32 characters', { JWT_SECRET: shortJwt }, 'JWT_SECRET', /at least 32/],
+    ['JWT_SECRET and JWT_JWKS_URL at once', { JWT_JWKS_URL: 'https://issuer.example/jwks.json' }, 'JWT_SECRET', /only one/],
+    [
+      'JWT_SECRET and JWT_PUBLIC_KEY at once',
+      { JWT_PUBLIC_KEY: '-----BEGIN PUBLIC KEY-----\nMFkw\n-----END PUBLIC KEY-----' },
+      'JWT_SECRET',
+      /only one/,
+    ],
+    [
+      'STORAGE_DRIVER=minio without MINIO_ENDPOINT',
+      { STORAGE_DRIVER: 'minio', MINIO_ACCESS_KEY: 'access', MINIO_SECRET_KEY: 'secret-value' },
+      'MINIO_ENDPOINT',
+      /STORAGE_DRIVER=minio/,
+    ],
+    ['EXPORT_WAIT_MS=abc', { EXPORT_WAIT_MS: 'abc' }, 'EXPORT_WAIT_MS', /number/],
+    ['NODE_ENV=staging', { NODE_ENV: 'staging' }, 'NODE_ENV', /development|production/],
+  ];
+
+  it.each(cases)('%s', (_name, overrides, setting, message) => {
+    const problems = problemsOf({ ...requiredKeys(), ...overrides });
+    expect(problems).toHaveLength(1);
+    const [line] = problems;
+    expect(line).not.toContain('\n');
+    expect(line!.startsWith(`${setting}: `), line).toBe(true);
+    expect(line).toMatch(message);
+  });
+
+  it('answers one line for each of several bad settings at once', () => {
+    const problems = problemsOf({
+      ...requiredKeys(),
+      PORT: 'abc',
+      REDIS_URL: 'http://x',
+      DATABASE_URL: 'mysql://x',
+      STORAGE_DRIVER: 's3',
+      QUEUE_PREFIX: 'folio',
+      JWT_SECRET: 'short',
+    });
+    expect(problems).toHaveLength(6);
+    expect(problems.map((line) => line.split(':')[0]).sort()).toEqual(
+      ['DATABASE_URL', 'JWT_SECRET', 'PORT', 'QUEUE_PREFIX', 'REDIS_URL', 'STORAGE_DRIVER'],
+    );
+  });
+
+  it('puts every problem line into the ConfigError message', () => {
+    let error: unknown;
+    try {
+      loadConfig({ ...requiredKeys(), PORT: 'abc', QUEUE_PREFIX: 'folio' });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const configError = error as ConfigError;
+    expect(configError.name).toBe('ConfigError');
+    for (const line of configError.problems) expect(configError.message).toContain(line);
+  });
+
+  it('never writes a secret value into the problem lines', () => {
+    const secrets = {
+      JWT_SECRET: 'hunter2-not-long-enough-secret',
+      VAULT_KEK_TEST: shortKek,
+      VAULT_KEK_LIVE: `live-kek-1:${randomBytes(31).toString('base64')}`,
+      VAULT_FINGERPRINT_KEY: randomBytes(20).toString('base64'),
+      // Written the wrong way round: the key sits where the key id belongs.
+      VAULT_TRANSIT_KEY: `${randomBytes(32).toString('base64')}:transit-1`,
+      DATABASE_URL: 'mysql://app:s3cr3t-db-password@db/folio',
+    };
+    let error: unknown;
+    try {
+      loadConfig({ ...requiredKeys(), ...secrets, MINIO_SECRET_KEY: 'minio-secret-value' });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const { problems, message } = error as ConfigError;
+    expect(problems.length).toBe(Object.keys(secrets).length);
+    for (const value of [...Object.values(secrets), 'minio-secret-value', 's3cr3t-db-password']) {
+      const material = value.includes(':') && !value.startsWith('mysql') ? value.split(':').find((part) => part.length > 20)! : value;
+      expect(message).not.toContain(material);
+      for (const line of problems) expect(line).not.toContain(material);
+    }
+  });
+
+  it('refuses the same key id in the test and the live keyring', () => {
+    const keys = requiredKeys();
+    const problems = problemsOf({ ...keys, VAULT_KEK_LIVE: `test-kek-1:${randomBytes(32).toString('base64')}` });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^VAULT_KEK_LIVE: .*test-kek-1/);
+  });
+});
+
+describe('loadConfig — production refuses to start without keys', () => {
+  it('lists each missing key on its own line', () => {
+    const problems = problemsOf({ NODE_ENV: 'production' });
+    expect(problems).toHaveLength(KEY_NAMES.length);
+    for (const name of KEY_NAMES) expect(problems.filter((line) => line.startsWith(`${name}: `))).toHaveLength(1);
+    expect(problems.find((line) => line.startsWith('JWT_SECRET: '))).toMatch(/JWT_PUBLIC_KEY|JWT_JWKS_URL/);
+  });
+
+  it('treats empty values as missing', () => {
+    const problems = problemsOf({ NODE_ENV: 'production', ...Object.fromEntries(KEY_NAMES.map((name) => [name, ' '])) });
+    expect(problems).toHaveLength(KEY_NAMES.length);
+  });
+
+  it('withDevKeys leaves a production env untouched and writes no file', () => {
+    const file = tempFile();
+    const env = { NODE_ENV: 'production' };
+    const lines: string[] = [];
+    const result = withDevKeys(env, { file, log: (line) => lines.push(line) });
+    expect(result).toBe(env);
+    expect(result).toEqual({ NODE_ENV: 'production' });
+    expect(existsSync(file)).toBe(false);
+    expect(lines).toEqual([]);
+    expect(() => loadConfig(result)).toThrow(ConfigError);
+  });
+});
+
+describe('withDevKeys — development', () => {
+  it('generates every missing key into a 0600 file and says so', () => {
+    const file = tempFile();
+    const lines: string[] = [];
+    const env = withDevKeys({ NODE_ENV: 'development' }, { file, log: (line) => lines.push(line) });
+    expect(existsSync(file)).toBe(true);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const stored = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+    expect(Object.keys(stored).sort()).toEqual([...KEY_NAMES].sort());
+    for (const name of KEY_NAMES) expect(env[name]).toBe(stored[name]);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('generated into');
+    expect(lines[0]).toContain(file);
+    for (const name of KEY_NAMES) expect(lines[0]).not.toContain(stored[name]!);
+    // The generated keys make a valid configuration.
+    const config = loadConfig(env);
+    expect(config.VAULT_FINGERPRINT_KEY.length).toBe(32);
+  });
+
+  it('also generates when NODE_ENV is not set', () => {
+    const file = tempFile();
+    const env = withDevKeys({}, { file });
+    expect(() => loadConfig(env)).not.toThrow();
+  });
+
+  it('reuses the same keys on the second call', () => {
+    const file = tempFile();
+    const first = withDevKeys({ NODE_ENV: 'development' }, { file });
+    const before = readFileSync(file, 'utf8');
+    const lines: string[] = [];
+    const second = withDevKeys({ NODE_ENV: 'development' }, { file, log: (line) => lines.push(line) });
+    for (const name of KEY_NAMES) expect(second[name]).toBe(first[name]);
+    expect(readFileSync(file, 'utf8')).toBe(before);
+    expect(lines[0]).toContain('read from');
+  });
+
+  it('does not override keys already in the environment, nor store them', () => {
+    const file = tempFile();
+    const own = requiredKeys();
+    const env = withDevKeys({ NODE_ENV: 'development', VAULT_KEK_TEST: own.VAULT_KEK_TEST, JWT_SECRET: own.JWT_SECRET }, { file });
+    expect(env.VAULT_KEK_TEST).toBe(own.VAULT_KEK_TEST);
+    expect(env.JWT_SECRET).toBe(own.JWT_SECRET);
+    const stored = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+    expect(Object.keys(stored).sort()).toEqual(['VAULT_FINGERPRINT_KEY', 'VAULT_KEK_LIVE', 'VAULT_TRANSIT_KEY']);
+    expect(readFileSync(file, 'utf8')).not.toContain(own.VAULT_KEK_TEST);
+  });
+
+  it('keeps an env key over one stored in the file', () => {
+    const file = tempFile();
+    const first = withDevKeys({ NODE_ENV: 'development' }, { file });
+    const own = requiredKeys().VAULT_TRANSIT_KEY;
+    const second = withDevKeys({ NODE_ENV: 'development', VAULT_TRANSIT_KEY: own }, { file });
+    expect(second.VAULT_TRANSIT_KEY).toBe(own);
+    expect(second.VAULT_KEK_LIVE).toBe(first.VAULT_KEK_LIVE);
+  });
+
+  it('adds no JWT_SECRET when JWT_PUBLIC_KEY is set', () => {
+    const file = tempFile();
+    const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const pem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    const env = withDevKeys({ NODE_ENV: 'development', JWT_PUBLIC_KEY: pem }, { file });
+    expect(env.JWT_SECRET).toBeUndefined();
+    expect(env.JWT_PUBLIC_KEY).toBe(pem);
+    const stored = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+    expect(stored.JWT_SECRET).toBeUndefined();
+    const config = loadConfig(env);
+    expect(config.JWT_SECRET).toBeUndefined();
+    expect(config.JWT_PUBLIC_KEY).toBe(pem);
+  });
+
+  it('adds no JWT_SECRET when JWT_JWKS_URL is set', () => {
+    const env = withDevKeys({ NODE_ENV: 'development', JWT_JWKS_URL: 'https://issuer.example/jwks.json' }, { file: tempFile() });
+    expect(env.JWT_SECRET).toBeUndefined();
+    expect(() => loadConfig(env)).not.toThrow();
+  });
+
+  it('writes no file and logs nothing when every key is already set', () => {
+    const file = tempFile();
+    const lines: string[] = [];
+    const keys = { NODE_ENV: 'development', ...requiredKeys() };
+    const env = withDevKeys(keys, { file, log: (line) => lines.push(line) });
+    expect(env).toEqual(keys);
+    expect(existsSync(file)).toBe(false);
+    expect(lines).toEqual([]);
+  });
+
+  it('does not change the env object it was given', () => {
+    const input = { NODE_ENV: 'development' };
+    withDevKeys(input, { file: tempFile() });
+    expect(input).toEqual({ NODE_ENV: 'development' });
+  });
+
+  it('fills in a key that is missing from an older file and keeps the others', () => {
+    const file = tempFile('older.json');
+    const first = withDevKeys({ NODE_ENV: 'development' }, { file });
+    const stored = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
+    delete stored.VAULT_TRANSIT_KEY;
+    writeFileSync(file, JSON.stringify(stored), { mode: 0o600 });
+    const second = withDevKeys({ NODE_ENV: 'development' }, { file });
+    expect(second.VAULT_KEK_TEST).toBe(first.VAULT_KEK_TEST);
+    expect(second.VAULT_TRANSIT_KEY).toBeDefined();
+    expect(second.VAULT_TRANSIT_KEY).not.toBe(first.VAULT_TRANSIT_KEY);
+    expect(JSON.parse(readFileSync(file, 'utf8')).VAULT_TRANSIT_KEY).toBe(second.VAULT_TRANSIT_KEY);
+  });
+});
+
+describe('problems across settings are reported with the others', () => {
+  it('a bad PORT does not hide missing keys: one line each', () => {
+    let problems: string[] = [];
+    try {
+      loadConfig({ NODE_ENV: 'production', PORT: 'abc' });
+    } catch (error) {
+      problems = (error as ConfigError).problems;
+    }
+    for (const setting of ['PORT', 'JWT_SECRET', 'VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY']) {
+      expect(problems.filter((line) => line.startsWith(`${setting}:`)), setting).toHaveLength(1);
+    }
+  });
+
+  it('an empty value counts as unset', () => {
+    expect(() => loadConfig({ PORT: '' })).toThrow(ConfigError);
+    let problems: string[] = [];
+    try {
+      loadConfig({ PORT: '', JWT_SECRET: '' });
+    } catch (error) {
+      problems = (error as ConfigError).problems;
+    }
+    expect(problems.some((line) => line.startsWith('PORT:'))).toBe(false);
+  });
+});

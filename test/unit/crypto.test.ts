@@ -1,0 +1,328 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { open, seal } from '@folio-vault/shared/crypto/aes-gcm';
+import { newDataKey, openField, sealField, unwrapDataKey, wrapDataKey } from '@folio-vault/shared/crypto/envelope';
+import { cardFingerprint, keyedDigest } from '@folio-vault/shared/crypto/fingerprint';
+import { KEY_BYTES, activeKey, parseKeyring, parseSingleKey, type TKeyring } from '@folio-vault/shared/crypto/keyring';
+import { openTransit, sealTransit } from '@folio-vault/shared/crypto/transit';
+
+const key = () => randomBytes(32);
+const b64 = (bytes: Buffer) => bytes.toString('base64');
+
+function ringOf(...entries: Array<[string, Buffer]>): TKeyring {
+  return parseKeyring(entries.map(([id, k]) => `${id}:${b64(k)}`).join(','));
+}
+
+describe('aes-gcm seal / open', () => {
+  const plaintext = Buffer.from('4111111111111111', 'utf8');
+
+  it('opens what it sealed with the same key and AAD', () => {
+    const k = key();
+    const sealed = seal(k, plaintext, 'card:1:pan');
+    expect(open(k, sealed, 'card:1:pan').equals(plaintext)).toBe(true);
+  });
+
+  it('round-trips an empty plaintext and binary data', () => {
+    const k = key();
+    expect(open(k, seal(k, Buffer.alloc(0), 'a'), 'a').length).toBe(0);
+    const binary = randomBytes(1000);
+    expect(open(k, seal(k, binary, 'a'), 'a').equals(binary)).toBe(true);
+  });
+
+  it('never contains the plaintext in the sealed bytes and starts with version byte 1', () => {
+    const sealed = seal(key(), plaintext, 'aad');
+    expect(sealed.includes(plaintext)).toBe(false);
+    expect(sealed[0]).toBe(1);
+    expect(sealed.length).toBe(1 + 12 + 16 + plaintext.length);
+  });
+
+  it('fails to open with a different AAD (a ciphertext moved to another record or field)', () => {
+    const k = key();
+    const sealed = seal(k, plaintext, 'card:1:pan');
+    expect(() => open(k, sealed, 'card:2:pan')).toThrow();
+    expect(() => open(k, sealed, 'card:1:name')).toThrow();
+    expect(() => open(k, sealed, '')).toThrow();
+  });
+
+  it('fails to open with the wrong key', () => {
+    const sealed = seal(key(), plaintext, 'aad');
+    expect(() => open(key(), sealed, 'aad')).toThrow();
+  });
+
+  it('fails to open when any byte after the version is flipped (IV, tag or ciphertext)', () => {
+    const k = key();
+    const sealed = seal(k, plaintext, 'aad');
+    for (const index of [1, 12, 13, 28, 29, sealed.length - 1]) {
+      const tampered = Buffer.from(sealed);
+      tampered[index]! ^= 0x01;
+      expect(() => open(k, tampered, 'aad'), `byte ${index}`).toThrow();
+    }
+  });
+
+  it('fails to open when the ciphertext is truncated or extended', () => {
+    const k = key();
+    const sealed = seal(k, plaintext, 'aad');
+    expect(() => open(k, sealed.subarray(0, sealed.length - 1), 'aad')).toThrow();
+    expect(() => open(k, Buffer.concat([sealed, Buffer.from([0])]), 'aad')).toThrow();
+    expect(() => open(k, sealed.subarray(0, 10), 'aad')).toThrow(/unknown layout/);
+    expect(() => open(k, Buffer.alloc(0), 'aad')).toThrow(/unknown layout/);
+  });
+
+  it.each([0, 2, 255])('refuses an unknown version byte %i', (version) => {
+    const k = key();
+    const sealed = Buffer.from(seal(k, plaintext, 'aad'));
+    sealed[0] = version;
+    expect(() => open(k, sealed, 'aad')).toThrow(/unknown layout/);
+  });
+
+  it('gives two different ciphertexts (fresh IV) for the same key, plaintext and AAD', () => {
+    const k = key();
+    const a = seal(k, plaintext, 'aad');
+    const b = seal(k, plaintext, 'aad');
+    expect(a.equals(b)).toBe(false);
+    expect(a.subarray(1, 13).equals(b.subarray(1, 13))).toBe(false);
+    expect(open(k, a, 'aad').equals(open(k, b, 'aad'))).toBe(true);
+  });
+
+  it('refuses a key that is not 32 bytes', () => {
+    expect(() => seal(randomBytes(16), plaintext, 'aad')).toThrow();
+  });
+});
+
+describe('transit seal / open', () => {
+  const card = { pan: '4111111111111111', cvv: '123', name: 'Sara Ryder' };
+
+  it('round-trips a JSON value and writes v1.<keyId>.<base64url>', () => {
+    const ring = ringOf(['transit-1', key()]);
+    const envelope = sealTransit(ring, card, 'tok:1:test');
+    expect(envelope).toMatch(/^v1\.transit-1\.[A-Za-z0-9_-]+$/);
+    expect(envelope).not.toContain('4111111111111111');
+    expect(openTransit(ring, envelope, 'tok:1:test')).toEqual(card);
+  });
+
+  it('seals with the active (first) key of the ring', () => {
+    const ring = ringOf(['new', key()], ['old', key()]);
+    expect(sealTransit(ring, card, 'a').split('.')[1]).toBe('new');
+  });
+
+  it('still opens a value sealed under an old key id once that key is second in the ring', () => {
+    const oldKey = key();
+    const before = ringOf(['transit-1', oldKey]);
+    const envelope = sealTransit(before, card, 'tok:1:test');
+    const rotated = ringOf(['transit-2', key()], ['transit-1', oldKey]);
+    expect(rotated.activeId).toBe('transit-2');
+    expect(openTransit(rotated, envelope, 'tok:1:test')).toEqual(card);
+    // New values go under the new key, which the old ring cannot read.
+    const fresh = sealTransit(rotated, card, 'tok:2:test');
+    expect(fresh.startsWith('v1.transit-2.')).toBe(true);
+    expect(() => openTransit(before, fresh, 'tok:2:test')).toThrow(/transit-2 is not configured/);
+  });
+
+  it('fails for a key id that is not in the ring', () => {
+    const envelope = sealTransit(ringOf(['transit-1', key()]), card, 'a');
+    expect(() => openTransit(ringOf(['transit-9', key()]), envelope, 'a')).toThrow(/transit-1 is not configured/);
+  });
+
+  it('fails when the ring has the key id but another key under it', () => {
+    const envelope = sealTransit(ringOf(['transit-1', key()]), card, 'a');
+    expect(() => openTransit(ringOf(['transit-1', key()]), envelope, 'a')).toThrow();
+  });
+
+  it('fails for another AAD (an envelope replayed into another job)', () => {
+    const ring = ringOf(['transit-1', key()]);
+    const envelope = sealTransit(ring, card, 'tok:1:1:test');
+    expect(() => openTransit(ring, envelope, 'tok:2:1:test')).toThrow();
+  });
+
+  it.each(['', 'v1', 'v1.transit-1', 'v2.transit-1.AAAA', 'v1..AAAA', 'v1.transit-1.'])(
+    'refuses the malformed envelope %j',
+    (envelope) => {
+      expect(() => openTransit(ringOf(['transit-1', key()]), envelope, 'a')).toThrow(/unknown format/);
+    },
+  );
+
+  it('round-trips under a key id that contains a dot (key ids allow . _ -)', () => {
+    const ring = ringOf(['transit.2026-01', key()]);
+    const envelope = sealTransit(ring, card, 'a');
+    expect(openTransit(ring, envelope, 'a')).toEqual(card);
+  });
+});
+
+describe('envelope encryption', () => {
+  it('wraps a data key under the active KEK and unwraps it', () => {
+    const kek = ringOf(['kek-1', key()]);
+    const dek = newDataKey();
+    const wrapped = wrapDataKey(kek, dek, 'card-id');
+    expect(wrapped.kekId).toBe('kek-1');
+    expect(wrapped.wrapped.includes(dek)).toBe(false);
+    expect(unwrapDataKey(kek, wrapped, 'card-id').equals(dek)).toBe(true);
+  });
+
+  it('makes a fresh 32-byte data key each time', () => {
+    const a = newDataKey();
+    const b = newDataKey();
+    expect(a.length).toBe(32);
+    expect(a.equals(b)).toBe(false);
+  });
+
+  it('unwraps a data key wrapped under a KEK that has rotated to second place', () => {
+    const oldKek = key();
+    const dek = newDataKey();
+    const wrapped = wrapDataKey(ringOf(['kek-1', oldKek]), dek, 'card-id');
+    const rotated = ringOf(['kek-2', key()], ['kek-1', oldKek]);
+    expect(unwrapDataKey(rotated, wrapped, 'card-id').equals(dek)).toBe(true);
+    expect(wrapDataKey(rotated, dek, 'card-id').kekId).toBe('kek-2');
+  });
+
+  it('fails to unwrap under an unknown KEK id, another KEK or another AAD', () => {
+    const kek = ringOf(['kek-1', key()]);
+    const wrapped = wrapDataKey(kek, newDataKey(), 'card-1');
+    expect(() => unwrapDataKey(ringOf(['kek-2', key()]), wrapped, 'card-1')).toThrow(/kek-1 is not configured/);
+    expect(() => unwrapDataKey(ringOf(['kek-1', key()]), wrapped, 'card-1')).toThrow();
+    expect(() => unwrapDataKey(kek, wrapped, 'card-2')).toThrow();
+  });
+
+  it('keeps the DEK wrapping apart from field sealing (domain-separated AAD)', () => {
+    const kekKey = key();
+    const kek = ringOf(['kek-1', kekKey]);
+    const wrapped = wrapDataKey(kek, newDataKey(), 'x');
+    // The same key and the same caller AAD, opened as a plain field, does not match.
+    expect(() => open(kekKey, wrapped.wrapped, 'x')).toThrow();
+  });
+
+  it('seals and opens a field under a data key', () => {
+    const dek = newDataKey();
+    const sealed = sealField(dek, 'Zoë Łukasiewicz 王小明', 'card-1:cardholder_name');
+    expect(sealed.includes(Buffer.from('Zoë', 'utf8'))).toBe(false);
+    expect(openField(dek, sealed, 'card-1:cardholder_name')).toBe('Zoë Łukasiewicz 王小明');
+  });
+
+  it('fails to open a field under another data key or another field AAD', () => {
+    const dek = newDataKey();
+    const sealed = sealField(dek, '4111111111111111', 'card-1:pan');
+    expect(() => openField(newDataKey(), sealed, 'card-1:pan')).toThrow();
+    expect(() => openField(dek, sealed, 'card-1:cardholder_name')).toThrow();
+  });
+
+  it('cannot recover a field once its wrapped data key is gone (crypto-shredding)', () => {
+    const kek = ringOf(['kek-1', key()]);
+    const dek = newDataKey();
+    const wrapped = wrapDataKey(kek, dek, 'card-1');
+    const pan = sealField(dek, '4111111111111111', 'card-1:pan');
+    expect(openField(unwrapDataKey(kek, wrapped, 'card-1'), pan, 'card-1:pan')).toBe('4111111111111111');
+    // Without the DEK only the KEK is left, and it does not open the field.
+    expect(() => openField(activeKey(kek), pan, 'card-1:pan')).toThrow();
+  });
+});
+
+describe('fingerprints', () => {
+  it('is deterministic for one key and one PAN', () => {
+    const k = key();
+    expect(cardFingerprint(k, '4111111111111111')).toBe(cardFingerprint(k, '4111111111111111'));
+  });
+
+  it('differs across keys for the same PAN', () => {
+    expect(cardFingerprint(key(), '4111111111111111')).not.toBe(cardFingerprint(key(), '4111111111111111'));
+  });
+
+  it('differs across PANs for the same key', () => {
+    const k = key();
+    expect(cardFingerprint(k, '4111111111111111')).not.toBe(cardFingerprint(k, '4242424242424242'));
+  });
+
+  it('is base64url of an HMAC-SHA256 (43 characters) and never contains the PAN', () => {
+    const fp = cardFingerprint(key(), '4111111111111111');
+    expect(fp).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(fp).not.toContain('4111111111111111');
+  });
+
+  it('separates keyed digests by purpose and from card fingerprints', () => {
+    const k = key();
+    expect(keyedDigest(k, 'idem', 'body')).toBe(keyedDigest(k, 'idem', 'body'));
+    expect(keyedDigest(k, 'idem', 'body')).not.toBe(keyedDigest(k, 'other', 'body'));
+    expect(keyedDigest(k, 'pan', '4111111111111111')).toBe(cardFingerprint(k, '4111111111111111'));
+    expect(keyedDigest(k, 'idem', '4111111111111111')).not.toBe(cardFingerprint(k, '4111111111111111'));
+  });
+});
+
+describe('keyring parsing', () => {
+  it('parses one entry as the active key', () => {
+    const k = key();
+    const ring = parseKeyring(`kek-1:${b64(k)}`);
+    expect(ring.activeId).toBe('kek-1');
+    expect(ring.keys.size).toBe(1);
+    expect(activeKey(ring).equals(k)).toBe(true);
+  });
+
+  it('makes the first of several entries active, keeps the rest, and ignores spaces and empty entries', () => {
+    const [a, b, c] = [key(), key(), key()];
+    const ring = parseKeyring(` new.key_2:${b64(a)} , old-1:${b64(b)},,older:${b64(c)}, `);
+    expect(ring.activeId).toBe('new.key_2');
+    expect([...ring.keys.keys()]).toEqual(['new.key_2', 'old-1', 'older']);
+    expect(ring.keys.get('old-1')!.equals(b)).toBe(true);
+  });
+
+  it.each([
+    ['an empty value', ''],
+    ['only commas and spaces', ' , ,'],
+  ])('refuses %s', (_name, value) => {
+    expect(() => parseKeyring(value)).toThrow(/at least one/);
+  });
+
+  it.each([
+    ['no colon', () => b64(key())],
+    ['an empty key id', () => `:${b64(key())}`],
+  ])('refuses an entry with %s (bad format)', (_name, value) => {
+    expect(() => parseKeyring(value())).toThrow(/keyId:base64Key/);
+  });
+
+  it.each([
+    ['16 bytes', () => `kek-1:${b64(randomBytes(16))}`],
+    ['31 bytes', () => `kek-1:${b64(randomBytes(31))}`],
+    ['33 bytes', () => `kek-1:${b64(randomBytes(33))}`],
+    ['nothing', () => 'kek-1:'],
+    ['text that is not base64', () => 'kek-1:not-a-key'],
+  ])('refuses a key of %s (wrong length)', (_name, value) => {
+    expect(() => parseKeyring(value())).toThrow(new RegExp(`${KEY_BYTES} bytes`));
+  });
+
+  it('refuses a key id that appears twice', () => {
+    expect(() => parseKeyring(`kek-1:${b64(key())},kek-1:${b64(key())}`)).toThrow(/appears twice/);
+  });
+
+  it.each(['kek 1', 'kek/1', 'kék', 'kek+1', 'k'.repeat(65)])('refuses the key id %j (bad characters or too long)', (id) => {
+    expect(() => parseKeyring(`${id}:${b64(key())}`)).toThrow(/key id/);
+  });
+
+  it('accepts a 64-character key id', () => {
+    expect(parseKeyring(`${'k'.repeat(64)}:${b64(key())}`).activeId).toBe('k'.repeat(64));
+  });
+
+  it('never puts the key material in an error message', () => {
+    const secret = b64(key());
+    const attempts = [
+      `kek-1:${secret},kek-1:${secret}`,
+      `kek-1:${secret.slice(0, 20)}`,
+      `${secret}:kek-1`,
+      `bad id:${secret}`,
+    ];
+    for (const value of attempts) {
+      let message = '';
+      try {
+        parseKeyring(value);
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message, value).not.toBe('');
+      expect(message).not.toContain(secret);
+      expect(message).not.toContain(secret.slice(0, 20));
+    }
+  });
+
+  it('parses a single 32-byte key and refuses other lengths', () => {
+    const k = key();
+    expect(parseSingleKey(` ${b64(k)} `).equals(k)).toBe(true);
+    expect(() => parseSingleKey(b64(randomBytes(16)))).toThrow(/32 bytes/);
+    expect(() => parseSingleKey('')).toThrow(/32 bytes/);
+  });
+});
