@@ -38,18 +38,21 @@ describe('npm run start:worker and start:api as separate processes', () => {
     expect(await api.exited).toBe(0);
   });
 
-  it('refuses to start in production without keys, one line per missing key', async () => {
-    const api = spawnTs('apps/api/src/main.ts', [], {
-      NODE_ENV: 'production',
-      DATABASE_URL: world.env.DATABASE_URL!,
-      REDIS_URL: world.env.REDIS_URL!,
-      PORT: 'not-a-port',
-    });
+  it('refuses to start in production without keys, one line per missing key, each process what it needs', async () => {
+    const env = { NODE_ENV: 'production', DATABASE_URL: world.env.DATABASE_URL!, REDIS_URL: world.env.REDIS_URL!, PORT: 'not-a-port' };
+    const api = spawnTs('apps/api/src/main.ts', [], env);
+    const worker = spawnTs('apps/worker/src/main.ts', [], env);
     expect(await api.exited).toBe(1);
-    const lines = api.output().trim().split('\n');
-    for (const setting of ['PORT', 'JWT_SECRET', 'VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY']) {
-      expect(lines.filter((line) => line.includes(`setting ${setting}`)), setting).toHaveLength(1);
+    expect(await worker.exited).toBe(1);
+    const linesFor = (output: string, setting: string) => output.split('\n').filter((line) => line.includes(`setting ${setting}:`));
+    // The API needs a JWT key and the transit key, and never asks for a key-encryption key.
+    for (const setting of ['PORT', 'JWT_SECRET', 'VAULT_TRANSIT_KEY']) expect(linesFor(api.output(), setting), setting).toHaveLength(1);
+    for (const setting of ['VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY']) expect(linesFor(api.output(), setting), setting).toHaveLength(0);
+    // The worker needs every vault key and no JWT key.
+    for (const setting of ['PORT', 'VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY']) {
+      expect(linesFor(worker.output(), setting), setting).toHaveLength(1);
     }
+    expect(linesFor(worker.output(), 'JWT_SECRET')).toHaveLength(0);
   });
 });
 

@@ -210,6 +210,14 @@ describe('POST /vault/v1/tokens/card — headers and transport', () => {
     expectFieldError(await req.send(cardBody()), path);
   });
 
+  it('answers 403 for a property outside the token before looking at the body', async () => {
+    const invalidBody = await tokenize({ card_number: 'x' }, { 'X-Property-Id': '99' });
+    expect(invalidBody.status).toBe(403);
+    expect(invalidBody.body.errorCode).toBe('ACCESS_DENIED');
+    const malformed = await tokenize(undefined, { 'X-Property-Id': '99', 'Content-Type': 'application/json' }).send('{not json');
+    expect(malformed.status).toBe(403);
+  });
+
   it('answers 415 without a JSON content type', async () => {
     const res = await tokenize(undefined, { 'Content-Type': 'text/plain' }).send('card_number=4111111111111111');
     expect(res.status).toBe(415);

@@ -103,8 +103,8 @@ describe('GET /vault/v1/tokens/{id}', () => {
     const liveToken = await tokenize(cardBody({ card_number: generatedPan('4', 16) }), { test: false });
     const testRow = await world.pool.query('SELECT kek_id FROM vault_test.cards WHERE id = $1', [testToken.id]);
     const liveRow = await world.pool.query('SELECT kek_id FROM vault_live.cards WHERE id = $1', [liveToken.id]);
-    expect(testRow.rows[0].kek_id).toBe(world.config.VAULT_KEK_TEST.activeId);
-    expect(liveRow.rows[0].kek_id).toBe(world.config.VAULT_KEK_LIVE.activeId);
+    expect(testRow.rows[0].kek_id).toBe(world.config.VAULT_KEK_TEST!.activeId);
+    expect(liveRow.rows[0].kek_id).toBe(world.config.VAULT_KEK_LIVE!.activeId);
     expect((await world.pool.query('SELECT 1 FROM vault_live.cards WHERE id = $1', [testToken.id])).rowCount).toBe(0);
   });
 });

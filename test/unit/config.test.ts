@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '@folio-vault/shared/config';
+import { ConfigError, loadConfig, vaultKeys } from '@folio-vault/shared/config';
 import { withDevKeys } from '@folio-vault/shared/dev-keys';
 
 const KEY_NAMES = ['JWT_SECRET', 'VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY'] as const;
@@ -55,10 +55,10 @@ describe('loadConfig — defaults', () => {
   it('parses the keys into keyrings and a 32-byte fingerprint key', () => {
     const env = requiredKeys();
     const config = loadConfig(env);
-    expect(config.VAULT_KEK_TEST.activeId).toBe('test-kek-1');
-    expect(config.VAULT_KEK_LIVE.activeId).toBe('live-kek-1');
-    expect(config.VAULT_TRANSIT_KEY.activeId).toBe('transit-1');
-    expect(config.VAULT_FINGERPRINT_KEY.length).toBe(32);
+    expect(config.VAULT_KEK_TEST!.activeId).toBe('test-kek-1');
+    expect(config.VAULT_KEK_LIVE!.activeId).toBe('live-kek-1');
+    expect(config.VAULT_TRANSIT_KEY!.activeId).toBe('transit-1');
+    expect(config.VAULT_FINGERPRINT_KEY!.length).toBe(32);
     expect(config.JWT_SECRET).toBe(env.JWT_SECRET);
   });
 
@@ -239,7 +239,7 @@ describe('withDevKeys — development', () => {
     for (const name of KEY_NAMES) expect(lines[0]).not.toContain(stored[name]!);
     // The generated keys make a valid configuration.
     const config = loadConfig(env);
-    expect(config.VAULT_FINGERPRINT_KEY.length).toBe(32);
+    expect(config.VAULT_FINGERPRINT_KEY!.length).toBe(32);
   });
 
   it('also generates when NODE_ENV is not set', () => {
@@ -351,5 +351,35 @@ describe('problems across settings are reported with the others', () => {
       problems = (error as ConfigError).problems;
     }
     expect(problems.some((line) => line.startsWith('PORT:'))).toBe(false);
+  });
+});
+
+describe('keys by process role', () => {
+  it('the API keeps the transit key only, even when the environment holds every key', () => {
+    const config = loadConfig(requiredKeys(), 'api');
+    expect(config.role).toBe('api');
+    expect(config.VAULT_TRANSIT_KEY).toBeDefined();
+    expect(config.VAULT_KEK_TEST).toBeUndefined();
+    expect(config.VAULT_KEK_LIVE).toBeUndefined();
+    expect(config.VAULT_FINGERPRINT_KEY).toBeUndefined();
+    expect(() => vaultKeys(config)).toThrow(/not loaded in a api process/);
+  });
+
+  it('the API starts without key-encryption keys; the worker does not', () => {
+    const { VAULT_KEK_TEST: _t, VAULT_KEK_LIVE: _l, VAULT_FINGERPRINT_KEY: _f, ...apiEnv } = requiredKeys();
+    expect(loadConfig(apiEnv, 'api').role).toBe('api');
+    let problems: string[] = [];
+    try {
+      loadConfig(apiEnv, 'worker');
+    } catch (error) {
+      problems = (error as ConfigError).problems;
+    }
+    expect(problems).toEqual(['VAULT_KEK_TEST: is required', 'VAULT_KEK_LIVE: is required', 'VAULT_FINGERPRINT_KEY: is required']);
+  });
+
+  it('the worker needs no JWT setting', () => {
+    const { JWT_SECRET: _secret, ...workerEnv } = requiredKeys();
+    const config = loadConfig(workerEnv, 'worker');
+    expect(vaultKeys(config).VAULT_KEK_LIVE.activeId).toBe('live-kek-1');
   });
 });

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { Queue, QueueEvents } from 'bullmq';
-import type { TConfig } from '@folio-vault/shared/config';
+import { transitKey, type TConfig } from '@folio-vault/shared/config';
 import { createPgPool, createRedis } from '@folio-vault/shared/connections';
 import type { Logger } from '@folio-vault/shared/logger';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
@@ -36,7 +36,7 @@ export async function startApi(config: TConfig, logger: Logger, options: { port?
   const app = createApp({
     logger,
     verifier: createJwtVerifier(config),
-    vault: new VaultClient(new JobWaiter(vaultQueue, vaultEvents), pool, config),
+    vault: new VaultClient(new JobWaiter(vaultQueue, vaultEvents), pool, transitKey(config), config.TOKENIZE_WAIT_MS),
     openApiDocument: buildOpenApiDocument(),
     redis,
     pool,
@@ -54,10 +54,14 @@ export async function startApi(config: TConfig, logger: Logger, options: { port?
     server,
     port,
     async close() {
+      // In-flight requests finish (a tokenize wait is bounded); past the grace period the
+      // remaining connections are cut so the process does end.
+      const cutOff = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_GRACE_MS);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
       });
+      clearTimeout(cutOff);
       await vaultEvents.close();
       await vaultQueue.close();
       redis.disconnect();

@@ -1,5 +1,5 @@
 import { Worker } from 'bullmq';
-import type { TConfig } from '@folio-vault/shared/config';
+import { vaultKeys, type TConfig } from '@folio-vault/shared/config';
 import { createPgPool, createRedis } from '@folio-vault/shared/connections';
 import type { TVaultJobData, TVaultJobName, TVaultJobResult } from '@folio-vault/shared/jobs/registry';
 import type { Logger } from '@folio-vault/shared/logger';
@@ -17,7 +17,7 @@ export interface TRunningWorker {
 export async function startWorker(config: TConfig, logger: Logger): Promise<TRunningWorker> {
   const pool = createPgPool(config.DATABASE_URL, { max: Math.min(config.WORKER_CONCURRENCY, 20) });
   const connection = createRedis(config.REDIS_URL, 'worker');
-  const vault = new CardVault(new CardRepository(pool), config);
+  const vault = new CardVault(new CardRepository(pool), vaultKeys(config));
 
   const worker = new Worker<TVaultJobData, TVaultJobResult, TVaultJobName>(
     QUEUE_NAMES.vault,

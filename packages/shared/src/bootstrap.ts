@@ -40,7 +40,7 @@ export async function bootstrap(role: 'api' | 'worker' | 'all', options: { provi
 
   let config: TConfig;
   try {
-    config = loadConfig(env);
+    config = loadConfig(env, role);
   } catch (error) {
     if (error instanceof ConfigError) {
       for (const problem of error.problems) startupLog(`setting ${problem}`);

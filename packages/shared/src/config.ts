@@ -112,12 +112,16 @@ export const ZConfig = z
  * Checks across settings. They run on the raw environment, next to the per-setting schema, so a
  * bad PORT does not hide a missing key: every problem gets its line in one go.
  */
-function crossSettingProblems(env: Record<string, string | undefined>, parsed?: z.output<typeof ZConfig>): string[] {
+function crossSettingProblems(
+  env: Record<string, string | undefined>,
+  role: TProcessRole,
+  parsed?: z.output<typeof ZConfig>,
+): string[] {
   const problems: string[] = [];
   const jwtSources = [env.JWT_SECRET, env.JWT_PUBLIC_KEY, env.JWT_JWKS_URL].filter(Boolean).length;
-  if (jwtSources === 0) problems.push('JWT_SECRET: one of JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URL is required');
+  if (jwtSources === 0 && role !== 'worker') problems.push('JWT_SECRET: one of JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URL is required');
   if (jwtSources > 1) problems.push('JWT_SECRET: set only one of JWT_SECRET, JWT_PUBLIC_KEY and JWT_JWKS_URL');
-  for (const name of ['VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY'] as const) {
+  for (const name of KEYS_BY_ROLE[role]) {
     if (!env[name]) problems.push(`${name}: is required`);
   }
   if (env.STORAGE_DRIVER === 'minio') {
@@ -135,15 +139,41 @@ function crossSettingProblems(env: Record<string, string | undefined>, parsed?: 
   return problems;
 }
 
-type TParsedEnv = z.output<typeof ZConfig>;
+/**
+ * Which process reads the settings. Keys are handed out by need (DESIGN.md): the API holds the
+ * transit key only, never a key-encryption key or the fingerprint key; `all` is `npm start`.
+ */
+export type TProcessRole = 'api' | 'worker' | 'all';
 
-/** Settings after validation: keys are present (the schema refuses to start without them). */
-export type TConfig = Omit<TParsedEnv, 'VAULT_KEK_TEST' | 'VAULT_KEK_LIVE' | 'VAULT_FINGERPRINT_KEY' | 'VAULT_TRANSIT_KEY'> & {
+const VAULT_KEY_NAMES = ['VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY'] as const;
+const KEYS_BY_ROLE: Record<TProcessRole, ReadonlyArray<(typeof VAULT_KEY_NAMES)[number]>> = {
+  api: ['VAULT_TRANSIT_KEY'],
+  worker: VAULT_KEY_NAMES,
+  all: VAULT_KEY_NAMES,
+};
+
+export type TConfig = z.output<typeof ZConfig> & { role: TProcessRole };
+
+export interface TVaultKeys {
   VAULT_KEK_TEST: TKeyring;
   VAULT_KEK_LIVE: TKeyring;
   VAULT_FINGERPRINT_KEY: Buffer;
   VAULT_TRANSIT_KEY: TKeyring;
-};
+}
+
+/** The worker's keys; loadConfig has already refused to start a worker without them. */
+export function vaultKeys(config: TConfig): TVaultKeys {
+  const { VAULT_KEK_TEST, VAULT_KEK_LIVE, VAULT_FINGERPRINT_KEY, VAULT_TRANSIT_KEY } = config;
+  if (!VAULT_KEK_TEST || !VAULT_KEK_LIVE || !VAULT_FINGERPRINT_KEY || !VAULT_TRANSIT_KEY) {
+    throw new Error(`vault keys are not loaded in a ${config.role} process`);
+  }
+  return { VAULT_KEK_TEST, VAULT_KEK_LIVE, VAULT_FINGERPRINT_KEY, VAULT_TRANSIT_KEY };
+}
+
+export function transitKey(config: TConfig): TKeyring {
+  if (!config.VAULT_TRANSIT_KEY) throw new Error(`the transit key is not loaded in a ${config.role} process`);
+  return config.VAULT_TRANSIT_KEY;
+}
 
 export class ConfigError extends Error {
   readonly problems: string[];
@@ -154,14 +184,21 @@ export class ConfigError extends Error {
   }
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): TConfig {
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: TProcessRole = 'all'): TConfig {
   // An empty value means unset, as it does in most .env files and compose files.
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ''));
   const result = ZConfig.safeParse(present);
   const problems = [
     ...(result.success ? [] : result.error.issues.map((issue) => `${issue.path.join('.') || 'settings'}: ${issue.message}`)),
-    ...crossSettingProblems(present, result.success ? result.data : undefined),
+    ...crossSettingProblems(present, role, result.success ? result.data : undefined),
   ];
-  if (problems.length > 0) throw new ConfigError([...new Set(problems)]);
-  return result.data as TConfig;
+  if (problems.length > 0 || !result.success) throw new ConfigError([...new Set(problems)]);
+  const config: TConfig = { ...result.data, role };
+  if (role === 'api') {
+    // Present in a shared environment file or not, the API process does not keep them.
+    config.VAULT_KEK_TEST = undefined;
+    config.VAULT_KEK_LIVE = undefined;
+    config.VAULT_FINGERPRINT_KEY = undefined;
+  }
+  return config;
 }

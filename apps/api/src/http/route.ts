@@ -14,6 +14,11 @@ interface TRouteSchemas<H extends z.ZodType, P extends z.ZodType, B extends z.Zo
   body?: B;
   /** Body size limit for this route (CONTRACT §1: 413 above it). */
   bodyLimit?: string;
+  /**
+   * Runs once the headers are valid and before the body is read: a caller who may not act for the
+   * property gets 403 whatever the body holds (and its body is never parsed).
+   */
+  authorize?: (req: Request, headers: z.output<H>) => void;
 }
 
 interface TRouteContext<H extends z.ZodType, P extends z.ZodType, B extends z.ZodType> {
@@ -63,6 +68,22 @@ export function route<
   B extends z.ZodType = z.ZodUnknown,
 >(schemas: TRouteSchemas<H, P, B>, handler: (ctx: TRouteContext<H, P, B>) => Promise<void>): RequestHandler[] {
   const handlers: RequestHandler[] = [];
+  const headerErrors = new WeakMap<Request, { headers?: unknown; errors: TFieldError[] }>();
+  handlers.push((req, _res, next) => {
+    if (!schemas.headers) return next();
+    const result = schemas.headers.safeParse(req.headers);
+    if (!result.success) {
+      headerErrors.set(req, { errors: issuesToFieldErrors(result.error.issues, 'headers') });
+      return next();
+    }
+    headerErrors.set(req, { headers: result.data, errors: [] });
+    try {
+      schemas.authorize?.(req, result.data as z.output<H>);
+      next();
+    } catch (error) {
+      next(error);
+    }
+  });
   if (schemas.body) {
     handlers.push((req, _res, next) => {
       if (!req.is('application/json')) {
@@ -75,7 +96,8 @@ export function route<
   }
   handlers.push(async (req: Request, res: Response, next: NextFunction) => {
     try {
-      const fieldErrors: TFieldError[] = [];
+      const parsedHeaders = headerErrors.get(req);
+      const fieldErrors: TFieldError[] = [...(parsedHeaders?.errors ?? [])];
       const parse = <S extends z.ZodType>(schema: S | undefined, input: unknown, part: 'headers' | 'params' | 'body') => {
         if (!schema) return undefined;
         const result = schema.safeParse(input);
@@ -83,7 +105,7 @@ export function route<
         fieldErrors.push(...issuesToFieldErrors(result.error.issues, part));
         return undefined;
       };
-      const headers = parse(schemas.headers, req.headers, 'headers');
+      const headers = parsedHeaders?.headers;
       const params = parse(schemas.params, req.params, 'params');
       const body = parse(schemas.body, req.body, 'body');
       if (fieldErrors.length > 0) throw AppError.invalid(fieldErrors);

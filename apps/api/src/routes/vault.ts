@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import { Router, type Request } from 'express';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { ZErrorBody } from '@folio-vault/shared/schemas/common';
 import {
@@ -20,6 +20,7 @@ import type { VaultClient } from '../vault/vault-client.js';
 const CARD_BODY_LIMIT = '16kb';
 
 const modeOf = (header: 'test' | undefined): TTokenizationMode => (header === 'test' ? 'test' : 'live');
+const forProperty = (req: Request, headers: { 'x-property-id': string }) => assertPropertyAccess(req.principal, headers['x-property-id']);
 
 export function vaultRoutes(verifier: TJwtVerifier, vault: VaultClient): Router {
   const router = Router();
@@ -27,8 +28,7 @@ export function vaultRoutes(verifier: TJwtVerifier, vault: VaultClient): Router 
   router.post(
     '/vault/v1/tokens/card',
     authenticate(verifier, SCOPES.writePayment),
-    ...route({ headers: ZTokenizeHeaders, body: ZTokenizeCardRequest, bodyLimit: CARD_BODY_LIMIT }, async ({ req, res, headers, body }) => {
-      assertPropertyAccess(req.principal, headers['x-property-id']);
+    ...route({ headers: ZTokenizeHeaders, authorize: forProperty, body: ZTokenizeCardRequest, bodyLimit: CARD_BODY_LIMIT }, async ({ req, res, headers, body }) => {
       const token = await vault.tokenize(body, {
         propertyId: headers['x-property-id'],
         mode: modeOf(headers['svc-tokenization-mode']),
@@ -42,8 +42,7 @@ export function vaultRoutes(verifier: TJwtVerifier, vault: VaultClient): Router 
   router.get(
     '/vault/v1/tokens/:id',
     authenticate(verifier, SCOPES.readPayment),
-    ...route({ headers: ZVaultHeaders, params: ZTokenIdParams }, async ({ req, res, headers, params }) => {
-      assertPropertyAccess(req.principal, headers['x-property-id']);
+    ...route({ headers: ZVaultHeaders, authorize: forProperty, params: ZTokenIdParams }, async ({ req, res, headers, params }) => {
       res.json(
         await vault.read(params.id, {
           propertyId: headers['x-property-id'],
@@ -57,8 +56,7 @@ export function vaultRoutes(verifier: TJwtVerifier, vault: VaultClient): Router 
   router.delete(
     '/vault/v1/tokens/:id',
     authenticate(verifier, SCOPES.writePayment),
-    ...route({ headers: ZVaultHeaders, params: ZTokenIdParams }, async ({ req, res, headers, params }) => {
-      assertPropertyAccess(req.principal, headers['x-property-id']);
+    ...route({ headers: ZVaultHeaders, authorize: forProperty, params: ZTokenIdParams }, async ({ req, res, headers, params }) => {
       await vault.delete(params.id, {
         propertyId: headers['x-property-id'],
         mode: modeOf(headers['svc-tokenization-mode']),

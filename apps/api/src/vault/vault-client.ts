@@ -1,7 +1,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import { isPublicTestCard } from '@folio-vault/shared/card/test-cards';
-import type { TConfig } from '@folio-vault/shared/config';
 import type { TPgPool } from '@folio-vault/shared/connections';
+import type { TKeyring } from '@folio-vault/shared/crypto/keyring';
 import { sealTransit } from '@folio-vault/shared/crypto/transit';
 import { AppError } from '@folio-vault/shared/errors';
 import { deleteCardTokenJob } from '@folio-vault/shared/jobs/delete-card-token';
@@ -32,7 +32,8 @@ export class VaultClient {
   constructor(
     private readonly waiter: JobWaiter,
     private readonly pool: TPgPool,
-    private readonly config: Pick<TConfig, 'VAULT_TRANSIT_KEY' | 'TOKENIZE_WAIT_MS'>,
+    private readonly transit: TKeyring,
+    private readonly waitMs: number,
   ) {}
 
   async tokenize(
@@ -63,7 +64,7 @@ export class VaultClient {
       propertyId: ref.propertyId,
       mode: ref.mode,
       requestId: ref.requestId,
-      sealedCard: sealTransit(this.config.VAULT_TRANSIT_KEY, sealed, `${tokenId}:${ref.propertyId}:${ref.mode}`),
+      sealedCard: sealTransit(this.transit, sealed, `${tokenId}:${ref.propertyId}:${ref.mode}`),
       ...(ref.idempotencyKey ? { idempotencyKey: ref.idempotencyKey } : {}),
     }, tokenId);
     if (result.outcome === 'idempotency_key_reused') {
@@ -87,7 +88,7 @@ export class VaultClient {
     const definition: TJobs[N] = JOBS[name];
     const value = await this.waiter.run(name, payload, {
       jobId,
-      timeoutMs: this.config.TOKENIZE_WAIT_MS,
+      timeoutMs: this.waitMs,
       jobOptions: definition.options,
     });
     return definition.result.parse(value) as TJobResult<N>;

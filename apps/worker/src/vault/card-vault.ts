@@ -1,6 +1,6 @@
 import type { PoolClient } from 'pg';
 import type { z } from 'zod';
-import type { TConfig } from '@folio-vault/shared/config';
+import type { TVaultKeys } from '@folio-vault/shared/config';
 import { maskName } from '@folio-vault/shared/card/mask';
 import { newDataKey, sealField, wrapDataKey } from '@folio-vault/shared/crypto/envelope';
 import { cardFingerprint, keyedDigest } from '@folio-vault/shared/crypto/fingerprint';
@@ -51,7 +51,7 @@ export class CardVault {
 
   constructor(
     private readonly repository: CardRepository,
-    private readonly keys: Pick<TConfig, 'VAULT_KEK_TEST' | 'VAULT_KEK_LIVE' | 'VAULT_FINGERPRINT_KEY' | 'VAULT_TRANSIT_KEY'>,
+    private readonly keys: TVaultKeys,
   ) {
     this.keks = { test: keys.VAULT_KEK_TEST, live: keys.VAULT_KEK_LIVE };
   }
