@@ -28,7 +28,8 @@ if (propertyIds.length === 0) fail('give at least one --property');
 const ttl = Number(values.ttl);
 if (!Number.isInteger(ttl) || ttl < 1) fail('--ttl must be a positive number of seconds');
 
-const env = withDevKeys(process.env, { log: (line) => console.error(line) });
+// The development secret is read from (or generated into) .data/dev-keys.json only when unset.
+const env = process.env.JWT_SECRET ? process.env : withDevKeys(process.env, { log: (line) => console.error(line) });
 if (!env.JWT_SECRET) fail('JWT_SECRET is not set (development keys are not generated when NODE_ENV=production)');
 
 process.stdout.write(
