@@ -15,7 +15,7 @@ export function createProcessor<N extends TJobName>(handlers: THandlers<N>, logg
   return async (job: Job): Promise<unknown> => {
     const name = job.name as N;
     const handler = handlers[name] as THandler<N> | undefined;
-    const log = logger.child({ jobId: job.id, queue: job.queueName, job: job.name, attempt: job.attemptsMade + 1 });
+    let log = logger.child({ jobId: job.id, queue: job.queueName, job: job.name, attempt: job.attemptsMade + 1 });
     if (!handler || !Object.hasOwn(JOBS, name)) {
       log.error('unknown job name');
       throw new UnrecoverableError(`no processor for job ${job.name}`);
@@ -26,6 +26,9 @@ export function createProcessor<N extends TJobName>(handlers: THandlers<N>, logg
       log.error({ issues: parsed.error.issues.map((issue) => issue.path.join('.')) }, 'job payload does not match its contract');
       throw new UnrecoverableError(`payload of ${job.name} does not match its contract`);
     }
+    // The request that caused the job, so its lines can be found with the API's.
+    const requestId = (parsed.data as { requestId?: unknown }).requestId;
+    if (typeof requestId === 'string') log = log.child({ requestId });
     const started = performance.now();
     try {
       const result = definition.result.parse(await handler(parsed.data as never, job));
