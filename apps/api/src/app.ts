@@ -6,6 +6,7 @@ import type { Logger } from '@folio-vault/shared/logger';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import type { TJwtVerifier } from './auth/jwt-verifier.js';
 import { opsRoutes, type TReadinessDeps } from './routes/ops.js';
+import { ledgerRoutes } from './routes/ledger.js';
 import { vaultRoutes } from './routes/vault.js';
 import type { VaultClient } from './vault/vault-client.js';
 
@@ -50,6 +51,7 @@ export function createApp(deps: TAppDeps): Express {
 
   app.use(opsRoutes(deps, deps.openApiDocument));
   app.use(vaultRoutes(deps.verifier, deps.vault));
+  app.use(ledgerRoutes(deps.verifier, deps.pool));
 
   app.use(notFoundHandler);
   app.use(errorHandler);

@@ -1,4 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
+import { registerLedgerDocs } from './routes/ledger.js';
 import { registerVaultDocs } from './routes/vault.js';
 
 /** The OpenAPI document, generated from the same zod schemas the routes validate with. */
@@ -6,6 +7,7 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV3['generateD
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
   registerVaultDocs(registry);
+  registerLedgerDocs(registry);
   return new OpenApiGeneratorV3(registry.definitions).generateDocument({
     openapi: '3.0.3',
     info: {

@@ -1,0 +1,83 @@
+import { Router, type Request } from 'express';
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import type { TPgPool } from '@folio-vault/shared/connections';
+import { AppError } from '@folio-vault/shared/errors';
+import { importLedger } from '@folio-vault/shared/ledger/import-ledger';
+import { listTransactions } from '@folio-vault/shared/ledger/list-transactions';
+import { ZErrorBody, ZPropertyHeaders } from '@folio-vault/shared/schemas/common';
+import { ZImportRequest, ZImportResponse, ZListTransactionsRequest } from '@folio-vault/shared/schemas/ledger';
+import { assertPropertyAccess, authenticate } from '../auth/authenticate.js';
+import type { TJwtVerifier } from '../auth/jwt-verifier.js';
+import { SCOPES } from '../auth/principal.js';
+import { route } from '../http/route.js';
+
+/**
+ * CONTRACT §4. A query, not a job (DESIGN.md): the API reads the ledger directly through the one
+ * ledger module the export uses too.
+ */
+const IMPORT_BODY_LIMIT = '64mb'; // ≥ 10,000 transactions per request with room to spare
+const LISTING_BODY_LIMIT = '64kb';
+
+const forProperty = (req: Request, headers: { 'x-property-id': string }) => assertPropertyAccess(req.principal, headers['x-property-id']);
+
+/** A store error is the client's to retry (503), never a 500 with internals. */
+async function database<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    const code = (error as { code?: string }).code;
+    if (code === undefined || /^(08|57P|53)/.test(code) || code === 'ECONNREFUSED') {
+      throw AppError.unavailable('The database cannot be reached right now; retry shortly.').withCause(error);
+    }
+    throw error;
+  }
+}
+
+export function ledgerRoutes(verifier: TJwtVerifier, pool: TPgPool): Router {
+  const router = Router();
+
+  router.post(
+    '/accounting/v1.0/import',
+    authenticate(verifier, SCOPES.writePayment),
+    ...route({ headers: ZPropertyHeaders, authorize: forProperty, body: ZImportRequest, bodyLimit: IMPORT_BODY_LIMIT }, async ({ res, headers, body }) => {
+      res.json(await database(() => importLedger(pool, headers['x-property-id'], body)));
+    }),
+  );
+
+  router.post(
+    '/accounting/v1.0/folios/transactions',
+    authenticate(verifier, SCOPES.readPayment),
+    ...route({ headers: ZPropertyHeaders, authorize: forProperty, body: ZListTransactionsRequest, bodyLimit: LISTING_BODY_LIMIT }, async ({ res, headers, body }) => {
+      res.json(await database(() => listTransactions(pool, headers['x-property-id'], body)));
+    }),
+  );
+
+  return router;
+}
+
+const errors = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((status) => [status, { description: 'Error', content: { 'application/json': { schema: ZErrorBody } } }]));
+
+export function registerLedgerDocs(registry: OpenAPIRegistry): void {
+  registry.registerPath({
+    method: 'post',
+    path: '/accounting/v1.0/import',
+    tags: ['Ledger'],
+    summary: 'Import ledger data',
+    description: 'Upserts the property, recipients, folios and transactions of X-Property-Id in one database transaction. Scope write:payment.',
+    security: [{ bearerAuth: [] }],
+    request: { headers: ZPropertyHeaders, body: { required: true, content: { 'application/json': { schema: ZImportRequest } } } },
+    responses: { 200: { description: 'Counts of records upserted', content: { 'application/json': { schema: ZImportResponse } } }, ...errors(400, 401, 403, 413, 415, 503) },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/accounting/v1.0/folios/transactions',
+    tags: ['Ledger'],
+    summary: 'List folio transactions',
+    description: 'One page of a source\'s transactions, filtered, sorted and grouped; cursor pagination (nextPageToken). Scope read:payment.',
+    security: [{ bearerAuth: [] }],
+    request: { headers: ZPropertyHeaders, body: { required: true, content: { 'application/json': { schema: ZListTransactionsRequest } } } },
+    responses: { 200: { description: 'Groups of transactions', content: { 'application/json': { schema: { type: 'object' } } } }, ...errors(400, 401, 403, 404, 503) },
+  });
+}

@@ -1,0 +1,44 @@
+import Big from 'big.js';
+import { CREDIT_GROUPS, type TCodeGroup } from '../schemas/ledger.js';
+
+/**
+ * Folio arithmetic on exact decimals (big.js; never binary floats). Amounts are signed as they move
+ * the balance: charges > 0, payments < 0. totalDebit = Σ debit amounts; totalCredit = −Σ credit
+ * amounts; balance = Σ amounts.
+ */
+export interface TTotals {
+  count: number;
+  totalDebit: string;
+  totalCredit: string;
+  balance: string;
+}
+
+export function isCredit(group: string): boolean {
+  return CREDIT_GROUPS.has(group as TCodeGroup);
+}
+
+export function totalsOf(rows: Iterable<{ amount: string; internalCodeGroup: string }>): TTotals {
+  let count = 0;
+  let debit = new Big(0);
+  let credit = new Big(0);
+  for (const row of rows) {
+    count += 1;
+    if (isCredit(row.internalCodeGroup)) credit = credit.minus(row.amount);
+    else debit = debit.plus(row.amount);
+  }
+  return { count, totalDebit: debit.toFixed(), totalCredit: credit.toFixed(), balance: debit.minus(credit).toFixed() };
+}
+
+/** Decimal places of a currency (EUR 2, JPY 0, BHD 3), as Intl knows them. */
+export function currencyScale(currency: string): number {
+  try {
+    return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  } catch {
+    return 2;
+  }
+}
+
+/** A decimal string as a JSON number: exact for the 15 significant digits money has here. */
+export function decimalToNumber(value: string): number {
+  return Number(value);
+}
