@@ -6,6 +6,9 @@ import { parseKeyring, parseSingleKey, type TKeyring } from './crypto/keyring.js
  * per problem; secrets are never echoed in those lines.
  */
 
+export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/folio_vault';
+
 const port = z.coerce.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be 1-65535').max(65535, 'must be 1-65535');
 const positiveMs = z.coerce
   .number({ error: 'must be a number of milliseconds' })
@@ -66,10 +69,8 @@ export const ZConfig = z
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     PORT: port.default(3000),
-    REDIS_URL: urlWithProtocols(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
-    DATABASE_URL: urlWithProtocols(['postgres:', 'postgresql:']).default(
-      'postgres://postgres@127.0.0.1:5432/folio_vault',
-    ),
+    REDIS_URL: urlWithProtocols(['redis:', 'rediss:']).default(DEFAULT_REDIS_URL),
+    DATABASE_URL: urlWithProtocols(['postgres:', 'postgresql:']).default(DEFAULT_DATABASE_URL),
     STORAGE_DRIVER: z.enum(['fs', 'minio']).default('fs'),
     STORAGE_DIR: z.string().min(1).default('./.data/objects'),
     MINIO_ENDPOINT: urlWithProtocols(['http:', 'https:']).optional(),

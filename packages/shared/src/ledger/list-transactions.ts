@@ -101,7 +101,13 @@ export async function listTransactions(pool: TPgPool, propertyId: string, reques
        FROM transactions t WHERE ${where}${keyset}
       ORDER BY ${orderBySql(keys)} LIMIT ${limit}`,
     params.values,
-  );
+  ).catch((error: unknown) => {
+    // The token's sort values go into typed casts: a tampered one fails there (SQLSTATE class 22).
+    if (after && /^22/.test(String((error as { code?: unknown }).code))) {
+      throw AppError.invalid([{ path: 'pageToken', message: 'is not a page token of this query' }]);
+    }
+    throw error;
+  });
 
   const rows = page.rows.slice(0, request.limit);
   const last = rows[rows.length - 1];

@@ -53,7 +53,8 @@ export function transactionFilterSql(filter: TTransactionFilter, params: SqlPara
   if (filter.serviceDateFrom) where.push(`${t}.service_date >= ${params.add(filter.serviceDateFrom, 'date')}`);
   if (filter.serviceDateTo) where.push(`${t}.service_date <= ${params.add(filter.serviceDateTo, 'date')}`);
   if (filter.subSourceIds?.length) where.push(`${t}.sub_source_id = ANY(${params.add(filter.subSourceIds, 'bigint[]')})`);
-  if (filter.searchQuery) where.push(`${t}.description ILIKE ${params.add(`%${likeEscape(filter.searchQuery)}%`)}`);
+  // ICU case rules, not the database's LC_CTYPE: under a "C" locale ILIKE folds ASCII letters only.
+  if (filter.searchQuery) where.push(`(${t}.description COLLATE "und-x-icu") ILIKE ${params.add(`%${likeEscape(filter.searchQuery)}%`)}`);
   if (filter.descriptionFilters?.length) {
     const alternatives = filter.descriptionFilters.map((text) => {
       const condition = parseDescriptionFilter(text);

@@ -1,6 +1,7 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL } from '../config.js';
 import { execFileAsync, freePort } from './process-utils.js';
 import { postgresAnswers, startPostgresServer } from './postgres-server.js';
 import { redisAnswers, startRedisServer, type TRunningService } from './redis-server.js';
@@ -35,8 +36,6 @@ export interface TProvisionOptions {
   log?: (line: string) => void;
 }
 
-const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
-const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/folio_vault';
 
 export async function dockerReachable(): Promise<boolean> {
   // `docker --version` answers with no engine behind it: ask the engine itself, briefly.

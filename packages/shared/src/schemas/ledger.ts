@@ -45,12 +45,15 @@ export const ZIsoDate = z.iso.date({ error: 'must be a date YYYY-MM-DD' });
 export const ZIsoDateTime = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with a time zone, e.g. 2026-11-21T10:15:00Z' });
 
 const DECIMAL = /^-?\d{1,15}(\.\d{1,6})?$/;
+// At most 15 significant digits: the listing answers amounts as JSON numbers (like the reference
+// API), and a double holds 15 decimal digits exactly.
+const significantDigits = (text: string) => text.replace(/^-/, '').replace('.', '').replace(/^0+/, '').length;
 export const ZDecimal = z
   .union([z.number().finite(), z.string()], { error: 'must be a decimal number' })
   .transform((value, ctx) => {
     const text = typeof value === 'number' ? String(value) : value.trim();
-    if (!DECIMAL.test(text)) {
-      ctx.addIssue({ code: 'custom', message: 'must be a decimal with at most 15 integer and 6 fractional digits' });
+    if (!DECIMAL.test(text) || significantDigits(text) > 15) {
+      ctx.addIssue({ code: 'custom', message: 'must be a decimal of at most 15 significant digits, 6 of them after the point' });
       return z.NEVER;
     }
     return text;

@@ -1,0 +1,79 @@
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import pg from 'pg';
+import { createPgPool } from '@folio-vault/shared/connections';
+import { migrate } from '@folio-vault/shared/db/migrate';
+import { importRecords, recordsOfDocument } from '@folio-vault/shared/ledger/batch-import';
+import { generateLargeSource } from '@folio-vault/shared/ledger/demo-ledger';
+import { listTransactions } from '@folio-vault/shared/ledger/list-transactions';
+import { ZListTransactionsRequest } from '@folio-vault/shared/schemas/ledger';
+import { provisionServices } from '@folio-vault/shared/provision/provision';
+import { ms, summary } from './support.js';
+
+/**
+ * Listing latency for one source of 20,000 transactions (the ledger module the API calls, against
+ * real PostgreSQL): the first page, the first page with totals, and full walks with the cursor.
+ */
+const ROWS = Number(process.env.BENCH_LEDGER_ROWS ?? 20_000);
+const services = await provisionServices({ env: process.env, mode: 'ephemeral', need: { postgres: true } });
+const serverUrl = services.env.DATABASE_URL ?? process.env.DATABASE_URL!;
+const name = `fv_bench_${randomBytes(4).toString('hex')}`;
+const admin = new pg.Client({ connectionString: serverUrl });
+await admin.connect();
+await admin.query(`CREATE DATABASE ${name}`);
+await admin.end();
+const url = new URL(serverUrl);
+url.pathname = `/${name}`;
+await migrate(url.toString());
+const pool = createPgPool(url.toString(), { max: 4 });
+
+const ledger = generateLargeSource({ propertyId: 1, sourceId: 777, rows: ROWS });
+let started = performance.now();
+await importRecords(pool, '1', recordsOfDocument(ledger));
+const importSeconds = (performance.now() - started) / 1000;
+await pool.query('ANALYZE transactions');
+
+const request = (extra: object) => ZListTransactionsRequest.parse({ sourceId: 777, sourceKind: 'RESERVATION', ...extra });
+async function timed(runs: number, work: () => Promise<unknown>): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i < runs + 3; i += 1) {
+    const t = performance.now();
+    await work();
+    if (i >= 3) samples.push(performance.now() - t);
+  }
+  return samples;
+}
+async function walk(limit: number, extra: object = {}): Promise<{ pages: number; rows: number }> {
+  let pageToken: string | undefined;
+  let pages = 0;
+  let rows = 0;
+  do {
+    const page = await listTransactions(pool, '1', request({ limit, pageToken, ...extra }));
+    pages += 1;
+    rows += Object.values(page.groups).reduce((n, g) => n + g.transactions.length, 0);
+    pageToken = page.nextPageToken ?? undefined;
+  } while (pageToken);
+  return { pages, rows };
+}
+
+const firstPage = summary(await timed(30, () => listTransactions(pool, '1', request({ limit: 100 }))));
+const firstPageTotals = summary(await timed(30, () => listTransactions(pool, '1', request({ limit: 100, includeTotal: true }))));
+const lastPage = summary(await timed(10, () => listTransactions(pool, '1', request({ limit: 100, sort: [{ field: 'amount', direction: 'desc' }], includeVoided: false }))));
+started = performance.now();
+const walk1100 = await walk(1100);
+const walk1100Ms = performance.now() - started;
+started = performance.now();
+const walk100 = await walk(100);
+const walk100Ms = performance.now() - started;
+
+console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}; PostgreSQL: ${services.sources.postgres}`);
+console.log(`source of ${ROWS} transactions; imported in ${importSeconds.toFixed(2)} s (${(ROWS / importSeconds).toFixed(0)} rows/s)`);
+console.log('                                            p50        p99');
+console.log(`first page (100)                     ${ms(firstPage.p50).padStart(10)} ${ms(firstPage.p99).padStart(10)}`);
+console.log(`first page (100) + includeTotal      ${ms(firstPageTotals.p50).padStart(10)} ${ms(firstPageTotals.p99).padStart(10)}`);
+console.log(`first page by amount desc, no voided ${ms(lastPage.p50).padStart(10)} ${ms(lastPage.p99).padStart(10)}`);
+console.log(`full walk, limit 1100: ${walk1100.pages} pages, ${walk1100.rows} rows in ${ms(walk1100Ms)} (${((walk1100.rows / walk1100Ms) * 1000).toFixed(0)} rows/s)`);
+console.log(`full walk, limit 100:  ${walk100.pages} pages, ${walk100.rows} rows in ${ms(walk100Ms)} (${(walk100Ms / walk100.pages).toFixed(2)} ms/page)`);
+
+await pool.end();
+await services.stop();

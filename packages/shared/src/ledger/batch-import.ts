@@ -1,0 +1,107 @@
+import type { TPgPool } from '../connections.js';
+import { AppError } from '../errors.js';
+import { ZImportRequest } from '../schemas/ledger.js';
+import { importLedger, importProblems, type TImportCounts } from './import-ledger.js';
+
+/**
+ * Imports a stream of records (from an NDJSON or JSON file, or the demo generator) in batches of
+ * BATCH_SIZE, each batch validated whole and written in one transaction. Upserts make a re-run of
+ * the same file safe after a failure part-way.
+ */
+export type TLedgerKind = 'property' | 'recipient' | 'folio' | 'transaction';
+export interface TLedgerRecord {
+  kind: TLedgerKind;
+  value: unknown;
+  /** Where the record came from (e.g. "line 12"), for error messages. */
+  origin: string;
+}
+
+export const BATCH_SIZE = 10_000;
+
+export class BatchImportError extends Error {
+  constructor(
+    readonly problems: string[],
+    readonly imported: TImportCounts,
+  ) {
+    super(`import stopped: ${problems.length} problem(s) in a batch; ${imported.transactions} transactions were imported before it`);
+    this.name = 'BatchImportError';
+  }
+}
+
+const LIST_OF: Record<Exclude<TLedgerKind, 'property'>, 'recipients' | 'folios' | 'transactions'> = {
+  recipient: 'recipients',
+  folio: 'folios',
+  transaction: 'transactions',
+};
+
+export async function importRecords(
+  pool: TPgPool,
+  propertyId: string,
+  records: AsyncIterable<TLedgerRecord> | Iterable<TLedgerRecord>,
+  onBatch: (counts: TImportCounts) => void = () => undefined,
+): Promise<TImportCounts> {
+  const total: TImportCounts = { property: 0, recipients: 0, folios: 0, transactions: 0 };
+  let batch: TLedgerRecord[] = [];
+
+  const flush = async () => {
+    if (batch.length === 0) return;
+    const body: Record<string, unknown> = { recipients: [], folios: [], transactions: [] };
+    const origins: Record<string, string[]> = { property: [], recipients: [], folios: [], transactions: [] };
+    for (const record of batch) {
+      if (record.kind === 'property') {
+        body.property = record.value;
+        origins.property = [record.origin];
+      } else {
+        (body[LIST_OF[record.kind]] as unknown[]).push(record.value);
+        origins[LIST_OF[record.kind]]!.push(record.origin);
+      }
+    }
+    // "transactions.3.amount" → "line 1204 (transaction) amount: …"
+    const where = (path: PropertyKey[]) => {
+      const [list, index, ...rest] = path.map(String);
+      const origin = list === 'property' ? origins.property![0] : origins[list ?? '']?.[Number(index)];
+      const field = list === 'property' ? [index, ...rest].filter(Boolean).join('.') : rest.join('.');
+      return `${origin ?? list} ${field || '(record)'}`.trim();
+    };
+    const parsed = ZImportRequest.safeParse(body);
+    if (!parsed.success) {
+      throw new BatchImportError(parsed.error.issues.slice(0, 50).map((issue) => `${where(issue.path)}: ${issue.message}`), total);
+    }
+    const problems = importProblems(propertyId, parsed.data);
+    if (problems.length > 0) {
+      throw new BatchImportError(problems.slice(0, 50).map((p) => `${where(p.path.split('.'))}: ${p.message}`), total);
+    }
+    try {
+      const counts = await importLedger(pool, propertyId, parsed.data);
+      total.property += counts.property;
+      total.recipients += counts.recipients;
+      total.folios += counts.folios;
+      total.transactions += counts.transactions;
+    } catch (error) {
+      if (error instanceof AppError) throw new BatchImportError([error.message], total);
+      throw error;
+    }
+    batch = [];
+    onBatch(total);
+  };
+
+  for await (const record of records) {
+    batch.push(record);
+    if (batch.length >= BATCH_SIZE) await flush();
+  }
+  await flush();
+  return total;
+}
+
+/** Records of a demo or API-shaped document, in dependency order. */
+export function* recordsOfDocument(document: {
+  property?: unknown;
+  recipients?: unknown[];
+  folios?: unknown[];
+  transactions?: unknown[];
+}): Generator<TLedgerRecord> {
+  if (document.property) yield { kind: 'property', value: document.property, origin: 'property' };
+  for (const [kind, list] of [['recipient', document.recipients], ['folio', document.folios], ['transaction', document.transactions]] as const) {
+    for (const [index, value] of (list ?? []).entries()) yield { kind, value, origin: `${kind} ${index}` };
+  }
+}

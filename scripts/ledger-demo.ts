@@ -1,0 +1,34 @@
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { importRecords, recordsOfDocument } from '@folio-vault/shared/ledger/batch-import';
+import { generateDemoLedger } from '@folio-vault/shared/ledger/demo-ledger';
+import { fail, openDatabase, parsePropertyId } from './cli-support.js';
+
+/**
+ * `npm run ledger:demo -- --property 1 [--folios N] [--out FILE]`
+ * Generates realistic demo data for a property and imports it (or, with --out, writes it as NDJSON
+ * for `npm run ledger:import`).
+ */
+const COMMAND = 'ledger:demo';
+const { values } = parseArgs({ options: { property: { type: 'string' }, folios: { type: 'string', default: '12' }, out: { type: 'string' } } });
+const propertyId = parsePropertyId(COMMAND, values.property);
+const folios = Number(values.folios);
+if (!Number.isInteger(folios) || folios < 1 || folios > 100_000) fail(COMMAND, '--folios must be a whole number from 1 to 100000');
+if (BigInt(propertyId) > 900_000n) fail(COMMAND, '--property must be at most 900000 for demo data (its ids are derived from it)');
+
+const ledger = generateDemoLedger({ propertyId: Number(propertyId), folios });
+if (values.out) {
+  const lines = [...recordsOfDocument(ledger)].map((record) => JSON.stringify({ [record.kind]: record.value }));
+  writeFileSync(values.out, `${lines.join('\n')}\n`);
+  console.log(`wrote ${lines.length} records to ${values.out}`);
+} else {
+  const pool = await openDatabase();
+  try {
+    const counts = await importRecords(pool, propertyId, recordsOfDocument(ledger));
+    const sources = ledger.folios.map((f) => `${f.sourceKind} ${f.sourceId}`);
+    console.log(`demo ledger for property ${propertyId} (${String(ledger.property.name)}, ${String(ledger.property.currency)}): ${counts.folios} folios, ${counts.transactions} transactions, ${counts.recipients} recipients`);
+    console.log(`sources: ${sources.slice(0, 5).join(', ')}${sources.length > 5 ? `, … (${sources.length} in all)` : ''}`);
+  } finally {
+    await pool.end();
+  }
+}

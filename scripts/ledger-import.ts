@@ -1,0 +1,102 @@
+import { createReadStream, readFileSync, statSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { SingleBar } from 'cli-progress';
+import { BatchImportError, importRecords, recordsOfDocument, type TLedgerKind, type TLedgerRecord } from '@folio-vault/shared/ledger/batch-import';
+import { fail, openDatabase, parsePropertyId } from './cli-support.js';
+
+/**
+ * `npm run ledger:import -- --property 1 FILE`
+ * FILE is NDJSON (one record a line: {"property":{…}}, {"recipient":{…}}, {"folio":{…}} or
+ * {"transaction":{…}}), streamed in batches of 10,000, or a JSON document shaped like the import
+ * API's body ({property, recipients, folios, transactions}), read whole.
+ */
+const COMMAND = 'ledger:import';
+const { values, positionals } = parseArgs({ options: { property: { type: 'string' } }, allowPositionals: true });
+const propertyId = parsePropertyId(COMMAND, values.property);
+const file = positionals[0];
+if (!file || positionals.length > 1) fail(COMMAND, 'give exactly one FILE (NDJSON or JSON)');
+let size: number;
+try {
+  size = statSync(file).size;
+} catch {
+  fail(COMMAND, `cannot read ${file}`);
+}
+
+const KINDS: TLedgerKind[] = ['property', 'recipient', 'folio', 'transaction'];
+const bar = new SingleBar({ format: 'importing |{bar}| {percentage}% | {records} records', stream: process.stderr, hideCursor: true });
+let bytesRead = 0;
+let records = 0;
+
+async function* ndjson(path: string): AsyncGenerator<TLedgerRecord> {
+  const stream = createReadStream(path);
+  stream.on('data', (chunk) => {
+    bytesRead += chunk.length;
+  });
+  let line = 0;
+  for await (const text of createInterface({ input: stream, crlfDelay: Infinity })) {
+    line += 1;
+    if (!text.trim()) continue;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new BatchImportError([`line ${line}: not valid JSON`], { property: 0, recipients: 0, folios: 0, transactions: 0 });
+    }
+    const keys = parsed && typeof parsed === 'object' ? Object.keys(parsed) : [];
+    const kind = keys[0] as TLedgerKind;
+    if (keys.length !== 1 || !KINDS.includes(kind)) {
+      throw new BatchImportError([`line ${line}: must be one of {"property":…}, {"recipient":…}, {"folio":…}, {"transaction":…}`], { property: 0, recipients: 0, folios: 0, transactions: 0 });
+    }
+    records += 1;
+    yield { kind, value: (parsed as Record<string, unknown>)[kind], origin: `line ${line} (${kind})` };
+  }
+}
+
+function* jsonDocument(path: string): Generator<TLedgerRecord> {
+  let document: unknown;
+  try {
+    document = JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    fail(COMMAND, `${path} is not valid JSON`);
+  }
+  bytesRead = size;
+  for (const record of recordsOfDocument(document as Parameters<typeof recordsOfDocument>[0])) {
+    records += 1;
+    yield record;
+  }
+}
+
+/** .ndjson/.jsonl are NDJSON and .json is a document; otherwise the first line decides. */
+function looksLikeNdjson(path: string): boolean {
+  if (/\.(ndjson|jsonl)$/i.test(path)) return true;
+  if (/\.json$/i.test(path)) return false;
+  const firstLine = readFileSync(path, 'utf8').split('\n', 1)[0] ?? '';
+  try {
+    const keys = Object.keys(JSON.parse(firstLine) as object);
+    return keys.length === 1 && KINDS.includes(keys[0] as TLedgerKind);
+  } catch {
+    return false;
+  }
+}
+
+const isNdjson = looksLikeNdjson(file);
+const pool = await openDatabase();
+bar.start(Math.max(size, 1), 0, { records: 0 });
+try {
+  const counts = await importRecords(pool, propertyId, isNdjson ? ndjson(file) : jsonDocument(file), () => bar.update(bytesRead, { records }));
+  bar.update(Math.max(size, 1), { records });
+  bar.stop();
+  console.log(`imported for property ${propertyId}: ${counts.property} property, ${counts.recipients} recipients, ${counts.folios} folios, ${counts.transactions} transactions`);
+} catch (error) {
+  bar.stop();
+  if (error instanceof BatchImportError) {
+    for (const problem of error.problems) console.error(`${COMMAND}: ${problem}`);
+    console.error(`${COMMAND}: nothing of the failing batch was written; ${error.imported.transactions} transactions of earlier batches were (re-running the file is safe: records are upserted)`);
+    process.exitCode = 1;
+  } else {
+    throw error;
+  }
+} finally {
+  await pool.end();
+}
