@@ -6,14 +6,18 @@ import type { Logger } from '@folio-vault/shared/logger';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import type { TJwtVerifier } from './auth/jwt-verifier.js';
 import { opsRoutes, type TReadinessDeps } from './routes/ops.js';
+import { exportRoutes } from './routes/exports.js';
 import { ledgerRoutes } from './routes/ledger.js';
 import { vaultRoutes } from './routes/vault.js';
+import type { ExportService } from './exports/export-service.js';
 import type { VaultClient } from './vault/vault-client.js';
 
 export interface TAppDeps extends TReadinessDeps {
   logger: Logger;
   verifier: TJwtVerifier;
   vault: VaultClient;
+  exports: ExportService;
+  exportWaitMs: number;
   openApiDocument: object;
 }
 
@@ -52,6 +56,7 @@ export function createApp(deps: TAppDeps): Express {
   app.use(opsRoutes(deps, deps.openApiDocument));
   app.use(vaultRoutes(deps.verifier, deps.vault));
   app.use(ledgerRoutes(deps.verifier, deps.pool));
+  app.use(exportRoutes(deps.verifier, deps.exports, deps.exportWaitMs));
 
   app.use(notFoundHandler);
   app.use(errorHandler);

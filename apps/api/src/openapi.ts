@@ -1,4 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
+import { registerExportDocs } from './routes/exports.js';
 import { registerLedgerDocs } from './routes/ledger.js';
 import { registerVaultDocs } from './routes/vault.js';
 
@@ -8,6 +9,7 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV3['generateD
   registry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
   registerVaultDocs(registry);
   registerLedgerDocs(registry);
+  registerExportDocs(registry);
   return new OpenApiGeneratorV3(registry.definitions).generateDocument({
     openapi: '3.0.3',
     info: {

@@ -8,6 +8,7 @@ import { createStorage } from '@folio-vault/shared/storage/create-storage';
 import { createApp } from './app.js';
 import { createJwtVerifier } from './auth/jwt-verifier.js';
 import { JobWaiter } from './jobs/job-waiter.js';
+import { ExportService } from './exports/export-service.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { VaultClient } from './vault/vault-client.js';
 
@@ -22,21 +23,29 @@ export interface TRunningApi {
 export async function startApi(config: TConfig, logger: Logger, options: { port?: number } = {}): Promise<TRunningApi> {
   const redis = createRedis(config.REDIS_URL, 'producer');
   redis.on('error', () => undefined); // reported per request as 503 and by /readyz
-  const eventsConnection = createRedis(config.REDIS_URL, 'events');
-  eventsConnection.on('error', () => undefined);
+  // QueueEvents read with a blocking XREAD: each gets a connection of its own.
+  const eventConnections = [createRedis(config.REDIS_URL, 'events'), createRedis(config.REDIS_URL, 'events')] as const;
+  for (const connection of eventConnections) connection.on('error', () => undefined);
   const pool = createPgPool(config.DATABASE_URL);
   const storage = createStorage(config);
 
   const vaultQueue = new Queue(QUEUE_NAMES.vault, { connection: redis, prefix: config.QUEUE_PREFIX });
   vaultQueue.on('error', () => undefined);
-  const vaultEvents = new QueueEvents(QUEUE_NAMES.vault, { connection: eventsConnection, prefix: config.QUEUE_PREFIX });
+  const vaultEvents = new QueueEvents(QUEUE_NAMES.vault, { connection: eventConnections[0], prefix: config.QUEUE_PREFIX });
   vaultEvents.on('error', () => undefined);
   await vaultEvents.waitUntilReady();
+  const exportQueue = new Queue(QUEUE_NAMES.export, { connection: redis, prefix: config.QUEUE_PREFIX });
+  exportQueue.on('error', () => undefined);
+  const exportEvents = new QueueEvents(QUEUE_NAMES.export, { connection: eventConnections[1], prefix: config.QUEUE_PREFIX });
+  exportEvents.on('error', () => undefined);
+  await exportEvents.waitUntilReady();
 
   const app = createApp({
     logger,
     verifier: createJwtVerifier(config),
     vault: new VaultClient(new JobWaiter(vaultQueue, vaultEvents), pool, transitKey(config), config.TOKENIZE_WAIT_MS),
+    exports: new ExportService(pool, new JobWaiter(exportQueue, exportEvents), storage),
+    exportWaitMs: config.EXPORT_WAIT_MS,
     openApiDocument: buildOpenApiDocument(),
     redis,
     pool,
@@ -62,10 +71,10 @@ export async function startApi(config: TConfig, logger: Logger, options: { port?
         server.closeIdleConnections();
       });
       clearTimeout(cutOff);
-      await vaultEvents.close();
-      await vaultQueue.close();
+      await Promise.all([vaultEvents.close(), exportEvents.close()]);
+      await Promise.all([vaultQueue.close(), exportQueue.close()]);
       redis.disconnect();
-      eventsConnection.disconnect();
+      for (const connection of eventConnections) connection.disconnect();
       await pool.end();
     },
   };

@@ -72,7 +72,7 @@ export async function bootstrap(role: 'api' | 'worker' | 'all', options: { provi
       }
     }
     logger.info('stopped');
-    process.exit(0);
+    process.exit(process.exitCode ?? 0);
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));

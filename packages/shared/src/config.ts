@@ -95,6 +95,12 @@ export const ZConfig = z
     VAULT_TRANSIT_KEY: keyringSetting(),
     TOKENIZE_WAIT_MS: positiveMs.default(10_000),
     EXPORT_WAIT_MS: positiveMs.default(25_000),
+    EXPORT_CONCURRENCY: z.coerce
+      .number({ error: 'must be a number' })
+      .int('must be a whole number')
+      .min(1, 'must be 1-32')
+      .max(32, 'must be 1-32')
+      .default(2),
     WORKER_CONCURRENCY: z.coerce
       .number({ error: 'must be a number' })
       .int('must be a whole number')

@@ -5,6 +5,7 @@
  */
 export const QUEUE_NAMES = {
   vault: 'vault',
+  export: 'folio-export',
 } as const;
 
 export type TQueueName = (typeof QUEUE_NAMES)[keyof typeof QUEUE_NAMES];

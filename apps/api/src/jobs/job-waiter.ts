@@ -2,37 +2,33 @@ import type { Queue, QueueEvents } from 'bullmq';
 import { AppError } from '@folio-vault/shared/errors';
 
 /**
- * Runs a job and waits for its result, bounded. `job.waitUntilFinished` alone is not enough
- * (DESIGN.md): with removeOnComplete it can fail with "Missing key", and QueueEvents are
- * best-effort. So: listen before adding, race the event against a timer, poll the job's state
- * now and then in case the event was missed, and check the state once more before giving up.
+ * Waits for jobs, bounded. `job.waitUntilFinished` alone is not enough (DESIGN.md): with
+ * removeOnComplete it can fail with "Missing key", and QueueEvents are best-effort. So: listen
+ * before adding, race the event against a timer, poll the job's state now and then in case the
+ * event was missed, and check the state once more before giving up.
  */
-type TOutcome = { state: 'completed'; value: unknown } | { state: 'failed'; reason: string };
-
-interface TPending {
-  settle(outcome: TOutcome): void;
-}
+export type TJobOutcome = { state: 'completed'; value: unknown } | { state: 'failed'; reason: string } | { state: 'timeout' };
 
 const POLL_FIRST_MS = 1_000;
 const POLL_EVERY_MS = 1_000;
 
 export class JobWaiter {
-  private readonly pending = new Map<string, TPending>();
+  private readonly pending = new Map<string, Set<(outcome: TJobOutcome) => void>>();
 
   constructor(
     private readonly queue: Queue,
     events: QueueEvents,
   ) {
-    events.on('completed', ({ jobId, returnvalue }) => {
-      this.pending.get(jobId)?.settle({ state: 'completed', value: parseReturnValue(returnvalue) });
-    });
-    events.on('failed', ({ jobId, failedReason }) => {
-      this.pending.get(jobId)?.settle({ state: 'failed', reason: failedReason });
-    });
+    events.on('completed', ({ jobId, returnvalue }) => this.settle(jobId, { state: 'completed', value: parseReturnValue(returnvalue) }));
+    events.on('failed', ({ jobId, failedReason }) => this.settle(jobId, { state: 'failed', reason: failedReason }));
   }
 
   get waiting(): number {
     return this.pending.size;
+  }
+
+  private settle(jobId: string, outcome: TJobOutcome): void {
+    for (const resolve of this.pending.get(jobId) ?? []) resolve(outcome);
   }
 
   /**
@@ -41,40 +37,55 @@ export class JobWaiter {
    * callers make retries safe with idempotency).
    */
   async run(name: string, data: unknown, options: { jobId: string; timeoutMs: number; jobOptions?: object }): Promise<unknown> {
-    const { jobId, timeoutMs } = options;
-    let settle!: (outcome: TOutcome) => void;
-    const settled = new Promise<TOutcome>((resolve) => {
-      settle = resolve;
+    const outcome = await this.wait(options.jobId, options.timeoutMs, () => this.add(name, data, options.jobId, options.jobOptions));
+    if (outcome.state === 'timeout') throw AppError.unavailable('The request is still being processed; retry shortly.', 1);
+    if (outcome.state === 'failed') throw AppError.unavailable('The request could not be processed right now; retry shortly.', 2);
+    return outcome.value;
+  }
+
+  async add(name: string, data: unknown, jobId: string, jobOptions: object = {}): Promise<void> {
+    try {
+      await this.queue.add(name, data as never, { ...jobOptions, jobId } as never);
+    } catch (error) {
+      throw AppError.unavailable('The job queue cannot be reached right now; retry shortly.', 2).withCause(error);
+    }
+  }
+
+  /**
+   * Waits for a job that is (or is about to be) on the queue: `start` runs once the listener is in
+   * place (e.g. the add). Resolves `timeout` rather than rejecting, for callers that answer 202.
+   */
+  async wait(jobId: string, timeoutMs: number, start: () => Promise<void> = async () => undefined): Promise<TJobOutcome> {
+    let resolve!: (outcome: TJobOutcome) => void;
+    const settled = new Promise<TJobOutcome>((r) => {
+      resolve = r;
     });
-    this.pending.set(jobId, { settle });
+    const listeners = this.pending.get(jobId) ?? new Set();
+    listeners.add(resolve);
+    this.pending.set(jobId, listeners);
     const timers: NodeJS.Timeout[] = [];
     try {
-      try {
-        await this.queue.add(name, data as never, { ...options.jobOptions, jobId } as never);
-      } catch (error) {
-        throw AppError.unavailable('The job queue cannot be reached right now; retry shortly.', 2).withCause(error);
-      }
+      await start();
       const poll = async () => {
         const outcome = await this.readState(jobId).catch(() => undefined);
-        if (outcome) settle(outcome);
+        if (outcome) resolve(outcome);
         else timers.push(setTimeout(() => void poll(), POLL_EVERY_MS));
       };
       timers.push(setTimeout(() => void poll(), Math.min(POLL_FIRST_MS, timeoutMs)));
       const outcome = await Promise.race([
         settled,
-        new Promise<'timeout'>((resolve) => timers.push(setTimeout(() => resolve('timeout'), timeoutMs))),
+        new Promise<'timeout'>((r) => timers.push(setTimeout(() => r('timeout'), timeoutMs))),
       ]);
-      const final = outcome === 'timeout' ? await this.readState(jobId).catch(() => undefined) : outcome;
-      if (!final) throw AppError.unavailable('The request is still being processed; retry shortly.', 1);
-      if (final.state === 'failed') throw AppError.unavailable('The request could not be processed right now; retry shortly.', 2);
-      return final.value;
+      if (outcome !== 'timeout') return outcome;
+      return (await this.readState(jobId).catch(() => undefined)) ?? { state: 'timeout' };
     } finally {
       for (const timer of timers) clearTimeout(timer);
-      this.pending.delete(jobId);
+      listeners.delete(resolve);
+      if (listeners.size === 0) this.pending.delete(jobId);
     }
   }
 
-  private async readState(jobId: string): Promise<TOutcome | undefined> {
+  private async readState(jobId: string): Promise<TJobOutcome | undefined> {
     const state = await this.queue.getJobState(jobId);
     if (state === 'failed') return { state: 'failed', reason: 'failed' };
     if (state !== 'completed') return undefined;

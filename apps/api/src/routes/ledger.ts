@@ -1,7 +1,6 @@
 import { Router, type Request } from 'express';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { TPgPool } from '@folio-vault/shared/connections';
-import { AppError } from '@folio-vault/shared/errors';
 import { importLedger } from '@folio-vault/shared/ledger/import-ledger';
 import { listTransactions } from '@folio-vault/shared/ledger/list-transactions';
 import { ZErrorBody, ZPropertyHeaders } from '@folio-vault/shared/schemas/common';
@@ -9,6 +8,7 @@ import { ZImportRequest, ZImportResponse, ZListTransactionsRequest } from '@foli
 import { assertPropertyAccess, authenticate } from '../auth/authenticate.js';
 import type { TJwtVerifier } from '../auth/jwt-verifier.js';
 import { SCOPES } from '../auth/principal.js';
+import { database } from '../http/database.js';
 import { route } from '../http/route.js';
 
 /**
@@ -19,20 +19,6 @@ const IMPORT_BODY_LIMIT = '64mb'; // ≥ 10,000 transactions per request with ro
 const LISTING_BODY_LIMIT = '64kb';
 
 const forProperty = (req: Request, headers: { 'x-property-id': string }) => assertPropertyAccess(req.principal, headers['x-property-id']);
-
-/** A store error is the client's to retry (503), never a 500 with internals. */
-async function database<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof AppError) throw error;
-    const code = (error as { code?: string }).code;
-    if (code === undefined || /^(08|57P|53)/.test(code) || code === 'ECONNREFUSED') {
-      throw AppError.unavailable('The database cannot be reached right now; retry shortly.').withCause(error);
-    }
-    throw error;
-  }
-}
 
 export function ledgerRoutes(verifier: TJwtVerifier, pool: TPgPool): Router {
   const router = Router();

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { deleteCardTokenJob } from './delete-card-token.js';
+import { exportFolioJob } from './export-folio.js';
 import { readCardTokenJob } from './read-card-token.js';
 import { tokenizeCardJob } from './tokenize-card.js';
 
@@ -11,6 +12,7 @@ export const JOBS = {
   [tokenizeCardJob.name]: tokenizeCardJob,
   [readCardTokenJob.name]: readCardTokenJob,
   [deleteCardTokenJob.name]: deleteCardTokenJob,
+  [exportFolioJob.name]: exportFolioJob,
 } as const;
 
 export type TJobs = typeof JOBS;
@@ -23,3 +25,4 @@ type TNamesOnQueue<Q extends string> = { [N in TJobName]: TJobs[N]['queue'] exte
 export type TVaultJobName = TNamesOnQueue<'vault'>;
 export type TVaultJobData = TJobPayload<TVaultJobName>;
 export type TVaultJobResult = TJobResult<TVaultJobName>;
+export type TExportJobName = TNamesOnQueue<'folio-export'>;

@@ -17,6 +17,13 @@ export interface TTransactionFilter {
   /** Inclusive instants (ISO 8601) on transactionDatetime. */
   transactionFrom?: string;
   transactionTo?: string;
+  /**
+   * Inclusive local dates (YYYY-MM-DD) on transactionDatetime, in `timezone` (the property's):
+   * from the start of the first day to the end of the last, DST included (PostgreSQL converts).
+   */
+  localDateFrom?: string;
+  localDateTo?: string;
+  timezone?: string;
   /** Inclusive dates (YYYY-MM-DD) on serviceDate. */
   serviceDateFrom?: string;
   serviceDateTo?: string;
@@ -50,6 +57,11 @@ export function transactionFilterSql(filter: TTransactionFilter, params: SqlPara
   if (filter.posted !== undefined) where.push(`${t}.posted = ${params.add(filter.posted, 'boolean')}`);
   if (filter.transactionFrom) where.push(`${t}.transaction_datetime >= ${params.add(filter.transactionFrom, 'timestamptz')}`);
   if (filter.transactionTo) where.push(`${t}.transaction_datetime <= ${params.add(filter.transactionTo, 'timestamptz')}`);
+  if (filter.localDateFrom || filter.localDateTo) {
+    const tz = params.add(filter.timezone ?? 'UTC');
+    if (filter.localDateFrom) where.push(`${t}.transaction_datetime >= (${params.add(filter.localDateFrom, 'date')}::timestamp AT TIME ZONE ${tz})`);
+    if (filter.localDateTo) where.push(`${t}.transaction_datetime < ((${params.add(filter.localDateTo, 'date')} + 1)::timestamp AT TIME ZONE ${tz})`);
+  }
   if (filter.serviceDateFrom) where.push(`${t}.service_date >= ${params.add(filter.serviceDateFrom, 'date')}`);
   if (filter.serviceDateTo) where.push(`${t}.service_date <= ${params.add(filter.serviceDateTo, 'date')}`);
   if (filter.subSourceIds?.length) where.push(`${t}.sub_source_id = ANY(${params.add(filter.subSourceIds, 'bigint[]')})`);

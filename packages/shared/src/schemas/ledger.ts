@@ -1,6 +1,7 @@
 import { ZInt64Id } from './common.js';
 import { z } from './zod.js';
 import { parseDescriptionFilter } from '../ledger/description-filters.js';
+import { LANGUAGES } from '../i18n/languages.js';
 
 /**
  * CONTRACT §4 (camelCase, as the accounting API it mirrors). Optional fields accept null as
@@ -22,7 +23,6 @@ export type TCodeGroup = (typeof CODE_GROUPS)[number];
 export const CREDIT_GROUPS: ReadonlySet<TCodeGroup> = new Set(['PAYMENT', 'ACCOUNTS_RECEIVABLE']);
 
 export const RECIPIENT_TYPES = ['GUEST', 'CONTACT', 'GROUP', 'COMPANY', 'GROUP_PROFILE', 'GROUP_PROFILE_CONTACT'] as const;
-export const LANGUAGES = ['en', 'es', 'pt', 'fr', 'de'] as const;
 
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
 

@@ -1,0 +1,203 @@
+import { StyleSheet } from '@react-pdf/renderer';
+import { FONT_FAMILY } from './fonts.js';
+import { CELL_PADDING, COLUMNS, FONT_SIZE, MARGIN_BOTTOM, MARGIN_TOP, MARGIN_X, SLOT_HEIGHT } from './layout.js';
+import {
+  COLUMN_HEADER_SLOTS,
+  FILTERS_SLOTS,
+  FOLIO_HEADING_SLOTS,
+  HEADER_SLOTS,
+  NO_ROWS_SLOTS,
+  RECIPIENT_SLOTS,
+  SECTION_HEADING_SLOTS,
+  SECTION_SUBTOTAL_SLOTS,
+  TOTALS_SLOTS,
+} from './paginate.js';
+
+/**
+ * All styles of the folio PDF, created once per process. Rows share these objects (no style object
+ * is built per row). Every block has a fixed height of whole slots, so what paginate() counted is
+ * what the page holds. Texts are one line (maxLines 1 with an ellipsis backstop behind fitText).
+ */
+const slots = (n: number) => n * SLOT_HEIGHT;
+
+const INK = '#1a1a1a';
+const MUTED = '#6b6b6b';
+const RULE = '#c8c8c8';
+const HAIRLINE = '#e4e4e4';
+const VOID = '#9a9a9a';
+const PENDING = '#8a5a00';
+
+const oneLine = { maxLines: 1, textOverflow: 'ellipsis' } as const;
+const bold = { fontWeight: 700 } as const;
+
+const cell = (width: number) => ({ width, paddingRight: CELL_PADDING, ...oneLine });
+const rightCell = (width: number) => ({ ...cell(width), textAlign: 'right' as const });
+
+export const styles = StyleSheet.create({
+  page: {
+    paddingTop: MARGIN_TOP,
+    paddingBottom: MARGIN_BOTTOM,
+    paddingHorizontal: MARGIN_X,
+    fontFamily: FONT_FAMILY,
+    fontSize: FONT_SIZE.row,
+    color: INK,
+  },
+
+  header: {
+    height: slots(HEADER_SLOTS),
+    flexDirection: 'row',
+    justifyContent: 'space-between',
+    borderBottomWidth: 0.75,
+    borderBottomColor: RULE,
+    paddingBottom: 6,
+  },
+  headerLeft: { width: 330 },
+  headerRight: { width: 200, alignItems: 'flex-end' },
+  propertyName: { fontSize: FONT_SIZE.propertyName, ...bold, ...oneLine },
+  propertyAddress: { fontSize: FONT_SIZE.small, color: MUTED, marginTop: 2, ...oneLine },
+  title: { fontSize: FONT_SIZE.title, ...bold, ...oneLine },
+  source: { fontSize: FONT_SIZE.heading, marginTop: 4, textAlign: 'right', ...oneLine },
+
+  recipient: { height: slots(RECIPIENT_SLOTS), paddingTop: 8 },
+  recipientLabel: { fontSize: FONT_SIZE.row, color: MUTED, ...bold, ...oneLine },
+  recipientName: { fontSize: FONT_SIZE.heading, ...bold, marginTop: 1, ...oneLine },
+  recipientLine: { fontSize: FONT_SIZE.small, marginTop: 1, ...oneLine },
+
+  filters: { height: slots(FILTERS_SLOTS), justifyContent: 'center' },
+  filtersText: { color: MUTED, ...oneLine },
+
+  folioHeading: { height: slots(FOLIO_HEADING_SLOTS), justifyContent: 'flex-end', paddingBottom: 2 },
+  folioHeadingText: { fontSize: FONT_SIZE.heading, ...bold, ...oneLine },
+
+  columnHeader: {
+    height: slots(COLUMN_HEADER_SLOTS),
+    flexDirection: 'row',
+    alignItems: 'flex-end',
+    paddingBottom: 2,
+    borderBottomWidth: 0.75,
+    borderBottomColor: RULE,
+    fontSize: FONT_SIZE.columnHeader,
+    color: MUTED,
+    ...bold,
+  },
+  // Column labels may take two lines; the header row is two slots high.
+  headDatetime: { width: COLUMNS.datetime, paddingRight: CELL_PADDING, maxLines: 2 },
+  headServiceDate: { width: COLUMNS.serviceDate, paddingRight: CELL_PADDING, maxLines: 2 },
+  headCode: { width: COLUMNS.code, paddingRight: CELL_PADDING, maxLines: 2 },
+  headDescription: { width: COLUMNS.description, paddingRight: CELL_PADDING, maxLines: 2 },
+  headNotes: { width: COLUMNS.notes, paddingRight: CELL_PADDING, maxLines: 2 },
+  headQuantity: { width: COLUMNS.quantity, paddingRight: CELL_PADDING, maxLines: 2, textAlign: 'right' },
+  headAmount: { width: COLUMNS.amount, paddingRight: CELL_PADDING, maxLines: 2, textAlign: 'right' },
+  headStatus: { width: COLUMNS.status, paddingLeft: CELL_PADDING, maxLines: 2 },
+
+  sectionHeading: { height: slots(SECTION_HEADING_SLOTS), justifyContent: 'flex-end', paddingBottom: 1 },
+  sectionHeadingText: { fontSize: FONT_SIZE.row + 1, ...bold, ...oneLine },
+  sectionSubtotal: {
+    height: slots(SECTION_SUBTOTAL_SLOTS),
+    flexDirection: 'row',
+    alignItems: 'center',
+    borderTopWidth: 0.5,
+    borderTopColor: RULE,
+    ...bold,
+  },
+  sectionSubtotalLabel: {
+    width: COLUMNS.datetime + COLUMNS.serviceDate + COLUMNS.code + COLUMNS.description + COLUMNS.notes + COLUMNS.quantity,
+    paddingRight: CELL_PADDING,
+    textAlign: 'right',
+    ...oneLine,
+  },
+  noRows: { height: slots(NO_ROWS_SLOTS), justifyContent: 'center' },
+  noRowsText: { color: MUTED, ...oneLine },
+
+  // One View per row; its Texts inherit colour and line-through from it.
+  row: {
+    height: SLOT_HEIGHT,
+    flexDirection: 'row',
+    alignItems: 'center',
+    borderBottomWidth: 0.25,
+    borderBottomColor: HAIRLINE,
+  },
+  rowVoid: {
+    height: SLOT_HEIGHT,
+    flexDirection: 'row',
+    alignItems: 'center',
+    borderBottomWidth: 0.25,
+    borderBottomColor: HAIRLINE,
+    color: VOID,
+    textDecoration: 'line-through',
+  },
+  rowPending: {
+    height: SLOT_HEIGHT,
+    flexDirection: 'row',
+    alignItems: 'center',
+    borderBottomWidth: 0.25,
+    borderBottomColor: HAIRLINE,
+    color: PENDING,
+  },
+  cellDatetime: cell(COLUMNS.datetime),
+  cellServiceDate: cell(COLUMNS.serviceDate),
+  cellCode: cell(COLUMNS.code),
+  cellDescription: cell(COLUMNS.description),
+  cellNotes: cell(COLUMNS.notes),
+  cellQuantity: rightCell(COLUMNS.quantity),
+  cellAmount: rightCell(COLUMNS.amount),
+  cellStatus: { width: COLUMNS.status, paddingLeft: CELL_PADDING, fontSize: FONT_SIZE.status, ...bold, ...oneLine },
+
+  totals: { height: slots(TOTALS_SLOTS), alignItems: 'flex-end', justifyContent: 'flex-end' },
+  totalsTitle: { fontSize: FONT_SIZE.row + 1, ...bold, marginBottom: 2, ...oneLine },
+  totalsLine: { flexDirection: 'row', height: SLOT_HEIGHT, alignItems: 'center' },
+  totalsLabel: { width: 150, paddingRight: CELL_PADDING, textAlign: 'right', color: MUTED, ...oneLine },
+  totalsValue: { width: COLUMNS.amount + COLUMNS.status, paddingRight: COLUMNS.status, textAlign: 'right', ...oneLine },
+  totalsBalance: {
+    width: COLUMNS.amount + COLUMNS.status,
+    paddingRight: COLUMNS.status,
+    textAlign: 'right',
+    ...bold,
+    ...oneLine,
+  },
+
+  footer: {
+    position: 'absolute',
+    left: MARGIN_X,
+    right: MARGIN_X,
+    bottom: 18,
+    height: 12,
+    flexDirection: 'row',
+    justifyContent: 'space-between',
+    alignItems: 'center',
+    borderTopWidth: 0.5,
+    borderTopColor: RULE,
+    fontSize: FONT_SIZE.footer,
+    color: MUTED,
+  },
+  footerText: { ...oneLine },
+});
+
+const pageStyles = new Map<string, typeof styles.page>();
+
+/** The page style with the document's font stack (fontFamilyFor); one object per distinct stack. */
+export function pageStyle(fontFamily: string[]): typeof styles.page {
+  const key = fontFamily.join(',');
+  let style = pageStyles.get(key);
+  if (!style) {
+    style = { ...styles.page, fontFamily };
+    pageStyles.set(key, style);
+  }
+  return style;
+}
+
+/** The filters line at each of its font sizes (FONT_SIZE.filters). */
+export const filtersTextStyles: Readonly<Record<number, typeof styles.filtersText>> = Object.fromEntries(
+  FONT_SIZE.filters.map((fontSize) => [fontSize, { ...styles.filtersText, fontSize }]),
+);
+
+/** Widths the header and recipient texts are fitted to (see header.tsx, recipient.tsx). */
+export const TEXT_WIDTH = {
+  headerLeft: 330,
+  headerRight: 200,
+  recipient: 330,
+  filters: COLUMNS.datetime + COLUMNS.serviceDate + COLUMNS.code + COLUMNS.description + COLUMNS.notes + COLUMNS.quantity + COLUMNS.amount + COLUMNS.status,
+  folioHeading: 500,
+  totalsTitle: 300,
+  footer: 260,
+} as const;

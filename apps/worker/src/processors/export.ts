@@ -1,0 +1,25 @@
+import { UnrecoverableError } from 'bullmq';
+import type { TExportJobName } from '@folio-vault/shared/jobs/registry';
+import type { Logger } from '@folio-vault/shared/logger';
+import type { ExportRepository } from '../export/export-repository.js';
+import type { FolioExporter } from '../export/folio-exporter.js';
+import type { THandlers } from './base.js';
+
+/**
+ * Handlers of the export queue. A failed attempt that will be retried leaves the export queued
+ * (with the reason); the last one marks it failed, so a status never waits forever.
+ */
+export function exportHandlers(exporter: FolioExporter, repository: ExportRepository, logger: Logger): THandlers<TExportJobName> {
+  return {
+    'export-folio': async (payload, job) => {
+      try {
+        return await exporter.run(payload, job, logger.child({ jobId: job.id, exportId: payload.exportId, requestId: payload.requestId }));
+      } catch (error) {
+        const message = (error as Error).message.slice(0, 300);
+        const last = error instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+        await (last ? repository.fail(payload.exportId, message) : repository.retrying(payload.exportId, message)).catch(() => undefined);
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * Folio PDF render time and memory: 100, 1,000 and 10,000 rows (or --rows N), each in a fresh
+ * process so peak RSS (process.resourceUsage().maxRSS) belongs to that size alone. Times include
+ * loading the fonts, as the first export of a worker process does. The children run with
+ * NODE_ENV=production unless NODE_ENV is set: React's development build (what tests run) is about
+ * a third slower.
+ *
+ *   npx tsx bench/render-pdf.ts            # all sizes
+ *   npx tsx bench/render-pdf.ts --rows 5000
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { parseArgs } from 'node:util';
+import { renderFolioPdf } from '../apps/worker/src/export/pdf/folio-pdf.js';
+import { documentRow, folioDocument, totals } from '../test/support/folio-document.js';
+
+const SIZES = [100, 1_000, 10_000];
+
+interface TResult {
+  rows: number;
+  pages: number;
+  ms: number;
+  maxRssMb: number;
+  bytes: number;
+}
+
+const DESCRIPTIONS = ['Room charge', 'Minibar', 'Restaurant dinner for two with wine pairing and dessert', 'City tax', 'Laundry', 'Parking'];
+
+async function renderOnce(rows: number): Promise<TResult> {
+  const document = folioDocument({
+    rows: 0,
+    recipient: { type: 'GUEST', name: 'Anna Petrova', address: 'Calle Mayor 5, 28013 Madrid', taxLabel: 'taxId', taxNumber: 'X1234567Z' },
+    folios: [
+      {
+        id: '1',
+        name: 'Main',
+        sections: [
+          {
+            kind: 'all',
+            rows: Array.from({ length: rows }, (_, i) =>
+              documentRow(i, {
+                description: `${DESCRIPTIONS[i % DESCRIPTIONS.length]} ${i}`,
+                voided: i % 20 === 7,
+                pending: i % 33 === 5,
+              }),
+            ),
+          },
+        ],
+        totals: totals('1000.00', '-400.00', '600.00'),
+      },
+    ],
+  });
+  const dir = await mkdtemp(join(tmpdir(), 'fv-bench-pdf-'));
+  try {
+    const file = join(dir, 'folio.pdf');
+    const started = performance.now();
+    const rendered = await renderFolioPdf(document, file);
+    const ms = performance.now() - started;
+    const { size } = await stat(file);
+    return { rows: rendered.rows, pages: rendered.pages, ms, maxRssMb: process.resourceUsage().maxRSS / 1024, bytes: size };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function line(r: TResult): string {
+  const perSecond = Math.round(r.rows / (r.ms / 1000));
+  return `${String(r.rows).padStart(6)} rows  ${String(r.pages).padStart(4)} pages  ${(r.ms / 1000).toFixed(2).padStart(7)} s  ${String(perSecond).padStart(6)} rows/s  peak RSS ${r.maxRssMb.toFixed(0).padStart(5)} MB  ${(r.bytes / 1024).toFixed(0)} KiB`;
+}
+
+const { values } = parseArgs({ options: { rows: { type: 'string' }, json: { type: 'boolean', default: false } } });
+
+if (values.rows) {
+  const result = await renderOnce(Number(values.rows));
+  console.log(values.json ? JSON.stringify(result) : line(result));
+} else {
+  const run = promisify(execFile);
+  const self = fileURLToPath(import.meta.url);
+  const env = { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'production' };
+  console.log(`NODE_ENV=${env.NODE_ENV}`);
+  for (const rows of SIZES) {
+    // A child per size: maxRSS is a high-water mark of the whole process.
+    const args = ['--import', import.meta.resolve('tsx'), self, '--rows', String(rows), '--json'];
+    const { stdout } = await run(process.execPath, args, { env, maxBuffer: 1 << 20 });
+    console.log(line(JSON.parse(stdout.trim().split('\n').pop()!) as TResult));
+  }
+}

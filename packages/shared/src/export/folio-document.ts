@@ -1,0 +1,80 @@
+import type { TLanguage } from '../i18n/languages.js';
+
+/**
+ * A folio export ready to render: every row chosen, ordered, marked and totalled by the worker
+ * (from the ledger, with the listing's filter rules). The PDF and XLSX writers only lay it out and
+ * format it in the document's language, time zone and currency. Money is exact decimal strings.
+ */
+export interface TDocumentRow {
+  id: string;
+  /** UTC instant (ISO 8601); shown in the property's time zone. */
+  transactionDatetime: string;
+  serviceDate: string;
+  code: string;
+  description: string;
+  notes?: string;
+  quantity: string;
+  amount: string;
+  /** A void, or a transaction of a chain that holds one. */
+  voided: boolean;
+  /** Not posted yet. */
+  pending: boolean;
+  /** A line made by revenue compaction (room revenue with its taxes and fees for one date and room). */
+  compacted?: boolean;
+  /** Room (sub-source identifier), when known. */
+  room?: string;
+}
+
+export interface TDocumentTotals {
+  charges: string;
+  payments: string;
+  balance: string;
+}
+
+export interface TDocumentSection {
+  /** `all` without creditDebitView; `debits` and `credits` with it. */
+  kind: 'all' | 'debits' | 'credits';
+  rows: TDocumentRow[];
+  /** Σ amounts of the section's rows (with creditDebitView). */
+  subtotal?: string;
+}
+
+export interface TDocumentFolio {
+  id: string;
+  name: string;
+  sections: TDocumentSection[];
+  totals: TDocumentTotals;
+}
+
+export interface TAppliedFilters {
+  dateFrom?: string;
+  dateTo?: string;
+  posted?: boolean;
+  includeVoided: boolean;
+  descriptionFilters: string[];
+  searchQuery?: string;
+  subSourceIds: string[];
+  folioIds?: string[];
+  creditDebitView: boolean;
+  revenueCompact: boolean;
+}
+
+export interface TFolioDocument {
+  language: TLanguage;
+  /** ISO instant the document was generated. */
+  generatedAt: string;
+  timezone: string;
+  currency: string;
+  property: { name: string; address?: string };
+  source: { kind: string; id: string; identifier?: string; name?: string };
+  recipient?: { type: string; name: string; address?: string; taxLabel: 'taxId' | 'documentNumber'; taxNumber?: string };
+  filters: TAppliedFilters;
+  folios: TDocumentFolio[];
+  /** Present when the export holds more than one folio. */
+  grandTotals?: TDocumentTotals;
+}
+
+export interface TRenderedFile {
+  pages: number;
+  rows: number;
+}

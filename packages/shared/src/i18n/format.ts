@@ -1,0 +1,32 @@
+import type { TLanguage } from './languages.js';
+
+/**
+ * Numbers, money and dates in the document's language (Intl), dates and times in the property's
+ * time zone. Formatters are built once per document, not per row. Money is formatted from the
+ * exact decimal string (Intl formats a numeric string without going through a float).
+ */
+const LOCALES: Record<TLanguage, string> = { en: 'en-GB', es: 'es-ES', pt: 'pt-PT', fr: 'fr-FR', de: 'de-DE' };
+
+export interface TFormatters {
+  money(amount: string): string;
+  number(value: string): string;
+  dateTime(iso: string): string;
+  /** A calendar date (YYYY-MM-DD), not shifted by any time zone. */
+  date(date: string): string;
+  locale: string;
+}
+
+export function formatters(language: TLanguage, timezone: string, currency: string): TFormatters {
+  const locale = LOCALES[language];
+  const money = new Intl.NumberFormat(locale, { style: 'currency', currency });
+  const number = new Intl.NumberFormat(locale, { maximumFractionDigits: 6 });
+  const dateTime = new Intl.DateTimeFormat(locale, { timeZone: timezone, dateStyle: 'short', timeStyle: 'short' });
+  const date = new Intl.DateTimeFormat(locale, { timeZone: 'UTC', dateStyle: 'short' });
+  return {
+    locale,
+    money: (amount) => money.format(amount as unknown as number),
+    number: (value) => number.format(value as unknown as number),
+    dateTime: (iso) => dateTime.format(new Date(iso)),
+    date: (value) => date.format(new Date(`${value}T00:00:00Z`)),
+  };
+}
