@@ -30,6 +30,8 @@ interface TRead extends TRenderedFile {
   text: string;
   lines: string[];
   pdfPages: number;
+  /** Every page's size as pdfinfo prints it, e.g. "595.28 x 841.89 pts (A4)". */
+  pageSizes: string[];
 }
 
 /** No-break and narrow no-break spaces (fr, de money) read back as spaces. */
@@ -40,10 +42,11 @@ async function renderAndRead(document: TFolioDocument): Promise<TRead> {
   const file = join(dir, `folio-${counter}.pdf`);
   const rendered = await renderFolioPdf(document, file);
   const { stdout: text } = await run('pdftotext', ['-layout', '-enc', 'UTF-8', file, '-'], { maxBuffer: 64 << 20 });
-  const { stdout: info } = await run('pdfinfo', [file]);
+  const { stdout: info } = await run('pdfinfo', ['-f', '1', '-l', '9999', file]);
   const pdfPages = Number(/^Pages:\s+(\d+)/m.exec(info)?.[1]);
+  const pageSizes = [...info.matchAll(/^Page\s+\d+ size:\s+(.+)$/gm)].map((match) => match[1]!.trim());
   const normalized = normalize(text);
-  return { ...rendered, text: normalized, lines: normalized.split('\n'), pdfPages };
+  return { ...rendered, text: normalized, lines: normalized.split('\n'), pdfPages, pageSizes };
 }
 
 const lineWith = (read: TRead, needle: string) => read.lines.find((line) => line.includes(needle));
@@ -55,7 +58,7 @@ describe('folio PDF', () => {
     rows[5] = documentRow(5, { pending: true });
     const read = await renderAndRead(folioDocument({ folios: [documentFolio('1', rows, { name: 'Main' })] }));
 
-    expect(read).toMatchObject({ pages: 1, rows: 8, pdfPages: 1 });
+    expect(read).toMatchObject({ pages: 1, rows: 8, pdfPages: 1, pageSizes: ['595.28 x 841.89 pts (A4)'] });
     const positions = rows.map((row) => read.text.indexOf(row.description));
     expect(positions.every((p) => p >= 0)).toBe(true);
     expect(positions).toEqual([...positions].sort((a, b) => a - b));
@@ -200,6 +203,9 @@ describe('folio PDF', () => {
     const planned = paginate(document).pages.length;
     const read = await renderAndRead(document);
     expect(read).toMatchObject({ rows: 1000, pages: planned, pdfPages: planned });
+    // Every page is a full A4 sheet, however little the last one holds.
+    expect(read.pageSizes).toHaveLength(planned);
+    expect(new Set(read.pageSizes)).toEqual(new Set(['595.28 x 841.89 pts (A4)']));
     const pageMarks = read.text.match(/Page \d+ of \d+/g) ?? [];
     expect(pageMarks).toEqual(Array.from({ length: planned }, (_, i) => `Page ${i + 1} of ${planned}`));
     const shown = read.text.match(/Row \d{5} charge/g) ?? [];

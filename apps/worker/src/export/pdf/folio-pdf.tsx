@@ -2,7 +2,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { Document, Page, renderToStream } from '@react-pdf/renderer';
+import { Document, Page, View, renderToStream } from '@react-pdf/renderer';
 import type { TFolioDocument, TRenderedFile } from '@folio-vault/shared/export/folio-document';
 import { translator, type TTranslate } from '@folio-vault/shared/i18n/catalog';
 import { formatters, type TFormatters } from '@folio-vault/shared/i18n/format';
@@ -13,7 +13,7 @@ import { Footer } from './footer.js';
 import { Header, sourceText } from './header.js';
 import { paginate, type TBlock, type TPage } from './paginate.js';
 import { Recipient } from './recipient.js';
-import { pageStyle } from './styles.js';
+import { pageStyle, styles } from './styles.js';
 import { Totals } from './totals.js';
 import { ColumnHeader, TransactionRows } from './transactions-table.js';
 
@@ -66,9 +66,11 @@ function FolioPdf({ pages, context }: { pages: TPage[]; context: TContext }) {
       {pages.map((page) => (
         // wrap={false}: paginate() already decided what each page holds (DESIGN.md "Known to bite").
         <Page key={page.number} size="A4" wrap={false} style={style}>
-          {page.blocks.map((block, index) => (
-            <Block key={index} block={block} context={context} />
-          ))}
+          <View style={styles.body}>
+            {page.blocks.map((block, index) => (
+              <Block key={index} block={block} context={context} />
+            ))}
+          </View>
           <Footer page={page.number} pages={pages.length} generated={generated} t={t} />
         </Page>
       ))}

@@ -1,6 +1,6 @@
 import { StyleSheet } from '@react-pdf/renderer';
 import { FONT_FAMILY } from './fonts.js';
-import { CELL_PADDING, COLUMNS, FONT_SIZE, MARGIN_BOTTOM, MARGIN_TOP, MARGIN_X, SLOT_HEIGHT } from './layout.js';
+import { CELL_PADDING, COLUMNS, FONT_SIZE, MARGIN_BOTTOM, MARGIN_TOP, MARGIN_X, PAGE_HEIGHT, PAGE_WIDTH, SLOT_HEIGHT } from './layout.js';
 import {
   COLUMN_HEADER_SLOTS,
   FILTERS_SLOTS,
@@ -34,6 +34,14 @@ const cell = (width: number) => ({ width, paddingRight: CELL_PADDING, ...oneLine
 const rightCell = (width: number) => ({ ...cell(width), textAlign: 'right' as const });
 
 export const styles = StyleSheet.create({
+  /**
+   * A Page with wrap={false} is laid out at its content's height (React-PDF skips the split step
+   * that would give it the sheet's height): a body of the full content height keeps every page A4.
+   */
+  body: {
+    width: PAGE_WIDTH - 2 * MARGIN_X,
+    height: PAGE_HEIGHT - MARGIN_TOP - MARGIN_BOTTOM,
+  },
   page: {
     paddingTop: MARGIN_TOP,
     paddingBottom: MARGIN_BOTTOM,
