@@ -106,7 +106,7 @@ const es: TCatalog = {
   'totals.balance': 'Saldo',
   'totals.folio': 'Totales del folio {name}',
   'totals.all': 'Totales de todos los folios',
-  'compacted.room': 'Ingresos de habitación, habitación {room}',
+  'compacted.room': 'Ingresos de habitación, hab. {room}',
   'compacted.noRoom': 'Ingresos de habitación',
   noTransactions: 'Ninguna transacción coincide con los filtros.',
   page: 'Página {page} de {pages}',

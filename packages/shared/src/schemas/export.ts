@@ -21,7 +21,12 @@ export const ZExportRecipient = z.strictObject({
 
 export const ZFolioExportRequest = z
   .strictObject({
-    folioIds: z.array(ZInt64Id).max(100).nullish().transform((v) => (v?.length ? [...new Set(v)] : undefined)),
+    // Sorted and unique: the same folios asked in another order are the same export.
+    folioIds: z
+      .array(ZInt64Id)
+      .max(100)
+      .nullish()
+      .transform((v) => (v?.length ? [...new Set(v)].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0)) : undefined)),
     sourceKind: z.enum(SOURCE_KINDS),
     sourceId: ZInt64Id,
     creditDebitView: z.boolean().nullish().transform((v) => v ?? false),
