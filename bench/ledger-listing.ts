@@ -1,14 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import os from 'node:os';
-import pg from 'pg';
 import { createPgPool } from '@folio-vault/shared/connections';
-import { migrate } from '@folio-vault/shared/db/migrate';
 import { importRecords, recordsOfDocument } from '@folio-vault/shared/ledger/batch-import';
 import { generateLargeSource } from '@folio-vault/shared/ledger/demo-ledger';
 import { listTransactions } from '@folio-vault/shared/ledger/list-transactions';
 import { ZListTransactionsRequest } from '@folio-vault/shared/schemas/ledger';
 import { provisionServices } from '@folio-vault/shared/provision/provision';
-import { ms, summary } from './support.js';
+import { createBenchDatabase, ms, summary } from './support.js';
 
 /**
  * Listing latency for one source of 20,000 transactions (the ledger module the API calls, against
@@ -16,16 +13,8 @@ import { ms, summary } from './support.js';
  */
 const ROWS = Number(process.env.BENCH_LEDGER_ROWS ?? 20_000);
 const services = await provisionServices({ env: process.env, mode: 'ephemeral', need: { postgres: true } });
-const serverUrl = services.env.DATABASE_URL ?? process.env.DATABASE_URL!;
-const name = `fv_bench_${randomBytes(4).toString('hex')}`;
-const admin = new pg.Client({ connectionString: serverUrl });
-await admin.connect();
-await admin.query(`CREATE DATABASE ${name}`);
-await admin.end();
-const url = new URL(serverUrl);
-url.pathname = `/${name}`;
-await migrate(url.toString());
-const pool = createPgPool(url.toString(), { max: 4 });
+const databaseUrl = await createBenchDatabase(services.env.DATABASE_URL ?? process.env.DATABASE_URL!);
+const pool = createPgPool(databaseUrl, { max: 4 });
 
 const ledger = generateLargeSource({ propertyId: 1, sourceId: 777, rows: ROWS });
 let started = performance.now();

@@ -9,20 +9,12 @@ import { provisionServices, type TProvisioned } from '@folio-vault/shared/provis
 /** Services and settings for a benchmark run: same provisioning as the tests, a fresh database. */
 export async function benchEnvironment(): Promise<{ config: TConfig; logger: Logger; services: TProvisioned; rawEnv: () => Record<string, string> }> {
   const services = await provisionServices({ env: process.env, mode: 'ephemeral', need: { redis: true, postgres: true } });
-  const serverUrl = services.env.DATABASE_URL ?? process.env.DATABASE_URL!;
-  const name = `fv_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  await migrate(url.toString());
+  const databaseUrl = await createBenchDatabase(services.env.DATABASE_URL ?? process.env.DATABASE_URL!);
   const key = (id: string) => `${id}:${randomBytes(32).toString('base64')}`;
   const env: Record<string, string> = {
     NODE_ENV: 'test',
     REDIS_URL: (services.env.REDIS_URL ?? process.env.REDIS_URL)!,
-    DATABASE_URL: url.toString(),
+    DATABASE_URL: databaseUrl,
     QUEUE_PREFIX: `{bench-${randomBytes(3).toString('hex')}}`,
     JWT_SECRET: randomBytes(48).toString('base64url'),
     VAULT_KEK_TEST: key('bench-test'),
@@ -35,6 +27,19 @@ export async function benchEnvironment(): Promise<{ config: TConfig; logger: Log
   // Logs are written as in production (JSON lines) but to /dev/null, so their cost is counted.
   const logger = createLogger({ level: 'info', destination: pino.destination({ dest: '/dev/null', sync: false }) });
   return { config, logger, services, rawEnv: () => ({ ...env }) };
+}
+
+/** A fresh, migrated database on the given server, for one benchmark run. */
+export async function createBenchDatabase(serverUrl: string): Promise<string> {
+  const name = `fv_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  await migrate(url.toString());
+  return url.toString();
 }
 
 export function percentile(sorted: number[], p: number): number {

@@ -32,3 +32,8 @@ export function assertPropertyAccess(principal: TPrincipal | undefined, property
     throw new AppError('ACCESS_DENIED', 'The token may not act for this property.');
   }
 }
+
+/** For route({ authorize }): the caller must be allowed X-Property-Id before the body is read. */
+export function forPropertyHeader(req: Request, headers: { 'x-property-id': string }): void {
+  assertPropertyAccess(req.principal, headers['x-property-id']);
+}

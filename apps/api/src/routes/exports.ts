@@ -1,19 +1,18 @@
-import { Router, type Request, type Response } from 'express';
+import { Router, type Response } from 'express';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { negotiateLanguage } from '@folio-vault/shared/i18n/languages';
-import { ZErrorBody } from '@folio-vault/shared/schemas/common';
 import { ZExportAccepted, ZExportHeaders, ZExportIdParams, ZExportStatus, ZFolioExportRequest } from '@folio-vault/shared/schemas/export';
 import { AppError } from '@folio-vault/shared/errors';
-import { assertPropertyAccess, authenticate } from '../auth/authenticate.js';
+import { authenticate, forPropertyHeader } from '../auth/authenticate.js';
 import type { TJwtVerifier } from '../auth/jwt-verifier.js';
 import { SCOPES } from '../auth/principal.js';
 import { database } from '../http/database.js';
+import { errorResponses } from '../http/openapi-errors.js';
 import { route } from '../http/route.js';
 import { statusPath, type ExportService, type TExportRow } from '../exports/export-service.js';
 
 /** CONTRACT §5: start an export (answer the file, or 202 with a status URL), its status, its file. */
 const EXPORT_PATHS = ['/fiscal-document/v1/folios/export', '/fiscal-document/v1/folio-export/pdf'];
-const forProperty = (req: Request, headers: { 'x-property-id': string }) => assertPropertyAccess(req.principal, headers['x-property-id']);
 
 async function sendFile(res: Response, exports: ExportService, row: TExportRow): Promise<void> {
   const file = await exports.file(row);
@@ -45,7 +44,7 @@ export function exportRoutes(verifier: TJwtVerifier, exports: ExportService, wai
   router.post(
     EXPORT_PATHS,
     authenticate(verifier, SCOPES.readPayment),
-    ...route({ headers: ZExportHeaders, authorize: forProperty, body: ZFolioExportRequest, bodyLimit: '64kb' }, async ({ req, res, headers, body }) => {
+    ...route({ headers: ZExportHeaders, authorize: forPropertyHeader, body: ZFolioExportRequest, bodyLimit: '64kb' }, async ({ req, res, headers, body }) => {
       const propertyId = headers['x-property-id'];
       await database(() => exports.checkReferences(propertyId, body));
       const language = negotiateLanguage(headers['accept-language']);
@@ -64,7 +63,7 @@ export function exportRoutes(verifier: TJwtVerifier, exports: ExportService, wai
   router.get(
     '/fiscal-document/v1/folios/exports/:exportId',
     authenticate(verifier, SCOPES.readPayment),
-    ...route({ headers: ZExportHeaders, authorize: forProperty, params: ZExportIdParams }, async ({ res, headers, params }) => {
+    ...route({ headers: ZExportHeaders, authorize: forPropertyHeader, params: ZExportIdParams }, async ({ res, headers, params }) => {
       const row = await database(() => exports.find(headers['x-property-id'], params.exportId));
       if (row.status === 'queued' || row.status === 'running') res.set('Retry-After', '2');
       res.json(exports.statusBody(row));
@@ -74,7 +73,7 @@ export function exportRoutes(verifier: TJwtVerifier, exports: ExportService, wai
   router.get(
     '/fiscal-document/v1/folios/exports/:exportId/file',
     authenticate(verifier, SCOPES.readPayment),
-    ...route({ headers: ZExportHeaders, authorize: forProperty, params: ZExportIdParams }, async ({ res, headers, params }) => {
+    ...route({ headers: ZExportHeaders, authorize: forPropertyHeader, params: ZExportIdParams }, async ({ res, headers, params }) => {
       const row = await database(() => exports.find(headers['x-property-id'], params.exportId));
       await sendFile(res, exports, row);
     }),
@@ -82,9 +81,6 @@ export function exportRoutes(verifier: TJwtVerifier, exports: ExportService, wai
 
   return router;
 }
-
-const errors = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((status) => [status, { description: 'Error', content: { 'application/json': { schema: ZErrorBody } } }]));
 
 export function registerExportDocs(registry: OpenAPIRegistry): void {
   for (const path of EXPORT_PATHS) {
@@ -101,7 +97,7 @@ export function registerExportDocs(registry: OpenAPIRegistry): void {
       responses: {
         200: { description: 'The file', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
         202: { description: 'Accepted; poll the status URL', content: { 'application/json': { schema: ZExportAccepted } } },
-        ...errors(400, 401, 403, 404, 413, 415, 503),
+        ...errorResponses(400, 401, 403, 404, 413, 415, 503),
       },
     });
   }
@@ -112,7 +108,7 @@ export function registerExportDocs(registry: OpenAPIRegistry): void {
     summary: 'Export status',
     security: [{ bearerAuth: [] }],
     request: { headers: ZExportHeaders, params: ZExportIdParams },
-    responses: { 200: { description: 'Status', content: { 'application/json': { schema: ZExportStatus } } }, ...errors(400, 401, 403, 404, 503) },
+    responses: { 200: { description: 'Status', content: { 'application/json': { schema: ZExportStatus } } }, ...errorResponses(400, 401, 403, 404, 503) },
   });
   registry.registerPath({
     method: 'get',
@@ -123,7 +119,7 @@ export function registerExportDocs(registry: OpenAPIRegistry): void {
     request: { headers: ZExportHeaders, params: ZExportIdParams },
     responses: {
       200: { description: 'The file', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
-      ...errors(400, 401, 403, 404, 409, 503),
+      ...errorResponses(400, 401, 403, 404, 409, 503),
     },
   });
 }

@@ -1,14 +1,15 @@
-import { Router, type Request } from 'express';
+import { Router } from 'express';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { TPgPool } from '@folio-vault/shared/connections';
 import { importLedger } from '@folio-vault/shared/ledger/import-ledger';
 import { listTransactions } from '@folio-vault/shared/ledger/list-transactions';
-import { ZErrorBody, ZPropertyHeaders } from '@folio-vault/shared/schemas/common';
+import { ZPropertyHeaders } from '@folio-vault/shared/schemas/common';
 import { ZImportRequest, ZImportResponse, ZListTransactionsRequest } from '@folio-vault/shared/schemas/ledger';
-import { assertPropertyAccess, authenticate } from '../auth/authenticate.js';
+import { authenticate, forPropertyHeader } from '../auth/authenticate.js';
 import type { TJwtVerifier } from '../auth/jwt-verifier.js';
 import { SCOPES } from '../auth/principal.js';
 import { database } from '../http/database.js';
+import { errorResponses } from '../http/openapi-errors.js';
 import { route } from '../http/route.js';
 
 /**
@@ -18,7 +19,6 @@ import { route } from '../http/route.js';
 const IMPORT_BODY_LIMIT = '64mb'; // ≥ 10,000 transactions per request with room to spare
 const LISTING_BODY_LIMIT = '64kb';
 
-const forProperty = (req: Request, headers: { 'x-property-id': string }) => assertPropertyAccess(req.principal, headers['x-property-id']);
 
 export function ledgerRoutes(verifier: TJwtVerifier, pool: TPgPool): Router {
   const router = Router();
@@ -26,7 +26,7 @@ export function ledgerRoutes(verifier: TJwtVerifier, pool: TPgPool): Router {
   router.post(
     '/accounting/v1.0/import',
     authenticate(verifier, SCOPES.writePayment),
-    ...route({ headers: ZPropertyHeaders, authorize: forProperty, body: ZImportRequest, bodyLimit: IMPORT_BODY_LIMIT }, async ({ res, headers, body }) => {
+    ...route({ headers: ZPropertyHeaders, authorize: forPropertyHeader, body: ZImportRequest, bodyLimit: IMPORT_BODY_LIMIT }, async ({ res, headers, body }) => {
       res.json(await database(() => importLedger(pool, headers['x-property-id'], body)));
     }),
   );
@@ -34,16 +34,13 @@ export function ledgerRoutes(verifier: TJwtVerifier, pool: TPgPool): Router {
   router.post(
     '/accounting/v1.0/folios/transactions',
     authenticate(verifier, SCOPES.readPayment),
-    ...route({ headers: ZPropertyHeaders, authorize: forProperty, body: ZListTransactionsRequest, bodyLimit: LISTING_BODY_LIMIT }, async ({ res, headers, body }) => {
+    ...route({ headers: ZPropertyHeaders, authorize: forPropertyHeader, body: ZListTransactionsRequest, bodyLimit: LISTING_BODY_LIMIT }, async ({ res, headers, body }) => {
       res.json(await database(() => listTransactions(pool, headers['x-property-id'], body)));
     }),
   );
 
   return router;
 }
-
-const errors = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((status) => [status, { description: 'Error', content: { 'application/json': { schema: ZErrorBody } } }]));
 
 export function registerLedgerDocs(registry: OpenAPIRegistry): void {
   registry.registerPath({
@@ -54,7 +51,7 @@ export function registerLedgerDocs(registry: OpenAPIRegistry): void {
     description: 'Upserts the property, recipients, folios and transactions of X-Property-Id in one database transaction. Scope write:payment.',
     security: [{ bearerAuth: [] }],
     request: { headers: ZPropertyHeaders, body: { required: true, content: { 'application/json': { schema: ZImportRequest } } } },
-    responses: { 200: { description: 'Counts of records upserted', content: { 'application/json': { schema: ZImportResponse } } }, ...errors(400, 401, 403, 413, 415, 503) },
+    responses: { 200: { description: 'Counts of records upserted', content: { 'application/json': { schema: ZImportResponse } } }, ...errorResponses(400, 401, 403, 413, 415, 503) },
   });
   registry.registerPath({
     method: 'post',
@@ -64,6 +61,6 @@ export function registerLedgerDocs(registry: OpenAPIRegistry): void {
     description: 'One page of a source\'s transactions, filtered, sorted and grouped; cursor pagination (nextPageToken). Scope read:payment.',
     security: [{ bearerAuth: [] }],
     request: { headers: ZPropertyHeaders, body: { required: true, content: { 'application/json': { schema: ZListTransactionsRequest } } } },
-    responses: { 200: { description: 'Groups of transactions', content: { 'application/json': { schema: { type: 'object' } } } }, ...errors(400, 401, 403, 404, 503) },
+    responses: { 200: { description: 'Groups of transactions', content: { 'application/json': { schema: { type: 'object' } } } }, ...errorResponses(400, 401, 403, 404, 503) },
   });
 }

@@ -1,6 +1,5 @@
-import { Router, type Request } from 'express';
+import { Router } from 'express';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import { ZErrorBody } from '@folio-vault/shared/schemas/common';
 import {
   ZCardTokenMetadata,
   ZTokenIdParams,
@@ -10,9 +9,10 @@ import {
   ZVaultHeaders,
   type TTokenizationMode,
 } from '@folio-vault/shared/schemas/vault';
-import { assertPropertyAccess, authenticate } from '../auth/authenticate.js';
+import { authenticate, forPropertyHeader } from '../auth/authenticate.js';
 import type { TJwtVerifier } from '../auth/jwt-verifier.js';
 import { SCOPES } from '../auth/principal.js';
+import { errorResponses } from '../http/openapi-errors.js';
 import { route } from '../http/route.js';
 import type { VaultClient } from '../vault/vault-client.js';
 
@@ -20,7 +20,6 @@ import type { VaultClient } from '../vault/vault-client.js';
 const CARD_BODY_LIMIT = '16kb';
 
 const modeOf = (header: 'test' | undefined): TTokenizationMode => (header === 'test' ? 'test' : 'live');
-const forProperty = (req: Request, headers: { 'x-property-id': string }) => assertPropertyAccess(req.principal, headers['x-property-id']);
 
 export function vaultRoutes(verifier: TJwtVerifier, vault: VaultClient): Router {
   const router = Router();
@@ -28,7 +27,7 @@ export function vaultRoutes(verifier: TJwtVerifier, vault: VaultClient): Router 
   router.post(
     '/vault/v1/tokens/card',
     authenticate(verifier, SCOPES.writePayment),
-    ...route({ headers: ZTokenizeHeaders, authorize: forProperty, body: ZTokenizeCardRequest, bodyLimit: CARD_BODY_LIMIT }, async ({ req, res, headers, body }) => {
+    ...route({ headers: ZTokenizeHeaders, authorize: forPropertyHeader, body: ZTokenizeCardRequest, bodyLimit: CARD_BODY_LIMIT }, async ({ req, res, headers, body }) => {
       const token = await vault.tokenize(body, {
         propertyId: headers['x-property-id'],
         mode: modeOf(headers['svc-tokenization-mode']),
@@ -42,7 +41,7 @@ export function vaultRoutes(verifier: TJwtVerifier, vault: VaultClient): Router 
   router.get(
     '/vault/v1/tokens/:id',
     authenticate(verifier, SCOPES.readPayment),
-    ...route({ headers: ZVaultHeaders, authorize: forProperty, params: ZTokenIdParams }, async ({ req, res, headers, params }) => {
+    ...route({ headers: ZVaultHeaders, authorize: forPropertyHeader, params: ZTokenIdParams }, async ({ req, res, headers, params }) => {
       res.json(
         await vault.read(params.id, {
           propertyId: headers['x-property-id'],
@@ -56,7 +55,7 @@ export function vaultRoutes(verifier: TJwtVerifier, vault: VaultClient): Router 
   router.delete(
     '/vault/v1/tokens/:id',
     authenticate(verifier, SCOPES.writePayment),
-    ...route({ headers: ZVaultHeaders, authorize: forProperty, params: ZTokenIdParams }, async ({ req, res, headers, params }) => {
+    ...route({ headers: ZVaultHeaders, authorize: forPropertyHeader, params: ZTokenIdParams }, async ({ req, res, headers, params }) => {
       await vault.delete(params.id, {
         propertyId: headers['x-property-id'],
         mode: modeOf(headers['svc-tokenization-mode']),
@@ -68,11 +67,6 @@ export function vaultRoutes(verifier: TJwtVerifier, vault: VaultClient): Router 
 
   return router;
 }
-
-const errorResponses = (...statuses: number[]) =>
-  Object.fromEntries(
-    statuses.map((status) => [status, { description: 'Error', content: { 'application/json': { schema: ZErrorBody } } }]),
-  );
 
 export function registerVaultDocs(registry: OpenAPIRegistry): void {
   registry.registerPath({

@@ -11,6 +11,16 @@ export function codePointLength(value: string): number {
   return n;
 }
 
+/** A positive int64 as its canonical decimal string ("007" → "7"); out of range is an issue. */
+function toInt64(value: number | string, ctx: z.RefinementCtx): string {
+  const big = BigInt(value);
+  if (big < 1n || big > INT64_MAX) {
+    ctx.addIssue({ code: 'custom', message: 'must be between 1 and 9223372036854775807' });
+    return z.NEVER;
+  }
+  return big.toString();
+}
+
 /**
  * int64 id (CONTRACT §1): a JSON integer up to 2^53−1 or a digit string in the full int64 range,
  * always handed on as a canonical decimal string so no precision is lost.
@@ -20,14 +30,7 @@ export const ZInt64Id = z
     z.number().int('must be an integer').min(1, 'must be at least 1').max(Number.MAX_SAFE_INTEGER, 'must be at most 2^53-1 as a JSON number; send larger ids as strings'),
     z.string().regex(/^\d{1,19}$/, 'must be a positive integer or a string of digits'),
   ])
-  .transform((value, ctx) => {
-    const big = BigInt(value);
-    if (big < 1n || big > INT64_MAX) {
-      ctx.addIssue({ code: 'custom', message: 'must be between 1 and 9223372036854775807' });
-      return z.NEVER;
-    }
-    return big.toString();
-  })
+  .transform(toInt64)
   .openapi({ type: 'string', description: 'int64 id as a digit string (or a JSON integer up to 2^53-1)', example: '1' });
 
 export type TInt64Id = z.output<typeof ZInt64Id>;
@@ -36,14 +39,7 @@ export type TInt64Id = z.output<typeof ZInt64Id>;
 export const ZInt64IdString = z
   .string()
   .regex(/^\d{1,19}$/, 'must be a positive integer')
-  .transform((value, ctx) => {
-    const big = BigInt(value);
-    if (big < 1n || big > INT64_MAX) {
-      ctx.addIssue({ code: 'custom', message: 'must be between 1 and 9223372036854775807' });
-      return z.NEVER;
-    }
-    return big.toString();
-  })
+  .transform(toInt64)
   .openapi({ type: 'string', example: '1' });
 
 export const ZPropertyHeaders = z.object({

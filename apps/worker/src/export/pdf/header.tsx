@@ -1,18 +1,9 @@
 import { Text, View } from '@react-pdf/renderer';
 import type { TFolioDocument } from '@folio-vault/shared/export/folio-document';
 import type { TTranslate } from '@folio-vault/shared/i18n/catalog';
-import { SOURCE_KINDS } from '@folio-vault/shared/schemas/ledger';
+import { sourceText } from '../document-text.js';
 import { FONT_SIZE, fitText } from './layout.js';
 import { TEXT_WIDTH, styles } from './styles.js';
-
-/** The source as a reader knows it: "Reservation ABC-123", "House account Bar". */
-export function sourceText(source: TFolioDocument['source'], t: TTranslate): string {
-  const kind = (SOURCE_KINDS as readonly string[]).includes(source.kind)
-    ? t(`source.${source.kind as (typeof SOURCE_KINDS)[number]}`)
-    : source.kind;
-  const names = [source.identifier, source.name].filter((part): part is string => !!part?.trim());
-  return `${kind} ${names.length ? names.join(' · ') : source.id}`;
-}
 
 /** First page: property name and address on the left; document title and source on the right. */
 export function Header({ document, t }: { document: TFolioDocument; t: TTranslate }) {

@@ -1,14 +1,14 @@
 import ExcelJS from 'exceljs';
 import type {
-  TAppliedFilters,
   TDocumentRow,
   TDocumentTotals,
   TFolioDocument,
   TRenderedFile,
 } from '@folio-vault/shared/export/folio-document';
 import { translator, type TLabel, type TTranslate } from '@folio-vault/shared/i18n/catalog';
-import { formatters, type TFormatters } from '@folio-vault/shared/i18n/format';
+import { formatters } from '@folio-vault/shared/i18n/format';
 import { currencyScale } from '@folio-vault/shared/ledger/money';
+import { filtersValue, sourceText } from '../document-text.js';
 
 /**
  * The folio export as an XLSX workbook (CONTRACT §5: the same content as the PDF), written with
@@ -64,28 +64,6 @@ const VOIDED_FONT: Partial<ExcelJS.Font> = { color: { argb: 'FF808080' } };
 const PENDING_FONT: Partial<ExcelJS.Font> = { italic: true };
 
 /**
- * The applied filters in one line, from the catalog labels ("none" when nothing narrows it): the
- * same parts and " · " separator as the PDF's filter line (pdf/filters-text.ts), without its label
- * (the label sits in column A here).
- */
-export function filtersLine(filters: TAppliedFilters, t: TTranslate, f: TFormatters): string {
-  const day = (value: string) => (/^\d{4}-\d{2}-\d{2}$/.test(value) ? f.date(value) : f.dateTime(value));
-  const parts: string[] = [];
-  if (filters.dateFrom) parts.push(t('filters.dateFrom', { date: day(filters.dateFrom) }));
-  if (filters.dateTo) parts.push(t('filters.dateTo', { date: day(filters.dateTo) }));
-  if (filters.posted === true) parts.push(t('filters.postedOnly'));
-  if (filters.posted === false) parts.push(t('filters.pendingOnly'));
-  if (!filters.includeVoided) parts.push(t('filters.withoutVoided'));
-  if (filters.descriptionFilters.length) parts.push(t('filters.descriptions', { list: filters.descriptionFilters.join(', ') }));
-  if (filters.searchQuery) parts.push(t('filters.search', { text: filters.searchQuery }));
-  if (filters.subSourceIds.length) parts.push(t('filters.rooms', { list: filters.subSourceIds.join(', ') }));
-  if (filters.folioIds?.length) parts.push(t('filters.folios', { list: filters.folioIds.join(', ') }));
-  if (filters.creditDebitView) parts.push(t('filters.creditDebitView'));
-  if (filters.revenueCompact) parts.push(t('filters.revenueCompact'));
-  return parts.length ? parts.join(' · ') : t('filters.none');
-}
-
-/**
  * An Excel number format for the currency: the language's symbol placement (from Intl), the
  * currency's scale, thousands grouping. Excel applies the viewer's decimal and group separators.
  */
@@ -107,20 +85,7 @@ export function currencyNumberFormat(locale: string, currency: string): string {
   return `${number}${spaced ? ' ' : ''}${quoted}`;
 }
 
-const SOURCE_LABELS: Record<string, TLabel> = {
-  RESERVATION: 'source.RESERVATION',
-  HOUSE_ACCOUNT: 'source.HOUSE_ACCOUNT',
-  GROUP_PROFILE: 'source.GROUP_PROFILE',
-  ACCOUNTS_RECEIVABLE_LEDGER: 'source.ACCOUNTS_RECEIVABLE_LEDGER',
-};
-
 /** "Reservation RES-42", "House account Bar": as the PDF's header shows the source (identifier · name, else id). */
-export function sourceText(source: TFolioDocument['source'], t: TTranslate): string {
-  const label = SOURCE_LABELS[source.kind];
-  const names = [source.identifier, source.name].filter((part): part is string => !!part?.trim());
-  return `${label ? t(label) : source.kind} ${names.length ? names.join(' · ') : source.id}`;
-}
-
 function statusText(row: TDocumentRow, t: TTranslate): string {
   const marks: string[] = [];
   if (row.voided) marks.push(t('mark.void'));
@@ -181,7 +146,7 @@ export async function writeFolioXlsx(document: TFolioDocument, outputPath: strin
     if (address) labelled('', address);
     if (taxNumber) labelled(t(taxLabel), taxNumber);
   }
-  labelled(t('filters'), filtersLine(document.filters, t, f));
+  labelled(t('filters'), filtersValue(document.filters, t, f));
   add([t('generated', { datetime: f.dateTime(document.generatedAt) })]);
 
   let written = 0;
