@@ -11,20 +11,40 @@ export interface TSpawned {
   output(): string;
   /** Resolves with the exit code (or signal name) once the process ends. */
   exited: Promise<number | string>;
+  /**
+   * Sends a signal to the script. tsx runs the script in a child process of its own and relays
+   * SIGTERM/SIGINT to it, but a SIGKILL to tsx alone would leave the script running, orphaned; with
+   * `group`, the signal goes to the whole process group (tsx, the script and what it started), as
+   * when a machine or container dies.
+   */
+  kill(signal: NodeJS.Signals): void;
 }
 
 /** Runs one of the project's TypeScript entry points the way its npm script does (tsx). */
-export function spawnTs(script: string, args: string[], env: Record<string, string>): TSpawned {
+export function spawnTs(script: string, args: string[], env: Record<string, string>, options: { group?: boolean } = {}): TSpawned {
   const child = spawn(process.execPath, [TSX, script, ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group (the child leads it), so kill() can reach every process in it.
+    detached: options.group ?? false,
   });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
-  return { child, output: () => output, exited };
+  const kill = (signal: NodeJS.Signals) => {
+    if (!options.group || child.pid === undefined) {
+      child.kill(signal);
+      return;
+    }
+    try {
+      process.kill(-child.pid, signal);
+    } catch {
+      // The group is gone already.
+    }
+  };
+  return { child, output: () => output, exited, kill };
 }
 
 export async function waitForOutput(spawned: TSpawned, pattern: RegExp, timeoutMs = 30_000): Promise<void> {

@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import jwt from 'jsonwebtoken';
 import pg from 'pg';
-import { Redis } from 'ioredis';
+import { Cluster } from 'ioredis';
 import { inject } from 'vitest';
 import { startApi, type TRunningApi } from '@folio-vault/api/server';
 import { loadConfig, type TConfig } from '@folio-vault/shared/config';
+import { createRedis, type TRedisClient } from '@folio-vault/shared/connections';
 import { createLogger, type Logger } from '@folio-vault/shared/logger';
 import { startWorker, type TRunningWorker } from '@folio-vault/worker/worker';
 
@@ -24,7 +25,8 @@ export interface TWorld {
   logs: string[];
   logger: Logger;
   pool: pg.Pool;
-  redis: Redis;
+  /** A Cluster when REDIS_URL is a redis+cluster:// URL. */
+  redis: TRedisClient;
   databaseName: string;
   token(claims?: TTokenClaims, options?: jwt.SignOptions): string;
   close(): Promise<void>;
@@ -101,7 +103,7 @@ export async function createWorld(options: { env?: Record<string, string>; worke
   const worker = options.worker === false ? undefined : await startWorker(config, logger);
   const api = await startApi(config, logger, { port: 0 });
   const pool = new pg.Pool({ connectionString: database.url, max: 3 });
-  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 3 });
+  const redis = createRedis(config.REDIS_URL, 'worker', { maxRetriesPerRequest: 3 });
 
   return {
     config,
@@ -129,9 +131,12 @@ export async function createWorld(options: { env?: Record<string, string>; worke
       await api.close();
       await worker?.close();
       await pool.end();
-      // Leave the shared Redis as we found it: remove this file's queue keys.
-      const stream = redis.scanStream({ match: `${config.QUEUE_PREFIX}*`, count: 500 });
-      for await (const keys of stream as AsyncIterable<string[]>) if (keys.length) await redis.del(...keys);
+      // Leave the shared Redis as we found it: remove this file's queue keys (on a cluster, SCAN
+      // runs per master).
+      for (const node of redis instanceof Cluster ? redis.nodes('master') : [redis]) {
+        const stream = node.scanStream({ match: `${config.QUEUE_PREFIX}*`, count: 500 });
+        for await (const keys of stream as AsyncIterable<string[]>) if (keys.length) await node.del(...keys);
+      }
       redis.disconnect();
     },
   };

@@ -47,6 +47,7 @@ describe('loadConfig — defaults', () => {
     expect(config.DATABASE_URL).toBe('postgres://postgres@127.0.0.1:5432/folio_vault');
     expect(config.QUEUE_PREFIX).toBe('{folio}');
     expect(config.EXPORT_WAIT_MS).toBe(25_000);
+    expect(config.WORKER_LOCK_MS).toBe(30_000);
     expect(config.STORAGE_DRIVER).toBe('fs');
     expect(config.STORAGE_DIR).toBe('./.data/objects');
     expect(config.NODE_ENV).toBe('development');
@@ -122,6 +123,8 @@ describe('loadConfig — one clear line per bad setting', () => {
       /STORAGE_DRIVER=minio/,
     ],
     ['EXPORT_WAIT_MS=abc', { EXPORT_WAIT_MS: 'abc' }, 'EXPORT_WAIT_MS', /number/],
+    ['WORKER_LOCK_MS=500', { WORKER_LOCK_MS: '500' }, 'WORKER_LOCK_MS', /1000-3600000 ms/],
+    ['WORKER_LOCK_MS=abc', { WORKER_LOCK_MS: 'abc' }, 'WORKER_LOCK_MS', /milliseconds/],
     ['NODE_ENV=staging', { NODE_ENV: 'staging' }, 'NODE_ENV', /development|production/],
   ];
 

@@ -1,22 +1,28 @@
 import { randomUUID } from 'node:crypto';
+import type { FlowProducer, Queue } from 'bullmq';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import type { Logger } from '@folio-vault/shared/logger';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
+import { requestMetrics } from './http/request-metrics.js';
+import { adminRoutes, type TAdminDeps } from './routes/admin.js';
 import type { TJwtVerifier } from './auth/jwt-verifier.js';
 import { opsRoutes, type TReadinessDeps } from './routes/ops.js';
 import { exportRoutes } from './routes/exports.js';
+import { nightAuditRoutes } from './routes/night-audit.js';
 import { ledgerRoutes } from './routes/ledger.js';
 import { vaultRoutes } from './routes/vault.js';
 import type { ExportService } from './exports/export-service.js';
 import type { VaultClient } from './vault/vault-client.js';
 
-export interface TAppDeps extends TReadinessDeps {
+export interface TAppDeps extends TReadinessDeps, TAdminDeps {
   logger: Logger;
   verifier: TJwtVerifier;
   vault: VaultClient;
   exports: ExportService;
+  flows: FlowProducer;
+  nightAuditQueue: Queue;
   exportWaitMs: number;
   openApiDocument: object;
 }
@@ -51,12 +57,15 @@ export function createApp(deps: TAppDeps): Express {
       customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
     }),
   );
+  app.use(requestMetrics(deps.metrics));
   app.use(helmet());
 
   app.use(opsRoutes(deps, deps.openApiDocument));
+  app.use(adminRoutes(deps));
   app.use(vaultRoutes(deps.verifier, deps.vault));
-  app.use(ledgerRoutes(deps.verifier, deps.pool));
+  app.use(ledgerRoutes(deps.verifier, deps.pool, deps.nightAuditQueue));
   app.use(exportRoutes(deps.verifier, deps.exports, deps.exportWaitMs));
+  app.use(nightAuditRoutes(deps.verifier, deps.pool, deps.flows));
 
   app.use(notFoundHandler);
   app.use(errorHandler);

@@ -1,6 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
 import { registerExportDocs } from './routes/exports.js';
 import { registerLedgerDocs } from './routes/ledger.js';
+import { registerNightAuditDocs } from './routes/night-audit.js';
 import { registerVaultDocs } from './routes/vault.js';
 
 /** The OpenAPI document, generated from the same zod schemas the routes validate with. */
@@ -10,6 +11,7 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV3['generateD
   registerVaultDocs(registry);
   registerLedgerDocs(registry);
   registerExportDocs(registry);
+  registerNightAuditDocs(registry);
   return new OpenApiGeneratorV3(registry.definitions).generateDocument({
     openapi: '3.0.3',
     info: {

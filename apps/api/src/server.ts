@@ -1,8 +1,9 @@
 import type { Server } from 'node:http';
-import { Queue, QueueEvents } from 'bullmq';
+import { FlowProducer, Queue, QueueEvents } from 'bullmq';
 import { transitKey, type TConfig } from '@folio-vault/shared/config';
 import { createPgPool, createRedis } from '@folio-vault/shared/connections';
 import type { Logger } from '@folio-vault/shared/logger';
+import { createMetrics, type TMetrics } from '@folio-vault/shared/metrics';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { createStorage } from '@folio-vault/shared/storage/create-storage';
 import { createApp } from './app.js';
@@ -20,7 +21,7 @@ export interface TRunningApi {
 }
 
 /** Builds the API's connections once (no per-request clients) and listens. */
-export async function startApi(config: TConfig, logger: Logger, options: { port?: number } = {}): Promise<TRunningApi> {
+export async function startApi(config: TConfig, logger: Logger, options: { port?: number; metrics?: TMetrics } = {}): Promise<TRunningApi> {
   const redis = createRedis(config.REDIS_URL, 'producer');
   redis.on('error', () => undefined); // reported per request as 503 and by /readyz
   // QueueEvents read with a blocking XREAD: each gets a connection of its own.
@@ -39,13 +40,37 @@ export async function startApi(config: TConfig, logger: Logger, options: { port?
   const exportEvents = new QueueEvents(QUEUE_NAMES.export, { connection: eventConnections[1], prefix: config.QUEUE_PREFIX });
   exportEvents.on('error', () => undefined);
   await exportEvents.waitUntilReady();
+  const flows = new FlowProducer({ connection: redis, prefix: config.QUEUE_PREFIX });
+  flows.on('error', () => undefined);
+  const nightAuditQueue = new Queue(QUEUE_NAMES.nightAudit, { connection: redis, prefix: config.QUEUE_PREFIX });
+  nightAuditQueue.on('error', () => undefined);
+
+  // /admin/queues and queue_jobs show every queue of QUEUE_NAMES (the one list): the producer
+  // queues above are reused, the others opened on the same connection.
+  const opened: Queue[] = [];
+  const queues = Object.values(QUEUE_NAMES).map((name) => {
+    const existing = [vaultQueue, exportQueue].find((queue) => queue.name === name);
+    if (existing) return existing;
+    const queue = new Queue(name, { connection: redis, prefix: config.QUEUE_PREFIX });
+    queue.on('error', () => undefined);
+    opened.push(queue);
+    return queue;
+  });
+  const metrics = options.metrics ?? createMetrics();
+  metrics.observeQueues(queues);
 
   const app = createApp({
+    metrics,
+    queues,
+    metricsToken: config.METRICS_TOKEN,
+    secureCookies: config.NODE_ENV === 'production',
     logger,
     verifier: createJwtVerifier(config),
     vault: new VaultClient(new JobWaiter(vaultQueue, vaultEvents), pool, transitKey(config), config.TOKENIZE_WAIT_MS),
     exports: new ExportService(pool, new JobWaiter(exportQueue, exportEvents), storage),
     exportWaitMs: config.EXPORT_WAIT_MS,
+    flows,
+    nightAuditQueue,
     openApiDocument: buildOpenApiDocument(),
     redis,
     pool,
@@ -72,7 +97,8 @@ export async function startApi(config: TConfig, logger: Logger, options: { port?
       });
       clearTimeout(cutOff);
       await Promise.all([vaultEvents.close(), exportEvents.close()]);
-      await Promise.all([vaultQueue.close(), exportQueue.close()]);
+      await Promise.all([vaultQueue.close(), exportQueue.close(), nightAuditQueue.close(), flows.close()]);
+      await Promise.all(opened.map((queue) => queue.close()));
       redis.disconnect();
       for (const connection of eventConnections) connection.disconnect();
       await pool.end();

@@ -1,53 +1,89 @@
-import { Worker } from 'bullmq';
+import { FlowProducer, Queue, Worker } from 'bullmq';
 import { vaultKeys, type TConfig } from '@folio-vault/shared/config';
 import { createPgPool, createRedis } from '@folio-vault/shared/connections';
 import type { TVaultJobData, TVaultJobName, TVaultJobResult } from '@folio-vault/shared/jobs/registry';
 import type { Logger } from '@folio-vault/shared/logger';
+import { createMetrics, type TMetrics } from '@folio-vault/shared/metrics';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { createStorage } from '@folio-vault/shared/storage/create-storage';
 import { ExportRepository } from './export/export-repository.js';
 import { FolioExporter } from './export/folio-exporter.js';
 import { RenderPool } from './export/render-pool.js';
+import { startWorkerHealthServer } from './health-server.js';
 import { createProcessor } from './processors/base.js';
 import { exportHandlers } from './processors/export.js';
+import { nightAuditHandlers, nightAuditSourceHandler } from './processors/night-audit.js';
 import { vaultHandlers } from './processors/vault.js';
+import { NightAuditor } from './night-audit/night-auditor.js';
+import { syncAllNightAuditSchedules } from '@folio-vault/shared/night-audit/schedules';
 import { CardRepository } from './vault/card-repository.js';
 import { CardVault } from './vault/card-vault.js';
 
 export interface TRunningWorker {
+  /** The port of the health server (WORKER_HEALTH_PORT; "ephemeral" gives a free one), when it runs. */
+  healthPort?: number;
   /** Finishes active jobs (up to the grace period), then closes connections. */
   close(): Promise<void>;
 }
 
-export async function startWorker(config: TConfig, logger: Logger): Promise<TRunningWorker> {
+export async function startWorker(config: TConfig, logger: Logger, options: { metrics?: TMetrics } = {}): Promise<TRunningWorker> {
+  const metrics = options.metrics ?? createMetrics();
   const pool = createPgPool(config.DATABASE_URL, { max: Math.min(config.WORKER_CONCURRENCY, 20) });
   const connection = createRedis(config.REDIS_URL, 'worker');
   const vault = new CardVault(new CardRepository(pool), vaultKeys(config));
 
-  const renderer = new RenderPool(config.EXPORT_CONCURRENCY);
+  const renderer = new RenderPool(config.EXPORT_CONCURRENCY, { metrics });
   const exportRepository = new ExportRepository(pool);
-  const exporter = new FolioExporter(pool, exportRepository, createStorage(config), renderer);
+  const storage = createStorage(config);
+  const exporter = new FolioExporter(pool, exportRepository, storage, renderer);
+  const flows = new FlowProducer({ connection, prefix: config.QUEUE_PREFIX });
+  flows.on('error', () => undefined);
+  const auditor = new NightAuditor(pool, exporter, storage, flows);
 
+  // A worker that dies leaves its jobs locked until the lock lapses; then the stalled check of any
+  // other worker (every WORKER_LOCK_MS) hands them out again: delivery is at least once.
+  const locking = { lockDuration: config.WORKER_LOCK_MS, stalledInterval: config.WORKER_LOCK_MS };
   const vaultWorker = new Worker<TVaultJobData, TVaultJobResult, TVaultJobName>(
     QUEUE_NAMES.vault,
-    createProcessor(vaultHandlers(vault), logger) as never,
-    { connection, prefix: config.QUEUE_PREFIX, concurrency: config.WORKER_CONCURRENCY },
+    createProcessor(vaultHandlers(vault), logger, metrics) as never,
+    { connection, prefix: config.QUEUE_PREFIX, concurrency: config.WORKER_CONCURRENCY, ...locking },
   );
   // Renders run in the render pool, so the export worker takes as many jobs as the pool has processes.
-  const exportWorker = new Worker(QUEUE_NAMES.export, createProcessor(exportHandlers(exporter, exportRepository, logger), logger), {
+  const exportWorker = new Worker(QUEUE_NAMES.export, createProcessor(exportHandlers(exporter, exportRepository, nightAuditSourceHandler(auditor, logger), logger), logger, metrics), {
     connection,
     prefix: config.QUEUE_PREFIX,
     concurrency: config.EXPORT_CONCURRENCY,
+    ...locking,
   });
-  const workers = [vaultWorker, exportWorker];
+  const nightAuditWorker = new Worker(QUEUE_NAMES.nightAudit, createProcessor(nightAuditHandlers(auditor), logger, metrics), {
+    connection,
+    prefix: config.QUEUE_PREFIX,
+    concurrency: 2,
+    ...locking,
+  });
+  const workers = [vaultWorker, exportWorker, nightAuditWorker];
   for (const worker of workers) {
     worker.on('error', (error) => logger.error({ err: { message: error.message }, queue: worker.name }, 'worker error'));
   }
   await Promise.all(workers.map((worker) => worker.waitUntilReady()));
-  logger.info({ queues: [QUEUE_NAMES.vault, QUEUE_NAMES.export], concurrency: config.WORKER_CONCURRENCY, exportConcurrency: config.EXPORT_CONCURRENCY }, 'worker ready');
+  // Every property's daily night audit, as the properties table says (also kept in step on import).
+  const schedulerConnection = createRedis(config.REDIS_URL, 'producer');
+  const nightAuditQueue = new Queue(QUEUE_NAMES.nightAudit, { connection: schedulerConnection, prefix: config.QUEUE_PREFIX });
+  const scheduled = await syncAllNightAuditSchedules(pool, nightAuditQueue).catch((error: unknown) => {
+    logger.warn({ err: { message: (error as Error).message } }, 'night-audit schedules not synced');
+    return 0;
+  });
+  await nightAuditQueue.close();
+  schedulerConnection.disconnect();
+  logger.info({ queues: workers.map((worker) => worker.name), concurrency: config.WORKER_CONCURRENCY, exportConcurrency: config.EXPORT_CONCURRENCY }, 'worker ready');
+  if (scheduled) logger.info({ properties: scheduled }, 'night-audit schedules synced');
+
+  const health = await startWorkerHealthServer(config, { pool, workers, metrics, logger });
 
   return {
+    healthPort: health?.port,
     async close() {
+      await health?.close();
       // worker.close() waits for active jobs; past the grace period, force it: jobs still active
       // are handed back (their locks lapse and another worker takes them as stalled).
       const graceful = Promise.all(workers.map((worker) => worker.close()));
@@ -64,6 +100,7 @@ export async function startWorker(config: TConfig, logger: Logger): Promise<TRun
         await Promise.all(workers.map((worker) => worker.close(true)));
       }
       await renderer.close();
+      await flows.close();
       connection.disconnect();
       await pool.end();
     },

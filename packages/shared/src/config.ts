@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseKeyring, parseSingleKey, type TKeyring } from './crypto/keyring.js';
+import { isRedisClusterUrl, parseRedisClusterUrl } from './redis-url.js';
 
 /**
  * All settings of CONTRACT §8, parsed once at start. A bad setting stops the start with one line
@@ -28,6 +29,28 @@ function urlWithProtocols(protocols: string[]) {
     { error: `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}` },
   );
 }
+
+/** redis:// or rediss://, or a cluster's seed nodes as redis+cluster://host:port,host:port,… (redis-url.ts). */
+const redisUrl = z.string().superRefine((value, ctx) => {
+  if (isRedisClusterUrl(value)) {
+    try {
+      parseRedisClusterUrl(value);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+    }
+    return;
+  }
+  const protocols = ['redis:', 'rediss:'];
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(value).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (!protocol || !protocols.includes(protocol)) {
+    ctx.addIssue({ code: 'custom', message: 'must be a URL starting with redis:// or rediss:// (or redis+cluster://host:port,host:port,… for a Redis Cluster)' });
+  }
+});
 
 function keyringSetting() {
   return z
@@ -69,7 +92,7 @@ export const ZConfig = z
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     PORT: port.default(3000),
-    REDIS_URL: urlWithProtocols(['redis:', 'rediss:']).default(DEFAULT_REDIS_URL),
+    REDIS_URL: redisUrl.default(DEFAULT_REDIS_URL),
     DATABASE_URL: urlWithProtocols(['postgres:', 'postgresql:']).default(DEFAULT_DATABASE_URL),
     STORAGE_DRIVER: z.enum(['fs', 'minio']).default('fs'),
     STORAGE_DIR: z.string().min(1).default('./.data/objects'),
@@ -107,11 +130,38 @@ export const ZConfig = z
       .min(1, 'must be 1-256')
       .max(256, 'must be 1-256')
       .default(16),
+    // BullMQ's job lock (renewed every half of it while a job runs) and the stalled-job check interval.
+    WORKER_LOCK_MS: z.coerce
+      .number({ error: 'must be a number of milliseconds' })
+      .int('must be a whole number of milliseconds')
+      .min(1000, 'must be 1000-3600000 ms')
+      .max(3_600_000, 'must be 1000-3600000 ms')
+      .default(30_000),
     QUEUE_PREFIX: z
       .string()
       .regex(/^\{[A-Za-z0-9._:-]+\}/, 'must start with a Redis Cluster hash tag such as "{folio}"')
       .default('{folio}'),
-    METRICS_TOKEN: optionalText,
+    METRICS_TOKEN: optionalText.refine((v) => v === undefined || /^\S{16,}$/.test(v), {
+      error: 'must be at least 16 characters without spaces',
+    }),
+    // The worker's /healthz, /readyz and /metrics: unset or 0 = no server, 1-65535 = that port,
+    // "ephemeral" = a free port the system picks (parsed as 0; tests). Parsed: undefined = off.
+    WORKER_HEALTH_PORT: z
+      .string()
+      .optional()
+      .transform((value, ctx): number | undefined => {
+        const text = value?.trim().toLowerCase();
+        if (text === undefined || text === '' || text === '0') return undefined;
+        if (text === 'ephemeral') return 0;
+        const port = Number(text);
+        if (/^\d+$/.test(text) && port >= 1 && port <= 65535) return port;
+        ctx.addIssue({ code: 'custom', message: 'must be 0 (off), 1-65535 or "ephemeral"' });
+        return z.NEVER;
+      }),
+    WORKER_HEALTH_HOST: z
+      .string()
+      .regex(/^[A-Za-z0-9.:-]+$/, 'must be a host name or an IP address (such as 127.0.0.1 or 0.0.0.0)')
+      .default('127.0.0.1'),
     SHUTDOWN_GRACE_MS: positiveMs.default(20_000),
   });
 

@@ -6,6 +6,7 @@
 export const QUEUE_NAMES = {
   vault: 'vault',
   export: 'folio-export',
+  nightAudit: 'night-audit',
 } as const;
 
 export type TQueueName = (typeof QUEUE_NAMES)[keyof typeof QUEUE_NAMES];

@@ -1,19 +1,53 @@
 import type { NextFunction, Request, Response } from 'express';
 import { AppError } from '@folio-vault/shared/errors';
+import { bearerMatches } from '@folio-vault/shared/metrics';
 import type { TJwtVerifier } from './jwt-verifier.js';
 import type { TPrincipal, TScope } from './principal.js';
 
-/** `Authorization: Bearer <JWT>` and the scope a route needs; the token never comes from the query. */
-export function authenticate(verifier: TJwtVerifier, scope: TScope) {
+export interface TAuthenticateOptions {
+  /**
+   * A shared secret accepted instead of a JWT as `Authorization: Bearer <secret>` (METRICS_TOKEN),
+   * compared in constant time. It lets the caller in to this route only; there is no principal.
+   */
+  sharedSecret?: string;
+  /**
+   * A cookie that may carry the JWT when there is no Authorization header: only for the browser
+   * dashboard (/admin/queues), whose own links cannot send a header.
+   */
+  cookie?: string;
+}
+
+const JWT_CHARS = /^[A-Za-z0-9._~+/=-]+$/;
+
+/** The value of one cookie of the request (no cookie parser in the app: this is the one reader). */
+export function readCookie(req: Request, name: string): string | undefined {
+  for (const part of (req.get('cookie') ?? '').split(';')) {
+    const at = part.indexOf('=');
+    if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
+  }
+  return undefined;
+}
+
+/**
+ * `Authorization: Bearer <JWT>` and the scope a route needs; the token never comes from the query.
+ * Options add a shared secret (instead of a JWT) or a cookie (when no header is sent).
+ */
+export function authenticate(verifier: TJwtVerifier, scope: TScope, options: TAuthenticateOptions = {}) {
   return async (req: Request, _res: Response, next: NextFunction) => {
     const header = req.get('authorization');
+    if (options.sharedSecret && bearerMatches(header, options.sharedSecret)) {
+      next();
+      return;
+    }
     const match = header ? /^Bearer +([A-Za-z0-9._~+/=-]+)$/i.exec(header.trim()) : null;
-    if (!match?.[1]) {
+    const fromCookie = !header && options.cookie ? readCookie(req, options.cookie) : undefined;
+    const token = match?.[1] ?? (fromCookie && JWT_CHARS.test(fromCookie) ? fromCookie : undefined);
+    if (!token) {
       next(new AppError('UNAUTHENTICATED', 'A bearer token is required (Authorization: Bearer <JWT>).'));
       return;
     }
     try {
-      req.principal = await verifier(match[1]);
+      req.principal = await verifier(token);
     } catch (error) {
       next(error);
       return;

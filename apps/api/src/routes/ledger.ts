@@ -1,7 +1,10 @@
+import type { Queue } from 'bullmq';
 import { Router } from 'express';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { TPgPool } from '@folio-vault/shared/connections';
+import { AppError } from '@folio-vault/shared/errors';
 import { importLedger } from '@folio-vault/shared/ledger/import-ledger';
+import { syncNightAuditSchedule } from '@folio-vault/shared/night-audit/schedules';
 import { listTransactions } from '@folio-vault/shared/ledger/list-transactions';
 import { ZPropertyHeaders } from '@folio-vault/shared/schemas/common';
 import { ZImportRequest, ZImportResponse, ZListTransactionsRequest } from '@folio-vault/shared/schemas/ledger';
@@ -20,14 +23,23 @@ const IMPORT_BODY_LIMIT = '64mb'; // ≥ 10,000 transactions per request with ro
 const LISTING_BODY_LIMIT = '64kb';
 
 
-export function ledgerRoutes(verifier: TJwtVerifier, pool: TPgPool): Router {
+export function ledgerRoutes(verifier: TJwtVerifier, pool: TPgPool, nightAuditQueue: Queue): Router {
   const router = Router();
 
   router.post(
     '/accounting/v1.0/import',
     authenticate(verifier, SCOPES.writePayment),
     ...route({ headers: ZPropertyHeaders, authorize: forPropertyHeader, body: ZImportRequest, bodyLimit: IMPORT_BODY_LIMIT }, async ({ res, headers, body }) => {
-      res.json(await database(() => importLedger(pool, headers['x-property-id'], body)));
+      const counts = await database(() => importLedger(pool, headers['x-property-id'], body));
+      // The property's daily night audit follows its nightAuditTime and time zone.
+      if (body.property) {
+        await syncNightAuditSchedule(nightAuditQueue, { id: body.property.id, timezone: body.property.timezone, nightAuditTime: body.property.nightAuditTime }).catch(
+          (error: unknown) => {
+            throw AppError.unavailable('The ledger was imported, but the night-audit schedule could not be updated; retry the import.').withCause(error);
+          },
+        );
+      }
+      res.json(counts);
     }),
   );
 

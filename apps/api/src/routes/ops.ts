@@ -1,7 +1,6 @@
 import { Router } from 'express';
 import swaggerUi from 'swagger-ui-express';
-import type { Redis } from 'ioredis';
-import type { TPgPool } from '@folio-vault/shared/connections';
+import { pingRedis, type TPgPool, type TRedisClient } from '@folio-vault/shared/connections';
 import { AppError, toErrorBody } from '@folio-vault/shared/errors';
 import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
 
@@ -18,7 +17,7 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 export interface TReadinessDeps {
-  redis: Redis;
+  redis: TRedisClient;
   pool: TPgPool;
   storage: ObjectStorage;
 }
@@ -33,7 +32,8 @@ export function opsRoutes(deps: TReadinessDeps, openApiDocument: object): Router
 
   router.get('/readyz', async (req, res) => {
     const checks = {
-      redis: () => deps.redis.ping(),
+      // On a Redis Cluster: every master (redis+cluster:// URLs).
+      redis: () => pingRedis(deps.redis),
       postgres: () => deps.pool.query('SELECT 1'),
       storage: () => deps.storage.ping(),
     };

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +7,8 @@ import type { z } from 'zod';
 import type { TPgPool } from '@folio-vault/shared/connections';
 import type { ZExportFolioPayload } from '@folio-vault/shared/jobs/export-folio';
 import type { Logger } from '@folio-vault/shared/logger';
-import { ZFolioExportRequest } from '@folio-vault/shared/schemas/export';
+import type { TFolioDocument } from '@folio-vault/shared/export/folio-document';
+import { ZFolioExportRequest, type TExportFormat } from '@folio-vault/shared/schemas/export';
 import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
 import { buildFolioDocument } from './build-document.js';
 import type { ExportRepository, TStoredResult } from './export-repository.js';
@@ -40,28 +42,38 @@ export class FolioExporter {
     const extension = request.format === 'XLSX' ? 'xlsx' : 'pdf';
     const now = new Date();
     const document = await buildFolioDocument(this.pool, payload.propertyId, payload.language, request, now);
-    const rowCount = document.folios.reduce((n, folio) => n + folio.sections.reduce((m, section) => m + section.rows.length, 0), 0);
     await this.reportProgress(job, payload.exportId, 20);
 
-    const temp = join(tmpdir(), `folio-vault-${payload.exportId}-${job.attemptsMade}.${extension}`);
+    const published = await this.publish(document, request.format, `exports/${payload.propertyId}/${payload.exportId}.${extension}`, log, async () => {
+      await this.reportProgress(job, payload.exportId, 90);
+    });
+    const result: TStoredResult = {
+      ...published,
+      filename: `folio-${request.sourceKind}-${request.sourceId}-${localDate(now, document.timezone)}.${extension}`,
+    };
+    await this.repository.complete(payload.exportId, result);
+    return result;
+  }
+
+  /**
+   * Renders a document in the render pool to a temp file and uploads it whole (known length) under
+   * `key`: the same key on a re-run replaces the object, never adds one.
+   */
+  async publish(
+    document: TFolioDocument,
+    format: TExportFormat,
+    key: string,
+    log: Logger,
+    onRendered: () => Promise<void> = async () => undefined,
+  ): Promise<Omit<TStoredResult, 'filename'>> {
+    const temp = join(tmpdir(), `folio-vault-${randomUUID()}.${format === 'XLSX' ? 'xlsx' : 'pdf'}`);
     try {
       const started = performance.now();
-      const rendered = await this.renderer.render(request.format, document, temp);
-      log.info({ format: request.format, rows: rowCount, pages: rendered.pages, ms: Math.round(performance.now() - started) }, 'export rendered');
-      await this.reportProgress(job, payload.exportId, 90);
-      const body = await readFile(temp);
-      const key = `exports/${payload.propertyId}/${payload.exportId}.${extension}`;
-      const stored = await this.storage.put(key, body, CONTENT_TYPES[request.format]);
-      const result: TStoredResult = {
-        key,
-        filename: `folio-${request.sourceKind}-${request.sourceId}-${localDate(now, document.timezone)}.${extension}`,
-        size: stored.size,
-        sha256: stored.sha256,
-        pages: rendered.pages,
-        rows: rendered.rows,
-      };
-      await this.repository.complete(payload.exportId, result);
-      return result;
+      const rendered = await this.renderer.render(format, document, temp);
+      log.info({ key, format, rows: rendered.rows, pages: rendered.pages, ms: Math.round(performance.now() - started) }, 'document rendered');
+      await onRendered();
+      const stored = await this.storage.put(key, await readFile(temp), CONTENT_TYPES[format]);
+      return { key, size: stored.size, sha256: stored.sha256, pages: rendered.pages, rows: rendered.rows };
     } finally {
       await rm(temp, { force: true });
     }

@@ -1,12 +1,17 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { TFolioDocument, TRenderedFile } from '@folio-vault/shared/export/folio-document';
+import type { TMetrics } from '@folio-vault/shared/metrics';
 import type { TRenderReply, TRenderRequest } from './render-child.js';
 
 /**
  * A small pool of render processes (DESIGN.md: render off the event loop; React-PDF memory grows
  * in long-lived processes, so recycle). Each process renders one document at a time; a process
- * is replaced after `maxRenders` documents or once it has grown past `maxRssBytes`.
+ * is replaced after `maxRenders` documents or once it has grown past `maxRssBytes`. With `metrics`,
+ * every document rendered counts its render time (export_render_seconds: from the moment a process
+ * takes it, so without the wait for a free one, but with the start of a new process after a
+ * recycle) and rows (export_rows_rendered_total) by format. Every export and night-audit file
+ * passes here.
  */
 const CHILD = fileURLToPath(new URL('./render-child.ts', import.meta.url));
 
@@ -30,7 +35,7 @@ export class RenderPool {
 
   constructor(
     size: number,
-    private readonly options: { maxRenders?: number; maxRssBytes?: number; timeoutMs?: number } = {},
+    private readonly options: { maxRenders?: number; maxRssBytes?: number; timeoutMs?: number; metrics?: TMetrics } = {},
   ) {
     this.slots = Array.from({ length: size }, () => ({ renders: 0, busy: false }));
   }
@@ -69,8 +74,14 @@ export class RenderPool {
     slot.busy = true;
     const child = (slot.child ??= this.spawn());
     const id = this.nextId++;
+    const started = performance.now();
     const finish = (outcome: { file?: TRenderedFile; error?: Error; rss?: number }) => {
       clearTimeout(timer);
+      if (outcome.file && this.options.metrics) {
+        const format = task.request.format;
+        this.options.metrics.exportRenderSeconds.observe({ format }, (performance.now() - started) / 1000);
+        this.options.metrics.exportRowsRendered.inc({ format }, outcome.file.rows);
+      }
       child.off('message', onMessage);
       child.off('exit', onExit);
       slot.busy = false;

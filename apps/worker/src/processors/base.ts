@@ -2,6 +2,7 @@ import { UnrecoverableError, type Job } from 'bullmq';
 import type { z } from 'zod';
 import { JOBS, type TJobName, type TJobResult, type TJobs } from '@folio-vault/shared/jobs/registry';
 import type { Logger } from '@folio-vault/shared/logger';
+import type { TMetrics } from '@folio-vault/shared/metrics';
 
 export type THandler<N extends TJobName> = (payload: z.output<TJobs[N]['payload']>, job: Job) => Promise<TJobResult<N>>;
 export type THandlers<N extends TJobName> = { [K in N]: THandler<K> };
@@ -9,33 +10,45 @@ export type THandlers<N extends TJobName> = { [K in N]: THandler<K> };
 /**
  * One processor for a queue: checks the job's name and payload against the registry (a payload
  * that does not validate will never validate: UnrecoverableError, no retries), runs the handler,
- * validates the result. Logs name the job id, queue and attempt, never the payload.
+ * validates the result. Logs name the job id, queue and attempt, never the payload. With `metrics`,
+ * every attempt is counted (jobs_total) and, when it reaches its handler, timed
+ * (job_duration_seconds), by queue, job name and outcome.
  */
-export function createProcessor<N extends TJobName>(handlers: THandlers<N>, logger: Logger) {
+export function createProcessor<N extends TJobName>(handlers: THandlers<N>, logger: Logger, metrics?: TMetrics) {
   return async (job: Job): Promise<unknown> => {
     const name = job.name as N;
     const handler = handlers[name] as THandler<N> | undefined;
     let log = logger.child({ jobId: job.id, queue: job.queueName, job: job.name, attempt: job.attemptsMade + 1 });
     if (!handler || !Object.hasOwn(JOBS, name)) {
       log.error('unknown job name');
+      // Not a label value: a job name nobody registered could be anything.
+      metrics?.jobsTotal.inc({ queue: job.queueName, name: 'unknown', outcome: 'failed' });
       throw new UnrecoverableError(`no processor for job ${job.name}`);
     }
     const definition = JOBS[name];
     const parsed = definition.payload.safeParse(job.data);
     if (!parsed.success) {
       log.error({ issues: parsed.error.issues.map((issue) => issue.path.join('.')) }, 'job payload does not match its contract');
+      metrics?.jobsTotal.inc({ queue: job.queueName, name, outcome: 'failed' });
       throw new UnrecoverableError(`payload of ${job.name} does not match its contract`);
     }
     // The request that caused the job, so its lines can be found with the API's.
     const requestId = (parsed.data as { requestId?: unknown }).requestId;
     if (typeof requestId === 'string') log = log.child({ requestId });
     const started = performance.now();
+    const observe = (outcome: 'completed' | 'failed') => {
+      const labels = { queue: job.queueName, name, outcome };
+      metrics?.jobDuration.observe(labels, (performance.now() - started) / 1000);
+      metrics?.jobsTotal.inc(labels);
+    };
     try {
       const result = definition.result.parse(await handler(parsed.data as never, job));
       log.info({ ms: Math.round(performance.now() - started) }, 'job done');
+      observe('completed');
       return result;
     } catch (error) {
       log.warn({ err: { type: (error as Error).name, message: (error as Error).message } }, 'job failed');
+      observe('failed');
       throw error;
     }
   };

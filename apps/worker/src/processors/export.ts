@@ -3,14 +3,20 @@ import type { TExportJobName } from '@folio-vault/shared/jobs/registry';
 import type { Logger } from '@folio-vault/shared/logger';
 import type { ExportRepository } from '../export/export-repository.js';
 import type { FolioExporter } from '../export/folio-exporter.js';
-import type { THandlers } from './base.js';
+import type { THandler, THandlers } from './base.js';
 
 /**
  * Handlers of the export queue. A failed attempt that will be retried leaves the export queued
  * (with the reason); the last one marks it failed, so a status never waits forever.
  */
-export function exportHandlers(exporter: FolioExporter, repository: ExportRepository, logger: Logger): THandlers<TExportJobName> {
+export function exportHandlers(
+  exporter: FolioExporter,
+  repository: ExportRepository,
+  nightAuditSource: THandler<'night-audit-source'>,
+  logger: Logger,
+): THandlers<TExportJobName> {
   return {
+    'night-audit-source': nightAuditSource,
     'export-folio': async (payload, job) => {
       try {
         return await exporter.run(payload, job, logger.child({ jobId: job.id, exportId: payload.exportId, requestId: payload.requestId }));

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { deleteCardTokenJob } from './delete-card-token.js';
 import { exportFolioJob } from './export-folio.js';
+import { nightAuditManifestJob, nightAuditScheduledJob, nightAuditSourceJob } from './night-audit.js';
 import { readCardTokenJob } from './read-card-token.js';
 import { tokenizeCardJob } from './tokenize-card.js';
 
@@ -13,6 +14,9 @@ export const JOBS = {
   [readCardTokenJob.name]: readCardTokenJob,
   [deleteCardTokenJob.name]: deleteCardTokenJob,
   [exportFolioJob.name]: exportFolioJob,
+  [nightAuditSourceJob.name]: nightAuditSourceJob,
+  [nightAuditManifestJob.name]: nightAuditManifestJob,
+  [nightAuditScheduledJob.name]: nightAuditScheduledJob,
 } as const;
 
 export type TJobs = typeof JOBS;
@@ -26,3 +30,4 @@ export type TVaultJobName = TNamesOnQueue<'vault'>;
 export type TVaultJobData = TJobPayload<TVaultJobName>;
 export type TVaultJobResult = TJobResult<TVaultJobName>;
 export type TExportJobName = TNamesOnQueue<'folio-export'>;
+export type TNightAuditJobName = TNamesOnQueue<'night-audit'>;

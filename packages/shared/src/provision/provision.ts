@@ -2,6 +2,7 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL } from '../config.js';
+import { isRedisClusterUrl, parseRedisClusterUrl } from '../redis-url.js';
 import { execFileAsync, freePort } from './process-utils.js';
 import { postgresAnswers, startPostgresServer } from './postgres-server.js';
 import { redisAnswers, startRedisServer, type TRunningService } from './redis-server.js';
@@ -94,6 +95,9 @@ export async function provisionServices(options: TProvisionOptions): Promise<TPr
         const url = configured ?? DEFAULT_REDIS_URL;
         if (options.mode === 'persistent' && (await redisAnswers(url))) {
           sources.redis = url === configured ? 'REDIS_URL' : 'default URL';
+        } else if (isRedisClusterUrl(url)) {
+          // A cluster is run by its operators; `npm start` does not start one of its own.
+          problems.push(`Redis Cluster does not answer at ${parseRedisClusterUrl(url).nodes.map((n) => `${n.host}:${n.port}`).join(',')}`);
         } else if (options.mode === 'persistent' && !isLoopback(url)) {
           problems.push(`Redis does not answer at ${url}`);
         } else {

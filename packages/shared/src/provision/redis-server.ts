@@ -1,5 +1,7 @@
 import { mkdirSync } from 'node:fs';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
+import { clusterArguments, pingRedis } from '../connections.js';
+import { isRedisClusterUrl } from '../redis-url.js';
 import { findBinary, spawnQuiet, stopChild, waitFor } from './process-utils.js';
 
 export interface TRunningService {
@@ -7,15 +9,24 @@ export interface TRunningService {
   stop(): Promise<void>;
 }
 
+/** Whether Redis answers at `url`; for a `redis+cluster://` URL, whether every master of a ready cluster does. */
 export async function redisAnswers(url: string, timeoutMs = 1_000): Promise<boolean> {
-  const client = new Redis(url, { lazyConnect: true, connectTimeout: timeoutMs, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  const client = isRedisClusterUrl(url)
+    ? new Cluster(...clusterArguments(url, { connectTimeout: timeoutMs, maxRetriesPerRequest: 0 }, { lazyConnect: true, clusterRetryStrategy: () => null }))
+    : new Redis(url, { lazyConnect: true, connectTimeout: timeoutMs, maxRetriesPerRequest: 0, retryStrategy: () => null });
   client.on('error', () => undefined);
+  let timer: NodeJS.Timeout | undefined;
   try {
-    await client.connect();
-    return (await client.ping()) === 'PONG';
+    // A cluster whose state never turns ok keeps connect() pending; the bound keeps this a yes/no.
+    const bound = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('no answer')), timeoutMs * 3);
+    });
+    await Promise.race([client.connect().then(() => pingRedis(client)), bound]);
+    return true;
   } catch {
     return false;
   } finally {
+    clearTimeout(timer);
     client.disconnect();
   }
 }

@@ -1,0 +1,112 @@
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { ExpressAdapter } from '@bull-board/express';
+import type { Queue } from 'bullmq';
+import { Router, type Express, type NextFunction, type Request, type Response } from 'express';
+import { AppError } from '@folio-vault/shared/errors';
+import type { TMetrics } from '@folio-vault/shared/metrics';
+import { authenticate } from '../auth/authenticate.js';
+import type { TJwtVerifier } from '../auth/jwt-verifier.js';
+import { SCOPES } from '../auth/principal.js';
+
+/** Where the queue dashboard lives, and the cookie that carries its JWT in a browser. */
+export const DASHBOARD_PATH = '/admin/queues';
+export const DASHBOARD_COOKIE = 'folio_admin_token';
+
+export interface TAdminDeps {
+  verifier: TJwtVerifier;
+  metrics: TMetrics;
+  /** Every queue the service has (one list: QUEUE_NAMES), shown read-only by the dashboard. */
+  queues: readonly Queue[];
+  /** METRICS_TOKEN: a shared secret a scraper may send instead of an admin JWT. */
+  metricsToken?: string;
+  /** Mark the dashboard cookie Secure (production). */
+  secureCookies: boolean;
+}
+
+/** Job fields the dashboard never shows, even sealed. */
+const HIDDEN_DATA_FIELDS = new Set(['sealedCard']);
+
+function hideSealed(data: unknown): unknown {
+  if (!data || typeof data !== 'object' || Array.isArray(data)) return data;
+  return Object.fromEntries(Object.entries(data).map(([key, value]) => [key, HIDDEN_DATA_FIELDS.has(key) ? '[sealed]' : value]));
+}
+
+/** Seconds until the JWT's `exp` (it has been verified already), so the cookie ends with it. */
+function secondsLeft(jwt: string): number | undefined {
+  try {
+    const payload = JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp?: unknown };
+    return typeof payload.exp === 'number' ? Math.max(0, Math.floor(payload.exp - Date.now() / 1000)) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `GET /admin/queues?token=<JWT>` (a browser cannot send a header when it follows the dashboard's
+ * own links): an admin JWT is moved into an HttpOnly, SameSite=Strict cookie scoped to the
+ * dashboard, and the browser is sent back to the same page without the token in its URL.
+ */
+function tokenFromQuery(deps: TAdminDeps) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    if (req.method !== 'GET' || !Object.hasOwn(req.query, 'token')) return next();
+    const token = req.query.token;
+    if (typeof token !== 'string' || token === '') return next(new AppError('UNAUTHENTICATED', 'The token parameter must be one JWT.'));
+    let scopes: ReadonlySet<string>;
+    try {
+      ({ scopes } = await deps.verifier(token));
+    } catch (error) {
+      return next(error);
+    }
+    if (!scopes.has(SCOPES.admin)) return next(new AppError('ACCESS_DENIED', `The token lacks the ${SCOPES.admin} scope.`));
+    const maxAge = secondsLeft(token);
+    res.cookie(DASHBOARD_COOKIE, token, {
+      httpOnly: true,
+      sameSite: 'strict',
+      secure: deps.secureCookies,
+      path: DASHBOARD_PATH,
+      ...(maxAge === undefined ? {} : { maxAge: maxAge * 1000 }),
+    });
+    res.set('Cache-Control', 'no-store');
+    // Same page, no query: the token leaves the address bar and the browser history.
+    res.redirect(303, `${req.baseUrl}${req.path === '/' ? '' : req.path}`);
+  };
+}
+
+/**
+ * CONTRACT §7: `GET /metrics` (Prometheus text; admin JWT or METRICS_TOKEN) and the BullMQ
+ * dashboard at /admin/queues (admin JWT as a bearer header or the dashboard cookie; read-only).
+ */
+export function adminRoutes(deps: TAdminDeps): Router {
+  const router = Router();
+
+  router.get('/metrics', authenticate(deps.verifier, SCOPES.admin, { sharedSecret: deps.metricsToken }), async (_req, res) => {
+    const { contentType, body } = await deps.metrics.scrape();
+    res.set('Content-Type', contentType).set('Cache-Control', 'no-store').send(body);
+  });
+
+  const board = new ExpressAdapter().setBasePath(DASHBOARD_PATH);
+  createBullBoard({
+    queues: deps.queues.map((queue) => {
+      const adapter = new BullMQAdapter(queue, { readOnlyMode: true });
+      adapter.setFormatter('data', hideSealed);
+      return adapter;
+    }),
+    serverAdapter: board,
+    options: { uiConfig: { boardTitle: 'Folio Vault queues' } },
+  });
+  const dashboard = board.getRouter() as Express;
+  dashboard.disable('x-powered-by');
+
+  router.use(
+    DASHBOARD_PATH,
+    tokenFromQuery(deps),
+    authenticate(deps.verifier, SCOPES.admin, { cookie: DASHBOARD_COOKIE }),
+    (_req: Request, res: Response, next: NextFunction) => {
+      res.set('Cache-Control', 'no-store');
+      next();
+    },
+    dashboard,
+  );
+  return router;
+}

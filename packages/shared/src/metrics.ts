@@ -1,0 +1,134 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * Prometheus metrics (CONTRACT §7). One registry per process, made by createMetrics() and handed to
+ * the API and the worker (prom-client's global default registry is never used, so every test world
+ * has its own). Label values are route patterns, queue and job names, states, outcomes and formats:
+ * never a card number, a token, an id or a raw URL.
+ */
+
+/** Queue states counted by `queue_jobs` on every scrape. */
+export const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed'] as const;
+
+/** A queue as far as the depth gauge needs one (a BullMQ Queue is one). */
+export interface TCountableQueue {
+  readonly name: string;
+  getJobCounts(...states: string[]): Promise<Record<string, number>>;
+}
+
+const QUEUE_COUNT_TIMEOUT_MS = 2_000;
+
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+export interface TMetrics {
+  registry: Registry;
+  httpRequestDuration: Histogram<'method' | 'route' | 'status'>;
+  queueJobs: Gauge<'queue' | 'state'>;
+  jobDuration: Histogram<'queue' | 'name' | 'outcome'>;
+  jobsTotal: Counter<'queue' | 'name' | 'outcome'>;
+  exportRenderSeconds: Histogram<'format'>;
+  exportRowsRendered: Counter<'format'>;
+  /** Queues whose depth `queue_jobs` reports (read on scrape, each bounded by a timeout). */
+  observeQueues(queues: readonly TCountableQueue[]): void;
+  /** The exposition text and its content type. */
+  scrape(): Promise<{ contentType: string; body: string }>;
+}
+
+export interface TMetricsOptions {
+  /** process_* and nodejs_* metrics (memory, CPU, event loop); on by default. */
+  defaultMetrics?: boolean;
+  queueCountTimeoutMs?: number;
+}
+
+export function createMetrics(options: TMetricsOptions = {}): TMetrics {
+  const registry = new Registry();
+  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  const observed: TCountableQueue[] = [];
+  const timeoutMs = options.queueCountTimeoutMs ?? QUEUE_COUNT_TIMEOUT_MS;
+
+  const queueJobs = new Gauge({
+    name: 'queue_jobs',
+    help: 'Jobs in each BullMQ queue by state, read when scraped (a queue that does not answer in time is left out).',
+    labelNames: ['queue', 'state'] as const,
+    registers,
+    async collect() {
+      this.reset();
+      await Promise.all(
+        observed.map(async (queue) => {
+          try {
+            const counts = await within(queue.getJobCounts(...QUEUE_STATES), timeoutMs);
+            for (const state of QUEUE_STATES) this.set({ queue: queue.name, state }, counts[state] ?? 0);
+          } catch {
+            // Redis does not answer: no sample for this queue rather than a stale or made-up one.
+          }
+        }),
+      );
+    },
+  });
+
+  return {
+    registry,
+    httpRequestDuration: new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP requests by method, route pattern and status.',
+      labelNames: ['method', 'route', 'status'] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    }),
+    queueJobs,
+    jobDuration: new Histogram({
+      name: 'job_duration_seconds',
+      help: 'Job attempts by queue, job name and outcome (completed or failed).',
+      labelNames: ['queue', 'name', 'outcome'] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600],
+      registers,
+    }),
+    jobsTotal: new Counter({
+      name: 'jobs_total',
+      help: 'Job attempts by queue, job name and outcome (completed or failed).',
+      labelNames: ['queue', 'name', 'outcome'] as const,
+      registers,
+    }),
+    exportRenderSeconds: new Histogram({
+      name: 'export_render_seconds',
+      help: 'Time a render process took to render one document, by format.',
+      labelNames: ['format'] as const,
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600],
+      registers,
+    }),
+    exportRowsRendered: new Counter({
+      name: 'export_rows_rendered_total',
+      help: 'Ledger rows rendered into export documents, by format.',
+      labelNames: ['format'] as const,
+      registers,
+    }),
+    observeQueues(queues) {
+      for (const queue of queues) if (!observed.includes(queue)) observed.push(queue);
+    },
+    async scrape() {
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+  };
+}
+
+/**
+ * True when an Authorization header is `Bearer <secret>`. Both sides are hashed first, so the
+ * comparison takes the same time whatever the length or content of the guess.
+ */
+export function bearerMatches(authorization: string | undefined, secret: string | undefined): boolean {
+  if (!secret || !authorization) return false;
+  const match = /^Bearer +(\S+)\s*$/i.exec(authorization.trim());
+  if (!match?.[1]) return false;
+  const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
+  return timingSafeEqual(digest(match[1]), digest(secret));
+}

@@ -1,0 +1,127 @@
+import type { FlowProducer } from 'bullmq';
+import { v5 as uuidv5 } from 'uuid';
+import type { TPgPool } from '../connections.js';
+import { AppError } from '../errors.js';
+import { nightAuditManifestJob, nightAuditSourceJob } from '../jobs/night-audit.js';
+import { QUEUE_NAMES } from '../queues.js';
+import { auditObjectKey, selectAuditSources } from './selection.js';
+
+/**
+ * Starting and reading night-audit batches (CONTRACT §6), shared by the API, the scheduled job
+ * and `npm run night-audit`. A batch is one per (property, business date, format), so its id is
+ * derived from them: a re-run keeps the id, rewrites the same object keys and replaces the items.
+ * A batch queued or running is answered as it is, never started twice.
+ */
+const BATCH_NAMESPACE = '6f1d3c52-8b0e-4c6a-9a57-3f2b8f7e4d21';
+
+export type TBatchStatus = 'queued' | 'running' | 'completed' | 'completed_with_failures' | 'failed';
+
+export interface TBatchStatusBody {
+  batchId: string;
+  businessDate: string;
+  format: 'PDF' | 'XLSX';
+  status: TBatchStatus;
+  total: number;
+  completed: number;
+  failed: number;
+  manifestKey: string | null;
+}
+
+export function batchIdOf(propertyId: string, businessDate: string, format: 'PDF' | 'XLSX'): string {
+  return uuidv5(`${propertyId}:${businessDate}:${format}`, BATCH_NAMESPACE);
+}
+
+export async function startNightAudit(
+  pool: TPgPool,
+  flows: FlowProducer,
+  propertyId: string,
+  businessDate: string,
+  format: 'PDF' | 'XLSX',
+): Promise<{ batchId: string; status: TBatchStatus; started: boolean }> {
+  const batchId = batchIdOf(propertyId, businessDate, format);
+  const property = await pool.query<{ timezone: string }>('SELECT timezone FROM properties WHERE id = $1', [propertyId]);
+  const timezone = property.rows[0]?.timezone ?? 'UTC';
+
+  const client = await pool.connect();
+  let run: number;
+  let sources: Awaited<ReturnType<typeof selectAuditSources>>;
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`night-audit:${batchId}`]);
+    const existing = await client.query<{ status: TBatchStatus; run: number }>('SELECT status, run FROM night_audit_batches WHERE id = $1', [batchId]);
+    const current = existing.rows[0];
+    if (current && (current.status === 'queued' || current.status === 'running')) {
+      await client.query('COMMIT');
+      return { batchId, status: current.status, started: false };
+    }
+    run = (current?.run ?? 0) + 1;
+    sources = await selectAuditSources(pool, propertyId, businessDate, timezone);
+    await client.query(
+      `INSERT INTO night_audit_batches (id, property_id, business_date, format, run, status, total)
+       VALUES ($1, $2, $3, $4, $5, 'queued', $6)
+       ON CONFLICT (id) DO UPDATE SET run = EXCLUDED.run, status = 'queued', total = EXCLUDED.total,
+         manifest_key = NULL, completed_at = NULL, created_at = now()`,
+      [batchId, propertyId, businessDate, format, run, sources.length],
+    );
+    await client.query('DELETE FROM night_audit_items WHERE batch_id = $1', [batchId]);
+    if (sources.length > 0) {
+      await client.query(
+        `INSERT INTO night_audit_items (batch_id, source_kind, source_id, run, status, object_key)
+         SELECT $1, s.kind, s.id, $2, 'pending', s.key
+           FROM jsonb_to_recordset($3::jsonb) AS s(kind text, id bigint, key text)`,
+        [batchId, run, JSON.stringify(sources.map((s) => ({ kind: s.sourceKind, id: s.sourceId, key: auditObjectKey(propertyId, businessDate, s, format) })))],
+      );
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+
+  const ref = { version: 1 as const, batchId, run, propertyId, businessDate, format };
+  try {
+    // Job ids name the run, so a re-run is a new flow while a redelivered job stays the same job.
+    await flows.add({
+      name: nightAuditManifestJob.name,
+      queueName: QUEUE_NAMES.nightAudit,
+      data: ref,
+      opts: { ...nightAuditManifestJob.options, jobId: `na-${batchId}-${run}` },
+      children: sources.map((source) => ({
+        name: nightAuditSourceJob.name,
+        queueName: QUEUE_NAMES.export,
+        data: { ...ref, sourceKind: source.sourceKind, sourceId: source.sourceId },
+        opts: { ...nightAuditSourceJob.options, jobId: `na-${batchId}-${run}-${source.sourceKind}-${source.sourceId}` },
+      })),
+    });
+  } catch (error) {
+    await pool.query(`UPDATE night_audit_batches SET status = 'failed', completed_at = now() WHERE id = $1 AND run = $2`, [batchId, run]);
+    throw AppError.unavailable('The night audit could not be queued; retry shortly.').withCause(error);
+  }
+  return { batchId, status: 'queued', started: true };
+}
+
+export async function nightAuditStatus(pool: TPgPool, propertyId: string, batchId: string): Promise<TBatchStatusBody> {
+  const result = await pool.query<{ business_date: string; format: 'PDF' | 'XLSX'; status: TBatchStatus; total: number; manifest_key: string | null; completed: number; failed: number }>(
+    `SELECT to_char(b.business_date, 'YYYY-MM-DD') AS business_date, b.format, b.status, b.total, b.manifest_key,
+            count(*) FILTER (WHERE i.status = 'completed')::int AS completed,
+            count(*) FILTER (WHERE i.status = 'failed')::int AS failed
+       FROM night_audit_batches b LEFT JOIN night_audit_items i ON i.batch_id = b.id
+      WHERE b.id = $1 AND b.property_id = $2
+      GROUP BY b.id`,
+    [batchId, propertyId],
+  );
+  const row = result.rows[0];
+  if (!row) throw AppError.notFound('The night-audit batch');
+  return {
+    batchId,
+    businessDate: row.business_date,
+    format: row.format,
+    status: row.status,
+    total: row.total,
+    completed: row.completed,
+    failed: row.failed,
+    manifestKey: row.manifest_key,
+  };
+}
