@@ -5,6 +5,7 @@ import { createRedis, pingRedis, type TPgPool } from '@folio-vault/shared/connec
 import { AppError, toErrorBody } from '@folio-vault/shared/errors';
 import type { Logger } from '@folio-vault/shared/logger';
 import { bearerMatches, type TMetrics } from '@folio-vault/shared/metrics';
+import { within } from '@folio-vault/shared/within';
 
 /**
  * A worker process's own small HTTP server (WORKER_HEALTH_PORT): `GET /healthz` (the process
@@ -29,16 +30,6 @@ export interface THealthServerOptions {
 export interface TRunningHealthServer {
   port: number;
   close(): Promise<void>;
-}
-
-function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise,
-    new Promise<T>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { within } from './within.js';
 
 /**
  * Prometheus metrics (CONTRACT §7). One registry per process, made by createMetrics() and handed to
@@ -18,16 +19,6 @@ export interface TCountableQueue {
 }
 
 const QUEUE_COUNT_TIMEOUT_MS = 2_000;
-
-function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise,
-    new Promise<T>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
-}
 
 export interface TMetrics {
   registry: Registry;

@@ -3,18 +3,9 @@ import swaggerUi from 'swagger-ui-express';
 import { pingRedis, type TPgPool, type TRedisClient } from '@folio-vault/shared/connections';
 import { AppError, toErrorBody } from '@folio-vault/shared/errors';
 import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
+import { within } from '@folio-vault/shared/within';
 
 const CHECK_TIMEOUT_MS = 2_000;
-
-function within<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise,
-    new Promise<T>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
-}
 
 export interface TReadinessDeps {
   redis: TRedisClient;
