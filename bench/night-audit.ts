@@ -1,0 +1,190 @@
+/**
+ * Night-audit throughput: folios per second for a 1,000-folio batch (typical folios of about 30
+ * rows, every one with a transaction on the business date) with 1 and 2 worker processes
+ * (`npm run start:worker`, spawned as separate processes), each with EXPORT_CONCURRENCY 1 and 2.
+ * The batch starts as the API starts it (startNightAudit with a FlowProducer) and the time runs
+ * until its status says it ended (the manifest written). Each configuration first runs a small
+ * warm-up batch, so the times are a running worker's, not its start. Workers run with
+ * NODE_ENV=production (React's production build, as deployed); their logs go to a pipe. "load" is
+ * the mean 1-minute load average during the batch: above the core count, something else was
+ * running on the machine too and the figures are low.
+ *
+ *   npx tsx bench/night-audit.ts
+ *   BENCH_NIGHT_AUDIT_FOLIOS=300 BENCH_NIGHT_AUDIT_CONFIGS=1x1,2x1 npx tsx bench/night-audit.ts
+ */
+import { execFileSync } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import os from 'node:os';
+import { FlowProducer } from 'bullmq';
+import { createPgPool, createRedis } from '@folio-vault/shared/connections';
+import { importRecords, recordsOfDocument } from '@folio-vault/shared/ledger/batch-import';
+import { nightAuditStatus, startNightAudit, type TBatchStatusBody } from '@folio-vault/shared/night-audit/batches';
+import { spawnTs, waitForOutput, type TSpawned } from '../test/support/processes.js';
+import { benchEnvironment } from './support.js';
+
+const FOLIOS = Number(process.env.BENCH_NIGHT_AUDIT_FOLIOS ?? 1_000);
+const CONFIGS = (process.env.BENCH_NIGHT_AUDIT_CONFIGS ?? '1x1,2x1,1x2,2x2').split(',').map((text) => {
+  const [workers, concurrency] = text.split('x').map(Number);
+  return { workers: workers!, concurrency: concurrency! };
+});
+const BUSINESS_DATE = '2026-11-21';
+const WARM_UP_FOLIOS = 8;
+
+type TRecord = Record<string, unknown>;
+const GUESTS = ['Anna Petrova', 'José Ramírez', 'Émilie Dubois', 'Jürgen Müller', 'Søren Kierkegaard', 'Ólafur Jónsson', 'Maria Rossi', 'John Smith', 'Ana Souza', '王小明'];
+
+/**
+ * `folios` sources in Madrid, every one with rows on the business date: reservations of three
+ * nights ending on it (room, VAT and city tax a night, breakfasts, minibar, dinners with VAT, spa,
+ * phone, laundry, parking, a voided charge, deposit and payments: 30 rows), and one house account
+ * of 30 rows that day.
+ */
+function typicalLedger(propertyId: number, folios: number) {
+  const folioRecords: TRecord[] = [];
+  const transactions: TRecord[] = [];
+  let nextId = propertyId * 10_000_000 + 1;
+  const day = (offset: number) => {
+    const date = new Date(`${BUSINESS_DATE}T00:00:00Z`);
+    date.setUTCDate(date.getUTCDate() + offset);
+    return date.toISOString().slice(0, 10);
+  };
+  const tx = (folio: TRecord, offset: number, hour: number, code: string, group: string, description: string, amount: string, extra: TRecord = {}) => {
+    const id = String(nextId++);
+    const when = `${day(offset)}T${String(hour).padStart(2, '0')}:${String(nextId % 60).padStart(2, '0')}:00Z`;
+    transactions.push({
+      id, folioId: folio.id, sourceKind: folio.sourceKind, sourceId: folio.sourceId, sourceIdentifier: folio.sourceIdentifier,
+      transactionDatetime: when, serviceDate: when.slice(0, 10), internalTransactionCode: code, internalCodeGroup: group,
+      description, quantity: '1', amount, currency: 'EUR', posted: true, userId: String(1 + (nextId % 4)), ...extra,
+    });
+    return id;
+  };
+  for (let r = 1; r < folios; r += 1) {
+    const sourceId = propertyId * 100_000 + r;
+    const folio = { id: String(propertyId * 1_000_000 + r), sourceKind: 'RESERVATION', sourceId: String(sourceId), sourceIdentifier: `RES-${sourceId}`, name: `${GUESTS[r % GUESTS.length]} — main folio` };
+    folioRecords.push(folio);
+    const room = { subSourceId: String(sourceId * 10 + 1), subSourceIdentifier: String(100 + (r % 300)) };
+    tx(folio, -2, 15, '9000', 'PAYMENT', 'Card payment — deposit', '-150.00', { paymentMethod: 'cards_visa' });
+    for (let night = -2; night <= 0; night += 1) {
+      const charge = tx(folio, night, 21, '1000', 'ROOM_REVENUE_RATE', 'Room — nightly rate', '120.00', room);
+      tx(folio, night, 21, '3000', 'TAX', 'VAT 10%', '12.00', { ...room, originId: '11', parentId: charge, rootId: charge });
+      tx(folio, night, 21, '4000', 'FEE', 'City tax', '2.00', { ...room, originId: '21', parentId: charge, rootId: charge });
+      tx(folio, night, 7, '2100', 'ADDON', 'Breakfast buffet', '18.00', { originId: '401' });
+      tx(folio, night, 16, '2000', 'ITEM_SERVICE', 'Minibar — sparkling water', '3.50', { originId: '301' });
+      const dinner = tx(folio, night, 19, '2000', 'ITEM_SERVICE', 'Restaurant — dinner for two', '64.00', { originId: '310' });
+      tx(folio, night, 19, '3000', 'TAX', 'VAT 10%', '6.40', { originId: '11', parentId: dinner, rootId: dinner });
+    }
+    tx(folio, -1, 17, '2100', 'ADDON', 'Spa — massage 60 min', '85.00', { originId: '401' });
+    tx(folio, -1, 10, '2200', 'CUSTOM_ITEM', 'Phone call', '4.20', { originId: '501' });
+    tx(folio, 0, 9, '2200', 'CUSTOM_ITEM', 'Laundry', '12.00', { originId: '502' });
+    tx(folio, 0, 8, '2200', 'CUSTOM_ITEM', 'Parking', '20.00', { originId: '503' });
+    const wrong = tx(folio, -1, 20, '2000', 'ITEM_SERVICE', 'Minibar — champagne', '95.00', { originId: '302' });
+    tx(folio, -1, 22, '2000', 'ITEM_SERVICE', 'Minibar — champagne (void)', '-95.00', { originId: '302', isVoid: true, parentId: wrong, rootId: wrong, notes: 'Posted to the wrong room' });
+    tx(folio, 0, 10, '9000', 'PAYMENT', 'Card payment', '-400.00', { paymentMethod: 'cards_master' });
+    tx(folio, 0, 11, '9001', 'PAYMENT', 'Cash payment', '-50.00', { paymentMethod: 'cash' });
+  }
+  const house = { id: String(propertyId * 1_000_000 + 999_999), sourceKind: 'HOUSE_ACCOUNT', sourceId: String(propertyId * 100_000 + 99_999), sourceIdentifier: 'HA-LOBBY', name: 'Lobby bar house account' };
+  folioRecords.push(house);
+  for (let k = 0; k < 30; k += 1) tx(house, 0, 8 + (k % 13), '2300', 'ITEM_SERVICE', k % 2 ? 'Bar — caipirinha' : 'Café — espresso', k % 2 ? '9.00' : '2.50', { originId: '600' });
+  return {
+    property: { id: propertyId, name: `Benchmark Hotel ${propertyId}`, currency: 'EUR', timezone: 'Europe/Madrid', gatewayMode: 'test', language: 'en' },
+    folios: folioRecords,
+    transactions,
+  };
+}
+
+/** Mean `ms` of the workers' log lines with this message, for the jobs of one batch run. */
+function meanMs(workers: TSpawned[], msg: string, jobPrefix: string): number {
+  const values = workers
+    .flatMap((worker) => worker.output().split('\n'))
+    .filter((line) => line.startsWith('{') && line.includes(`"msg":"${msg}"`) && line.includes(`"jobId":"${jobPrefix}`))
+    .map((line) => Number((JSON.parse(line) as { ms?: number }).ms));
+  return values.reduce((sum, value) => sum + value, 0) / Math.max(values.length, 1);
+}
+
+/** Resident memory (MB) of the processes under `roots` (tsx, the workers, their render processes). */
+function treeRssMb(roots: number[]): number {
+  const table = execFileSync('ps', ['-eo', 'pid=,ppid=,rss='], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/).map(Number) as [number, number, number]);
+  const inTree = new Set(roots);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [pid, ppid] of table) {
+      if (inTree.has(ppid) && !inTree.has(pid)) {
+        inTree.add(pid);
+        grew = true;
+      }
+    }
+  }
+  return table.filter(([pid]) => inTree.has(pid)).reduce((sum, [, , rss]) => sum + rss, 0) / 1024;
+}
+
+const { config, services, rawEnv } = await benchEnvironment();
+const pool = createPgPool(config.DATABASE_URL, { max: 4 });
+const connection = createRedis(config.REDIS_URL, 'producer');
+const flows = new FlowProducer({ connection, prefix: config.QUEUE_PREFIX });
+
+const ledger = typicalLedger(1, FOLIOS);
+const importStarted = performance.now();
+await importRecords(pool, '1', recordsOfDocument(ledger));
+const importSeconds = (performance.now() - importStarted) / 1000;
+await importRecords(pool, '2', recordsOfDocument(typicalLedger(2, WARM_UP_FOLIOS)));
+
+async function runBatch(propertyId: string, onTick: () => void = () => undefined): Promise<{ status: TBatchStatusBody; seconds: number; jobPrefix: string }> {
+  const t = performance.now();
+  const { batchId } = await startNightAudit(pool, flows, propertyId, BUSINESS_DATE, 'PDF');
+  const { rows } = await pool.query<{ run: number }>('SELECT run FROM night_audit_batches WHERE id = $1', [batchId]);
+  const jobPrefix = `na-${batchId}-${rows[0]!.run}-`;
+  for (;;) {
+    const status = await nightAuditStatus(pool, propertyId, batchId);
+    if (status.status !== 'queued' && status.status !== 'running') return { status, seconds: (performance.now() - t) / 1000, jobPrefix };
+    onTick();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}; ${Object.entries(services.sources).map(([name, source]) => `${name}: ${source}`).join(', ')}`);
+console.log(`ledger: ${ledger.folios.length} folios, ${ledger.transactions.length} rows (${(ledger.transactions.length / ledger.folios.length).toFixed(1)} a folio), imported in ${importSeconds.toFixed(2)} s`);
+console.log('workers × EXPORT_CONCURRENCY   wall time   folios/s   peak RSS (workers + renderers)   mean render / job   load');
+
+const failures: string[] = [];
+for (const { workers: count, concurrency } of CONFIGS) {
+  const env = { ...rawEnv(), NODE_ENV: 'production', LOG_LEVEL: 'info', EXPORT_CONCURRENCY: String(concurrency) };
+  const workers: TSpawned[] = Array.from({ length: count }, () => spawnTs('apps/worker/src/main.ts', [], env, { group: true }));
+  try {
+    await Promise.all(workers.map((worker) => waitForOutput(worker, /worker ready/, 60_000)));
+    const roots = workers.map((worker) => worker.child.pid!);
+    // Warm-up: render processes started, code loaded, fonts read.
+    await runBatch('2');
+    let peak = 0;
+    let sampled = 0;
+    const loads: number[] = [];
+    const { status, seconds, jobPrefix } = await runBatch('1', () => {
+      if (sampled++ % 5 === 0) {
+        peak = Math.max(peak, treeRssMb(roots));
+        loads.push(os.loadavg()[0]!);
+      }
+    });
+    const label = `${count} × ${concurrency}`;
+    if (status.status !== 'completed' || status.completed !== FOLIOS) failures.push(`${label}: ${JSON.stringify(status)}`);
+    const timing = `${meanMs(workers, 'document rendered', jobPrefix).toFixed(0)} / ${meanMs(workers, 'job done', jobPrefix).toFixed(0)} ms`;
+    console.log(
+      `${label.padEnd(28)} ${`${seconds.toFixed(1)} s`.padStart(10)} ${(status.completed / seconds).toFixed(1).padStart(10)}   ${`${peak.toFixed(0)} MB`.padStart(30)}   ${timing.padStart(17)}   ${(loads.reduce((a, b) => a + b, 0) / Math.max(loads.length, 1)).toFixed(1).padStart(8)}`,
+    );
+  } finally {
+    // Gracefully (tsx relays SIGTERM to the worker, which finishes and closes its render processes).
+    for (const worker of workers) worker.child.kill('SIGTERM');
+    await Promise.all(workers.map((worker) => worker.exited));
+  }
+}
+
+await flows.close();
+connection.disconnect();
+await pool.end();
+await rm(config.STORAGE_DIR, { recursive: true, force: true });
+await services.stop();
+if (failures.length) {
+  console.error(`night-audit bench: batches that did not complete:\n${failures.join('\n')}`);
+  process.exitCode = 1;
+}
