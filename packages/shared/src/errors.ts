@@ -76,10 +76,6 @@ export class AppError extends Error {
   }
 }
 
-export function isErrorCode(value: unknown): value is TErrorCode {
-  return typeof value === 'string' && Object.hasOwn(ERROR_STATUS, value);
-}
-
 export function toErrorBody(error: AppError, requestId: string, now = new Date()): TErrorBody {
   const body: TErrorBody = {
     id: requestId,

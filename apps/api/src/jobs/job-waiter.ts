@@ -23,10 +23,6 @@ export class JobWaiter {
     events.on('failed', ({ jobId, failedReason }) => this.settle(jobId, { state: 'failed', reason: failedReason }));
   }
 
-  get waiting(): number {
-    return this.pending.size;
-  }
-
   private settle(jobId: string, outcome: TJobOutcome): void {
     for (const resolve of this.pending.get(jobId) ?? []) resolve(outcome);
   }

@@ -1,5 +1,5 @@
 import type { TPgPool } from '@folio-vault/shared/connections';
-import { AppError } from '@folio-vault/shared/errors';
+import { database } from '../http/database.js';
 import type { TTokenizationMode } from '@folio-vault/shared/schemas/vault';
 
 /**
@@ -7,10 +7,8 @@ import type { TTokenizationMode } from '@folio-vault/shared/schemas/vault';
  * not vault data: the API may read it directly.
  */
 export async function findGatewayMode(pool: TPgPool, propertyId: string): Promise<TTokenizationMode | undefined> {
-  try {
-    const result = await pool.query<{ gateway_mode: TTokenizationMode }>('SELECT gateway_mode FROM properties WHERE id = $1', [propertyId]);
-    return result.rows[0]?.gateway_mode;
-  } catch (error) {
-    throw AppError.unavailable('The database cannot be reached right now; retry shortly.').withCause(error);
-  }
+  const result = await database(() =>
+    pool.query<{ gateway_mode: TTokenizationMode }>('SELECT gateway_mode FROM properties WHERE id = $1', [propertyId]),
+  );
+  return result.rows[0]?.gateway_mode;
 }
