@@ -1,19 +1,26 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { TFolioDocument, TRenderedFile } from '@folio-vault/shared/export/folio-document';
 import type { TMetrics } from '@folio-vault/shared/metrics';
-import type { TRenderReply, TRenderRequest } from './render-child.js';
+import { chunkPlan, planFolioPdf } from './pdf/folio-pdf.js';
+import type { TRenderReply, TRenderRequest, TRenderWork } from './render-child.js';
 
 /**
  * A small pool of render processes (DESIGN.md: render off the event loop; React-PDF memory grows
- * in long-lived processes, so recycle). Each process renders one document at a time; a process
- * is replaced after `maxRenders` documents or once it has grown past `maxRssBytes`. With `metrics`,
- * every document rendered counts its render time (export_render_seconds: from the moment a process
- * takes it, so without the wait for a free one, but with the start of a new process after a
- * recycle) and rows (export_rows_rendered_total) by format. Every export and night-audit file
- * passes here.
+ * in long-lived processes, so recycle). A PDF is planned here (paginate: cheap, pure), cut into
+ * chunks of `pagesPerChunk` pages that the processes render in parallel, and joined by one of them:
+ * a 50,000-row folio uses every process and no process ever holds more than a chunk's pages.
+ * Each process does one piece at a time; pieces of concurrent documents are handed out in turn, so
+ * a small export is not queued behind all the chunks of a large one. A process is replaced after
+ * `maxRenders` pieces or once it has grown past `maxRssBytes`. With `metrics`, every document counts
+ * its render time (export_render_seconds, from planning to the joined file, waits included) and
+ * rows (export_rows_rendered_total) by format. Every export and night-audit file passes here.
  */
 const CHILD = fileURLToPath(new URL('./render-child.ts', import.meta.url));
+
+/** About 2,000 table rows: big enough that a chunk's fixed cost (a PDF document, its fonts) stays small. */
+export const PAGES_PER_CHUNK = 40;
 
 interface TSlot {
   child?: ChildProcess;
@@ -22,42 +29,100 @@ interface TSlot {
 }
 
 interface TTask {
-  request: Omit<TRenderRequest, 'id'>;
-  resolve: (file: TRenderedFile) => void;
+  work: TRenderWork;
+  resolve: (file: TRenderedFile | undefined) => void;
   reject: (error: Error) => void;
+}
+
+export interface TRenderPoolOptions {
+  maxRenders?: number;
+  maxRssBytes?: number;
+  timeoutMs?: number;
+  pagesPerChunk?: number;
+  metrics?: TMetrics;
 }
 
 export class RenderPool {
   private readonly slots: TSlot[];
-  private readonly queue: TTask[] = [];
+  /** Waiting pieces per document, served round robin. */
+  private readonly queues = new Map<number, TTask[]>();
+  private nextDocument = 1;
   private nextId = 1;
   private closed = false;
 
   constructor(
     size: number,
-    private readonly options: { maxRenders?: number; maxRssBytes?: number; timeoutMs?: number; metrics?: TMetrics } = {},
+    private readonly options: TRenderPoolOptions = {},
   ) {
     this.slots = Array.from({ length: size }, () => ({ renders: 0, busy: false }));
   }
 
-  render(format: 'PDF' | 'XLSX', document: TFolioDocument, outputPath: string): Promise<TRenderedFile> {
-    if (this.closed) return Promise.reject(new Error('render pool is closed'));
-    return new Promise((resolve, reject) => {
-      this.queue.push({ request: { format, document, outputPath }, resolve, reject });
-      this.dispatch();
-    });
+  async render(format: 'PDF' | 'XLSX', document: TFolioDocument, outputPath: string): Promise<TRenderedFile> {
+    if (this.closed) throw new Error('render pool is closed');
+    const started = performance.now();
+    const group = this.nextDocument++;
+    const file =
+      format === 'XLSX' ? (await this.submit(group, { kind: 'xlsx', document, outputPath }))! : await this.renderPdf(group, document, outputPath);
+    if (this.options.metrics) {
+      this.options.metrics.exportRenderSeconds.observe({ format }, (performance.now() - started) / 1000);
+      this.options.metrics.exportRowsRendered.inc({ format }, file.rows);
+    }
+    return file;
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const task of this.queue.splice(0)) task.reject(new Error('render pool is closed'));
+    for (const tasks of this.queues.values()) for (const task of tasks.splice(0)) task.reject(new Error('render pool is closed'));
+    this.queues.clear();
     await Promise.all(this.slots.map((slot) => this.retire(slot)));
+  }
+
+  private async renderPdf(group: number, document: TFolioDocument, outputPath: string): Promise<TRenderedFile> {
+    const plan = planFolioPdf(document);
+    const chunks = chunkPlan(plan, this.options.pagesPerChunk ?? PAGES_PER_CHUNK);
+    if (chunks.length === 1) {
+      await this.submit(group, { kind: 'pdf-chunk', chunk: chunks[0]!, outputPath });
+    } else {
+      const parts = chunks.map((_, index) => `${outputPath}.part${index}`);
+      try {
+        // allSettled: no part file may still be being written when the finally block removes them.
+        const settled = await Promise.allSettled(chunks.map((chunk, index) => this.submit(group, { kind: 'pdf-chunk', chunk, outputPath: parts[index]! })));
+        const failed = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+        if (failed) throw failed.reason as Error;
+        await this.submit(group, { kind: 'pdf-merge', head: plan.head, parts, outputPath });
+      } finally {
+        // A cleanup failure must not hide the render's own outcome.
+        await Promise.all(parts.map((part) => rm(part, { force: true }).catch(() => undefined)));
+      }
+    }
+    return { pages: plan.pages.length, rows: plan.rows };
+  }
+
+  private submit(group: number, work: TRenderWork): Promise<TRenderedFile | undefined> {
+    if (this.closed) return Promise.reject(new Error('render pool is closed'));
+    return new Promise((resolve, reject) => {
+      const tasks = this.queues.get(group) ?? [];
+      tasks.push({ work, resolve, reject });
+      this.queues.set(group, tasks);
+      this.dispatch();
+    });
+  }
+
+  /** The next piece, taking documents in turn (a Map iterates in insertion order; a served one goes last). */
+  private nextTask(): TTask | undefined {
+    for (const [group, tasks] of this.queues) {
+      const task = tasks.shift();
+      this.queues.delete(group);
+      if (tasks.length) this.queues.set(group, tasks);
+      if (task) return task;
+    }
+    return undefined;
   }
 
   private dispatch(): void {
     for (const slot of this.slots) {
       if (slot.busy) continue;
-      const task = this.queue.shift();
+      const task = this.nextTask();
       if (!task) return;
       this.run(slot, task);
     }
@@ -74,40 +139,32 @@ export class RenderPool {
     slot.busy = true;
     const child = (slot.child ??= this.spawn());
     const id = this.nextId++;
-    const started = performance.now();
-    const finish = (outcome: { file?: TRenderedFile; error?: Error; rss?: number }) => {
+    const finish = (outcome: { ok: boolean; file?: TRenderedFile; error?: Error; rss?: number }) => {
       clearTimeout(timer);
-      if (outcome.file && this.options.metrics) {
-        const format = task.request.format;
-        this.options.metrics.exportRenderSeconds.observe({ format }, (performance.now() - started) / 1000);
-        this.options.metrics.exportRowsRendered.inc({ format }, outcome.file.rows);
-      }
       child.off('message', onMessage);
       child.off('exit', onExit);
       slot.busy = false;
       slot.renders += 1;
       const recycle =
-        outcome.error !== undefined ||
-        slot.renders >= (this.options.maxRenders ?? 25) ||
-        (outcome.rss ?? 0) > (this.options.maxRssBytes ?? 1_500_000_000);
+        !outcome.ok || slot.renders >= (this.options.maxRenders ?? 200) || (outcome.rss ?? 0) > (this.options.maxRssBytes ?? 320_000_000);
       if (recycle) void this.retire(slot);
-      if (outcome.file) task.resolve(outcome.file);
+      if (outcome.ok) task.resolve(outcome.file);
       else task.reject(outcome.error ?? new Error('render failed'));
       this.dispatch();
     };
     const onMessage = (reply: TRenderReply) => {
       if (reply.id !== id) return;
-      if (reply.ok) finish({ file: reply.file, rss: reply.rss });
-      else finish({ error: new Error(`render failed: ${reply.error}`), rss: reply.rss });
+      if (reply.ok) finish({ ok: true, file: reply.file, rss: reply.rss });
+      else finish({ ok: false, error: new Error(`render failed: ${reply.error}`), rss: reply.rss });
     };
     const onExit = (code: number | null, signal: string | null) => {
       slot.child = undefined;
-      finish({ error: new Error(`render process ended (${signal ?? code})`) });
+      finish({ ok: false, error: new Error(`render process ended (${signal ?? code})`) });
     };
     child.on('message', onMessage);
     child.once('exit', onExit);
     const timer = setTimeout(() => child.kill('SIGKILL'), this.options.timeoutMs ?? 10 * 60_000);
-    child.send({ id, ...task.request } satisfies TRenderRequest);
+    child.send({ id, ...task.work } satisfies TRenderRequest);
   }
 
   private async retire(slot: TSlot): Promise<void> {

@@ -1,4 +1,5 @@
-import { Text, View } from '@react-pdf/renderer';
+import { View } from '@react-pdf/renderer';
+import { PaintedLine } from './painted-line.js';
 import type { TAppliedFilters } from '@folio-vault/shared/export/folio-document';
 import type { TFormatters } from '@folio-vault/shared/i18n/format';
 import type { TTranslate } from '@folio-vault/shared/i18n/catalog';
@@ -14,7 +15,7 @@ export function FiltersLine({ filters, t, fmt }: { filters: TAppliedFilters; t: 
   const { text, fontSize } = fitTextShrinking(filtersText(filters, t, fmt), TEXT_WIDTH.filters, FONT_SIZE.filters);
   return (
     <View style={styles.filters}>
-      <Text style={filtersTextStyles[fontSize]}>{text}</Text>
+      <PaintedLine style={filtersTextStyles[fontSize]!} text={text} />
     </View>
   );
 }

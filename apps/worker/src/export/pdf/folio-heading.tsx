@@ -1,4 +1,5 @@
-import { Text, View } from '@react-pdf/renderer';
+import { View } from '@react-pdf/renderer';
+import { PaintedLine } from './painted-line.js';
 import type { TFormatters } from '@folio-vault/shared/i18n/format';
 import type { TTranslate } from '@folio-vault/shared/i18n/catalog';
 import { FONT_SIZE, fitText } from './layout.js';
@@ -10,7 +11,7 @@ export function FolioHeading({ folioName, continued, t }: { folioName: string; c
   const text = `${t('labelValue', { label: t('folio'), value: folioName })}${continued ? ` ${t('continued')}` : ''}`;
   return (
     <View style={styles.folioHeading}>
-      <Text style={styles.folioHeadingText}>{fitText(text, TEXT_WIDTH.folioHeading, FONT_SIZE.heading, true)}</Text>
+      <PaintedLine style={styles.folioHeadingText} text={fitText(text, TEXT_WIDTH.folioHeading, FONT_SIZE.heading, true)} />
     </View>
   );
 }
@@ -20,7 +21,7 @@ export function SectionHeading({ section, continued, t }: { section: TSectionKin
   const text = `${t(`section.${section}`)}${continued ? ` ${t('continued')}` : ''}`;
   return (
     <View style={styles.sectionHeading}>
-      <Text style={styles.sectionHeadingText}>{text}</Text>
+      <PaintedLine style={styles.sectionHeadingText} text={text} />
     </View>
   );
 }
@@ -29,8 +30,8 @@ export function SectionHeading({ section, continued, t }: { section: TSectionKin
 export function SectionSubtotal({ section, subtotal, t, fmt }: { section: TSectionKind; subtotal: string; t: TTranslate; fmt: TFormatters }) {
   return (
     <View style={styles.sectionSubtotal}>
-      <Text style={styles.sectionSubtotalLabel}>{t(`subtotal.${section}`)}</Text>
-      <Text style={styles.cellAmount}>{fmt.money(subtotal)}</Text>
+      <PaintedLine style={styles.sectionSubtotalLabel} text={t(`subtotal.${section}`)} inherited={{ bold: true }} />
+      <PaintedLine style={styles.cellAmount} text={fmt.money(subtotal)} inherited={{ bold: true }} />
     </View>
   );
 }
@@ -39,7 +40,7 @@ export function SectionSubtotal({ section, subtotal, t, fmt }: { section: TSecti
 export function NoRows({ t }: { t: TTranslate }) {
   return (
     <View style={styles.noRows}>
-      <Text style={styles.noRowsText}>{t('noTransactions')}</Text>
+      <PaintedLine style={styles.noRowsText} text={t('noTransactions')} />
     </View>
   );
 }

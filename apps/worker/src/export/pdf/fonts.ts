@@ -19,7 +19,19 @@ const ARABIC = /[\u0600-\u06ff\u0750-\u077f\u0870-\u08ff\ufb50-\ufdff\ufe70-\ufe
  * goes), so an unneeded fallback costs: 10,000 rows rendered in about 20 % less time without them.
  */
 export function fontFamilyFor(text: string): string[] {
-  return FONT_FAMILY.filter((family) => family === 'NotoSans' || (family === 'NotoSansSC' ? CJK.test(text) : ARABIC.test(text)));
+  return fontFamilyOf([text]);
+}
+
+/** fontFamilyFor over many texts, without joining them (a 50,000-row folio is megabytes of text). */
+export function fontFamilyOf(texts: Iterable<string>): string[] {
+  let cjk = false;
+  let arabic = false;
+  for (const text of texts) {
+    cjk ||= CJK.test(text);
+    arabic ||= ARABIC.test(text);
+    if (cjk && arabic) break;
+  }
+  return FONT_FAMILY.filter((family) => family === 'NotoSans' || (family === 'NotoSansSC' ? cjk : arabic));
 }
 
 const require = createRequire(import.meta.url);

@@ -1,6 +1,10 @@
-import { Text, View } from '@react-pdf/renderer';
+import { View } from '@react-pdf/renderer';
+import { PaintedLine } from './painted-line.js';
 import type { TTranslate } from '@folio-vault/shared/i18n/catalog';
-import { styles } from './styles.js';
+import { FONT_SIZE } from './layout.js';
+import { COLOURS, styles } from './styles.js';
+
+const FOOTER = { fontSize: FONT_SIZE.footer, color: COLOURS.muted };
 
 /**
  * "Generated …" and "Page X of Y" at the foot of every page. The page count is known from
@@ -9,8 +13,8 @@ import { styles } from './styles.js';
 export function Footer({ page, pages, generated, t }: { page: number; pages: number; generated: string; t: TTranslate }) {
   return (
     <View style={styles.footer}>
-      <Text style={styles.footerText}>{t('generated', { datetime: generated })}</Text>
-      <Text style={styles.footerText}>{t('page', { page, pages })}</Text>
+      <PaintedLine style={styles.footerText} text={t('generated', { datetime: generated })} inherited={FOOTER} />
+      <PaintedLine style={styles.footerText} text={t('page', { page, pages })} inherited={FOOTER} />
     </View>
   );
 }

@@ -1,4 +1,5 @@
-import { Text, View } from '@react-pdf/renderer';
+import { View } from '@react-pdf/renderer';
+import { PaintedLine } from './painted-line.js';
 import type { TFolioDocument } from '@folio-vault/shared/export/folio-document';
 import type { TTranslate } from '@folio-vault/shared/i18n/catalog';
 import { FONT_SIZE, fitText } from './layout.js';
@@ -17,10 +18,10 @@ export function Recipient({ recipient, t }: { recipient: TRecipient; t: TTransla
   const tax = taxLine(recipient, t);
   return (
     <View style={styles.recipient}>
-      <Text style={styles.recipientLabel}>{fitText(t('recipient'), TEXT_WIDTH.recipient, FONT_SIZE.row, true)}</Text>
-      <Text style={styles.recipientName}>{fitText(recipient.name, TEXT_WIDTH.recipient, FONT_SIZE.heading, true)}</Text>
-      {recipient.address ? <Text style={styles.recipientLine}>{fitText(recipient.address, TEXT_WIDTH.recipient, FONT_SIZE.small)}</Text> : null}
-      {tax ? <Text style={styles.recipientLine}>{fitText(tax, TEXT_WIDTH.recipient, FONT_SIZE.small)}</Text> : null}
+      <PaintedLine style={styles.recipientLabel} text={fitText(t('recipient'), TEXT_WIDTH.recipient, FONT_SIZE.row, true)} />
+      <PaintedLine style={styles.recipientName} text={fitText(recipient.name, TEXT_WIDTH.recipient, FONT_SIZE.heading, true)} />
+      {recipient.address ? <PaintedLine style={styles.recipientLine} text={fitText(recipient.address, TEXT_WIDTH.recipient, FONT_SIZE.small)} /> : null}
+      {tax ? <PaintedLine style={styles.recipientLine} text={fitText(tax, TEXT_WIDTH.recipient, FONT_SIZE.small)} /> : null}
     </View>
   );
 }

@@ -27,6 +27,9 @@ const HAIRLINE = '#e4e4e4';
 const VOID = '#9a9a9a';
 const PENDING = '#8a5a00';
 
+/** The table's colours, for the rows the canvas paints (table-canvas.tsx). */
+export const COLOURS = { ink: INK, muted: MUTED, rule: RULE, hairline: HAIRLINE, void: VOID, pending: PENDING } as const;
+
 const oneLine = { maxLines: 1, textOverflow: 'ellipsis' } as const;
 const bold = { fontWeight: 700 } as const;
 
@@ -117,37 +120,8 @@ export const styles = StyleSheet.create({
   noRows: { height: slots(NO_ROWS_SLOTS), justifyContent: 'center' },
   noRowsText: { color: MUTED, ...oneLine },
 
-  // One View per row; its Texts inherit colour and line-through from it.
-  row: {
-    height: SLOT_HEIGHT,
-    flexDirection: 'row',
-    alignItems: 'center',
-    borderBottomWidth: 0.25,
-    borderBottomColor: HAIRLINE,
-  },
-  rowVoid: {
-    height: SLOT_HEIGHT,
-    flexDirection: 'row',
-    alignItems: 'center',
-    borderBottomWidth: 0.25,
-    borderBottomColor: HAIRLINE,
-    color: VOID,
-    textDecoration: 'line-through',
-  },
-  rowPending: {
-    height: SLOT_HEIGHT,
-    flexDirection: 'row',
-    alignItems: 'center',
-    borderBottomWidth: 0.25,
-    borderBottomColor: HAIRLINE,
-    color: PENDING,
-  },
-  cellDatetime: cell(COLUMNS.datetime),
-  cellServiceDate: cell(COLUMNS.serviceDate),
-  cellCode: cell(COLUMNS.code),
-  cellDescription: cell(COLUMNS.description),
-  cellNotes: cell(COLUMNS.notes),
-  cellQuantity: rightCell(COLUMNS.quantity),
+  // A row cell set as a Text node (table-canvas.tsx: only cells the canvas cannot set).
+  cellOverlay: { paddingRight: CELL_PADDING, ...oneLine },
   cellAmount: rightCell(COLUMNS.amount),
   cellStatus: { width: COLUMNS.status, paddingLeft: CELL_PADDING, fontSize: FONT_SIZE.status, ...bold, ...oneLine },
 

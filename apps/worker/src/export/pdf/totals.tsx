@@ -1,4 +1,5 @@
-import { Text, View } from '@react-pdf/renderer';
+import { View } from '@react-pdf/renderer';
+import { PaintedLine } from './painted-line.js';
 import type { TDocumentTotals } from '@folio-vault/shared/export/folio-document';
 import type { TFormatters } from '@folio-vault/shared/i18n/format';
 import type { TTranslate } from '@folio-vault/shared/i18n/catalog';
@@ -9,18 +10,18 @@ import { TEXT_WIDTH, styles } from './styles.js';
 export function Totals({ title, totals, t, fmt }: { title: string; totals: TDocumentTotals; t: TTranslate; fmt: TFormatters }) {
   return (
     <View style={styles.totals}>
-      <Text style={styles.totalsTitle}>{fitText(title, TEXT_WIDTH.totalsTitle, FONT_SIZE.row + 1, true)}</Text>
+      <PaintedLine style={styles.totalsTitle} text={fitText(title, TEXT_WIDTH.totalsTitle, FONT_SIZE.row + 1, true)} />
       <View style={styles.totalsLine}>
-        <Text style={styles.totalsLabel}>{t('totals.charges')}</Text>
-        <Text style={styles.totalsValue}>{fmt.money(totals.charges)}</Text>
+        <PaintedLine style={styles.totalsLabel} text={t('totals.charges')} />
+        <PaintedLine style={styles.totalsValue} text={fmt.money(totals.charges)} />
       </View>
       <View style={styles.totalsLine}>
-        <Text style={styles.totalsLabel}>{t('totals.payments')}</Text>
-        <Text style={styles.totalsValue}>{fmt.money(totals.payments)}</Text>
+        <PaintedLine style={styles.totalsLabel} text={t('totals.payments')} />
+        <PaintedLine style={styles.totalsValue} text={fmt.money(totals.payments)} />
       </View>
       <View style={styles.totalsLine}>
-        <Text style={styles.totalsLabel}>{t('totals.balance')}</Text>
-        <Text style={styles.totalsBalance}>{fmt.money(totals.balance)}</Text>
+        <PaintedLine style={styles.totalsLabel} text={t('totals.balance')} />
+        <PaintedLine style={styles.totalsBalance} text={fmt.money(totals.balance)} />
       </View>
     </View>
   );

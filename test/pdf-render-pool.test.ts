@@ -1,0 +1,87 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { PDFDocument, PDFName } from 'pdf-lib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { planFolioPdf, renderFolioPdf } from '../apps/worker/src/export/pdf/folio-pdf.js';
+import { RenderPool } from '@folio-vault/worker/export/render-pool';
+import { folioDocument } from './support/folio-document.js';
+
+/**
+ * The render pool cuts a PDF into chunks of pages, renders them in parallel processes and joins
+ * them: a reader of the file must not be able to tell. Chunks of 3 pages here so a few hundred
+ * rows make several chunks.
+ */
+const run = promisify(execFile);
+let dir: string;
+let pool: RenderPool;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'fv-pool-'));
+  pool = new RenderPool(2, { pagesPerChunk: 3 });
+});
+afterAll(async () => {
+  await pool.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function pdfText(file: string): Promise<string> {
+  const { stdout } = await run('pdftotext', ['-layout', '-enc', 'UTF-8', file, '-'], { maxBuffer: 64 << 20 });
+  return stdout;
+}
+
+async function pdfInfo(file: string): Promise<{ pages: number; sizes: string[]; title?: string }> {
+  const { stdout } = await run('pdfinfo', ['-f', '1', '-l', '9999', file]);
+  return {
+    pages: Number(/^Pages:\s+(\d+)/m.exec(stdout)?.[1]),
+    sizes: [...stdout.matchAll(/^Page\s+\d+ size:\s+(.+)$/gm)].map((match) => match[1]!.trim()),
+    title: /^Title:\s+(.+)$/m.exec(stdout)?.[1]?.trim(),
+  };
+}
+
+describe('render pool', () => {
+  it('renders a PDF in chunks that read exactly like the same PDF rendered whole', async () => {
+    const document = folioDocument({ rows: 500, language: 'de' });
+    const planned = planFolioPdf(document).pages.length;
+    expect(planned).toBeGreaterThan(6); // at least three chunks
+
+    const chunked = join(dir, 'chunked.pdf');
+    const whole = join(dir, 'whole.pdf');
+    const rendered = await pool.render('PDF', document, chunked);
+    await renderFolioPdf(document, whole);
+
+    expect(rendered).toEqual({ pages: planned, rows: 500 });
+    const info = await pdfInfo(chunked);
+    expect(info.pages).toBe(planned);
+    expect(new Set(info.sizes)).toEqual(new Set(['595.28 x 841.89 pts (A4)']));
+    expect(info.title).toBe((await pdfInfo(whole)).title);
+    const text = await pdfText(chunked);
+    expect(text).toBe(await pdfText(whole));
+    expect(text.match(/Seite \d+ von \d+/g)).toEqual(Array.from({ length: planned }, (_, i) => `Seite ${i + 1} von ${planned}`));
+    const catalog = (await PDFDocument.load(await readFile(chunked))).catalog;
+    expect(String(catalog.get(PDFName.of('Lang')))).toContain('de');
+    // No chunk file is left beside the result.
+    expect((await readdir(dir)).filter((name) => name.includes('.part'))).toEqual([]);
+  });
+
+  it('serves documents in turn: a one-page folio does not wait for every chunk of a large one', async () => {
+    const finished: string[] = [];
+    const large = pool.render('PDF', folioDocument({ rows: 1500 }), join(dir, 'large.pdf')).then(() => finished.push('large'));
+    // Let the large document's chunks reach the queue first.
+    await new Promise((resolve) => setImmediate(resolve));
+    const small = pool.render('PDF', folioDocument({ rows: 3 }), join(dir, 'small.pdf')).then(() => finished.push('small'));
+    await Promise.all([large, small]);
+    expect(finished).toEqual(['small', 'large']);
+  });
+
+  it('fails the document with the reason when a chunk cannot be written, and leaves no chunk file', async () => {
+    const blocker = join(dir, 'not-a-directory');
+    await writeFile(blocker, 'x');
+    await expect(pool.render('PDF', folioDocument({ rows: 400 }), join(blocker, 'folio.pdf'))).rejects.toThrow(/render failed: .*(ENOTDIR|EEXIST)/);
+    expect((await readdir(dir)).filter((name) => name.includes('.part'))).toEqual([]);
+    // The pool keeps working after the failure.
+    await expect(pool.render('PDF', folioDocument({ rows: 3 }), join(dir, 'after.pdf'))).resolves.toEqual({ pages: 1, rows: 3 });
+  });
+});
