@@ -47,7 +47,9 @@ export function createProcessor<N extends TJobName>(handlers: THandlers<N>, logg
       observe('completed');
       return result;
     } catch (error) {
-      log.warn({ err: { type: (error as Error).name, message: (error as Error).message } }, 'job failed');
+      // A wrapped error (e.g. StorageWriteError) carries the driver's reason in its cause.
+      const cause = (error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : undefined;
+      log.warn({ err: { type: (error as Error).name, message: (error as Error).message, ...(cause ? { cause } : {}) } }, 'job failed');
       observe('failed');
       throw error;
     }

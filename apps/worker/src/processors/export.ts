@@ -4,6 +4,7 @@ import type { Logger } from '@folio-vault/shared/logger';
 import type { ExportRepository } from '../export/export-repository.js';
 import type { FolioExporter } from '../export/folio-exporter.js';
 import type { THandler, THandlers } from './base.js';
+import { exportFailureReason } from './failure-reason.js';
 
 /**
  * Handlers of the export queue. A failed attempt that will be retried leaves the export queued
@@ -21,8 +22,9 @@ export function exportHandlers(
       try {
         return await exporter.run(payload, job, logger.child({ jobId: job.id, exportId: payload.exportId, requestId: payload.requestId }));
       } catch (error) {
-        const message = (error as Error).message.slice(0, 300);
-        const last = error instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+        const attempts = job.opts.attempts ?? 1;
+        const last = error instanceof UnrecoverableError || job.attemptsMade + 1 >= attempts;
+        const message = exportFailureReason(error, job.attemptsMade + 1, attempts, last);
         await (last ? repository.fail(payload.exportId, message) : repository.retrying(payload.exportId, message)).catch(() => undefined);
         throw error;
       }

@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { access, constants, mkdir, rename, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
-import { assertSafeKey, type ObjectStorage, type TStoredObject } from './object-storage.js';
+import { assertSafeKey, StorageWriteError, type ObjectStorage, type TStoredObject } from './object-storage.js';
 
 export class FsStorage implements ObjectStorage {
   readonly driver = 'fs' as const;
@@ -25,11 +25,15 @@ export class FsStorage implements ObjectStorage {
 
   async put(key: string, body: Buffer, _contentType: string): Promise<TStoredObject> {
     const target = this.path(key);
-    await mkdir(dirname(target), { recursive: true });
     // Write then rename: a reader never sees half a file, and a re-run replaces it whole.
     const temp = `${target}.${randomUUID()}.tmp`;
-    await writeFile(temp, body);
-    await rename(temp, target);
+    try {
+      await mkdir(dirname(target), { recursive: true });
+      await writeFile(temp, body);
+      await rename(temp, target);
+    } catch (error) {
+      throw new StorageWriteError(error);
+    }
     return { key, size: body.length, sha256: createHash('sha256').update(body).digest('hex') };
   }
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { Client } from 'minio';
-import { assertSafeKey, type ObjectStorage, type TStoredObject } from './object-storage.js';
+import { assertSafeKey, StorageWriteError, type ObjectStorage, type TStoredObject } from './object-storage.js';
 
 export interface TMinioSettings {
   endpoint: string;
@@ -44,13 +44,21 @@ export class MinioStorage implements ObjectStorage {
   }
 
   async ping(): Promise<void> {
+    // A round trip every time: the bucket check is cached for uploads, but readiness must see a
+    // store that went away after it.
+    if (await this.client.bucketExists(this.bucket)) return;
+    this.bucketReady = undefined;
     await this.ensureBucket();
   }
 
   async put(key: string, body: Buffer, contentType: string): Promise<TStoredObject> {
     assertSafeKey(key);
-    await this.ensureBucket();
-    await this.client.putObject(this.bucket, key, body, body.length, { 'Content-Type': contentType });
+    try {
+      await this.ensureBucket();
+      await this.client.putObject(this.bucket, key, body, body.length, { 'Content-Type': contentType });
+    } catch (error) {
+      throw new StorageWriteError(error);
+    }
     return { key, size: body.length, sha256: createHash('sha256').update(body).digest('hex') };
   }
 

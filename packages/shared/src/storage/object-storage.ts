@@ -21,6 +21,17 @@ export interface ObjectStorage {
   size(key: string): Promise<number | undefined>;
 }
 
+/**
+ * The store could not take an object. Its message is one sentence fit for an export's status (no
+ * driver text, address or path); the driver's error stays in `cause`, for the log.
+ */
+export class StorageWriteError extends Error {
+  constructor(cause: unknown) {
+    super('The file could not be written to object storage.', { cause });
+    this.name = 'StorageWriteError';
+  }
+}
+
 export function assertSafeKey(key: string): void {
   if (!/^[A-Za-z0-9][A-Za-z0-9._/-]{0,500}$/.test(key) || key.includes('..') || key.includes('//')) {
     throw new Error(`object key is not allowed: ${key}`);

@@ -1,0 +1,222 @@
+import { Queue } from 'bullmq';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRedis, type TRedisClient } from '@folio-vault/shared/connections';
+import { QUEUE_NAMES } from '@folio-vault/shared/queues';
+import { cardBody } from './support/cards.js';
+import {
+  faultEnv,
+  killGroup,
+  privateRedis,
+  signToken,
+  sleep,
+  startApiProcess,
+  startWorkerProcess,
+  until,
+  type TApiProcess,
+  type TRestartable,
+} from './support/faults.js';
+import type { TSpawned } from './support/processes.js';
+import { createDatabase } from './support/world.js';
+
+/**
+ * Redis shut down and started again under tokenize load (issue 7; CONTRACT §1: 503 with
+ * Retry-After when Redis cannot answer in time). The API and the worker are real processes on a
+ * private redis-server (AOF on, same port and folder after the restart). Every request carries its
+ * own Idempotency-Key, so each token in PostgreSQL can be traced to the request that caused it:
+ * - while Redis is down every request is answered 503 + Retry-After within TOKENIZE_WAIT_MS plus a
+ *   little, never a 500, never a hang; /readyz names redis;
+ * - once it is back the same processes answer 200 again, without a restart;
+ * - no request makes two tokens; a request answered 503 may still have made one (its job was
+ *   queued before the shutdown and survived in the AOF): counted, and a retry with the same
+ *   Idempotency-Key answers that very token, so after the retries each key has exactly one.
+ */
+const WAIT_MS = 2_000;
+/** A 503 must come within the wait bound plus this (the request's own work, a loaded machine). */
+const SLACK_MS = 2_000;
+const CLIENTS = 6;
+const DOWN_MS = 3_000;
+
+let redis: TRestartable;
+let env: Record<string, string>;
+let api: TApiProcess;
+let worker: TSpawned;
+let pool: pg.Pool;
+let inspector: TRedisClient;
+
+beforeAll(async () => {
+  redis = await privateRedis();
+  const database = await createDatabase();
+  env = faultEnv({ REDIS_URL: redis.url, DATABASE_URL: database.url, TOKENIZE_WAIT_MS: String(WAIT_MS) });
+  [api, worker] = await Promise.all([startApiProcess(env), startWorkerProcess(env)]);
+  pool = new pg.Pool({ connectionString: database.url, max: 2 });
+  inspector = createRedis(redis.url, 'worker');
+  inspector.on('error', () => undefined);
+});
+
+afterAll(async () => {
+  await Promise.all([killGroup(api?.process), killGroup(worker)]);
+  inspector?.disconnect();
+  await pool?.end();
+  await redis?.remove();
+});
+
+interface TAnswer {
+  key: string;
+  status: number;
+  ms: number;
+  id?: string;
+  retryAfter?: string | null;
+  errorCode?: string;
+}
+
+/** One tokenize request; status 0 when no answer came within the bound (a hang). */
+async function tokenize(key: string, token: string): Promise<TAnswer> {
+  const started = performance.now();
+  try {
+    const res = await fetch(`${api.url}/vault/v1/tokens/card`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${token}`,
+        'X-Property-Id': '1',
+        'SVC-Tokenization-Mode': 'test',
+        'Idempotency-Key': key,
+        'Content-Type': 'application/json',
+      },
+      // The same body for a key on every try (the idempotency digest compares it).
+      body: JSON.stringify(cardBody({ cardholder_name: `Fault ${key}` })),
+      signal: AbortSignal.timeout(WAIT_MS + SLACK_MS + 5_000),
+    });
+    const body = (await res.json()) as { id?: string; errorCode?: string };
+    return { key, status: res.status, ms: performance.now() - started, id: body.id, retryAfter: res.headers.get('retry-after'), errorCode: body.errorCode };
+  } catch {
+    return { key, status: 0, ms: performance.now() - started };
+  }
+}
+
+async function readyz(): Promise<{ status: number; checks?: Record<string, string> }> {
+  const res = await fetch(`${api.url}/readyz`, { signal: AbortSignal.timeout(10_000) });
+  return { status: res.status, checks: ((await res.json()) as { checks?: Record<string, string> }).checks };
+}
+
+describe('Redis shut down and restarted under tokenize load', () => {
+  it('answers 503 + Retry-After while it is down, 200 again after, and never makes a duplicate token', { timeout: 90_000 }, async () => {
+    const token = signToken(env);
+    const answers: TAnswer[] = [];
+    let phase: 'up' | 'down' | 'back' = 'up';
+    const phaseOf = new Map<string, string>();
+    let stopLoad = false;
+    let next = 0;
+    const client = async () => {
+      while (!stopLoad) {
+        const key = `fault-${String(next++).padStart(5, '0')}`;
+        phaseOf.set(key, phase);
+        answers.push(await tokenize(key, token));
+      }
+    };
+    const load = Promise.all(Array.from({ length: CLIENTS }, client));
+
+    await until(async () => answers.filter((a) => a.status === 200).length >= 20, 30_000, '20 tokens before the fault');
+    const before = answers.length;
+
+    await redis.stop();
+    phase = 'down';
+    const downAt = answers.length;
+    const readyDown = await readyz();
+    await sleep(DOWN_MS);
+    const answeredWhileDown = answers.slice(downAt);
+
+    // A request sent from here on may meet Redis up again.
+    phase = 'back';
+    await redis.start();
+    const backAt = answers.length;
+    await until(async () => answers.slice(backAt).filter((a) => a.status === 200).length >= 20, 30_000, '20 tokens after Redis came back');
+    stopLoad = true;
+    await load;
+    const readyBack = await until(async () => ((await readyz()).status === 200 ? readyz() : undefined), 10_000, 'readyz 200 after the restart');
+
+    // Jobs queued before the shutdown (kept by the AOF) run now; wait until the queue is idle.
+    const vault = new Queue(QUEUE_NAMES.vault, { connection: inspector, prefix: env.QUEUE_PREFIX });
+    try {
+      await until(async () => {
+        const counts = await vault.getJobCounts('wait', 'active', 'delayed', 'prioritized');
+        return Object.values(counts).every((count) => count === 0);
+      }, 30_000, 'the vault queue to drain');
+    } finally {
+      await vault.close();
+    }
+
+    const ok = answers.filter((a) => a.status === 200);
+    const unavailable = answers.filter((a) => a.status === 503);
+    const otherErrors = answers.filter((a) => a.status >= 500 && a.status !== 503);
+    const hung = answers.filter((a) => a.status === 0);
+    const maxMs = Math.max(...answers.map((a) => a.ms));
+
+    // Tokens in PostgreSQL, each traced to its request by the idempotency key.
+    const rows = await pool.query<{ id: string; key: string | null }>(
+      `SELECT c.id, k.idempotency_key AS key FROM vault_test.cards c LEFT JOIN vault_test.idempotency_keys k ON k.token_id = c.id AND k.property_id = c.property_id`,
+    );
+    const tokenOfKey = new Map(rows.rows.filter((r) => r.key !== null).map((r) => [r.key!, r.id]));
+    const untraced = rows.rows.filter((r) => r.key === null).length;
+    const duplicateIds = ok.length - new Set(ok.map((a) => a.id)).size;
+    const okMissing = ok.filter((a) => tokenOfKey.get(a.key) !== a.id).length;
+    const failedKeys = answers.filter((a) => a.status !== 200).map((a) => a.key);
+    // A token the client never learned about: its request was answered 503, its job ran anyway.
+    const orphans = failedKeys.filter((key) => tokenOfKey.has(key));
+
+    // The client's protection: the same Idempotency-Key again. One token per key, the orphan's if any.
+    let retriesOk = 0;
+    let retriesMatchingOrphan = 0;
+    const pending = [...failedKeys];
+    const retrier = async () => {
+      for (let key = pending.shift(); key !== undefined; key = pending.shift()) {
+        const retry = await until(async () => {
+          const answer = await tokenize(key, token);
+          return answer.status === 200 ? answer : undefined;
+        }, 15_000, `a retry of ${key}`);
+        retriesOk += 1;
+        if (tokenOfKey.has(key)) {
+          expect(retry.id, `the retry of ${key} answers the token its first try made`).toBe(tokenOfKey.get(key));
+          retriesMatchingOrphan += 1;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: CLIENTS }, retrier));
+    const after = await pool.query<{ tokens: string; keys: string }>(
+      `SELECT (SELECT count(*) FROM vault_test.cards) AS tokens, (SELECT count(*) FROM vault_test.idempotency_keys) AS keys`,
+    );
+
+    console.warn(
+      `faults-redis: ${answers.length} requests sent by ${CLIENTS} clients (${before} before the shutdown, ${answeredWhileDown.length} while down), ` +
+        `${ok.length} answered 200, ${unavailable.length} answered 503, ${otherErrors.length} other 5xx, ${hung.length} hung; ` +
+        `max latency ${Math.round(maxMs)} ms (bound ${WAIT_MS} + ${SLACK_MS} ms); tokens in PG ${rows.rowCount}, duplicates ${duplicateIds + untraced}; ` +
+        `${orphans.length} token(s) made for requests answered 503 (${retriesMatchingOrphan} of them returned by the retry with the same Idempotency-Key); ` +
+        `after ${retriesOk} retries: ${after.rows[0]!.tokens} tokens for ${after.rows[0]!.keys} keys, ${answers.length} requests`,
+    );
+
+    expect(ok.length).toBeGreaterThanOrEqual(40);
+    expect(otherErrors, JSON.stringify(otherErrors.slice(0, 3))).toEqual([]);
+    expect(hung).toEqual([]);
+    expect(answers.every((a) => a.status === 200 || a.status === 503), JSON.stringify(answers.filter((a) => a.status !== 200 && a.status !== 503).slice(0, 3))).toBe(true);
+    expect(maxMs).toBeLessThan(WAIT_MS + SLACK_MS);
+    for (const answer of unavailable) {
+      expect(answer.errorCode).toBe('SERVICE_UNAVAILABLE');
+      expect(Number(answer.retryAfter), answer.key).toBeGreaterThan(0);
+    }
+    // While it was down, nothing but 503 for requests sent then (a request sent just before may still have got its 200).
+    const sentWhileDown = answeredWhileDown.filter((a) => phaseOf.get(a.key) === 'down');
+    expect(sentWhileDown.length).toBeGreaterThan(0);
+    expect(sentWhileDown.every((a) => a.status === 503)).toBe(true);
+    expect(readyDown.status).toBe(503);
+    expect(readyDown.checks?.redis).toBe('unavailable');
+    expect(readyBack.status).toBe(200);
+
+    expect(duplicateIds).toBe(0);
+    expect(untraced).toBe(0);
+    expect(okMissing).toBe(0);
+    expect(Number(after.rows[0]!.tokens)).toBe(answers.length);
+    expect(Number(after.rows[0]!.keys)).toBe(answers.length);
+    expect(api.process.child.exitCode).toBeNull();
+    expect(worker.child.exitCode).toBeNull();
+  });
+});
