@@ -1,4 +1,4 @@
-import { createPublicKey, type KeyObject } from 'node:crypto';
+import { createPublicKey, createSecretKey, type KeyObject } from 'node:crypto';
 import jwt, { type Algorithm, type JwtPayload } from 'jsonwebtoken';
 import { JwksClient } from 'jwks-rsa';
 import type { TConfig } from '@folio-vault/shared/config';
@@ -7,8 +7,8 @@ import type { TPrincipal } from './principal.js';
 
 /**
  * Verifies a bearer JWT (CONTRACT §2). The accepted algorithms follow from the key type alone,
- * never from the token's header, so `none` and HS/RS confusion cannot get through; jku, x5u and
- * jwk headers are ignored (keys come only from settings).
+ * never from the token's header, so `none` and HS/RS confusion cannot get through; jku, x5u, jwk
+ * and x5c headers are ignored (keys come only from settings). test/auth-rfc8725.test.ts holds the cases.
  */
 export type TJwtVerifier = (token: string) => Promise<TPrincipal>;
 
@@ -19,7 +19,9 @@ type TKeySource = { algorithms: Algorithm[]; key: (header: jwt.JwtHeader) => Pro
 
 function keySource(config: TConfig): TKeySource {
   if (config.JWT_SECRET) {
-    const secret = config.JWT_SECRET;
+    // A KeyObject, not the string: given a string, jsonwebtoken first tries to parse it as a PEM
+    // public key on every verify (measured: the largest single cost of an authenticated request).
+    const secret = createSecretKey(Buffer.from(config.JWT_SECRET, 'utf8'));
     return { algorithms: ['HS256'], key: async () => secret };
   }
   if (config.JWT_PUBLIC_KEY) {
@@ -37,6 +39,15 @@ function keySource(config: TConfig): TKeySource {
       return (await client.getSigningKey(header.kid)).getPublicKey();
     },
   };
+}
+
+/**
+ * RFC 8725 §3.11: only an access token's types — absent, "JWT" or "at+jwt" (RFC 9068), with or
+ * without the "application/" prefix (RFC 7515 §4.1.9), any case. Every other type is another kind
+ * of JWT (a security event, a logout token, a DPoP proof…) that must not pass for an access token.
+ */
+function acceptedType(typ: unknown): boolean {
+  return typ === undefined || (typeof typ === 'string' && /^(?:application\/)?(?:at\+)?jwt$/i.test(typ));
 }
 
 function unauthenticated(reason: string): AppError {
@@ -67,9 +78,10 @@ export function createJwtVerifier(config: TConfig): TJwtVerifier {
     }
     if (!decoded || typeof decoded.payload === 'string') throw unauthenticated('it is malformed');
     if (!source.algorithms.includes(decoded.header.alg as Algorithm)) throw unauthenticated('its algorithm is not accepted');
-    if (decoded.header.typ !== undefined && !/^(at\+)?jwt$/i.test(decoded.header.typ)) {
-      throw unauthenticated('its type is not JWT');
-    }
+    if (!acceptedType(decoded.header.typ)) throw unauthenticated('its type is not JWT');
+    // RFC 7515 §4.1.11: an extension named in crit must be understood, and this service implements
+    // none (b64=false included), so any crit header is refused.
+    if ('crit' in decoded.header) throw unauthenticated('it names a critical extension that is not supported');
     let payload: JwtPayload;
     try {
       const key = await source.key(decoded.header);

@@ -12,7 +12,21 @@ function fromParserError(error: unknown): AppError | undefined {
     return new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body encoding is not supported (use UTF-8 JSON).');
   }
   if (typeof type === 'string') return AppError.invalid([{ path: 'body', message: 'could not be read' }], 'The request body could not be read.');
-  return undefined;
+  return fromClientHttpError(error);
+}
+
+/**
+ * Client errors Express raises without a `type` (found by test/fuzz.test.ts): the router's URIError
+ * for a path that is not valid percent-encoding ("/vault/v1/tokens/%zz"), and body-parser's
+ * zlib error for a Content-Encoding body that does not inflate. They are the client's fault, so a
+ * 4xx, never the 500 of an unknown error.
+ */
+function fromClientHttpError(error: unknown): AppError | undefined {
+  if ((error as { status?: unknown }).status !== 400) return undefined;
+  if (error instanceof URIError) {
+    return AppError.invalid([{ path: 'path', message: 'is not valid percent-encoding' }], 'The request path is not valid percent-encoding.');
+  }
+  return AppError.invalid([{ path: 'body', message: 'could not be read' }], 'The request body could not be read.');
 }
 
 export function notFoundHandler(_req: Request, _res: Response, next: NextFunction): void {
