@@ -10,6 +10,7 @@ import ExcelJS from 'exceljs';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker, type TRunningWorker } from '@folio-vault/worker/worker';
+import { generatedPan } from './support/cards.js';
 import { PROPERTY_1, PROPERTY_2, importOk } from './support/ledger-fixture.js';
 import { createWorld, type TWorld } from './support/world.js';
 
@@ -389,6 +390,7 @@ describe('validation (400 INVALID_REQUEST at the field)', () => {
     ['a folioIds entry that is no integer', { ...RESERVATION, folioIds: [801, 1.5] }, ['folioIds.1']],
     ['a folioIds entry that is no digit string', { ...RESERVATION, folioIds: ['80a'] }, ['folioIds.0']],
     ['posted that is no boolean', { ...RESERVATION, posted: 'yes' }, ['posted']],
+    ['a card number in searchQuery', { ...RESERVATION, searchQuery: `room ${generatedPan('4', 16)}` }, ['searchQuery']],
   ];
 
   it.each(cases)('refuses %s', async (_name, body, paths) => {

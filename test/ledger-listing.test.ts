@@ -13,6 +13,7 @@ import {
   ledgerTransactions,
   type TLedgerTransaction,
 } from './support/ledger-fixture.js';
+import { generatedPan } from './support/cards.js';
 import { createWorld, type TWorld } from './support/world.js';
 
 /**
@@ -414,6 +415,7 @@ describe('validation', () => {
     ['includeVoided not a boolean', { includeVoided: 'no' }, 'includeVoided'],
     ['includeTotal not a boolean', { includeTotal: 1 }, 'includeTotal'],
     ['searchQuery over 200 characters', { searchQuery: 'x'.repeat(201) }, 'searchQuery'],
+    ['searchQuery holding a card number', { searchQuery: generatedPan('51', 16) }, 'searchQuery'],
     ['descriptionFilters not a list', { descriptionFilters: 'rate' }, 'descriptionFilters'],
     ['pageToken malformed', { pageToken: 'not-a-token' }, 'pageToken'],
     ['pageToken of base64 garbage', { pageToken: Buffer.from('{"v":1}').toString('base64url') }, 'pageToken'],

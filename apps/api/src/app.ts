@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { FlowProducer, Queue } from 'bullmq';
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
+import { holdsPan } from '@folio-vault/shared/card/redact-pan';
 import type { Logger } from '@folio-vault/shared/logger';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { requestMetrics } from './http/request-metrics.js';
@@ -21,6 +22,8 @@ export interface TAppDeps extends TReadinessDeps, TAdminDeps {
   verifier: TJwtVerifier;
   vault: VaultClient;
   exports: ExportService;
+  /** Rate limits of POST /vault/v1/tokens/card (http/rate-limit.ts). */
+  tokenizeLimits: RequestHandler[];
   flows: FlowProducer;
   nightAuditQueue: Queue;
   exportWaitMs: number;
@@ -42,7 +45,9 @@ export function createApp(deps: TAppDeps): Express {
       // X-Request-Id is echoed when it is sane, generated otherwise (CONTRACT §1).
       genReqId: (req, res) => {
         const incoming = req.headers['x-request-id'];
-        const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+        // A client that puts a card number in its request id gets a fresh id: the id is echoed,
+        // logged and carried in job payloads (docs/security.md).
+        const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) && !holdsPan(incoming) ? incoming : randomUUID();
         res.setHeader('X-Request-Id', id);
         return id;
       },
@@ -62,7 +67,7 @@ export function createApp(deps: TAppDeps): Express {
 
   app.use(opsRoutes(deps, deps.openApiDocument));
   app.use(adminRoutes(deps));
-  app.use(vaultRoutes(deps.verifier, deps.vault));
+  app.use(vaultRoutes(deps.verifier, deps.vault, deps.tokenizeLimits));
   app.use(ledgerRoutes(deps.verifier, deps.pool, deps.nightAuditQueue));
   app.use(exportRoutes(deps.verifier, deps.exports, deps.exportWaitMs));
   app.use(nightAuditRoutes(deps.verifier, deps.pool, deps.flows));

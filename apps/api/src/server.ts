@@ -10,6 +10,7 @@ import { createApp } from './app.js';
 import { createJwtVerifier } from './auth/jwt-verifier.js';
 import { JobWaiter } from './jobs/job-waiter.js';
 import { ExportService } from './exports/export-service.js';
+import { tokenizeRateLimits } from './http/rate-limit.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { VaultClient } from './vault/vault-client.js';
 
@@ -67,7 +68,13 @@ export async function startApi(config: TConfig, logger: Logger, options: { port?
     logger,
     verifier: createJwtVerifier(config),
     vault: new VaultClient(new JobWaiter(vaultQueue, vaultEvents), pool, transitKey(config), config.TOKENIZE_WAIT_MS),
-    exports: new ExportService(pool, new JobWaiter(exportQueue, exportEvents), storage),
+    exports: new ExportService(pool, new JobWaiter(exportQueue, exportEvents), storage, config.EXPORT_QUEUE_CAP_PER_PROPERTY),
+    tokenizeLimits: tokenizeRateLimits(
+      redis,
+      config.QUEUE_PREFIX,
+      { perSubject: config.TOKENIZE_RATE_LIMIT_PER_SUBJECT, perProperty: config.TOKENIZE_RATE_LIMIT_PER_PROPERTY, windowMs: config.RATE_LIMIT_WINDOW_MS },
+      logger,
+    ),
     exportWaitMs: config.EXPORT_WAIT_MS,
     flows,
     nightAuditQueue,

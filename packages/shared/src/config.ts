@@ -17,6 +17,12 @@ const positiveMs = z.coerce
   .min(1, 'must be 1-3600000 ms')
   .max(3_600_000, 'must be 1-3600000 ms');
 
+const limitCount = z.coerce
+  .number({ error: 'must be a number' })
+  .int('must be a whole number')
+  .min(1, 'must be 1-1000000')
+  .max(1_000_000, 'must be 1-1000000');
+
 function urlWithProtocols(protocols: string[]) {
   return z.string().refine(
     (value) => {
@@ -163,6 +169,17 @@ export const ZConfig = z
       .regex(/^[A-Za-z0-9.:-]+$/, 'must be a host name or an IP address (such as 127.0.0.1 or 0.0.0.0)')
       .default('127.0.0.1'),
     SHUTDOWN_GRACE_MS: positiveMs.default(20_000),
+    // Abuse limits (counted in Redis, shared by every API process). The defaults sit far above what a
+    // property's front desk or channel manager sends; they stop card testing and runaway clients.
+    TOKENIZE_RATE_LIMIT_PER_PROPERTY: limitCount.default(6000),
+    TOKENIZE_RATE_LIMIT_PER_SUBJECT: limitCount.default(3000),
+    RATE_LIMIT_WINDOW_MS: z.coerce
+      .number({ error: 'must be a number of milliseconds' })
+      .int('must be a whole number of milliseconds')
+      .min(1000, 'must be 1000-3600000 ms')
+      .max(3_600_000, 'must be 1000-3600000 ms')
+      .default(60_000),
+    EXPORT_QUEUE_CAP_PER_PROPERTY: limitCount.default(20),
   });
 
 /**

@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { redactPans } from './card/redact-pan.js';
 
 /**
  * Redaction is a second line of defence: card fields are never logged on purpose, and these paths
@@ -34,6 +35,9 @@ export function createLogger(options: { level?: string; name?: string; destinati
       level: options.level ?? 'info',
       name: options.name,
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      // Redaction knows field names; a PAN in a value no path names (a URL path, a request id)
+      // is masked to first six / last four in the finished line.
+      hooks: { streamWrite: redactPans },
       base: { pid: process.pid },
     },
     options.destination,

@@ -29,6 +29,9 @@ export interface TExportRow {
   sha256: string | null;
 }
 
+/** A small export renders in seconds: a slot frees up soon after the cap is hit. */
+const CAP_RETRY_AFTER_SECONDS = 5;
+
 export const statusPath = (exportId: string) => `/fiscal-document/v1/folios/exports/${exportId}`;
 
 export class ExportService {
@@ -36,6 +39,8 @@ export class ExportService {
     private readonly pool: TPgPool,
     private readonly waiter: JobWaiter,
     private readonly storage: ObjectStorage,
+    /** EXPORT_QUEUE_CAP_PER_PROPERTY: queued + running exports a property may have at once. */
+    private readonly inFlightCap: number,
   ) {}
 
   /** 404 for an unknown source, a folio of another source, or an unknown recipient. */
@@ -60,41 +65,58 @@ export class ExportService {
 
   /**
    * The export for this request: the one already queued or running for an identical request, or a
-   * new one (queued here). Identical = same property, language and normalized request.
+   * new one (queued here). Identical = same property, language and normalized request. A new one
+   * past the property's cap of exports in flight is refused with 429 RATE_LIMITED; joining an
+   * identical export adds no work, so it is never refused.
+   *
+   * Count and insert run under a per-property advisory lock: with several API processes, two
+   * requests could otherwise both count cap − 1 and both insert. The count comes from the exports
+   * table (not the queue) because a row is queued before its job and stays in flight until the
+   * worker records the end, whichever process and queue state it passes through.
    */
   async start(propertyId: string, language: TLanguage, request: TFolioExportRequest, requestId: string): Promise<{ exportId: string; status: TExportStatus }> {
     const digest = createHash('sha256').update(JSON.stringify({ propertyId, language, request })).digest('base64url');
-    for (let attempt = 0; attempt < 3; attempt += 1) {
-      const exportId = uuidv7();
-      const inserted = await this.pool.query<{ id: string }>(
-        `INSERT INTO exports (id, property_id, request_digest, request, language, format, status)
-         VALUES ($1, $2, $3, $4, $5, $6, 'queued')
-         ON CONFLICT (property_id, request_digest) WHERE status IN ('queued', 'running') DO NOTHING
-         RETURNING id`,
-        [exportId, propertyId, digest, JSON.stringify(request), language, request.format],
-      );
-      if (inserted.rowCount) {
-        try {
-          await this.waiter.add(
-            exportFolioJob.name,
-            { version: 1, exportId, propertyId, language, request, requestId },
-            exportId,
-            exportFolioJob.options,
-          );
-        } catch (error) {
-          await this.pool.query(`UPDATE exports SET status = 'failed', error = 'could not be queued' WHERE id = $1`, [exportId]);
-          throw error;
-        }
-        return { exportId, status: 'queued' };
-      }
-      const existing = await this.pool.query<{ id: string; status: TExportStatus }>(
+    const exportId = uuidv7();
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`exports-in-flight:${propertyId}`]);
+      const existing = await client.query<{ id: string; status: TExportStatus }>(
         `SELECT id, status FROM exports WHERE property_id = $1 AND request_digest = $2 AND status IN ('queued', 'running')`,
         [propertyId, digest],
       );
-      if (existing.rows[0]) return { exportId: existing.rows[0].id, status: existing.rows[0].status };
-      // The shared export finished between the two statements: start a fresh one.
+      if (existing.rows[0]) {
+        await client.query('COMMIT');
+        return { exportId: existing.rows[0].id, status: existing.rows[0].status };
+      }
+      const inFlight = await client.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM exports WHERE property_id = $1 AND status IN ('queued', 'running')`,
+        [propertyId],
+      );
+      if (inFlight.rows[0]!.n >= this.inFlightCap) {
+        throw new AppError('RATE_LIMITED', `This property already has ${this.inFlightCap} exports queued or running; retry when one has finished.`, {
+          retryAfterSeconds: CAP_RETRY_AFTER_SECONDS,
+        });
+      }
+      await client.query(
+        `INSERT INTO exports (id, property_id, request_digest, request, language, format, status)
+         VALUES ($1, $2, $3, $4, $5, $6, 'queued')`,
+        [exportId, propertyId, digest, JSON.stringify(request), language, request.format],
+      );
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
     }
-    throw AppError.unavailable('The export could not be started; retry shortly.');
+    try {
+      await this.waiter.add(exportFolioJob.name, { version: 1, exportId, propertyId, language, request, requestId }, exportId, exportFolioJob.options);
+    } catch (error) {
+      await this.pool.query(`UPDATE exports SET status = 'failed', error = 'could not be queued' WHERE id = $1`, [exportId]);
+      throw error;
+    }
+    return { exportId, status: 'queued' };
   }
 
   /** Waits up to `timeoutMs` for the export's job; true when it completed. */

@@ -97,7 +97,7 @@ export function registerExportDocs(registry: OpenAPIRegistry): void {
       responses: {
         200: { description: 'The file', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
         202: { description: 'Accepted; poll the status URL', content: { 'application/json': { schema: ZExportAccepted } } },
-        ...errorResponses(400, 401, 403, 404, 413, 415, 503),
+        ...errorResponses(400, 401, 403, 404, 413, 415, 429, 503),
       },
     });
   }

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import { Router, type RequestHandler } from 'express';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import {
   ZCardTokenMetadata,
@@ -14,6 +14,7 @@ import type { TJwtVerifier } from '../auth/jwt-verifier.js';
 import { SCOPES } from '../auth/principal.js';
 import { errorResponses } from '../http/openapi-errors.js';
 import { route } from '../http/route.js';
+import { auditVaultErrors, recordVaultEvent } from '../vault/vault-audit.js';
 import type { VaultClient } from '../vault/vault-client.js';
 
 /** CONTRACT §3. A card body is small; 16 kB leaves room for billing details in any script. */
@@ -21,12 +22,14 @@ const CARD_BODY_LIMIT = '16kb';
 
 const modeOf = (header: 'test' | undefined): TTokenizationMode => (header === 'test' ? 'test' : 'live');
 
-export function vaultRoutes(verifier: TJwtVerifier, vault: VaultClient): Router {
+export function vaultRoutes(verifier: TJwtVerifier, vault: VaultClient, tokenizeLimits: RequestHandler[]): Router {
   const router = Router();
 
   router.post(
     '/vault/v1/tokens/card',
     authenticate(verifier, SCOPES.writePayment),
+    // Before the body is read: a limited caller costs no parsing (http/rate-limit.ts).
+    ...tokenizeLimits,
     ...route({ headers: ZTokenizeHeaders, authorize: forPropertyHeader, body: ZTokenizeCardRequest, bodyLimit: CARD_BODY_LIMIT }, async ({ req, res, headers, body }) => {
       const token = await vault.tokenize(body, {
         propertyId: headers['x-property-id'],
@@ -34,6 +37,7 @@ export function vaultRoutes(verifier: TJwtVerifier, vault: VaultClient): Router 
         requestId: String(req.id),
         idempotencyKey: headers['idempotency-key'],
       });
+      await recordVaultEvent(vault.audit, req, { httpStatus: 200, tokenId: token.id });
       res.status(200).json(token);
     }),
   );
@@ -42,13 +46,13 @@ export function vaultRoutes(verifier: TJwtVerifier, vault: VaultClient): Router 
     '/vault/v1/tokens/:id',
     authenticate(verifier, SCOPES.readPayment),
     ...route({ headers: ZVaultHeaders, authorize: forPropertyHeader, params: ZTokenIdParams }, async ({ req, res, headers, params }) => {
-      res.json(
-        await vault.read(params.id, {
-          propertyId: headers['x-property-id'],
-          mode: modeOf(headers['svc-tokenization-mode']),
-          requestId: String(req.id),
-        }),
-      );
+      const metadata = await vault.read(params.id, {
+        propertyId: headers['x-property-id'],
+        mode: modeOf(headers['svc-tokenization-mode']),
+        requestId: String(req.id),
+      });
+      await recordVaultEvent(vault.audit, req, { httpStatus: 200, tokenId: params.id });
+      res.json(metadata);
     }),
   );
 
@@ -61,9 +65,13 @@ export function vaultRoutes(verifier: TJwtVerifier, vault: VaultClient): Router 
         mode: modeOf(headers['svc-tokenization-mode']),
         requestId: String(req.id),
       });
+      await recordVaultEvent(vault.audit, req, { httpStatus: 204, tokenId: params.id });
       res.status(204).end();
     }),
   );
+
+  // Denied (401/403), rejected and failed vault requests get their audit event here.
+  router.use('/vault/v1/tokens', auditVaultErrors(vault.audit));
 
   return router;
 }
@@ -81,7 +89,7 @@ export function registerVaultDocs(registry: OpenAPIRegistry): void {
     request: { headers: ZTokenizeHeaders, body: { required: true, content: { 'application/json': { schema: ZTokenizeCardRequest } } } },
     responses: {
       200: { description: 'Tokenized', content: { 'application/json': { schema: ZTokenizeCardResponse } } },
-      ...errorResponses(400, 401, 403, 409, 413, 415, 503),
+      ...errorResponses(400, 401, 403, 409, 413, 415, 429, 503),
     },
   });
   registry.registerPath({

@@ -1,4 +1,5 @@
 import { v7 as uuidv7 } from 'uuid';
+import { AuditLog } from '@folio-vault/shared/audit/audit-log';
 import { isPublicTestCard } from '@folio-vault/shared/card/test-cards';
 import type { TPgPool } from '@folio-vault/shared/connections';
 import type { TKeyring } from '@folio-vault/shared/crypto/keyring';
@@ -29,12 +30,17 @@ interface TTokenRef {
  * the CVV, and runs the job. It holds no key-encryption key and runs no SQL against the vault.
  */
 export class VaultClient {
+  /** The vault's audit trail; written by the API, which knows the caller (vault-audit.ts). */
+  readonly audit: AuditLog;
+
   constructor(
     private readonly waiter: JobWaiter,
     private readonly pool: TPgPool,
     private readonly transit: TKeyring,
     private readonly waitMs: number,
-  ) {}
+  ) {
+    this.audit = new AuditLog(pool);
+  }
 
   async tokenize(
     card: TTokenizeCardRequest,

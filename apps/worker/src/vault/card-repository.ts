@@ -39,6 +39,18 @@ export interface TNewCardRow {
   billingDetailsCt: Buffer | null;
 }
 
+export interface TWrappedKeyRow {
+  id: string;
+  kek_id: string;
+  wrapped_dek: Buffer;
+}
+
+export interface TSealedRecordRow extends TWrappedKeyRow {
+  pan_ct: Buffer;
+  cardholder_name_ct: Buffer;
+  billing_details_ct: Buffer | null;
+}
+
 const METADATA_COLUMNS =
   'id, property_id, card_brand, first6, last4, exp_month, exp_year, cardholder_name_masked, fingerprint, created_at, deleted_at';
 
@@ -121,6 +133,57 @@ export class CardRepository {
       [id, propertyId],
     );
     return result.rows[0];
+  }
+
+  /**
+   * The next batch (in id order, after `afterId`) of records whose data key is wrapped by a KEK
+   * other than `activeId`, locked until the transaction ends. Shredded records have no wrapped key
+   * and are never returned: a shred that commits first is seen by the lock's re-check, one that
+   * comes later waits for the re-wrap and then shreds the new wrapped key.
+   */
+  async lockKeysToRewrap(
+    client: PoolClient,
+    mode: TTokenizationMode,
+    activeId: string,
+    afterId: string | undefined,
+    limit: number,
+  ): Promise<TWrappedKeyRow[]> {
+    const result = await client.query<TWrappedKeyRow>(
+      `SELECT id, kek_id, wrapped_dek FROM ${SCHEMA[mode]}.cards
+        WHERE wrapped_dek IS NOT NULL AND kek_id <> $1 AND ($2::uuid IS NULL OR id > $2::uuid)
+        ORDER BY id
+        LIMIT $3
+        FOR UPDATE`,
+      [activeId, afterId ?? null, limit],
+    );
+    return result.rows;
+  }
+
+  async rewrapKey(client: PoolClient, mode: TTokenizationMode, id: string, kekId: string, wrappedDek: Buffer): Promise<void> {
+    await client.query(
+      `UPDATE ${SCHEMA[mode]}.cards SET kek_id = $2, wrapped_dek = $3 WHERE id = $1 AND wrapped_dek IS NOT NULL`,
+      [id, kekId, wrappedDek],
+    );
+  }
+
+  /** How many readable (not shredded) records each KEK wraps. */
+  async countKeysByKek(mode: TTokenizationMode): Promise<Record<string, number>> {
+    const result = await this.pool.query<{ kek_id: string; n: number }>(
+      `SELECT kek_id, count(*)::int AS n FROM ${SCHEMA[mode]}.cards WHERE wrapped_dek IS NOT NULL GROUP BY kek_id ORDER BY kek_id`,
+    );
+    return Object.fromEntries(result.rows.map((row) => [row.kek_id, row.n]));
+  }
+
+  /** A page of readable records with their ciphertexts, for verifying that every one still opens. */
+  async sealedRecords(mode: TTokenizationMode, afterId: string | undefined, limit: number): Promise<TSealedRecordRow[]> {
+    const result = await this.pool.query<TSealedRecordRow>(
+      `SELECT id, kek_id, wrapped_dek, pan_ct, cardholder_name_ct, billing_details_ct FROM ${SCHEMA[mode]}.cards
+        WHERE wrapped_dek IS NOT NULL AND ($1::uuid IS NULL OR id > $1::uuid)
+        ORDER BY id
+        LIMIT $2`,
+      [afterId ?? null, limit],
+    );
+    return result.rows;
   }
 
   /**

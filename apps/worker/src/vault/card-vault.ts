@@ -29,6 +29,14 @@ export function transitAad(ref: { tokenId: string; propertyId: string; mode: TTo
   return `${ref.tokenId}:${ref.propertyId}:${ref.mode}`;
 }
 
+/**
+ * The associated data of a record's wrapped data key and, with a field suffix, of its ciphertexts:
+ * a key or ciphertext copied into another record or mode fails to open.
+ */
+export function recordAad(mode: TTokenizationMode, tokenId: string): string {
+  return `${mode}:${tokenId}`;
+}
+
 /** Canonical JSON (sorted keys) so the same card always digests the same for idempotency. */
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
@@ -114,7 +122,7 @@ export class CardVault {
   ): Promise<void> {
     const { mode, tokenId } = payload;
     const dataKey = newDataKey();
-    const aad = `${mode}:${tokenId}`;
+    const aad = recordAad(mode, tokenId);
     const wrapped = wrapDataKey(this.keks[mode], dataKey, aad);
     try {
       await this.repository.insertCard(client, mode, {

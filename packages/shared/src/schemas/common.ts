@@ -1,3 +1,4 @@
+import { holdsPan } from '../card/redact-pan.js';
 import { z } from './zod.js';
 
 export const INT64_MAX = 9223372036854775807n;
@@ -55,3 +56,17 @@ export const ZErrorBody = z
     fieldErrors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
   })
   .openapi('Error');
+
+/**
+ * The listing's and the export's free-text search: trimmed, empty means none. A card number is
+ * refused: it would be stored with the export request, queued in Redis and printed in the PDF's
+ * filter line, and a hotel ledger holds no card numbers to find (docs/security.md).
+ */
+export function searchQuerySchema() {
+  return z
+    .string()
+    .max(200)
+    .refine((value) => !holdsPan(value), 'must not contain a card number')
+    .nullish()
+    .transform((v) => (v?.trim() ? v.trim() : undefined));
+}

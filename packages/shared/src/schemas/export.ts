@@ -1,4 +1,4 @@
-import { ZInt64Id, ZInt64IdString } from './common.js';
+import { ZInt64Id, ZInt64IdString, searchQuerySchema } from './common.js';
 import { RECIPIENT_TYPES, SOURCE_KINDS, ZDescriptionFilters, ZIsoDate, ZSortDirection } from './ledger.js';
 import { z } from './zod.js';
 
@@ -33,7 +33,7 @@ export const ZFolioExportRequest = z
     revenueCompact: z.boolean().nullish().transform((v) => v ?? false),
     dateFrom: optionalDate,
     dateTo: optionalDate,
-    searchQuery: z.string().max(200).nullish().transform((v) => (v?.trim() ? v.trim() : undefined)),
+    searchQuery: searchQuerySchema(),
     descriptionFilters: ZDescriptionFilters.nullish().transform((v) => v ?? []),
     posted: z.boolean().nullish().transform((v) => v ?? undefined),
     includeVoided: z.boolean().nullish().transform((v) => v ?? true),

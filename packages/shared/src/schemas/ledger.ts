@@ -1,4 +1,4 @@
-import { ZInt64Id } from './common.js';
+import { ZInt64Id, searchQuerySchema } from './common.js';
 import { z } from './zod.js';
 import { parseDescriptionFilter } from '../ledger/description-filters.js';
 import { LANGUAGES } from '../i18n/languages.js';
@@ -213,7 +213,7 @@ export const ZListTransactionsRequest = z
     serviceDateFrom: ZIsoDate.nullish().transform((v) => v ?? undefined),
     serviceDateTo: ZIsoDate.nullish().transform((v) => v ?? undefined),
     subSourceIds: z.array(ZInt64Id).max(1000).nullish().transform((v) => v ?? []),
-    searchQuery: z.string().max(200).nullish().transform((v) => (v?.trim() ? v.trim() : undefined)),
+    searchQuery: searchQuerySchema(),
     groupBy: z.enum(GROUP_BY_FIELDS).nullish().transform((v) => v ?? undefined),
     sort: ZListSort.nullish().transform((v) => v ?? []),
     pageToken: z.string().max(4000).nullish().transform((v) => v ?? undefined),

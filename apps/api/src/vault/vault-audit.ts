@@ -1,0 +1,62 @@
+import type { NextFunction, Request, Response } from 'express';
+import { auditTokenId, type AuditLog, type TAuditAction } from '@folio-vault/shared/audit/audit-log';
+import { AppError, type TErrorCode } from '@folio-vault/shared/errors';
+
+/**
+ * Express side of the vault audit trail (packages/shared/src/audit/audit-log.ts). The event is
+ * written before the answer goes out, so every answered vault request has its row. A failed write
+ * is logged and the request goes on: the vault's own work is already done by then (a delete has
+ * shredded), and failing the answer would only make the client retry it.
+ */
+const ACTIONS: Record<string, TAuditAction> = { POST: 'token.tokenize', GET: 'token.read', DELETE: 'token.delete' };
+
+function modeHeader(req: Request): 'test' | 'live' | undefined {
+  const header = req.get('svc-tokenization-mode');
+  if (header === undefined) return 'live';
+  return header === 'test' ? 'test' : undefined;
+}
+
+export async function recordVaultEvent(
+  audit: AuditLog,
+  req: Request,
+  event: { httpStatus: number; errorCode?: TErrorCode; tokenId?: string },
+): Promise<void> {
+  const action = ACTIONS[req.method];
+  if (!action) return;
+  try {
+    await audit.record({
+      action,
+      subject: req.principal?.subject,
+      propertyId: req.get('x-property-id')?.trim(),
+      mode: modeHeader(req),
+      requestId: String(req.id),
+      clientAddress: req.socket.remoteAddress,
+      ...event,
+    });
+  } catch (error) {
+    req.log.error({ err: { message: (error as Error).message, code: (error as { code?: string }).code }, action }, 'audit event not written');
+  }
+}
+
+/** Status and code an error will be answered with (error-handler.ts decides; this mirrors it). */
+function answerOf(error: unknown): { httpStatus: number; errorCode: TErrorCode } {
+  if (error instanceof AppError) return { httpStatus: error.status, errorCode: error.code };
+  const status = (error as { status?: unknown }).status;
+  if (status === 413) return { httpStatus: 413, errorCode: 'PAYLOAD_TOO_LARGE' };
+  if (status === 415) return { httpStatus: 415, errorCode: 'UNSUPPORTED_MEDIA_TYPE' };
+  if (typeof status === 'number' && status >= 400 && status < 500) return { httpStatus: 400, errorCode: 'INVALID_REQUEST' };
+  return { httpStatus: 500, errorCode: 'UNEXPECTED_ERROR' };
+}
+
+/**
+ * Error middleware for the vault router: records denied (401/403), rejected and failed requests,
+ * then hands the error on to the one error handler. Mounted on the tokens path, the token id is
+ * the first path segment here (kept only when it is a UUID).
+ */
+export function auditVaultErrors(audit: AuditLog) {
+  return async (error: unknown, req: Request, _res: Response, next: NextFunction) => {
+    const tokenId = req.method === 'POST' ? undefined : auditTokenId(req.path.split('/')[1]);
+    await recordVaultEvent(audit, req, { ...answerOf(error), tokenId });
+    next(error);
+  };
+}

@@ -1,0 +1,31 @@
+import { detectBrand, validLengthsFor } from './brand.js';
+import { isLuhnValid } from './luhn.js';
+
+/**
+ * Last line of defence for text that leaves the process (log lines): a card number that got in
+ * anyway — a PAN pasted into a URL path or a request id — is cut down to first six and last four
+ * (PCI DSS 3.4.1). Only runs that are a card by brand, length and Luhn are touched, so timestamps,
+ * pids and ids stay as they are.
+ */
+const CANDIDATE = /(?<![0-9])[0-9](?:[ -]?[0-9]){11,18}(?![0-9])/g;
+
+export function maskPan(digits: string): string {
+  return `${digits.slice(0, 6)}${'*'.repeat(digits.length - 10)}${digits.slice(-4)}`;
+}
+
+export function isPanShaped(digits: string): boolean {
+  const brand = detectBrand(digits);
+  return brand !== undefined && validLengthsFor(brand).includes(digits.length) && isLuhnValid(digits);
+}
+
+export function redactPans(text: string): string {
+  return text.replace(CANDIDATE, (run) => {
+    const digits = run.replace(/[ -]/g, '');
+    return isPanShaped(digits) ? maskPan(digits) : run;
+  });
+}
+
+/** Whether a piece of text holds something that could be a card number. */
+export function holdsPan(text: string): boolean {
+  return redactPans(text) !== text;
+}

@@ -1,0 +1,172 @@
+import { randomBytes } from 'node:crypto';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '@folio-vault/shared/config';
+import { openField, unwrapDataKey } from '@folio-vault/shared/crypto/envelope';
+import { parseKeyring } from '@folio-vault/shared/crypto/keyring';
+import { startWorker, type TRunningWorker } from '@folio-vault/worker/worker';
+import { cardBody, futureYear, generatedPan } from './support/cards.js';
+import { spawnTs } from './support/processes.js';
+import { createWorld, type TWorld } from './support/world.js';
+
+// Tests print their figures.
+// eslint-disable-next-line no-console
+const report = (line: string) => console.log(line);
+
+/**
+ * `npm run keys:rotate`: records tokenized under the old KEKs are re-wrapped under new ones while
+ * the service runs (tokenize requests keep coming during the rotation), stay readable, and open in
+ * a process that no longer has the old keys; deleted tokens stay shredded.
+ */
+const entry = (id: string) => `${id}:${randomBytes(32).toString('base64')}`;
+const OLD = { test: entry('test-kek-old'), live: entry('live-kek-old') };
+const NEW = { test: entry('test-kek-new'), live: entry('live-kek-new') };
+
+let world: TWorld;
+let worker: TRunningWorker | undefined;
+let bearer: string;
+const cards = new Map<string, { pan: string; mode: 'test' | 'live' }>();
+let deletedId: string;
+
+async function tokenize(mode: 'test' | 'live') {
+  const pan = generatedPan(mode === 'test' ? '4' : '51', 16);
+  const req = request(world.url).post('/vault/v1/tokens/card').set('Authorization', `Bearer ${bearer}`).set('X-Property-Id', '1');
+  if (mode === 'test') req.set('SVC-Tokenization-Mode', 'test');
+  const res = await req.send(cardBody({ card_number: pan, cvv: '404', expiration: { month: '11', year: futureYear(2) }, billing_details: { city: 'Porto', country: 'PT' } }));
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  cards.set(res.body.id, { pan, mode });
+  return res.body.id as string;
+}
+
+function vaultRequest(method: 'get' | 'delete', id: string, mode: 'test' | 'live') {
+  const req = request(world.url)[method](`/vault/v1/tokens/${id}`).set('Authorization', `Bearer ${bearer}`).set('X-Property-Id', '1');
+  if (mode === 'test') req.set('SVC-Tokenization-Mode', 'test');
+  return req;
+}
+
+async function rotate(keks: { test: string; live: string }, args: string[] = []) {
+  const run = spawnTs('scripts/keys-rotate.ts', args, { ...world.env, VAULT_KEK_TEST: keks.test, VAULT_KEK_LIVE: keks.live });
+  const code = await run.exited;
+  return { code, output: run.output() };
+}
+
+const readableCount = (mode: 'test' | 'live') => [...cards].filter(([id, card]) => card.mode === mode && id !== deletedId).length;
+
+async function rows(mode: 'test' | 'live') {
+  const result = await world.pool.query<{ id: string; kek_id: string | null; wrapped_dek: Buffer | null; pan_ct: Buffer | null }>(
+    `SELECT id, kek_id, wrapped_dek, pan_ct FROM vault_${mode}.cards ORDER BY id`,
+  );
+  return result.rows;
+}
+
+beforeAll(async () => {
+  // The workers are this file's own: they are restarted with other keyrings as the test goes.
+  world = await createWorld({ worker: false, env: { VAULT_KEK_TEST: OLD.test, VAULT_KEK_LIVE: OLD.live } });
+  worker = await startWorker(world.config, world.logger);
+  bearer = world.token({ properties: [1] });
+  for (let i = 0; i < 6; i += 1) await tokenize(i % 2 ? 'live' : 'test');
+  deletedId = await tokenize('live');
+  expect((await vaultRequest('delete', deletedId, 'live')).status).toBe(204);
+}, 60_000);
+afterAll(async () => {
+  await worker?.close();
+  await world?.close();
+});
+
+describe('npm run keys:rotate', () => {
+  it('before the rotation, a process without the old KEK cannot open the records (so the check below can fail)', async () => {
+    const { code, output } = await rotate(NEW, ['--verify']);
+    expect(code, output).toBe(1);
+    expect(output).toMatch(/keys:rotate live: 3 records checked, 3 do not open with the configured keys \(by key id: live-kek-old=3\)/);
+  });
+
+  it('re-wraps every data key under the new KEKs while tokenize requests keep committing', async () => {
+    // The documented order: workers first get the new key in front of the old one, then the rotation runs.
+    await worker!.close();
+    const env = { ...world.env, VAULT_KEK_TEST: `${NEW.test},${OLD.test}`, VAULT_KEK_LIVE: `${NEW.live},${OLD.live}` };
+    worker = await startWorker(loadConfig(env, 'worker'), world.logger);
+
+    const rotation = rotate({ test: `${NEW.test},${OLD.test}`, live: `${NEW.live},${OLD.live}` }, ['--batch-size', '2']);
+    // Tokenize requests all through the script's life (at least a dozen), so inserts commit around its batches.
+    let running = true;
+    void rotation.finally(() => (running = false));
+    const during: string[] = [];
+    while (running || during.length < 12) during.push(await tokenize(during.length % 2 ? 'live' : 'test'));
+    const { code, output } = await rotation;
+    report(`keys:rotate output:\n${output.trim()}`);
+    expect(code, output).toBe(0);
+    // Every record tokenized under the old keys was re-wrapped (some made during the run may already be new).
+    expect(output).toMatch(/keys:rotate test: \d+ data keys re-wrapped under test-kek-new; 0 under a key id not configured, 0 unreadable/);
+    expect(output).toMatch(/live-kek-old wrap no record any more and can be removed from VAULT_KEK_LIVE/);
+    expect(output).not.toMatch(/base64|[A-Za-z0-9+/]{43}=/);
+
+    for (const mode of ['test', 'live'] as const) {
+      const readable = (await rows(mode)).filter((row) => row.wrapped_dek);
+      expect(readable).toHaveLength(readableCount(mode));
+      for (const row of readable) expect(row.kek_id, row.id).toBe(`${mode}-kek-new`);
+    }
+    const rewrapped = Number(/test: (\d+) data keys/.exec(output)![1]) + Number(/live: (\d+) data keys/.exec(output)![1]);
+    report(`keys-rotate: ${rewrapped} data keys re-wrapped with ${during.length} tokenizations running alongside`);
+    expect(rewrapped).toBeGreaterThanOrEqual(6);
+  });
+
+  it('every record keeps its metadata, and the clear PAN opens with the new KEK alone', async () => {
+    const newOnly = { test: parseKeyring(NEW.test), live: parseKeyring(NEW.live) };
+    let opened = 0;
+    for (const [id, card] of cards) {
+      const res = await vaultRequest('get', id, card.mode);
+      if (id === deletedId) {
+        expect(res.status).toBe(404);
+        continue;
+      }
+      expect(res.status, id).toBe(200);
+      expect(res.body.last4).toBe(card.pan.slice(-4));
+      const row = (await world.pool.query(`SELECT kek_id, wrapped_dek, pan_ct FROM vault_${card.mode}.cards WHERE id = $1`, [id])).rows[0];
+      const dataKey = unwrapDataKey(newOnly[card.mode], { kekId: row.kek_id, wrapped: row.wrapped_dek }, `${card.mode}:${id}`);
+      expect(openField(dataKey, row.pan_ct, `${card.mode}:${id}:pan`) === card.pan, id).toBe(true);
+      opened += 1;
+    }
+    report(`keys-rotate: ${opened} records opened with the new KEKs only`);
+    expect(opened).toBe(cards.size - 1);
+  });
+
+  it('a process configured without the old KEKs reads every record', async () => {
+    const { code, output } = await rotate(NEW, ['--verify']);
+    expect(code, output).toBe(0);
+    expect(output).toContain(`keys:rotate test: ${readableCount('test')} records checked, 0 do not open`);
+    expect(output).toContain(`keys:rotate live: ${readableCount('live')} records checked, 0 do not open`);
+  });
+
+  it('a deleted token stays shredded: no wrapped key came back', async () => {
+    const shredded = (await rows('live')).find((row) => row.id === deletedId)!;
+    expect(shredded).toMatchObject({ kek_id: null, wrapped_dek: null, pan_ct: null });
+  });
+
+  it('runs again harmlessly, and picks up a record a worker still wrapped with the old key', async () => {
+    // A worker that was not updated: the old key is still its active one.
+    const stale = await startWorker(loadConfig({ ...world.env, VAULT_KEK_TEST: OLD.test, VAULT_KEK_LIVE: OLD.live }, 'worker'), world.logger);
+    await worker!.close();
+    worker = undefined;
+    const straggler = await tokenize('live');
+    await stale.close();
+    worker = await startWorker(loadConfig({ ...world.env, VAULT_KEK_TEST: NEW.test, VAULT_KEK_LIVE: `${NEW.live},${OLD.live}` }, 'worker'), world.logger);
+    expect((await rows('live')).find((row) => row.id === straggler)!.kek_id).toBe('live-kek-old');
+
+    const { code, output } = await rotate({ test: NEW.test, live: `${NEW.live},${OLD.live}` });
+    expect(code, output).toBe(0);
+    expect(output).toMatch(/keys:rotate test: 0 data keys re-wrapped/);
+    expect(output).toMatch(/keys:rotate live: 1 data keys re-wrapped under live-kek-new/);
+    expect((await rows('live')).find((row) => row.id === straggler)!.kek_id).toBe('live-kek-new');
+  });
+
+  it('reports records under a key it does not hold and exits 1 instead of dropping them', async () => {
+    const orphan = await tokenize('live');
+    // Simulate a record wrapped by a key that was removed too early.
+    await world.pool.query(`UPDATE vault_live.cards SET kek_id = 'live-kek-lost' WHERE id = $1`, [orphan]);
+    const { code, output } = await rotate({ test: NEW.test, live: NEW.live });
+    expect(code, output).toBe(1);
+    expect(output).toMatch(/keys:rotate live: 0 data keys re-wrapped under live-kek-new; 1 under a key id not configured/);
+    expect(output).toMatch(/1 records are still wrapped by an older key/);
+    expect((await rows('live')).find((row) => row.id === orphan)!.wrapped_dek).not.toBeNull();
+  });
+});
