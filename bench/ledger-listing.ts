@@ -5,7 +5,7 @@ import { generateLargeSource } from '@folio-vault/shared/ledger/demo-ledger';
 import { listTransactions } from '@folio-vault/shared/ledger/list-transactions';
 import { ZListTransactionsRequest } from '@folio-vault/shared/schemas/ledger';
 import { provisionServices } from '@folio-vault/shared/provision/provision';
-import { createBenchDatabase, ms, summary } from './support.js';
+import { createBenchDatabase, machine, ms, summary, writeResult } from './support.js';
 
 /**
  * Listing latency for one source of 20,000 transactions (the ledger module the API calls, against
@@ -64,5 +64,16 @@ console.log(`first page by amount desc, no voided ${ms(lastPage.p50).padStart(10
 console.log(`full walk, limit 1100: ${walk1100.pages} pages, ${walk1100.rows} rows in ${ms(walk1100Ms)} (${((walk1100.rows / walk1100Ms) * 1000).toFixed(0)} rows/s)`);
 console.log(`full walk, limit 100:  ${walk100.pages} pages, ${walk100.rows} rows in ${ms(walk100Ms)} (${(walk100Ms / walk100.pages).toFixed(2)} ms/page)`);
 
+writeResult({
+  benchmark: 'listing',
+  machine: machine(),
+  rows: ROWS,
+  importRowsPerSecond: ROWS / importSeconds,
+  firstPage,
+  firstPageTotals,
+  firstPageByAmount: lastPage,
+  walk1100: { ...walk1100, ms: walk1100Ms },
+  walk100: { ...walk100, ms: walk100Ms },
+});
 await pool.end();
 await services.stop();

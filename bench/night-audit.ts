@@ -20,7 +20,7 @@ import { createPgPool, createRedis } from '@folio-vault/shared/connections';
 import { importRecords, recordsOfDocument } from '@folio-vault/shared/ledger/batch-import';
 import { nightAuditStatus, startNightAudit, type TBatchStatusBody } from '@folio-vault/shared/night-audit/batches';
 import { spawnTs, waitForOutput, type TSpawned } from '../test/support/processes.js';
-import { benchEnvironment } from './support.js';
+import { benchEnvironment, machine, writeResult } from './support.js';
 
 const FOLIOS = Number(process.env.BENCH_NIGHT_AUDIT_FOLIOS ?? 1_000);
 const CONFIGS = (process.env.BENCH_NIGHT_AUDIT_CONFIGS ?? '1x1,2x1,1x2,2x2').split(',').map((text) => {
@@ -149,6 +149,7 @@ console.log(`ledger: ${ledger.folios.length} folios, ${ledger.transactions.lengt
 console.log('workers × EXPORT_CONCURRENCY   wall time   folios/s   peak RSS (workers + renderers)   mean render / job   load');
 
 const failures: string[] = [];
+const results: Array<{ workers: number; concurrency: number; folios: number; seconds: number; foliosPerSecond: number; peakMb: number; renderMs: number; jobMs: number; load: number }> = [];
 for (const { workers: count, concurrency } of CONFIGS) {
   const env = { ...rawEnv(), NODE_ENV: 'production', LOG_LEVEL: 'info', EXPORT_CONCURRENCY: String(concurrency) };
   const workers: TSpawned[] = Array.from({ length: count }, () => spawnTs('apps/worker/src/main.ts', [], env, { group: true }));
@@ -168,9 +169,13 @@ for (const { workers: count, concurrency } of CONFIGS) {
     });
     const label = `${count} × ${concurrency}`;
     if (status.status !== 'completed' || status.completed !== FOLIOS) failures.push(`${label}: ${JSON.stringify(status)}`);
-    const timing = `${meanMs(workers, 'document rendered', jobPrefix).toFixed(0)} / ${meanMs(workers, 'job done', jobPrefix).toFixed(0)} ms`;
+    const renderMs = meanMs(workers, 'document rendered', jobPrefix);
+    const jobMs = meanMs(workers, 'job done', jobPrefix);
+    const timing = `${renderMs.toFixed(0)} / ${jobMs.toFixed(0)} ms`;
+    const load = loads.reduce((a, b) => a + b, 0) / Math.max(loads.length, 1);
+    results.push({ workers: count, concurrency, folios: status.completed, seconds, foliosPerSecond: status.completed / seconds, peakMb: peak, renderMs, jobMs, load });
     console.log(
-      `${label.padEnd(28)} ${`${seconds.toFixed(1)} s`.padStart(10)} ${(status.completed / seconds).toFixed(1).padStart(10)}   ${`${peak.toFixed(0)} MB`.padStart(30)}   ${timing.padStart(17)}   ${(loads.reduce((a, b) => a + b, 0) / Math.max(loads.length, 1)).toFixed(1).padStart(8)}`,
+      `${label.padEnd(28)} ${`${seconds.toFixed(1)} s`.padStart(10)} ${(status.completed / seconds).toFixed(1).padStart(10)}   ${`${peak.toFixed(0)} MB`.padStart(30)}   ${timing.padStart(17)}   ${load.toFixed(1).padStart(8)}`,
     );
   } finally {
     // Gracefully (tsx relays SIGTERM to the worker, which finishes and closes its render processes).
@@ -184,6 +189,7 @@ connection.disconnect();
 await pool.end();
 await rm(config.STORAGE_DIR, { recursive: true, force: true });
 await services.stop();
+writeResult({ benchmark: 'night-audit', machine: machine(), services: services.sources, folios: FOLIOS, rowsPerFolio: ledger.transactions.length / ledger.folios.length, configs: results, failures });
 if (failures.length) {
   console.error(`night-audit bench: batches that did not complete:\n${failures.join('\n')}`);
   process.exitCode = 1;

@@ -7,6 +7,7 @@
  *
  *   npx tsx bench/render-pdf.ts            # all sizes
  *   npx tsx bench/render-pdf.ts --rows 5000
+ *   npx tsx bench/render-pdf.ts --sizes 100,1000   # those sizes, each with the raw-pdfkit ratio
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
@@ -16,7 +17,9 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { parseArgs } from 'node:util';
 import { renderFolioPdf } from '../apps/worker/src/export/pdf/folio-pdf.js';
-import { documentRow, folioDocument, totals } from '../test/support/folio-document.js';
+import { sampleDocument } from './folio-documents.js';
+import { baselineInChild, type TBaselineResult } from './pdfkit-baseline.js';
+import { machine, writeResult } from './support.js';
 
 const SIZES = [100, 1_000, 10_000];
 
@@ -28,32 +31,8 @@ interface TResult {
   bytes: number;
 }
 
-const DESCRIPTIONS = ['Room charge', 'Minibar', 'Restaurant dinner for two with wine pairing and dessert', 'City tax', 'Laundry', 'Parking'];
-
 async function renderOnce(rows: number): Promise<TResult> {
-  const document = folioDocument({
-    rows: 0,
-    recipient: { type: 'GUEST', name: 'Anna Petrova', address: 'Calle Mayor 5, 28013 Madrid', taxLabel: 'taxId', taxNumber: 'X1234567Z' },
-    folios: [
-      {
-        id: '1',
-        name: 'Main',
-        sections: [
-          {
-            kind: 'all',
-            rows: Array.from({ length: rows }, (_, i) =>
-              documentRow(i, {
-                description: `${DESCRIPTIONS[i % DESCRIPTIONS.length]} ${i}`,
-                voided: i % 20 === 7,
-                pending: i % 33 === 5,
-              }),
-            ),
-          },
-        ],
-        totals: totals('1000.00', '-400.00', '600.00'),
-      },
-    ],
-  });
+  const document = sampleDocument(rows);
   const dir = await mkdtemp(join(tmpdir(), 'fv-bench-pdf-'));
   try {
     const file = join(dir, 'folio.pdf');
@@ -72,7 +51,7 @@ function line(r: TResult): string {
   return `${String(r.rows).padStart(6)} rows  ${String(r.pages).padStart(4)} pages  ${(r.ms / 1000).toFixed(2).padStart(7)} s  ${String(perSecond).padStart(6)} rows/s  peak RSS ${r.maxRssMb.toFixed(0).padStart(5)} MB  ${(r.bytes / 1024).toFixed(0)} KiB`;
 }
 
-const { values } = parseArgs({ options: { rows: { type: 'string' }, json: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { rows: { type: 'string' }, sizes: { type: 'string' }, json: { type: 'boolean', default: false } } });
 
 if (values.rows) {
   const result = await renderOnce(Number(values.rows));
@@ -81,11 +60,17 @@ if (values.rows) {
   const run = promisify(execFile);
   const self = fileURLToPath(import.meta.url);
   const env = { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'production' };
-  console.log(`NODE_ENV=${env.NODE_ENV}`);
-  for (const rows of SIZES) {
+  console.log(`NODE_ENV=${env.NODE_ENV}; each size then raw pdfkit drawing the same document (bench/pdfkit-baseline.ts)`);
+  const sizes: Array<TResult & { baseline: TBaselineResult; ratio: number }> = [];
+  for (const rows of values.sizes ? values.sizes.split(',').map(Number) : SIZES) {
     // A child per size: maxRSS is a high-water mark of the whole process.
     const args = ['--import', import.meta.resolve('tsx'), self, '--rows', String(rows), '--json'];
     const { stdout } = await run(process.execPath, args, { env, maxBuffer: 1 << 20 });
-    console.log(line(JSON.parse(stdout.trim().split('\n').pop()!) as TResult));
+    const result = JSON.parse(stdout.trim().split('\n').pop()!) as TResult;
+    // Cold too: both times are a process's first document, fonts loaded.
+    const baseline = await baselineInChild(rows, 'sample', true);
+    sizes.push({ ...result, baseline, ratio: result.ms / baseline.ms });
+    console.log(`${line(result)}   raw pdfkit ${(baseline.ms / 1000).toFixed(2)} s (${(result.ms / baseline.ms).toFixed(1)}×)`);
   }
+  writeResult({ benchmark: 'render', machine: machine(), nodeEnv: env.NODE_ENV, sizes });
 }

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import pg from 'pg';
 import { pino } from 'pino';
 import { loadConfig, type TConfig } from '@folio-vault/shared/config';
@@ -58,3 +60,43 @@ export function summary(samples: number[]): { p50: number; p90: number; p99: num
 }
 
 export const ms = (value: number) => `${value.toFixed(2)} ms`;
+
+/**
+ * Hands a benchmark's figures to bench/run.ts: written as JSON to BENCH_RESULT_FILE when the runner
+ * set it (each benchmark runs in its own process), ignored when run by hand.
+ */
+export function writeResult(result: unknown): void {
+  const file = process.env.BENCH_RESULT_FILE;
+  if (file) writeFileSync(file, JSON.stringify(result, null, 2));
+}
+
+export interface TMachine {
+  cpu: string;
+  cores: number;
+  memoryGiB: number;
+  node: string;
+  os: string;
+  date: string;
+}
+
+export function machine(): TMachine {
+  let cpu = os.cpus()[0]?.model ?? 'unknown';
+  try {
+    cpu = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpu;
+  } catch {
+    // Not Linux: os.cpus() it is.
+  }
+  return {
+    cpu: cpu.trim(),
+    cores: os.cpus().length,
+    memoryGiB: Number((os.totalmem() / 2 ** 30).toFixed(1)),
+    node: process.version,
+    os: `${os.type()} ${os.release()}`,
+    date: new Date().toISOString(),
+  };
+}
+
+/** The mean 1-minute load average over `samples`; above the core count, other work shared the machine. */
+export function meanLoad(samples: number[]): number {
+  return samples.reduce((a, b) => a + b, 0) / Math.max(samples.length, 1);
+}

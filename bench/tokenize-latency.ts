@@ -5,7 +5,7 @@ import { startApi } from '@folio-vault/api/server';
 import { createRedis } from '@folio-vault/shared/connections';
 import { startWorker } from '@folio-vault/worker/worker';
 import { spawnTs, waitForOutput } from '../test/support/processes.js';
-import { benchEnvironment, ms, summary } from './support.js';
+import { benchEnvironment, machine, ms, summary, writeResult } from './support.js';
 
 /**
  * Tokenize latency: 1,000 sequential POST /vault/v1/tokens/card through the real API, queue,
@@ -100,5 +100,13 @@ row('tokenize, worker apart', vaultSeparate);
 console.log(`\none process:    p50 ${(vault.p50 / bare.p50).toFixed(1)}× bare, p99 ${(vault.p99 / bare.p99).toFixed(1)}× bare, ${(REQUESTS / wall).toFixed(0)} req/s sequential`);
 console.log(`worker apart:   p50 ${(vaultSeparate.p50 / bare.p50).toFixed(1)}× bare, p99 ${(vaultSeparate.p99 / bare.p99).toFixed(1)}× bare, ${(REQUESTS / wallSeparate).toFixed(0)} req/s sequential`);
 
+writeResult({
+  benchmark: 'latency',
+  machine: machine(),
+  requests: REQUESTS,
+  bare,
+  single: { ...vault, perSecond: REQUESTS / wall },
+  split: { ...vaultSeparate, perSecond: REQUESTS / wallSeparate },
+});
 await services.stop();
 process.exit(0);

@@ -1,0 +1,293 @@
+/**
+ * The baseline for the folio PDF: plain pdfkit (the engine React-PDF is built on, without React,
+ * Yoga layout or the worker) drawing the same table: A4, the same column widths, font sizes and
+ * slot height, the same Noto Sans TTF files, the same row texts (formatted by the same shared
+ * Intl formatters and labels), a header on every page and a "Page X of Y" footer, written to a
+ * file. What the service render costs above this is what its layers cost.
+ *
+ *   npx tsx bench/pdfkit-baseline.ts                      # 1,000 / 5,000 / 20,000 / 50,000 rows, a process each
+ *   npx tsx bench/pdfkit-baseline.ts --rows 5000 [--document sample] [--cold] [--out folio.pdf] [--json]
+ */
+import { execFile } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { finished } from 'node:stream/promises';
+import { fileURLToPath } from 'node:url';
+import { parseArgs, promisify } from 'node:util';
+import PDFDocument from 'pdfkit';
+import type { TDocumentRow, TDocumentTotals, TFolioDocument } from '@folio-vault/shared/export/folio-document';
+import { translator } from '@folio-vault/shared/i18n/catalog';
+import { formatters } from '@folio-vault/shared/i18n/format';
+import { SOURCE_KINDS } from '@folio-vault/shared/schemas/ledger';
+import { largeSourceDocument, sampleDocument } from './folio-documents.js';
+
+// Geometry of apps/worker/src/export/pdf/layout.ts and paginate.ts, copied rather than imported:
+// those are the render's internals (being reworked), the bench uses only its public entry points.
+const PAGE_WIDTH = 595.28;
+const PAGE_HEIGHT = 841.89;
+const MARGIN_X = 28;
+const MARGIN_TOP = 28;
+const MARGIN_BOTTOM = 44;
+const SLOT = 12;
+const PAGE_SLOTS = Math.floor((PAGE_HEIGHT - MARGIN_TOP - MARGIN_BOTTOM) / SLOT);
+const FONT = { row: 7, status: 6, columnHeader: 6, filters: 7, heading: 9, propertyName: 12, title: 16, small: 8, footer: 7 };
+const PAD = 4;
+const COLUMNS = [
+  ['datetime', 64],
+  ['serviceDate', 54],
+  ['code', 46],
+  ['description', 140],
+  ['notes', 95],
+  ['quantity', 30],
+  ['amount', 66],
+  ['status', 44],
+] as const;
+const SLOTS = { header: 5, recipient: 5, filters: 2, folioHeading: 2, columnHeader: 2, totals: 5 };
+const INK = '#1a1a1a';
+const MUTED = '#6b6b6b';
+const RULE = '#c8c8c8';
+const HAIRLINE = '#e4e4e4';
+const VOID = '#9a9a9a';
+const PENDING = '#8a5a00';
+
+export interface TBaselineResult {
+  rows: number;
+  pages: number;
+  ms: number;
+  rowsPerSecond: number;
+  maxRssMb: number;
+  bytes: number;
+}
+
+const require = createRequire(import.meta.url);
+const NOTO = dirname(require.resolve('@expo-google-fonts/noto-sans'));
+const REGULAR = join(NOTO, '400Regular', 'NotoSans_400Regular.ttf');
+const BOLD = join(NOTO, '700Bold', 'NotoSans_700Bold.ttf');
+
+/** Page layout decided up front, as the service does: the page count is known for the footer. */
+interface TPagePlan {
+  first: boolean;
+  rows: TDocumentRow[];
+  totals?: TDocumentTotals;
+  folioName: string;
+  continued: boolean;
+}
+
+function plan(document: TFolioDocument): TPagePlan[] {
+  const pages: TPagePlan[] = [];
+  for (const folio of document.folios) {
+    const rows = folio.sections.flatMap((section) => section.rows);
+    let next = 0;
+    let continued = false;
+    do {
+      const first = pages.length === 0;
+      const opening = first ? SLOTS.header + (document.recipient ? SLOTS.recipient : 0) + SLOTS.filters : 0;
+      const free = PAGE_SLOTS - opening - SLOTS.folioHeading - SLOTS.columnHeader;
+      const take = Math.min(free, rows.length - next);
+      const page: TPagePlan = { first, rows: rows.slice(next, next + take), folioName: folio.name, continued };
+      next += take;
+      continued = true;
+      pages.push(page);
+      if (next >= rows.length) {
+        if (free - take >= SLOTS.totals) page.totals = folio.totals;
+        else pages.push({ first: false, rows: [], totals: folio.totals, folioName: folio.name, continued: true });
+      }
+    } while (next < rows.length);
+  }
+  return pages;
+}
+
+/** Draws `document` with plain pdfkit to `outputPath`. */
+export async function renderBaselinePdf(document: TFolioDocument, outputPath: string): Promise<{ pages: number; rows: number }> {
+  const t = translator(document.language);
+  const fmt = formatters(document.language, document.timezone, document.currency);
+  const pdf = new PDFDocument({ size: 'A4', margin: 0, autoFirstPage: false, info: { Title: t('title'), Creator: 'Folio Vault bench', Producer: 'pdfkit' } });
+  const out = createWriteStream(outputPath);
+  pdf.pipe(out);
+  pdf.registerFont('regular', REGULAR);
+  pdf.registerFont('bold', BOLD);
+
+  const widthOf = (text: string, font: 'regular' | 'bold', size: number) => pdf.font(font).fontSize(size).widthOfString(text);
+  /** One line that fits `width`, cut with "…" (measured with the font's real advances). */
+  const fit = (text: string, width: number, font: 'regular' | 'bold', size: number) => {
+    const line = text.replace(/\s+/g, ' ').trim();
+    if (widthOf(line, font, size) <= width) return line;
+    const chars = Array.from(line);
+    let end = chars.length;
+    while (end > 0 && widthOf(`${chars.slice(0, end).join('')}…`, font, size) > width) end -= 1;
+    return `${chars.slice(0, end).join('').trimEnd()}…`;
+  };
+  const lineHeight = (font: 'regular' | 'bold', size: number) => pdf.font(font).fontSize(size).currentLineHeight(true);
+  const rowTextY = (SLOT - lineHeight('regular', FONT.row)) / 2;
+  const statusTextY = (SLOT - lineHeight('bold', FONT.status)) / 2;
+  const left = (text: string, x: number, y: number, extra: PDFKit.Mixins.TextOptions = {}) => pdf.text(text, x, y, { lineBreak: false, ...extra });
+  const rule = (x0: number, x1: number, y: number, width: number, color: string) => pdf.moveTo(x0, y).lineTo(x1, y).lineWidth(width).strokeColor(color).stroke();
+  const contentRight = PAGE_WIDTH - MARGIN_X;
+  const sourceKind = (SOURCE_KINDS as readonly string[]).includes(document.source.kind) ? t(`source.${document.source.kind as (typeof SOURCE_KINDS)[number]}`) : document.source.kind;
+  const source = `${sourceKind} ${document.source.identifier ?? document.source.id}`;
+  const generated = t('generated', { datetime: `${fmt.dateTime(document.generatedAt)} (${document.timezone})` });
+  const voidMark = t('mark.void');
+  const pendingMark = t('mark.pending');
+  const columnX: number[] = [];
+  COLUMNS.reduce((x, [, width]) => (columnX.push(x), x + width), MARGIN_X);
+
+  const pages = plan(document);
+  let rowCount = 0;
+  pages.forEach((page, index) => {
+    pdf.addPage({ size: 'A4', margin: 0 });
+    let y = MARGIN_TOP;
+    if (page.first) {
+      pdf.fillColor(INK).font('bold').fontSize(FONT.propertyName);
+      left(fit(document.property.name, 330, 'bold', FONT.propertyName), MARGIN_X, y);
+      if (document.property.address) {
+        pdf.fillColor(MUTED).font('regular').fontSize(FONT.small);
+        left(fit(document.property.address, 330, 'regular', FONT.small), MARGIN_X, y + 18);
+      }
+      const title = fit(t('title'), 200, 'bold', FONT.title);
+      pdf.fillColor(INK).font('bold').fontSize(FONT.title);
+      left(title, contentRight - widthOf(title, 'bold', FONT.title), y);
+      const sourceLine = fit(source, 200, 'regular', FONT.heading);
+      left(sourceLine, contentRight - widthOf(sourceLine, 'regular', FONT.heading), y + 26);
+      y += SLOTS.header * SLOT;
+      rule(MARGIN_X, contentRight, y - 0.5, 0.75, RULE);
+      const recipient = document.recipient;
+      if (recipient) {
+        pdf.fillColor(MUTED).font('bold').fontSize(FONT.row);
+        left(t('recipient'), MARGIN_X, y + 8);
+        pdf.fillColor(INK).fontSize(FONT.heading);
+        left(fit(recipient.name, 330, 'bold', FONT.heading), MARGIN_X, y + 17);
+        pdf.font('regular').fontSize(FONT.small);
+        if (recipient.address) left(fit(recipient.address, 330, 'regular', FONT.small), MARGIN_X, y + 30);
+        if (recipient.taxNumber) left(t('labelValue', { label: t(recipient.taxLabel), value: recipient.taxNumber }), MARGIN_X, y + 41);
+        y += SLOTS.recipient * SLOT;
+      }
+      pdf.fillColor(MUTED).font('regular').fontSize(FONT.filters);
+      left(t('labelValue', { label: t('filters'), value: t('filters.none') }), MARGIN_X, y + 7);
+      y += SLOTS.filters * SLOT;
+    }
+    const heading = `${t('labelValue', { label: t('folio'), value: page.folioName })}${page.continued ? ` ${t('continued')}` : ''}`;
+    pdf.fillColor(INK).font('bold').fontSize(FONT.heading);
+    left(fit(heading, 500, 'bold', FONT.heading), MARGIN_X, y + 10);
+    y += SLOTS.folioHeading * SLOT;
+    pdf.fillColor(MUTED).font('bold').fontSize(FONT.columnHeader);
+    const labelY = y + SLOTS.columnHeader * SLOT - 2 - lineHeight('bold', FONT.columnHeader);
+    COLUMNS.forEach(([column, width], c) => {
+      const label = t(`column.${column}`);
+      const right = column === 'quantity' || column === 'amount';
+      pdf.text(label, columnX[c]! + (column === 'status' ? PAD : 0), labelY, { width: width - PAD, height: 2 * SLOT, align: right ? 'right' : 'left' });
+    });
+    y += SLOTS.columnHeader * SLOT;
+    rule(MARGIN_X, contentRight, y - 0.5, 0.75, RULE);
+
+    for (const row of page.rows) {
+      const colour = row.voided ? VOID : row.pending ? PENDING : INK;
+      const strike = row.voided;
+      pdf.fillColor(colour).font('regular').fontSize(FONT.row);
+      const cells = [
+        fmt.dateTime(row.transactionDatetime),
+        fmt.date(row.serviceDate),
+        fit(row.code, COLUMNS[2][1] - PAD, 'regular', FONT.row),
+        fit(row.description, COLUMNS[3][1] - PAD, 'regular', FONT.row),
+        fit(row.notes ?? '', COLUMNS[4][1] - PAD, 'regular', FONT.row),
+      ];
+      cells.forEach((text, c) => text && left(text, columnX[c]!, y + rowTextY, { strike }));
+      for (const [c, text] of [[5, fmt.number(row.quantity)], [6, fmt.money(row.amount)]] as const) {
+        left(text, columnX[c]! + COLUMNS[c][1] - PAD - widthOf(text, 'regular', FONT.row), y + rowTextY, { strike });
+      }
+      const mark = row.voided ? voidMark : row.pending ? pendingMark : undefined;
+      if (mark) {
+        pdf.font('bold').fontSize(FONT.status);
+        left(mark, columnX[7]! + PAD, y + statusTextY, { strike });
+      }
+      y += SLOT;
+      rule(MARGIN_X, contentRight, y - 0.25, 0.25, HAIRLINE);
+      rowCount += 1;
+    }
+
+    if (page.totals) {
+      const bottom = y + SLOTS.totals * SLOT;
+      const valueRight = contentRight - COLUMNS[7][1];
+      pdf.fillColor(INK).font('bold').fontSize(FONT.row + 1);
+      const title = t('totals.folio', { name: page.folioName });
+      left(title, contentRight - widthOf(title, 'bold', FONT.row + 1), bottom - 4 * SLOT);
+      (['charges', 'payments', 'balance'] as const).forEach((key, k) => {
+        const lineY = bottom - (3 - k) * SLOT + rowTextY;
+        const label = t(`totals.${key}`);
+        const value = fmt.money(page.totals![key]);
+        const font = key === 'balance' ? 'bold' : 'regular';
+        pdf.fillColor(MUTED).font('regular').fontSize(FONT.row);
+        left(label, valueRight - COLUMNS[6][1] - PAD - widthOf(label, 'regular', FONT.row), lineY);
+        pdf.fillColor(INK).font(font);
+        left(value, valueRight - widthOf(value, font, FONT.row), lineY);
+      });
+    }
+
+    const footerY = PAGE_HEIGHT - 18 - 12;
+    rule(MARGIN_X, contentRight, footerY, 0.5, RULE);
+    pdf.fillColor(MUTED).font('regular').fontSize(FONT.footer);
+    left(generated, MARGIN_X, footerY + 2);
+    const pageText = t('page', { page: index + 1, pages: pages.length });
+    left(pageText, contentRight - widthOf(pageText, 'regular', FONT.footer), footerY + 2);
+  });
+  pdf.end();
+  await finished(out);
+  return { pages: pages.length, rows: rowCount };
+}
+
+/**
+ * Builds the named document and draws it, timing the draw. Unless `cold`, a small document is drawn
+ * first in the same process: the end-to-end export is measured warm too (code compiled, render
+ * processes started), and a first draw pays about half a second of JIT and font-file parsing that
+ * the rows do not cost. `cold` matches bench/render-pdf.ts, which times a process's first render.
+ */
+export async function measureBaseline(rows: number, kind: 'ledger' | 'sample', options: { outputPath?: string; cold?: boolean } = {}): Promise<TBaselineResult> {
+  const { outputPath, cold = false } = options;
+  const document = kind === 'ledger' ? largeSourceDocument(rows) : sampleDocument(rows);
+  const dir = await mkdtemp(join(tmpdir(), 'fv-bench-pdfkit-'));
+  const file = outputPath ?? join(dir, 'folio.pdf');
+  try {
+    if (!cold) await renderBaselinePdf(kind === 'ledger' ? largeSourceDocument(100) : sampleDocument(100), join(dir, 'warm-up.pdf'));
+    const started = performance.now();
+    const drawn = await renderBaselinePdf(document, file);
+    const ms = performance.now() - started;
+    const { size } = await stat(file);
+    return { ...drawn, ms, rowsPerSecond: drawn.rows / (ms / 1000), maxRssMb: process.resourceUsage().maxRSS / 1024, bytes: size };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Runs the baseline for `rows` in a fresh process, so its peak RSS is that size's alone. */
+export async function baselineInChild(rows: number, kind: 'ledger' | 'sample' = 'ledger', cold = false): Promise<TBaselineResult> {
+  const self = fileURLToPath(import.meta.url);
+  const args = ['--import', import.meta.resolve('tsx'), self, '--rows', String(rows), '--document', kind, '--json', ...(cold ? ['--cold'] : [])];
+  const { stdout } = await promisify(execFile)(process.execPath, args, { env: { ...process.env, NODE_ENV: 'production' }, maxBuffer: 1 << 20 });
+  return JSON.parse(stdout.trim().split('\n').pop()!) as TBaselineResult;
+}
+
+export function baselineLine(r: TBaselineResult): string {
+  return `${String(r.rows).padStart(6)} rows  ${String(r.pages).padStart(4)} pages  ${(r.ms / 1000).toFixed(2).padStart(7)} s  ${String(Math.round(r.rowsPerSecond)).padStart(7)} rows/s  peak RSS ${r.maxRssMb.toFixed(0).padStart(4)} MB  ${(r.bytes / 1024).toFixed(0)} KiB`;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const { values } = parseArgs({
+    options: {
+      rows: { type: 'string' },
+      document: { type: 'string', default: 'ledger' },
+      out: { type: 'string' },
+      cold: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const kind = values.document === 'sample' ? 'sample' : 'ledger';
+  if (values.rows) {
+    const result = await measureBaseline(Number(values.rows), kind, { outputPath: values.out, cold: values.cold });
+    console.log(values.json ? JSON.stringify(result) : baselineLine(result));
+  } else {
+    console.log(`raw pdfkit, ${kind} document, a process per size${values.cold ? ', first draw of the process' : ''}`);
+    for (const rows of [1_000, 5_000, 20_000, 50_000]) console.log(baselineLine(await baselineInChild(rows, kind, values.cold)));
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * `npm run bench`: every benchmark in turn, each in its own process, then docs/benchmarks.md with
+ * the machine, a table per benchmark (figures, ratios to the baselines measured in the same run,
+ * goals met or not) and the commands to reproduce. The raw figures are kept in the file too (an
+ * HTML comment), so `--only` re-measures some benchmarks and keeps the others' last figures.
+ *
+ *   npm run bench                                   # everything, full sizes (slow: tens of minutes)
+ *   npm run bench -- --only export,tokenize         # export | tokenize | night-audit | render | listing | latency
+ *   npm run bench:quick                             # small sizes, a smoke check; writes out/benchmarks-quick.md
+ *   npm run bench -- --only export --export-rows 1000,5000   # some export sizes only
+ *   npm run bench -- --out /tmp/bench.md
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ROOT } from '../test/support/processes.js';
+import { renderReport, type TRun } from './report.js';
+import { machine } from './support.js';
+
+const BENCHMARKS = ['render', 'listing', 'export', 'tokenize', 'latency', 'night-audit'] as const;
+type TName = (typeof BENCHMARKS)[number];
+
+/** Script, arguments and environment of each benchmark, full and quick. */
+const PLAN: Record<TName, { script: string; full: { args?: string[]; env?: Record<string, string> }; quick: { args?: string[]; env?: Record<string, string> } }> = {
+  render: { script: 'bench/render-pdf.ts', full: {}, quick: { args: ['--sizes', '100,1000'] } },
+  listing: { script: 'bench/ledger-listing.ts', full: {}, quick: { env: { BENCH_LEDGER_ROWS: '2000' } } },
+  export: { script: 'bench/export-e2e.ts', full: {}, quick: { args: ['--rows', '1000'] } },
+  tokenize: { script: 'bench/tokenize-load.ts', full: {}, quick: { args: ['--duration', '3'] } },
+  latency: { script: 'bench/tokenize-latency.ts', full: {}, quick: { env: { BENCH_REQUESTS: '200' } } },
+  'night-audit': {
+    script: 'bench/night-audit.ts',
+    full: { env: { BENCH_NIGHT_AUDIT_FOLIOS: '1000', BENCH_NIGHT_AUDIT_CONFIGS: '1x1,2x1,1x2,2x2' } },
+    quick: { env: { BENCH_NIGHT_AUDIT_FOLIOS: '100', BENCH_NIGHT_AUDIT_CONFIGS: '1x1,2x1' } },
+  },
+};
+
+const { values } = parseArgs({
+  options: { only: { type: 'string' }, quick: { type: 'boolean', default: false }, out: { type: 'string' }, 'export-rows': { type: 'string' } },
+});
+const selected = (values.only?.split(',').map((name) => name.trim()) ?? [...BENCHMARKS]) as TName[];
+const unknown = selected.filter((name) => !BENCHMARKS.includes(name));
+if (unknown.length) {
+  console.error(`bench: unknown benchmark ${unknown.join(', ')}; pick from ${BENCHMARKS.join(', ')}`);
+  process.exit(2);
+}
+const quick = values.quick;
+// A smoke run never replaces the real figures unless asked to.
+const out = join(ROOT, values.out ?? (quick ? 'out/benchmarks-quick.md' : 'docs/benchmarks.md'));
+
+const MARKER = /<!-- bench-results\n([\s\S]*?)\n-->/;
+function previousRuns(): Partial<Record<TName, TRun>> {
+  if (!existsSync(out)) return {};
+  const match = MARKER.exec(readFileSync(out, 'utf8'));
+  try {
+    return match ? (JSON.parse(match[1]!) as Partial<Record<TName, TRun>>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function runOne(name: TName): Promise<TRun> {
+  const step = PLAN[name];
+  const variant = { ...(quick ? step.quick : step.full) };
+  if (name === 'export' && values['export-rows']) variant.args = ['--rows', values['export-rows']];
+  const resultFile = join(tmpdir(), `fv-bench-result-${name}-${process.pid}.json`);
+  rmSync(resultFile, { force: true });
+  const args = ['--import', 'tsx', step.script, ...(variant.args ?? [])];
+  const command = `${Object.entries(variant.env ?? {}).map(([k, v]) => `${k}=${v} `).join('')}npx tsx ${[step.script, ...(variant.args ?? [])].join(' ')}`;
+  console.log(`\n=== ${name}: ${command}`);
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...variant.env, BENCH_RESULT_FILE: resultFile }, stdio: 'inherit' });
+    child.on('exit', (code, signal) => {
+      const seconds = (Date.now() - started) / 1000;
+      let result: unknown;
+      try {
+        result = JSON.parse(readFileSync(resultFile, 'utf8'));
+      } catch {
+        result = undefined;
+      }
+      rmSync(resultFile, { force: true });
+      const error = code === 0 && result ? undefined : `exited with ${signal ?? code}${result ? '' : ', no result'}`;
+      resolve({ command, quick, seconds, result, ...(error ? { error } : {}) });
+    });
+  });
+}
+
+const runs = previousRuns();
+for (const name of BENCHMARKS) {
+  if (!selected.includes(name)) continue;
+  runs[name] = await runOne(name);
+}
+
+mkdirSync(dirname(out), { recursive: true });
+const cleaned = JSON.stringify(runs, null, 1).replace(/--/g, '-\\u002d'); // "--" would end the comment
+writeFileSync(out, `${renderReport(runs, machine())}\n<!-- bench-results\n${cleaned}\n-->\n`);
+console.log(`\nbench: wrote ${out}`);
+const failed = selected.filter((name) => runs[name]?.error);
+if (failed.length) {
+  console.error(`bench: failed: ${failed.map((name) => `${name} (${runs[name]!.error})`).join(', ')}`);
+  process.exitCode = 1;
+}

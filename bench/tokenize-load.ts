@@ -1,0 +1,204 @@
+/**
+ * Tokenize under load: autocannon with 50 connections for ~10 s against POST /vault/v1/tokens/card
+ * (each request a different Luhn-valid card made up at run time, test mode), through the real API,
+ * queue, worker and PostgreSQL, in two shapes: API and worker as separate processes
+ * (`start:api` + `start:worker`) and both in one process (`npm start`). NODE_ENV=production, rate
+ * limits lifted. The baseline, measured on the same Redis in the same run (before and after, their
+ * mean used): a bare BullMQ add → process → result round trip with 50 concurrent callers in one
+ * process (the worker's concurrency as the service's), jobs/s and p50/p99.
+ *
+ *   npx tsx bench/tokenize-load.ts [--duration 10] [--connections 50] [--shapes split,single]
+ */
+import os from 'node:os';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { Queue, QueueEvents, Worker } from 'bullmq';
+import { createRedis } from '@folio-vault/shared/connections';
+import { futureYear, generatedPan } from '../test/support/cards.js';
+import { benchToken, freePort, liftedRateLimits, startService, type TServiceProcess } from './service-processes.js';
+import { benchEnvironment, machine, meanLoad, summary, writeResult } from './support.js';
+
+const { values } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '50' },
+    shapes: { type: 'string', default: 'split,single' },
+  },
+});
+const DURATION = Number(values.duration);
+const CONNECTIONS = Number(values.connections);
+const WARM_UP_SECONDS = 2;
+const SHAPES = values.shapes.split(',') as Array<'split' | 'single'>;
+
+export interface TLoadFigures {
+  perSecond: number;
+  p50: number;
+  p99: number;
+  count: number;
+  load: number;
+}
+export interface TTokenizeShape extends TLoadFigures {
+  shape: 'split' | 'single';
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  ratio: number;
+}
+
+const { config, services, rawEnv } = await benchEnvironment();
+
+/** Samples the 1-minute load average while `work` runs. */
+async function withLoad<T>(work: () => Promise<T>): Promise<{ value: T; load: number }> {
+  const loads: number[] = [];
+  const timer = setInterval(() => loads.push(os.loadavg()[0]!), 1000);
+  try {
+    const value = await work();
+    loads.push(os.loadavg()[0]!);
+    return { value, load: meanLoad(loads) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+async function bareBullmq(seconds: number, callers: number): Promise<TLoadFigures> {
+  const connection = createRedis(config.REDIS_URL, 'worker');
+  const producer = createRedis(config.REDIS_URL, 'producer');
+  const prefix = `${config.QUEUE_PREFIX}-bare`;
+  const queue = new Queue('bare', { connection: producer, prefix });
+  const eventsConnection = createRedis(config.REDIS_URL, 'events');
+  const events = new QueueEvents('bare', { connection: eventsConnection, prefix });
+  await events.waitUntilReady();
+  // Every waiting caller listens on these: 50 is the load asked for, not a leak.
+  queue.setMaxListeners(callers + 10);
+  events.setMaxListeners(callers + 10);
+  const worker = new Worker('bare', async () => ({ ok: true }), { connection, prefix, concurrency: config.WORKER_CONCURRENCY });
+  await worker.waitUntilReady();
+  const run = async (forSeconds: number) => {
+    const samples: number[] = [];
+    const until = performance.now() + forSeconds * 1000;
+    await Promise.all(
+      Array.from({ length: callers }, async () => {
+        while (performance.now() < until) {
+          const started = performance.now();
+          // Completed jobs kept a minute: waitUntilFinished fails on a job already removed (DESIGN.md).
+          const job = await queue.add('bare', { n: 1 }, { removeOnComplete: { age: 60 } });
+          await job.waitUntilFinished(events, 10_000);
+          samples.push(performance.now() - started);
+        }
+      }),
+    );
+    return samples;
+  };
+  try {
+    await run(WARM_UP_SECONDS);
+    const started = performance.now();
+    const { value: samples, load } = await withLoad(() => run(seconds));
+    const s = summary(samples);
+    return { perSecond: samples.length / ((performance.now() - started) / 1000), p50: s.p50, p99: s.p99, count: samples.length, load };
+  } finally {
+    await worker.close();
+    await events.close();
+    await queue.obliterate({ force: true });
+    await queue.close();
+    // Connections handed in as instances are not closed by BullMQ.
+    for (const client of [connection, producer, eventsConnection]) client.disconnect();
+  }
+}
+
+function cannon(url: string, token: string, seconds: number): Promise<autocannon.Result> {
+  const expiration = { month: '08', year: futureYear() };
+  return autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: seconds,
+    timeout: 20,
+    requests: [
+      {
+        method: 'POST',
+        path: '/vault/v1/tokens/card',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'x-property-id': '1',
+          'svc-tokenization-mode': 'test',
+          'content-type': 'application/json',
+        },
+        // A different card each request: no cache or duplicate path can flatter the figures.
+        setupRequest: (request) => ({
+          ...request,
+          body: JSON.stringify({ card_number: generatedPan('4', 16), cvv: '123', cardholder_name: 'Zoë Łukasiewicz', expiration }),
+        }),
+      },
+    ],
+  });
+}
+
+async function tokenizeShape(shape: 'split' | 'single', bareJobsPerSecond: () => number): Promise<Omit<TTokenizeShape, 'ratio'> & { ratioOf: () => number }> {
+  const port = await freePort();
+  const env = { ...rawEnv(), ...liftedRateLimits(), NODE_ENV: 'production', PORT: String(port) };
+  const processes: TServiceProcess[] = [];
+  try {
+    if (shape === 'split') {
+      processes.push(await startService('worker', env));
+      processes.push(await startService('api', env));
+    } else {
+      processes.push(await startService('all', env));
+    }
+    const url = `http://127.0.0.1:${port}`;
+    const token = benchToken(config, 'write:payment');
+    await cannon(url, token, WARM_UP_SECONDS);
+    const { value: result, load } = await withLoad(() => cannon(url, token, DURATION));
+    const perSecond = result['2xx'] / result.duration;
+    return {
+      shape,
+      perSecond,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      count: result['2xx'],
+      non2xx: result.non2xx,
+      errors: result.errors,
+      timeouts: result.timeouts,
+      load,
+      ratioOf: () => perSecond / bareJobsPerSecond(),
+    };
+  } finally {
+    for (const spawned of processes.reverse()) await spawned.stop();
+  }
+}
+
+let before: TLoadFigures;
+let after: TLoadFigures;
+const shapes = [];
+try {
+  before = await bareBullmq(DURATION, CONNECTIONS);
+  for (const shape of SHAPES) shapes.push(await tokenizeShape(shape, () => bare.perSecond));
+  after = await bareBullmq(DURATION, CONNECTIONS);
+} finally {
+  await services.stop();
+}
+const bare: TLoadFigures = {
+  perSecond: (before.perSecond + after.perSecond) / 2,
+  p50: (before.p50 + after.p50) / 2,
+  p99: (before.p99 + after.p99) / 2,
+  count: before.count + after.count,
+  load: (before.load + after.load) / 2,
+};
+const results: TTokenizeShape[] = shapes.map(({ ratioOf, ...figures }) => ({ ...figures, ratio: ratioOf() }));
+
+const m = machine();
+console.log(`machine: ${m.cores} × ${m.cpu}, ${m.memoryGiB} GiB, node ${m.node}; ${Object.entries(services.sources).map(([k, v]) => `${k}: ${v}`).join(', ')}`);
+console.log(`${CONNECTIONS} connections / callers, ${DURATION} s each after ${WARM_UP_SECONDS} s warm-up; NODE_ENV=production`);
+console.log('                                   per s        p50        p99    non-2xx  errors  vs bare   load');
+const line = (name: string, f: TLoadFigures, extra = '') =>
+  console.log(`${name.padEnd(32)} ${f.perSecond.toFixed(0).padStart(8)} ${`${f.p50.toFixed(1)} ms`.padStart(10)} ${`${f.p99.toFixed(1)} ms`.padStart(10)} ${extra} ${f.load.toFixed(1).padStart(6)}`);
+line('bare BullMQ round trip (before)', before, ''.padStart(25));
+line('bare BullMQ round trip (after)', after, ''.padStart(25));
+for (const r of results) {
+  const name = r.shape === 'split' ? 'tokenize, API + worker processes' : 'tokenize, one process';
+  line(name, r, `${String(r.non2xx).padStart(10)} ${String(r.errors).padStart(7)} ${`${(r.ratio * 100).toFixed(0)} %`.padStart(8)}`);
+}
+
+writeResult({ benchmark: 'tokenize', machine: m, services: services.sources, connections: CONNECTIONS, durationSeconds: DURATION, bare, bareRuns: [before, after], shapes: results });
+if (results.some((r) => r.count === 0 || r.errors > 0)) {
+  console.error('tokenize bench: a shape answered no request or had connection errors');
+  process.exitCode = 1;
+}
