@@ -13,7 +13,7 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { Queue, QueueEvents, Worker } from 'bullmq';
-import { createRedis } from '@folio-vault/shared/connections';
+import { createPgPool, createRedis } from '@folio-vault/shared/connections';
 import { futureYear, generatedPan } from '../test/support/cards.js';
 import { benchToken, freePort, liftedRateLimits, startService, type TServiceProcess } from './service-processes.js';
 import { benchEnvironment, machine, meanLoad, summary, writeResult } from './support.js';
@@ -46,6 +46,14 @@ export interface TTokenizeShape extends TLoadFigures {
 }
 
 const { config, services, rawEnv } = await benchEnvironment();
+
+// The hotel is known, as in production (its data imported): the API checks the header against its
+// gateway mode on every request.
+{
+  const pool = createPgPool(config.DATABASE_URL, { max: 1 });
+  await pool.query(`INSERT INTO properties (id, name, currency, timezone, gateway_mode) VALUES (1, 'Bench Hotel', 'EUR', 'Europe/Madrid', 'test')`);
+  await pool.end();
+}
 
 /** Samples the 1-minute load average while `work` runs. */
 async function withLoad<T>(work: () => Promise<T>): Promise<{ value: T; load: number }> {

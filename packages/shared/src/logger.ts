@@ -40,7 +40,10 @@ export function createLogger(options: { level?: string; name?: string; destinati
       hooks: { streamWrite: redactPans },
       base: { pid: process.pid },
     },
-    options.destination,
+    // stdout written asynchronously: a busy API logs a line per request, and a synchronous write
+    // is a system call each; this one coalesces the lines that arrive while a write is in flight
+    // (and flushes on exit).
+    options.destination ?? pino.destination({ dest: 1, sync: false }),
   );
 }
 

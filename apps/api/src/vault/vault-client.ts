@@ -16,7 +16,7 @@ import type {
   TTokenizeCardResponse,
 } from '@folio-vault/shared/schemas/vault';
 import type { JobWaiter } from '../jobs/job-waiter.js';
-import { findGatewayMode } from '../properties/gateway-mode.js';
+import { GatewayModes } from '../properties/gateway-mode.js';
 
 interface TTokenRef {
   propertyId: string;
@@ -32,6 +32,7 @@ interface TTokenRef {
 export class VaultClient {
   /** The vault's audit trail; written by the API, which knows the caller (vault-audit.ts). */
   readonly audit: AuditLog;
+  private readonly gatewayModes: GatewayModes;
 
   constructor(
     private readonly waiter: JobWaiter,
@@ -40,13 +41,14 @@ export class VaultClient {
     private readonly waitMs: number,
   ) {
     this.audit = new AuditLog(pool);
+    this.gatewayModes = new GatewayModes(pool);
   }
 
   async tokenize(
     card: TTokenizeCardRequest,
     ref: TTokenRef & { idempotencyKey?: string },
   ): Promise<TTokenizeCardResponse> {
-    const knownMode = await findGatewayMode(this.pool, ref.propertyId);
+    const knownMode = await this.gatewayModes.find(ref.propertyId);
     if (knownMode && knownMode !== ref.mode) {
       throw new AppError(
         'TOKENIZATION_MODE_MISMATCH',

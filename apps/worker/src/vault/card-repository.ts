@@ -106,20 +106,26 @@ export class CardRepository {
     );
   }
 
-  /** Inserts the card; a second run of the same job (same id) leaves the first record alone. */
-  async insertCard(client: PoolClient, mode: TTokenizationMode, card: TNewCardRow): Promise<void> {
-    await client.query(
+  /**
+   * Inserts the card and answers its metadata; a second run of the same job (same id) leaves the
+   * first record alone and answers undefined (the caller reads the record). `db` may be the pool:
+   * one statement commits on its own, one round trip.
+   */
+  async insertCard(db: TPgPool | PoolClient, mode: TTokenizationMode, card: TNewCardRow): Promise<TCardRow | undefined> {
+    const result = await db.query<TCardRow>(
       `INSERT INTO ${SCHEMA[mode]}.cards
          (id, property_id, card_brand, first6, last4, exp_month, exp_year, cardholder_name_masked,
           fingerprint, kek_id, wrapped_dek, pan_ct, cardholder_name_ct, billing_details_ct)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-       ON CONFLICT (id) DO NOTHING`,
+       ON CONFLICT (id) DO NOTHING
+       RETURNING ${METADATA_COLUMNS}`,
       [
         card.id, card.propertyId, card.cardBrand, card.first6, card.last4, card.expMonth, card.expYear,
         card.cardholderNameMasked, card.fingerprint, card.kekId, card.wrappedDek, card.panCt,
         card.cardholderNameCt, card.billingDetailsCt,
       ],
     );
+    return result.rows[0];
   }
 
   async findCard(

@@ -1,6 +1,7 @@
 import type { PoolClient } from 'pg';
 import type { z } from 'zod';
 import type { TVaultKeys } from '@folio-vault/shared/config';
+import type { TPgPool } from '@folio-vault/shared/connections';
 import { maskName } from '@folio-vault/shared/card/mask';
 import { newDataKey, sealField, wrapDataKey } from '@folio-vault/shared/crypto/envelope';
 import { cardFingerprint, keyedDigest } from '@folio-vault/shared/crypto/fingerprint';
@@ -77,55 +78,54 @@ export class CardVault {
     const { mode, propertyId, tokenId } = payload;
     const fingerprint = cardFingerprint(this.keys.VAULT_FINGERPRINT_KEY, card.card_number);
 
-    return this.repository.transaction(async (client) => {
-      let resultTokenId = tokenId;
-      if (payload.idempotencyKey) {
-        // The CVV is not part of the comparison: it is never stored in any form, not even digested.
-        const requestDigest = keyedDigest(this.keys.VAULT_FINGERPRINT_KEY, 'idempotency', canonicalJson(card));
-        await this.repository.lockIdempotencyKey(client, mode, propertyId, payload.idempotencyKey);
-        const previous = await this.repository.findIdempotencyKey(client, mode, propertyId, payload.idempotencyKey);
-        if (previous && previous.request_digest !== requestDigest) return { outcome: 'idempotency_key_reused' as const };
-        if (previous) {
-          resultTokenId = previous.token_id;
-        } else {
-          await this.insert(client, payload, card, fingerprint);
-          await this.repository.saveIdempotencyKey(client, mode, {
-            propertyId,
-            key: payload.idempotencyKey,
-            requestDigest,
-            tokenId,
-          });
-        }
-      } else {
-        await this.insert(client, payload, card, fingerprint);
-      }
-      const row = await this.repository.findCard(client, mode, propertyId, resultTokenId);
+    const answer = (row: TCardRow) => ({
+      outcome: 'tokenized' as const,
+      token: {
+        id: row.id,
+        card_brand: row.card_brand as TCardBrand,
+        last4: row.last4,
+        expiration: { month: row.exp_month, year: row.exp_year },
+        test_mode: mode === 'test',
+      },
+    });
+    const found = async (db: TPgPool | PoolClient, id: string) => {
+      const row = await this.repository.findCard(db, mode, propertyId, id);
       if (!row) throw new Error('tokenized card not found after insert');
-      return {
-        outcome: 'tokenized' as const,
-        token: {
-          id: row.id,
-          card_brand: row.card_brand as TCardBrand,
-          last4: row.last4,
-          expiration: { month: row.exp_month, year: row.exp_year },
-          test_mode: mode === 'test',
-        },
-      };
+      return row;
+    };
+
+    if (!payload.idempotencyKey) {
+      // The common case is one statement (no transaction, one round trip): a re-run of the job
+      // finds its record already there and reads it.
+      const pool = this.repository.pool;
+      return answer((await this.insert(pool, payload, card, fingerprint)) ?? (await found(pool, tokenId)));
+    }
+    const idempotencyKey = payload.idempotencyKey;
+    return this.repository.transaction(async (client) => {
+      // The CVV is not part of the comparison: it is never stored in any form, not even digested.
+      const requestDigest = keyedDigest(this.keys.VAULT_FINGERPRINT_KEY, 'idempotency', canonicalJson(card));
+      await this.repository.lockIdempotencyKey(client, mode, propertyId, idempotencyKey);
+      const previous = await this.repository.findIdempotencyKey(client, mode, propertyId, idempotencyKey);
+      if (previous && previous.request_digest !== requestDigest) return { outcome: 'idempotency_key_reused' as const };
+      if (previous) return answer(await found(client, previous.token_id));
+      const inserted = await this.insert(client, payload, card, fingerprint);
+      await this.repository.saveIdempotencyKey(client, mode, { propertyId, key: idempotencyKey, requestDigest, tokenId });
+      return answer(inserted ?? (await found(client, tokenId)));
     });
   }
 
   private async insert(
-    client: PoolClient,
+    db: TPgPool | PoolClient,
     payload: TTokenizePayload,
     card: TSealedCard,
     fingerprint: string,
-  ): Promise<void> {
+  ): Promise<TCardRow | undefined> {
     const { mode, tokenId } = payload;
     const dataKey = newDataKey();
     const aad = recordAad(mode, tokenId);
     const wrapped = wrapDataKey(this.keks[mode], dataKey, aad);
     try {
-      await this.repository.insertCard(client, mode, {
+      return await this.repository.insertCard(db, mode, {
         id: tokenId,
         propertyId: payload.propertyId,
         cardBrand: card.card_brand,

@@ -74,7 +74,19 @@ export function auditPropertyId(value: unknown): string | undefined {
   return BigInt(value) <= MAX_INT64 ? value : undefined;
 }
 
+type TAuditValues = [string | null, TAuditAction, TAuditOutcome, string | null, number, string | null, string | null, string | null, string, string | null];
+
+interface TPendingBatch {
+  rows: TAuditValues[];
+  written: Promise<void>;
+}
+
+const COLUMNS = '(subject, action, outcome, error_code, http_status, token_id, property_id, mode, request_id, client_address)';
+const COLUMN_TYPES = ['text', 'text', 'text', 'text', 'int', 'uuid', 'bigint', 'text', 'text', 'inet'] as const;
+
 export class AuditLog {
+  private pending: TPendingBatch | undefined;
+
   /**
    * `timeoutMs` bounds a write: a database that does not answer must not hold a vault answer for
    * longer than the vault's own wait.
@@ -84,29 +96,43 @@ export class AuditLog {
     private readonly timeoutMs = 2_000,
   ) {}
 
+  /**
+   * Resolves once the event is stored. Events recorded in the same turn of the event loop (the
+   * concurrent requests of a busy API) are written by one INSERT, one round trip and one commit
+   * instead of one each; every caller still waits for its own row.
+   */
   async record(event: TAuditEvent): Promise<void> {
     // Subject and request id are text from outside (a token claim, a header): masked like a log line.
     const subject = event.subject === undefined ? null : [...redactPans(event.subject)].slice(0, MAX_SUBJECT).join('');
-    await within(
-      this.pool.query(
-        `INSERT INTO audit.vault_events
-           (subject, action, outcome, error_code, http_status, token_id, property_id, mode, request_id, client_address)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-        [
-          subject,
-          event.action,
-          outcomeOf(event.httpStatus),
-          event.errorCode ?? null,
-          event.httpStatus,
-          auditTokenId(event.tokenId) ?? null,
-          auditPropertyId(event.propertyId) ?? null,
-          event.mode ?? null,
-          redactPans(event.requestId).slice(0, 128),
-          event.clientAddress && isIP(event.clientAddress) ? event.clientAddress : null,
-        ],
-      ),
-      this.timeoutMs,
-    );
+    const row: TAuditValues = [
+      subject,
+      event.action,
+      outcomeOf(event.httpStatus),
+      event.errorCode ?? null,
+      event.httpStatus,
+      auditTokenId(event.tokenId) ?? null,
+      auditPropertyId(event.propertyId) ?? null,
+      event.mode ?? null,
+      redactPans(event.requestId).slice(0, 128),
+      event.clientAddress && isIP(event.clientAddress) ? event.clientAddress : null,
+    ];
+    if (!this.pending) {
+      const batch: TPendingBatch = { rows: [], written: Promise.resolve() };
+      batch.written = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+        if (this.pending === batch) this.pending = undefined;
+        return this.write(batch.rows);
+      });
+      this.pending = batch;
+    }
+    this.pending.rows.push(row);
+    await this.pending.written;
+  }
+
+  private async write(rows: TAuditValues[]): Promise<void> {
+    // One array parameter per column, unnested side by side: any number of rows, ten parameters.
+    const columns = COLUMN_TYPES.map((_, index) => rows.map((row) => row[index]));
+    const unnest = COLUMN_TYPES.map((type, index) => `$${index + 1}::${type}[]`).join(', ');
+    await within(this.pool.query(`INSERT INTO audit.vault_events ${COLUMNS} SELECT * FROM unnest(${unnest})`, columns), this.timeoutMs);
   }
 
   /** Newest first; for operators and tests. */
