@@ -6,7 +6,7 @@
  * 50 ms, the file downloaded. The time runs from the POST to the file's last byte. Peak RSS is
  * sampled for every process of both trees (tsx launchers, API, worker, each render process the
  * worker forks) and reported per kind. Each size is also drawn by raw pdfkit in its own process
- * (bench/pdfkit-baseline.ts) for the ratio. A small export runs first, so the figures are a
+ * (bench/pdfkit-baseline.ts) for the ratio. Two warm-up exports run first, so the figures are a
  * running service's (render process started, code compiled), not its start.
  *
  * The file is checked so a broken render cannot look fast: the export's recorded row count must
@@ -35,7 +35,11 @@ import { benchEnvironment, machine, meanLoad, writeResult } from './support.js';
 
 const { values } = parseArgs({ options: { rows: { type: 'string' } } });
 const SIZES = (values.rows ?? '1000,5000,20000,50000').split(',').map(Number);
-const WARM_UP_ROWS = 30;
+/**
+ * The warm-up export: large enough to be cut into chunks for every render process, so each has
+ * rendered once (its code compiled, as in a worker that has been running) before anything is timed.
+ */
+const WARM_UP_ROWS = 3_000;
 
 export interface TExportE2eSize {
   rows: number;
@@ -127,6 +131,7 @@ try {
   api = await startService('api', env);
   worker = await startService('worker', env);
   await exportOnce(WARM_UP_ROWS, join(work, 'warm-up.pdf'));
+  await exportOnce(WARM_UP_ROWS, join(work, 'warm-up-2.pdf'));
   const sampler = new TreeMemorySampler([
     { pid: api.pid, label: 'api' },
     { pid: worker.pid, label: 'worker' },

@@ -33,6 +33,7 @@ export async function startWorker(config: TConfig, logger: Logger, options: { me
   const vault = new CardVault(new CardRepository(pool), vaultKeys(config));
 
   const renderer = new RenderPool(config.EXPORT_CONCURRENCY, { metrics });
+  renderer.warm();
   const exportRepository = new ExportRepository(pool);
   const storage = createStorage(config);
   const exporter = new FolioExporter(pool, exportRepository, storage, renderer);

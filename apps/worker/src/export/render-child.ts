@@ -1,6 +1,7 @@
 import type { TFolioDocument, TRenderedFile } from '@folio-vault/shared/export/folio-document';
 import { documentTitle, renderPdfChunk, type TDocumentHead, type TPdfChunk } from './pdf/folio-pdf.js';
 import { mergePdfs } from './pdf/merge-pdf.js';
+import { tableFonts } from './pdf/table-fonts.js';
 import { writeFolioXlsx } from './xlsx/folio-xlsx.js';
 
 /**
@@ -48,3 +49,5 @@ process.on('message', (message: TRenderRequest) => {
   })();
 });
 process.on('disconnect', () => process.exit(0));
+// Fonts load now, while the process waits for its first piece (RenderPool.warm).
+void tableFonts().catch(() => undefined);

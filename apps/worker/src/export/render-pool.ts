@@ -19,8 +19,10 @@ import type { TRenderReply, TRenderRequest, TRenderWork } from './render-child.j
  */
 const CHILD = fileURLToPath(new URL('./render-child.ts', import.meta.url));
 
-/** About 2,000 table rows: big enough that a chunk's fixed cost (a PDF document, its fonts) stays small. */
+/** At most about 2,000 table rows a chunk: its fixed cost (a PDF document, its fonts) stays small. */
 export const PAGES_PER_CHUNK = 40;
+/** Up to this many pages a PDF is one piece: splitting would cost more (a join) than it saves. */
+export const PAGES_RENDERED_WHOLE = 8;
 
 interface TSlot {
   child?: ChildProcess;
@@ -49,6 +51,7 @@ export class RenderPool {
   private nextDocument = 1;
   private nextId = 1;
   private closed = false;
+  private warmed = false;
 
   constructor(
     size: number,
@@ -77,9 +80,30 @@ export class RenderPool {
     await Promise.all(this.slots.map((slot) => this.retire(slot)));
   }
 
+  /**
+   * Starts every render process now (each loads its code and fonts, about a second of CPU), so the
+   * first exports of a worker do not wait for it; processes replaced later start at once too.
+   */
+  warm(): void {
+    this.warmed = true;
+    for (const slot of this.slots) slot.child ??= this.spawn();
+  }
+
+  /**
+   * Chunks for a plan: a multiple of the pool's size (every process gets a share), evenly sized, at
+   * most `pagesPerChunk` pages each; a short document stays whole.
+   */
+  private pagesPerChunk(pages: number): number {
+    const most = this.options.pagesPerChunk ?? PAGES_PER_CHUNK;
+    if (pages <= Math.min(PAGES_RENDERED_WHOLE, most)) return pages;
+    const size = this.slots.length;
+    const chunks = size * Math.ceil(pages / (size * most));
+    return Math.ceil(pages / chunks);
+  }
+
   private async renderPdf(group: number, document: TFolioDocument, outputPath: string): Promise<TRenderedFile> {
     const plan = planFolioPdf(document);
-    const chunks = chunkPlan(plan, this.options.pagesPerChunk ?? PAGES_PER_CHUNK);
+    const chunks = chunkPlan(plan, this.pagesPerChunk(plan.pages.length));
     if (chunks.length === 1) {
       await this.submit(group, { kind: 'pdf-chunk', chunk: chunks[0]!, outputPath });
     } else {
@@ -171,6 +195,7 @@ export class RenderPool {
     const child = slot.child;
     slot.child = undefined;
     slot.renders = 0;
+    if (this.warmed && !this.closed) slot.child = this.spawn();
     if (!child || child.exitCode !== null) return;
     await new Promise<void>((resolve) => {
       const kill = setTimeout(() => child.kill('SIGKILL'), 2_000);
