@@ -170,7 +170,7 @@ export class RenderPool {
       slot.busy = false;
       slot.renders += 1;
       const recycle =
-        !outcome.ok || slot.renders >= (this.options.maxRenders ?? 200) || (outcome.rss ?? 0) > (this.options.maxRssBytes ?? 320_000_000);
+        !outcome.ok || slot.renders >= (this.options.maxRenders ?? 1_000) || (outcome.rss ?? 0) > (this.options.maxRssBytes ?? 320_000_000);
       if (recycle) void this.retire(slot);
       if (outcome.ok) task.resolve(outcome.file);
       else task.reject(outcome.error ?? new Error('render failed'));

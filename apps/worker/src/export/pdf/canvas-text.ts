@@ -1,4 +1,4 @@
-import type { TFontkitFont, TTableFonts } from './table-fonts.js';
+import type { TFontkitFont } from './table-fonts.js';
 
 /**
  * Setting text on a React-PDF Canvas (table-canvas.tsx, painted-line.tsx): which texts the canvas
@@ -69,8 +69,15 @@ export type TPainter = {
   lineTo(x: number, y: number): TPainter;
 };
 
-/** Makes both faces known to the document (once per paint); answers the names to select them by. */
-export function usePaintFaces(painter: TPainter, fonts: TTableFonts): { regular: string; bold: string } {
-  painter.font(fonts.bold).font(fonts.regular);
-  return { regular: fonts.regular.postscriptName, bold: fonts.bold.postscriptName };
+/**
+ * Selects a face for the painter's next texts. The engine compares a font object with the ones
+ * it already embeds on every font() call (serialising their name tables), so a paint passes each
+ * object once and switches by PostScript name after that.
+ */
+export function selectFace(painter: TPainter, font: TFontkitFont, fontSize: number, known: Set<TFontkitFont>): void {
+  if (known.has(font)) painter.font(font.postscriptName, fontSize);
+  else {
+    painter.font(font, fontSize);
+    known.add(font);
+  }
 }

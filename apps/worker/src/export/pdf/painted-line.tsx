@@ -1,5 +1,5 @@
 import { Canvas, Text, View, type TextProps } from '@react-pdf/renderer';
-import { fitCanvasText, usePaintFaces, type TPainter } from './canvas-text.js';
+import { fitCanvasText, type TPainter } from './canvas-text.js';
 import { FONT_SIZE } from './layout.js';
 import { COLOURS } from './styles.js';
 import { loadedTableFonts } from './table-fonts.js';
@@ -55,8 +55,7 @@ export function PaintedLine({ text, style, inherited = {} }: { text: string; sty
     style.textAlign === 'right' ? width - paddingRight - fitted.width : style.textAlign === 'center' ? (width - fitted.width) / 2 : paddingLeft;
   const color = style.color ?? inherited.color ?? COLOURS.ink;
   const paint = (painter: TPainter) => {
-    const names = usePaintFaces(painter, fonts);
-    painter.fillOpacity(1).fillColor(color).font(bold ? names.bold : names.regular, fontSize);
+    painter.fillOpacity(1).fillColor(color).font(font, fontSize);
     painter.text(fitted.text, x, 0, { lineBreak: false });
     return null;
   };

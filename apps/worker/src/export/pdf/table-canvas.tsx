@@ -5,7 +5,7 @@ import { CELL_PADDING, COLUMNS, CONTENT_WIDTH, FONT_SIZE, SLOT_HEIGHT, type TCol
 import { COLUMN_HEADER_SLOTS, type TPageRow } from './paginate.js';
 import { COLOURS, styles } from './styles.js';
 import { ColumnHeaderText } from './column-header-text.js';
-import { canvasTextWidth, usePaintFaces, type TPainter } from './canvas-text.js';
+import { canvasTextWidth, selectFace, type TPainter } from './canvas-text.js';
 import type { TFontkitFont, TTableFonts } from './table-fonts.js';
 
 /**
@@ -90,11 +90,9 @@ function paintRows(painter: TPainter, rows: TPaintedRow[], fonts: TTableFonts): 
   const regularTop = baselineOffset(fonts.regular, FONT_SIZE.row) - (fonts.regular.ascent / fonts.regular.unitsPerEm) * FONT_SIZE.row;
   const boldTop = baselineOffset(fonts.bold, FONT_SIZE.status) - (fonts.bold.ascent / fonts.bold.unitsPerEm) * FONT_SIZE.status;
   painter.fillOpacity(1);
-  // The engine compares a font object with the ones it already embeds on every font() call (by
-  // serialising its name table): pass each object once per page, then switch by PostScript name.
-  const names = usePaintFaces(painter, fonts);
+  const known = new Set<TFontkitFont>();
   let face: 'regular' | 'bold' = 'regular';
-  painter.font(names.regular, FONT_SIZE.row);
+  selectFace(painter, fonts.regular, FONT_SIZE.row, known);
   for (let index = 0; index < rows.length; index += 1) {
     const row = rows[index]!;
     const top = index * SLOT_HEIGHT;
@@ -102,7 +100,7 @@ function paintRows(painter: TPainter, rows: TPaintedRow[], fonts: TTableFonts): 
     for (const cell of row.cells) {
       const wanted = cell.bold ? 'bold' : 'regular';
       if (face !== wanted) {
-        painter.font(names[wanted], cell.bold ? FONT_SIZE.status : FONT_SIZE.row);
+        selectFace(painter, fonts[wanted], cell.bold ? FONT_SIZE.status : FONT_SIZE.row, known);
         face = wanted;
       }
       painter.text(cell.text, cell.x, top + (cell.bold ? boldTop : regularTop), { lineBreak: false });
@@ -226,8 +224,7 @@ export function ColumnHeader({ t, fonts }: { t: TTranslate; fonts: TTableFonts }
   const lineHeight = ((fonts.bold.ascent - fonts.bold.descent) / fonts.bold.unitsPerEm) * size;
   const bottom = height - HEADER_RULE - HEADER_PADDING_BOTTOM;
   const paint = (painter: TPainter) => {
-    const names = usePaintFaces(painter, fonts);
-    painter.fillOpacity(1).fillColor(COLOURS.muted).font(names.bold, size);
+    painter.fillOpacity(1).fillColor(COLOURS.muted).font(fonts.bold, size);
     for (const label of labels) {
       const top = bottom - label.lines.length * lineHeight;
       label.lines.forEach((line, index) => painter.text(line.text, label.x + line.dx, top + index * lineHeight, { lineBreak: false }));
