@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { v7 as uuidv7 } from 'uuid';
 import type { TPgPool } from '@folio-vault/shared/connections';
+import { inTransaction } from '@folio-vault/shared/db/transaction';
 import { AppError } from '@folio-vault/shared/errors';
 import type { TLanguage } from '@folio-vault/shared/i18n/languages';
 import { exportFolioJob } from '@folio-vault/shared/jobs/export-folio';
@@ -77,18 +78,13 @@ export class ExportService {
   async start(propertyId: string, language: TLanguage, request: TFolioExportRequest, requestId: string): Promise<{ exportId: string; status: TExportStatus }> {
     const digest = createHash('sha256').update(JSON.stringify({ propertyId, language, request })).digest('base64url');
     const exportId = uuidv7();
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    const started = await inTransaction(this.pool, async (client) => {
       await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`exports-in-flight:${propertyId}`]);
       const existing = await client.query<{ id: string; status: TExportStatus }>(
         `SELECT id, status FROM exports WHERE property_id = $1 AND request_digest = $2 AND status IN ('queued', 'running')`,
         [propertyId, digest],
       );
-      if (existing.rows[0]) {
-        await client.query('COMMIT');
-        return { exportId: existing.rows[0].id, status: existing.rows[0].status };
-      }
+      if (existing.rows[0]) return { exportId: existing.rows[0].id, status: existing.rows[0].status, joined: true };
       const inFlight = await client.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM exports WHERE property_id = $1 AND status IN ('queued', 'running')`,
         [propertyId],
@@ -103,13 +99,9 @@ export class ExportService {
          VALUES ($1, $2, $3, $4, $5, $6, 'queued')`,
         [exportId, propertyId, digest, JSON.stringify(request), language, request.format],
       );
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+      return { exportId, status: 'queued' as TExportStatus, joined: false };
+    });
+    if (started.joined) return { exportId: started.exportId, status: started.status };
     try {
       await this.waiter.add(exportFolioJob.name, { version: 1, exportId, propertyId, language, request, requestId }, exportId, exportFolioJob.options);
     } catch (error) {

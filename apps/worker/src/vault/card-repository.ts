@@ -1,5 +1,6 @@
 import type { PoolClient } from 'pg';
 import type { TPgPool } from '@folio-vault/shared/connections';
+import { inTransaction } from '@folio-vault/shared/db/transaction';
 import type { TTokenizationMode } from '@folio-vault/shared/schemas/vault';
 
 /**
@@ -57,19 +58,8 @@ const METADATA_COLUMNS =
 export class CardRepository {
   constructor(readonly pool: TPgPool) {}
 
-  async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+  transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, work);
   }
 
   /** Serializes requests that share an idempotency key until the transaction ends. */

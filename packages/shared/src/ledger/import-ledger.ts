@@ -1,5 +1,6 @@
 import type { PoolClient } from 'pg';
 import type { TPgPool } from '../connections.js';
+import { inTransaction } from '../db/transaction.js';
 import { AppError, type TFieldError } from '../errors.js';
 import type { TFolio, TImportRequest, TProperty, TRecipient, TTransaction } from '../schemas/ledger.js';
 
@@ -43,9 +44,7 @@ export function importProblems(propertyId: string, data: TImportRequest): TField
 export async function importLedger(pool: TPgPool, propertyId: string, data: TImportRequest): Promise<TImportCounts> {
   const problems = importProblems(propertyId, data);
   if (problems.length > 0) throw AppError.invalid(problems.slice(0, 100), 'Some records do not belong to this property or repeat an id; nothing was written.');
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  await inTransaction(pool, async (client) => {
     if (data.property) await upsertProperty(client, data.property);
     for (let i = 0; i < data.recipients.length; i += CHUNK) await upsertRecipients(client, propertyId, data.recipients.slice(i, i + CHUNK));
     for (let i = 0; i < data.folios.length; i += CHUNK) await upsertFolios(client, propertyId, data.folios.slice(i, i + CHUNK));
@@ -53,13 +52,7 @@ export async function importLedger(pool: TPgPool, propertyId: string, data: TImp
     for (let i = 0; i < data.transactions.length; i += CHUNK) {
       await upsertTransactions(client, propertyId, data.transactions.slice(i, i + CHUNK), roots);
     }
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
   return {
     property: data.property ? 1 : 0,
     recipients: data.recipients.length,

@@ -1,6 +1,7 @@
 import type { FlowProducer } from 'bullmq';
 import { v5 as uuidv5 } from 'uuid';
 import type { TPgPool } from '../connections.js';
+import { inTransaction } from '../db/transaction.js';
 import { AppError } from '../errors.js';
 import { nightAuditManifestJob, nightAuditSourceJob } from '../jobs/night-audit.js';
 import { QUEUE_NAMES } from '../queues.js';
@@ -42,20 +43,15 @@ export async function startNightAudit(
   const property = await pool.query<{ timezone: string }>('SELECT timezone FROM properties WHERE id = $1', [propertyId]);
   const timezone = property.rows[0]?.timezone ?? 'UTC';
 
-  const client = await pool.connect();
-  let run: number;
-  let sources: Awaited<ReturnType<typeof selectAuditSources>>;
-  try {
-    await client.query('BEGIN');
+  type TBegun = { inFlight: TBatchStatus } | { run: number; sources: Awaited<ReturnType<typeof selectAuditSources>> };
+  const begun = await inTransaction(pool, async (client): Promise<TBegun> => {
     await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`night-audit:${batchId}`]);
     const existing = await client.query<{ status: TBatchStatus; run: number }>('SELECT status, run FROM night_audit_batches WHERE id = $1', [batchId]);
     const current = existing.rows[0];
-    if (current && (current.status === 'queued' || current.status === 'running')) {
-      await client.query('COMMIT');
-      return { batchId, status: current.status, started: false };
-    }
-    run = (current?.run ?? 0) + 1;
-    sources = await selectAuditSources(pool, propertyId, businessDate, timezone);
+    // A batch in flight is answered, not started twice.
+    if (current && (current.status === 'queued' || current.status === 'running')) return { inFlight: current.status };
+    const run = (current?.run ?? 0) + 1;
+    const sources = await selectAuditSources(pool, propertyId, businessDate, timezone);
     await client.query(
       `INSERT INTO night_audit_batches (id, property_id, business_date, format, run, status, total)
        VALUES ($1, $2, $3, $4, $5, 'queued', $6)
@@ -72,13 +68,10 @@ export async function startNightAudit(
         [batchId, run, JSON.stringify(sources.map((s) => ({ kind: s.sourceKind, id: s.sourceId, key: auditObjectKey(propertyId, businessDate, s, format) })))],
       );
     }
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+    return { run, sources };
+  });
+  if ('inFlight' in begun) return { batchId, status: begun.inFlight, started: false };
+  const { run, sources } = begun;
 
   const ref = { version: 1 as const, batchId, run, propertyId, businessDate, format };
   try {
