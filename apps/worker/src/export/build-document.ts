@@ -18,13 +18,16 @@ export interface TPropertyRow {
   address: string | null;
   currency: string;
   timezone: string;
+  language: string | null;
 }
 
 export async function loadProperty(pool: TPgPool, propertyId: string): Promise<TPropertyRow> {
-  const result = await pool.query<TPropertyRow>('SELECT name, address, currency, timezone FROM properties WHERE id = $1', [propertyId]);
+  const result = await pool.query<TPropertyRow>('SELECT name, address, currency, timezone, language FROM properties WHERE id = $1', [propertyId]);
   const row = result.rows[0];
   // The ledger may hold a source before its property was imported: the export still renders.
-  return row ? { ...row, currency: row.currency.trim() } : { name: `Property ${propertyId}`, address: null, currency: 'EUR', timezone: 'UTC' };
+  return row
+    ? { ...row, currency: row.currency.trim() }
+    : { name: `Property ${propertyId}`, address: null, currency: 'EUR', timezone: 'UTC', language: null };
 }
 
 export function exportFilter(propertyId: string, request: TFolioExportRequest, timezone: string): TTransactionFilter {
@@ -72,9 +75,11 @@ export async function buildFolioDocument(
   language: TLanguage,
   request: TFolioExportRequest,
   now: Date,
+  /** The property's row when the caller has read it already (one query fewer). */
+  loaded?: TPropertyRow,
 ): Promise<TFolioDocument> {
   const t = translator(language);
-  const property = await loadProperty(pool, propertyId);
+  const property = loaded ?? (await loadProperty(pool, propertyId));
 
   const folioRows = await pool.query<{ id: string; name: string; source_identifier: string | null }>(
     `SELECT id, name, source_identifier FROM folios

@@ -8,7 +8,7 @@ import { startNightAudit } from '@folio-vault/shared/night-audit/batches';
 import { auditExportRequest, auditObjectKey, manifestKey, previousLocalDate } from '@folio-vault/shared/night-audit/selection';
 import { ZFolioExportRequest } from '@folio-vault/shared/schemas/export';
 import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
-import { buildFolioDocument } from '../export/build-document.js';
+import { buildFolioDocument, loadProperty } from '../export/build-document.js';
 import type { FolioExporter } from '../export/folio-exporter.js';
 
 /**
@@ -29,16 +29,20 @@ export class NightAuditor {
   ) {}
 
   async exportSource(payload: TSourcePayload, log: Logger) {
-    await this.pool.query(`UPDATE night_audit_batches SET status = 'running' WHERE id = $1 AND run = $2 AND status = 'queued'`, [payload.batchId, payload.run]);
-    const property = await this.pool.query<{ language: string | null }>('SELECT language FROM properties WHERE id = $1', [payload.propertyId]);
-    const language = (LANGUAGES as readonly string[]).includes(property.rows[0]?.language ?? '') ? (property.rows[0]!.language as TLanguage) : 'en';
+    // Four round trips a source (a batch is thousands of them): the property (its language too),
+    // the folios, the rows, and one statement that records the file and marks the batch running.
+    const property = await loadProperty(this.pool, payload.propertyId);
+    const language = (LANGUAGES as readonly string[]).includes(property.language ?? '') ? (property.language as TLanguage) : 'en';
     const source = { sourceKind: payload.sourceKind, sourceId: payload.sourceId };
     const request = ZFolioExportRequest.parse(auditExportRequest(source, payload.businessDate, payload.format));
-    const document = await buildFolioDocument(this.pool, payload.propertyId, language, request, new Date());
+    const document = await buildFolioDocument(this.pool, payload.propertyId, language, request, new Date(), property);
     const key = auditObjectKey(payload.propertyId, payload.businessDate, source, payload.format);
     const published = await this.exporter.publish(document, payload.format, key, log);
     await this.pool.query(
-      `UPDATE night_audit_items SET status = 'completed', size = $5, sha256 = $6, pages = $7, rows = $8, folio_ids = $9::bigint[],
+      `WITH running AS (
+         UPDATE night_audit_batches SET status = 'running' WHERE id = $1 AND run = $4 AND status = 'queued'
+       )
+       UPDATE night_audit_items SET status = 'completed', size = $5, sha256 = $6, pages = $7, rows = $8, folio_ids = $9::bigint[],
               error = NULL, updated_at = now()
         WHERE batch_id = $1 AND source_kind = $2 AND source_id = $3 AND run = $4`,
       [payload.batchId, payload.sourceKind, payload.sourceId, payload.run, published.size, published.sha256, published.pages, published.rows, document.folios.map((f) => f.id)],
