@@ -57,7 +57,7 @@ interface TNightAuditResult {
   machine: TMachine;
   folios: number;
   rowsPerFolio: number;
-  configs: Array<{ workers: number; concurrency: number; folios: number; seconds: number; foliosPerSecond: number; peakMb: number; renderMs: number; jobMs: number; load: number }>;
+  configs: Array<{ workers: number; concurrency: number; folios: number; seconds: number; foliosPerSecond: number; runs?: number[]; peakMb: number; renderMs: number; jobMs: number; load: number }>;
   failures: string[];
 }
 interface TRenderResult {
@@ -200,11 +200,19 @@ function nightAuditSection(run: TRun, goals: string[][]): string[] {
   const lines = ['## Night audit', '', ...header('night-audit', run)];
   if (!r) return lines;
   lines.push(
-    `One batch of ${int(r.folios)} folios (${r.rowsPerFolio.toFixed(0)} rows each), worker processes (\`start:worker\`, NODE_ENV=production) × EXPORT_CONCURRENCY each, after a small warm-up batch; the time runs until the batch's status says it ended. Peak RSS is the sum over the workers and their render processes.`,
+    `One batch of ${int(r.folios)} folios (${r.rowsPerFolio.toFixed(0)} rows each), worker processes (\`start:worker\`, NODE_ENV=production) × EXPORT_CONCURRENCY each, after a small warm-up batch; the time runs until the batch's status says it ended. The batch runs several times per configuration and the median run is shown (every run's folios/s in the last column). Peak RSS is the sum over the workers and their render processes.`,
     '',
     table(
-      ['workers × concurrency', 'wall time', 'folios/s', 'peak RSS (sum)', 'mean render / job', 'load'],
-      r.configs.map((c) => [`${c.workers} × ${c.concurrency}`, `${c.seconds.toFixed(1)} s`, c.foliosPerSecond.toFixed(1), `${c.peakMb.toFixed(0)} MB`, `${c.renderMs.toFixed(0)} / ${c.jobMs.toFixed(0)} ms`, c.load.toFixed(1)]),
+      ['workers × concurrency', 'wall time', 'folios/s', 'peak RSS (sum)', 'mean render / job', 'load', 'every run, folios/s'],
+      r.configs.map((c) => [
+        `${c.workers} × ${c.concurrency}`,
+        `${c.seconds.toFixed(1)} s`,
+        c.foliosPerSecond.toFixed(1),
+        `${c.peakMb.toFixed(0)} MB`,
+        `${c.renderMs.toFixed(0)} / ${c.jobMs.toFixed(0)} ms`,
+        c.load.toFixed(1),
+        (c.runs ?? [c.foliosPerSecond]).map((rate) => rate.toFixed(1)).join(', '),
+      ]),
     ),
     '',
   );
