@@ -105,7 +105,7 @@ export class ExportService {
     try {
       await this.waiter.add(exportFolioJob.name, { version: 1, exportId, propertyId, language, request, requestId }, exportId, exportFolioJob.options);
     } catch (error) {
-      await this.pool.query(`UPDATE exports SET status = 'failed', error = 'could not be queued' WHERE id = $1`, [exportId]);
+      await this.pool.query(`UPDATE exports SET status = 'failed', error = 'The export could not be queued.' WHERE id = $1`, [exportId]);
       throw error;
     }
     return { exportId, status: 'queued' };

@@ -54,7 +54,8 @@ export function exportRoutes(verifier: TJwtVerifier, exports: ExportService, wai
       const row = await database(() => exports.find(propertyId, started.exportId));
       if (!respondAsync && row.status === 'completed') return sendFile(res, exports, row);
       if (!respondAsync && row.status === 'failed') {
-        throw AppError.unavailable(`The export failed${row.error ? `: ${row.error}` : ''}; retry shortly.`, 5);
+        // The stored reason is a whole sentence fit for a client ("The file could not be written…").
+        throw AppError.unavailable(`The export failed.${row.error ? ` ${row.error}` : ''} Retry shortly.`, 5);
       }
       accepted(res, row, respondAsync);
     }),
