@@ -1,4 +1,6 @@
 import type { TMachine } from './support.js';
+import type { TExportE2eSize } from './export-e2e.js';
+import type { TBaselineResult } from './pdfkit-baseline.js';
 
 /**
  * docs/benchmarks.md from the benchmarks' JSON results (bench/run.ts): the machine, the goals of
@@ -21,28 +23,10 @@ interface TLatency {
   mean?: number;
   perSecond?: number;
 }
-interface TBaseline {
-  rows: number;
-  pages: number;
-  ms: number;
-  rowsPerSecond: number;
-  maxRssMb: number;
-  bytes: number;
-}
+type TBaseline = TBaselineResult;
 interface TExportResult {
   machine: TMachine;
-  sizes: Array<{
-    rows: number;
-    ms: number;
-    rowsPerSecond: number;
-    bytes: number;
-    pages: number;
-    renderMs?: number;
-    peaks: Record<string, { peakMb: number; processes: number }>;
-    load: number;
-    baseline: TBaseline;
-    ratio: number;
-  }>;
+  sizes: TExportE2eSize[];
   failures: string[];
 }
 interface TTokenizeResult {
