@@ -47,7 +47,9 @@ let inspector: TRedisClient;
 beforeAll(async () => {
   redis = await privateRedis();
   const database = await createDatabase();
-  env = faultEnv({ REDIS_URL: redis.url, DATABASE_URL: database.url, TOKENIZE_WAIT_MS: String(WAIT_MS) });
+  // A job the worker held when Redis went away is stalled when it comes back: a short lock makes
+  // the stalled check (every WORKER_LOCK_MS) hand it out again within the drain wait below.
+  env = faultEnv({ REDIS_URL: redis.url, DATABASE_URL: database.url, TOKENIZE_WAIT_MS: String(WAIT_MS), WORKER_LOCK_MS: '3000' });
   [api, worker] = await Promise.all([startApiProcess(env), startWorkerProcess(env)]);
   pool = new pg.Pool({ connectionString: database.url, max: 2 });
   inspector = createRedis(redis.url, 'worker');
