@@ -30,7 +30,13 @@ afterAll(async () => world?.close());
 async function call(build: (requestId: string) => request.Test): Promise<{ res: request.Response; event: TAuditRow }> {
   const requestId = randomUUID();
   const res = await build(requestId);
-  const events = await audit.recent({ requestId });
+  // Written before the answer, but the write is bounded (2 s) and the answer does not wait past
+  // that: on a loaded machine the row may land a moment later.
+  let events = await audit.recent({ requestId });
+  for (let tries = 0; events.length === 0 && tries < 50; tries += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    events = await audit.recent({ requestId });
+  }
   expect(events, `${res.status} ${res.text}`).toHaveLength(1);
   return { res, event: events[0]! };
 }
