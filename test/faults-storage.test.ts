@@ -12,12 +12,13 @@ import {
   logLines,
   privateS3,
   removeQueueKeys,
-  signToken,
   startApiProcess,
   startWorkerProcess,
   until,
   type TApiProcess,
   type TRestartable,
+  propertyHeaders,
+  type TFaultExportStatus,
 } from './support/faults.js';
 import type { TSpawned } from './support/processes.js';
 import { createDatabase } from './support/world.js';
@@ -61,15 +62,9 @@ afterAll(async () => {
   await s3?.remove();
 });
 
-interface TStatus {
-  exportId: string;
-  status: string;
-  error?: string;
-  size?: number;
-  sha256?: string;
-}
+type TStatus = TFaultExportStatus;
 
-const headers = (extra: Record<string, string> = {}) => ({ Authorization: `Bearer ${signToken(env)}`, 'X-Property-Id': '1', ...extra });
+const headers = (extra: Record<string, string> = {}) => propertyHeaders(env, extra);
 
 async function startExport(language: string): Promise<string> {
   const res = await fetch(`${api.url}/fiscal-document/v1/folios/export`, {

@@ -13,12 +13,13 @@ import {
   killGroup,
   logLines,
   privateRedis,
-  signToken,
   startApiProcess,
   startWorkerProcess,
   until,
   type TApiProcess,
   type TRestartable,
+  propertyHeaders,
+  type TFaultExportStatus,
 } from './support/faults.js';
 import type { TSpawned } from './support/processes.js';
 import { createDatabase } from './support/world.js';
@@ -60,15 +61,9 @@ afterAll(async () => {
   await redis?.remove();
 });
 
-interface TStatus {
-  exportId: string;
-  status: string;
-  size?: number;
-  sha256?: string;
-  error?: string;
-}
+type TStatus = TFaultExportStatus;
 
-const headers = (extra: Record<string, string> = {}) => ({ Authorization: `Bearer ${signToken(env)}`, 'X-Property-Id': '1', ...extra });
+const headers = (extra: Record<string, string> = {}) => propertyHeaders(env, extra);
 
 async function exportStatus(exportId: string): Promise<TStatus> {
   const res = await fetch(`${api.url}/fiscal-document/v1/folios/exports/${exportId}`, { headers: headers() });

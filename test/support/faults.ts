@@ -157,6 +157,20 @@ export interface TApiProcess {
 }
 
 /** `npm run start:api` as a real process on a free port. */
+/** An export's status as the fault tests read it. */
+export interface TFaultExportStatus {
+  exportId: string;
+  status: string;
+  error?: string;
+  size?: number;
+  sha256?: string;
+}
+
+/** Headers of a request for property 1 with a fresh token for `env`. */
+export function propertyHeaders(env: Record<string, string>, extra: Record<string, string> = {}): Record<string, string> {
+  return { Authorization: `Bearer ${signToken(env)}`, 'X-Property-Id': '1', ...extra };
+}
+
 export async function startApiProcess(env: Record<string, string>): Promise<TApiProcess> {
   const port = await freePort();
   const spawned = spawnTs('apps/api/src/main.ts', [], { ...env, PORT: String(port) }, { group: true });
