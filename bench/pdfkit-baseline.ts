@@ -22,36 +22,44 @@ import type { TDocumentRow, TDocumentTotals, TFolioDocument } from '@folio-vault
 import { translator } from '@folio-vault/shared/i18n/catalog';
 import { formatters } from '@folio-vault/shared/i18n/format';
 import { SOURCE_KINDS } from '@folio-vault/shared/schemas/ledger';
+import {
+  CELL_PADDING,
+  COLOURS,
+  COLUMNS as COLUMN_WIDTHS,
+  FONT_SIZE,
+  MARGIN_TOP,
+  MARGIN_X,
+  PAGE_HEIGHT,
+  PAGE_SLOTS,
+  PAGE_WIDTH,
+  SLOT_HEIGHT,
+  type TColumn,
+} from '../apps/worker/src/export/pdf/layout.js';
+import {
+  COLUMN_HEADER_SLOTS,
+  FILTERS_SLOTS,
+  FOLIO_HEADING_SLOTS,
+  HEADER_SLOTS,
+  RECIPIENT_SLOTS,
+  TOTALS_SLOTS,
+} from '../apps/worker/src/export/pdf/paginate.js';
 import { largeSourceDocument, sampleDocument } from './folio-documents.js';
 
-// Geometry of apps/worker/src/export/pdf/layout.ts and paginate.ts, copied rather than imported:
-// those are the render's internals (being reworked), the bench uses only its public entry points.
-const PAGE_WIDTH = 595.28;
-const PAGE_HEIGHT = 841.89;
-const MARGIN_X = 28;
-const MARGIN_TOP = 28;
-const MARGIN_BOTTOM = 44;
-const SLOT = 12;
-const PAGE_SLOTS = Math.floor((PAGE_HEIGHT - MARGIN_TOP - MARGIN_BOTTOM) / SLOT);
-const FONT = { row: 7, status: 6, columnHeader: 6, filters: 7, heading: 9, propertyName: 12, title: 16, small: 8, footer: 7 };
-const PAD = 4;
-const COLUMNS = [
-  ['datetime', 64],
-  ['serviceDate', 54],
-  ['code', 46],
-  ['description', 140],
-  ['notes', 95],
-  ['quantity', 30],
-  ['amount', 66],
-  ['status', 44],
-] as const;
-const SLOTS = { header: 5, recipient: 5, filters: 2, folioHeading: 2, columnHeader: 2, totals: 5 };
-const INK = '#1a1a1a';
-const MUTED = '#6b6b6b';
-const RULE = '#c8c8c8';
-const HAIRLINE = '#e4e4e4';
-const VOID = '#9a9a9a';
-const PENDING = '#8a5a00';
+// The folio PDF's geometry, fonts sizes and colours (layout.ts, paginate.ts: pure modules, no
+// React-PDF), so the baseline draws exactly the table the service does.
+const FONT = { ...FONT_SIZE, filters: FONT_SIZE.filters[0] };
+const PAD = CELL_PADDING;
+const SLOT = SLOT_HEIGHT;
+const COLUMNS = Object.entries(COLUMN_WIDTHS) as Array<[TColumn, number]>;
+const SLOTS = {
+  header: HEADER_SLOTS,
+  recipient: RECIPIENT_SLOTS,
+  filters: FILTERS_SLOTS,
+  folioHeading: FOLIO_HEADING_SLOTS,
+  columnHeader: COLUMN_HEADER_SLOTS,
+  totals: TOTALS_SLOTS,
+};
+const { ink: INK, muted: MUTED, rule: RULE, hairline: HAIRLINE, void: VOID, pending: PENDING } = COLOURS;
 
 export interface TBaselineResult {
   rows: number;
@@ -189,13 +197,13 @@ export async function renderBaselinePdf(document: TFolioDocument, outputPath: st
       const cells = [
         fmt.dateTime(row.transactionDatetime),
         fmt.date(row.serviceDate),
-        fit(row.code, COLUMNS[2][1] - PAD, 'regular', FONT.row),
-        fit(row.description, COLUMNS[3][1] - PAD, 'regular', FONT.row),
-        fit(row.notes ?? '', COLUMNS[4][1] - PAD, 'regular', FONT.row),
+        fit(row.code, COLUMN_WIDTHS.code - PAD, 'regular', FONT.row),
+        fit(row.description, COLUMN_WIDTHS.description - PAD, 'regular', FONT.row),
+        fit(row.notes ?? '', COLUMN_WIDTHS.notes - PAD, 'regular', FONT.row),
       ];
       cells.forEach((text, c) => text && left(text, columnX[c]!, y + rowTextY, { strike }));
       for (const [c, text] of [[5, fmt.number(row.quantity)], [6, fmt.money(row.amount)]] as const) {
-        left(text, columnX[c]! + COLUMNS[c][1] - PAD - widthOf(text, 'regular', FONT.row), y + rowTextY, { strike });
+        left(text, columnX[c]! + COLUMNS[c]![1] - PAD - widthOf(text, 'regular', FONT.row), y + rowTextY, { strike });
       }
       const mark = row.voided ? voidMark : row.pending ? pendingMark : undefined;
       if (mark) {
@@ -209,7 +217,7 @@ export async function renderBaselinePdf(document: TFolioDocument, outputPath: st
 
     if (page.totals) {
       const bottom = y + SLOTS.totals * SLOT;
-      const valueRight = contentRight - COLUMNS[7][1];
+      const valueRight = contentRight - COLUMN_WIDTHS.status;
       pdf.fillColor(INK).font('bold').fontSize(FONT.row + 1);
       const title = t('totals.folio', { name: page.folioName });
       left(title, contentRight - widthOf(title, 'bold', FONT.row + 1), bottom - 4 * SLOT);
@@ -219,7 +227,7 @@ export async function renderBaselinePdf(document: TFolioDocument, outputPath: st
         const value = fmt.money(page.totals![key]);
         const font = key === 'balance' ? 'bold' : 'regular';
         pdf.fillColor(MUTED).font('regular').fontSize(FONT.row);
-        left(label, valueRight - COLUMNS[6][1] - PAD - widthOf(label, 'regular', FONT.row), lineY);
+        left(label, valueRight - COLUMN_WIDTHS.amount - PAD - widthOf(label, 'regular', FONT.row), lineY);
         pdf.fillColor(INK).font(font);
         left(value, valueRight - widthOf(value, font, FONT.row), lineY);
       });

@@ -1,8 +1,8 @@
 import { View } from '@react-pdf/renderer';
 import { PaintedLine } from './painted-line.js';
 import type { TTranslate } from '@folio-vault/shared/i18n/catalog';
-import { FONT_SIZE } from './layout.js';
-import { COLOURS, styles } from './styles.js';
+import { COLOURS, FONT_SIZE } from './layout.js';
+import { styles } from './styles.js';
 
 const FOOTER = { fontSize: FONT_SIZE.footer, color: COLOURS.muted };
 

@@ -31,6 +31,16 @@ export const FONT_SIZE = {
   footer: 7,
 } as const;
 
+/** The document's colours: the styles' (styles.ts) and what the canvases paint (table-canvas.tsx). */
+export const COLOURS = {
+  ink: '#1a1a1a',
+  muted: '#6b6b6b',
+  rule: '#c8c8c8',
+  hairline: '#e4e4e4',
+  void: '#9a9a9a',
+  pending: '#8a5a00',
+} as const;
+
 /** Space kept free on the right of a left-aligned cell (left of a right-aligned one). */
 export const CELL_PADDING = 4;
 

@@ -1,7 +1,6 @@
 import { Canvas, Text, View, type TextProps } from '@react-pdf/renderer';
 import { fitCanvasText, type TPainter } from './canvas-text.js';
-import { FONT_SIZE } from './layout.js';
-import { COLOURS } from './styles.js';
+import { COLOURS, FONT_SIZE } from './layout.js';
 import { loadedTableFonts } from './table-fonts.js';
 
 /**

@@ -1,6 +1,6 @@
 import { StyleSheet } from '@react-pdf/renderer';
 import { FONT_FAMILY } from './fonts.js';
-import { CELL_PADDING, COLUMNS, FONT_SIZE, MARGIN_BOTTOM, MARGIN_TOP, MARGIN_X, PAGE_HEIGHT, PAGE_WIDTH, SLOT_HEIGHT } from './layout.js';
+import { CELL_PADDING, COLOURS, COLUMNS, FONT_SIZE, MARGIN_BOTTOM, MARGIN_TOP, MARGIN_X, PAGE_HEIGHT, PAGE_WIDTH, SLOT_HEIGHT } from './layout.js';
 import {
   COLUMN_HEADER_SLOTS,
   FILTERS_SLOTS,
@@ -20,15 +20,7 @@ import {
  */
 const slots = (n: number) => n * SLOT_HEIGHT;
 
-const INK = '#1a1a1a';
-const MUTED = '#6b6b6b';
-const RULE = '#c8c8c8';
-const HAIRLINE = '#e4e4e4';
-const VOID = '#9a9a9a';
-const PENDING = '#8a5a00';
-
-/** The table's colours, for the rows the canvas paints (table-canvas.tsx). */
-export const COLOURS = { ink: INK, muted: MUTED, rule: RULE, hairline: HAIRLINE, void: VOID, pending: PENDING } as const;
+const { ink: INK, muted: MUTED, rule: RULE } = COLOURS;
 
 const oneLine = { maxLines: 1, textOverflow: 'ellipsis' } as const;
 const bold = { fontWeight: 700 } as const;

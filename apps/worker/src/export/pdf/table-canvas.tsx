@@ -1,9 +1,9 @@
 import { Canvas, Text, View } from '@react-pdf/renderer';
 import type { TFormatters } from '@folio-vault/shared/i18n/format';
 import type { TTranslate } from '@folio-vault/shared/i18n/catalog';
-import { CELL_PADDING, COLUMNS, CONTENT_WIDTH, FONT_SIZE, SLOT_HEIGHT, type TColumn } from './layout.js';
+import { CELL_PADDING, COLOURS, COLUMNS, CONTENT_WIDTH, FONT_SIZE, SLOT_HEIGHT, type TColumn } from './layout.js';
 import { COLUMN_HEADER_SLOTS, type TPageRow } from './paginate.js';
-import { COLOURS, styles } from './styles.js';
+import { styles } from './styles.js';
 import { ColumnHeaderText } from './column-header-text.js';
 import { canvasTextWidth, selectFace, type TPainter } from './canvas-text.js';
 import type { TFontkitFont, TTableFonts } from './table-fonts.js';
