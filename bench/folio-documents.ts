@@ -1,4 +1,4 @@
-import type { TDocumentRow, TFolioDocument } from '@folio-vault/shared/export/folio-document';
+import type { TDocumentRow, TFolioDocument } from '@folio-vault/shared/exports/folio-document';
 import { generateLargeSource } from '@folio-vault/shared/ledger/demo-ledger';
 import { documentRow, folioDocument, totals } from '../test/support/folio-document.js';
 

@@ -3,7 +3,7 @@ import { createPgPool } from '@folio-vault/shared/connections';
 import { importRecords, recordsOfDocument } from '@folio-vault/shared/ledger/batch-import';
 import { generateLargeSource } from '@folio-vault/shared/ledger/demo-ledger';
 import { listTransactions } from '@folio-vault/shared/ledger/list-transactions';
-import { ZListTransactionsRequest } from '@folio-vault/shared/schemas/ledger';
+import { ZListTransactionsRequest } from '@folio-vault/shared/ledger/schemas';
 import { provisionServices } from '@folio-vault/shared/provision/provision';
 import { createBenchDatabase, machine, ms, summary, writeResult } from './support.js';
 

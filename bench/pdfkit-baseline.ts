@@ -18,10 +18,10 @@ import { finished } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import PDFDocument from 'pdfkit';
-import type { TDocumentRow, TDocumentTotals, TFolioDocument } from '@folio-vault/shared/export/folio-document';
+import type { TDocumentRow, TDocumentTotals, TFolioDocument } from '@folio-vault/shared/exports/folio-document';
 import { translator } from '@folio-vault/shared/i18n/catalog';
 import { formatters } from '@folio-vault/shared/i18n/format';
-import { SOURCE_KINDS } from '@folio-vault/shared/schemas/ledger';
+import { SOURCE_KINDS } from '@folio-vault/shared/ledger/schemas';
 import {
   CELL_PADDING,
   COLOURS,
@@ -34,7 +34,7 @@ import {
   PAGE_WIDTH,
   SLOT_HEIGHT,
   type TColumn,
-} from '../apps/worker/src/export/pdf/layout.js';
+} from '../apps/worker/src/exports/pdf/layout.js';
 import {
   COLUMN_HEADER_SLOTS,
   FILTERS_SLOTS,
@@ -42,7 +42,7 @@ import {
   HEADER_SLOTS,
   RECIPIENT_SLOTS,
   TOTALS_SLOTS,
-} from '../apps/worker/src/export/pdf/paginate.js';
+} from '../apps/worker/src/exports/pdf/paginate.js';
 import { largeSourceDocument, sampleDocument } from './folio-documents.js';
 
 // The folio PDF's geometry, fonts sizes and colours (layout.ts, paginate.ts: pure modules, no

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { parseArgs } from 'node:util';
-import { renderFolioPdf } from '../apps/worker/src/export/pdf/folio-pdf.js';
+import { renderFolioPdf } from '../apps/worker/src/exports/pdf/folio-pdf.js';
 import { sampleDocument } from './folio-documents.js';
 import { baselineInChild, type TBaselineResult } from './pdfkit-baseline.js';
 import { machine, writeResult } from './support.js';

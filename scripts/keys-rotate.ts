@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, vaultKeys } from '@folio-vault/shared/config';
 import { createPgPool } from '@folio-vault/shared/connections';
 import { withDevKeys } from '@folio-vault/shared/dev-keys';
-import type { TTokenizationMode } from '@folio-vault/shared/schemas/vault';
+import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
 import { CardRepository } from '@folio-vault/worker/vault/card-repository';
 import { KeyRotator } from '@folio-vault/worker/vault/key-rotation';
 import { fail } from './cli-support.js';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importLedger } from '@folio-vault/shared/ledger/import-ledger';
 import { totalsOfFilter } from '@folio-vault/shared/ledger/list-transactions';
 import { SqlParams, transactionFilterSql, type TTransactionFilter } from '@folio-vault/shared/ledger/transaction-filter';
-import { ZImportRequest, type TTransaction } from '@folio-vault/shared/schemas/ledger';
+import { ZImportRequest, type TTransaction } from '@folio-vault/shared/ledger/schemas';
 import { createDatabase } from './support/world.js';
 
 /**

@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TFolioDocument, TRenderedFile } from '@folio-vault/shared/export/folio-document';
+import type { TFolioDocument, TRenderedFile } from '@folio-vault/shared/exports/folio-document';
 import type { TLanguage } from '@folio-vault/shared/i18n/languages';
-import { paginate } from '@folio-vault/worker/export/pdf/paginate';
+import { paginate } from '@folio-vault/worker/exports/pdf/paginate';
 // A relative import: the worker's package exports map "./*" to "./src/*.ts", and this module is .tsx.
-import { renderFolioPdf } from '../apps/worker/src/export/pdf/folio-pdf.js';
+import { renderFolioPdf } from '../apps/worker/src/exports/pdf/folio-pdf.js';
 import { documentFolio, documentRow, documentRows, folioDocument, totals } from './support/folio-document.js';
 
 /**

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import ExcelJS from 'exceljs';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { maskPan, redactPans } from '@folio-vault/shared/card/redact-pan';
+import { maskPan, redactPans } from '@folio-vault/shared/vault/card/redact-pan';
 import { findBinary, freePort } from '@folio-vault/shared/provision/process-utils';
 import { startRedisServer, type TRunningService } from '@folio-vault/shared/provision/redis-server';
 import { cardBody, futureYear, generatedPan } from './support/cards.js';

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { TDocumentRow, TFolioDocument } from '@folio-vault/shared/export/folio-document';
+import type { TDocumentRow, TFolioDocument } from '@folio-vault/shared/exports/folio-document';
 import { translator } from '@folio-vault/shared/i18n/catalog';
 import { formatters } from '@folio-vault/shared/i18n/format';
 import type { TLanguage } from '@folio-vault/shared/i18n/languages';
-import { writeFolioXlsx } from '@folio-vault/worker/export/xlsx/folio-xlsx';
+import { writeFolioXlsx } from '@folio-vault/worker/exports/xlsx/folio-xlsx';
 
 const dir = mkdtempSync(join(tmpdir(), 'folio-xlsx-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

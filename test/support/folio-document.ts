@@ -1,4 +1,4 @@
-import type { TDocumentFolio, TDocumentRow, TDocumentTotals, TFolioDocument } from '@folio-vault/shared/export/folio-document';
+import type { TDocumentFolio, TDocumentRow, TDocumentTotals, TFolioDocument } from '@folio-vault/shared/exports/folio-document';
 
 /**
  * Render-ready folio documents for the PDF/XLSX writer tests: one folio of `rows` plain rows by

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { CARD_BRANDS, cvvLengthFor, detectBrand, validLengthsFor, type TCardBrand } from '@folio-vault/shared/card/brand';
-import { isLuhnValid } from '@folio-vault/shared/card/luhn';
-import { maskName } from '@folio-vault/shared/card/mask';
-import { PUBLIC_TEST_CARD_NUMBERS, isPublicTestCard } from '@folio-vault/shared/card/test-cards';
+import { CARD_BRANDS, cvvLengthFor, detectBrand, validLengthsFor, type TCardBrand } from '@folio-vault/shared/vault/card/brand';
+import { isLuhnValid } from '@folio-vault/shared/vault/card/luhn';
+import { maskName } from '@folio-vault/shared/vault/card/mask';
+import { PUBLIC_TEST_CARD_NUMBERS, isPublicTestCard } from '@folio-vault/shared/vault/card/test-cards';
 
 /** The public test numbers allowed as literals in this repository. */
 const PUBLIC_NUMBERS = [

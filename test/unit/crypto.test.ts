@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { open, seal } from '@folio-vault/shared/crypto/aes-gcm';
-import { newDataKey, openField, sealField, unwrapDataKey, wrapDataKey } from '@folio-vault/shared/crypto/envelope';
-import { cardFingerprint, keyedDigest } from '@folio-vault/shared/crypto/fingerprint';
-import { KEY_BYTES, activeKey, parseKeyring, parseSingleKey, type TKeyring } from '@folio-vault/shared/crypto/keyring';
-import { openTransit, sealTransit } from '@folio-vault/shared/crypto/transit';
+import { open, seal } from '@folio-vault/shared/vault/crypto/aes-gcm';
+import { newDataKey, openField, sealField, unwrapDataKey, wrapDataKey } from '@folio-vault/shared/vault/crypto/envelope';
+import { cardFingerprint, keyedDigest } from '@folio-vault/shared/vault/crypto/fingerprint';
+import { KEY_BYTES, activeKey, parseKeyring, parseSingleKey, type TKeyring } from '@folio-vault/shared/vault/crypto/keyring';
+import { openTransit, sealTransit } from '@folio-vault/shared/vault/crypto/transit';
 
 const key = () => randomBytes(32);
 const b64 = (bytes: Buffer) => bytes.toString('base64');

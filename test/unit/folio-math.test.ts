@@ -7,7 +7,7 @@ import {
   sumTotals,
   toDocumentRow,
   type TLedgerRow,
-} from '@folio-vault/worker/export/folio-math';
+} from '@folio-vault/worker/exports/folio-math';
 
 /**
  * Canonical form of computed amounts: big.js toFixed() — no exponent, no trailing zeros, no "-0"

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { TDocumentRow, TFolioDocument } from '@folio-vault/shared/export/folio-document';
+import type { TDocumentRow, TFolioDocument } from '@folio-vault/shared/exports/folio-document';
 import { translator } from '@folio-vault/shared/i18n/catalog';
 import { formatters } from '@folio-vault/shared/i18n/format';
-import { filtersText } from '@folio-vault/worker/export/pdf/filters-text';
-import { fontFamilyFor } from '@folio-vault/worker/export/pdf/fonts';
+import { filtersText } from '@folio-vault/worker/exports/pdf/filters-text';
+import { fontFamilyFor } from '@folio-vault/worker/exports/pdf/fonts';
 import {
   COLUMNS,
   CONTENT_WIDTH,
@@ -16,7 +16,7 @@ import {
   columnTextWidth,
   fitText,
   fitTextShrinking,
-} from '@folio-vault/worker/export/pdf/layout';
+} from '@folio-vault/worker/exports/pdf/layout';
 import {
   FIRST_PAGE_ROWS,
   FIRST_PAGE_ROWS_WITH_RECIPIENT,
@@ -27,7 +27,7 @@ import {
   paginate,
   type TBlock,
   type TPagination,
-} from '@folio-vault/worker/export/pdf/paginate';
+} from '@folio-vault/worker/exports/pdf/paginate';
 import { documentFolio, documentRow, documentRows, folioDocument, totals } from '../support/folio-document.js';
 
 const RECIPIENT = { type: 'GUEST', name: 'Anna Petrova', taxLabel: 'taxId', taxNumber: 'B1' } as const;

@@ -1,8 +1,8 @@
 import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
-import { registerExportDocs } from './routes/exports.js';
-import { registerLedgerDocs } from './routes/ledger.js';
-import { registerNightAuditDocs } from './routes/night-audit.js';
-import { registerVaultDocs } from './routes/vault.js';
+import { registerExportDocs } from './exports/routes.js';
+import { registerLedgerDocs } from './ledger/routes.js';
+import { registerNightAuditDocs } from './night-audit/routes.js';
+import { registerVaultDocs } from './vault/routes.js';
 
 /** The OpenAPI document, generated from the same zod schemas the routes validate with. */
 export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV3['generateDocument']> {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseKeyring, parseSingleKey, type TKeyring } from './crypto/keyring.js';
+import { parseKeyring, parseSingleKey, type TKeyring } from './vault/crypto/keyring.js';
 import { isRedisClusterUrl, parseRedisClusterUrl } from './redis-url.js';
 
 /**

@@ -1,5 +1,5 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
-import { redactPans } from './card/redact-pan.js';
+import { redactPans } from './vault/card/redact-pan.js';
 
 /**
  * Redaction is a second line of defence: card fields are never logged on purpose, and these paths

@@ -5,9 +5,9 @@ import type { TPgPool } from '@folio-vault/shared/connections';
 import { inTransaction } from '@folio-vault/shared/db/transaction';
 import { AppError } from '@folio-vault/shared/errors';
 import type { TLanguage } from '@folio-vault/shared/i18n/languages';
-import { exportFolioJob } from '@folio-vault/shared/jobs/export-folio';
+import { exportFolioJob } from '@folio-vault/shared/exports/export-folio-job';
 import { sourceExists } from '@folio-vault/shared/ledger/list-transactions';
-import type { TExportStatus, TExportStatusBody, TFolioExportRequest } from '@folio-vault/shared/schemas/export';
+import type { TExportStatus, TExportStatusBody, TFolioExportRequest } from '@folio-vault/shared/exports/schemas';
 import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
 import type { JobWaiter } from '../jobs/job-waiter.js';
 

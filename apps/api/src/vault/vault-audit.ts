@@ -1,9 +1,9 @@
 import type { NextFunction, Request, Response } from 'express';
-import { auditTokenId, type AuditLog, type TAuditAction } from '@folio-vault/shared/audit/audit-log';
+import { auditTokenId, type AuditLog, type TAuditAction } from '@folio-vault/shared/vault/audit-log';
 import { AppError, type TErrorCode } from '@folio-vault/shared/errors';
 
 /**
- * Express side of the vault audit trail (packages/shared/src/audit/audit-log.ts). The event is
+ * Express side of the vault audit trail (packages/shared/src/vault/audit-log.ts). The event is
  * written before the answer goes out, so every answered vault request has its row. A failed write
  * is logged and the request goes on: the vault's own work is already done by then (a delete has
  * shredded), and failing the answer would only make the client retry it.

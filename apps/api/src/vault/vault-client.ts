@@ -1,22 +1,22 @@
 import { v7 as uuidv7 } from 'uuid';
-import { AuditLog } from '@folio-vault/shared/audit/audit-log';
-import { isPublicTestCard } from '@folio-vault/shared/card/test-cards';
+import { AuditLog } from '@folio-vault/shared/vault/audit-log';
+import { isPublicTestCard } from '@folio-vault/shared/vault/card/test-cards';
 import type { TPgPool } from '@folio-vault/shared/connections';
-import type { TKeyring } from '@folio-vault/shared/crypto/keyring';
-import { sealTransit } from '@folio-vault/shared/crypto/transit';
+import type { TKeyring } from '@folio-vault/shared/vault/crypto/keyring';
+import { sealTransit } from '@folio-vault/shared/vault/crypto/transit';
 import { AppError } from '@folio-vault/shared/errors';
-import { deleteCardTokenJob } from '@folio-vault/shared/jobs/delete-card-token';
-import { readCardTokenJob } from '@folio-vault/shared/jobs/read-card-token';
-import { tokenizeCardJob, type TSealedCard } from '@folio-vault/shared/jobs/tokenize-card';
+import { deleteCardTokenJob } from '@folio-vault/shared/vault/delete-card-token-job';
+import { readCardTokenJob } from '@folio-vault/shared/vault/read-card-token-job';
+import { tokenizeCardJob, type TSealedCard } from '@folio-vault/shared/vault/tokenize-card-job';
 import { JOBS, type TJobName, type TJobPayload, type TJobResult, type TJobs } from '@folio-vault/shared/jobs/registry';
 import type {
   TCardTokenMetadata,
   TTokenizationMode,
   TTokenizeCardRequest,
   TTokenizeCardResponse,
-} from '@folio-vault/shared/schemas/vault';
+} from '@folio-vault/shared/vault/schemas';
 import type { JobWaiter } from '../jobs/job-waiter.js';
-import { GatewayModes } from '../properties/gateway-mode.js';
+import { GatewayModes } from './gateway-mode.js';
 
 interface TTokenRef {
   propertyId: string;

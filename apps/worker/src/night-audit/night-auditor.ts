@@ -2,14 +2,14 @@ import type { FlowProducer } from 'bullmq';
 import type { z } from 'zod';
 import type { TPgPool } from '@folio-vault/shared/connections';
 import { LANGUAGES, type TLanguage } from '@folio-vault/shared/i18n/languages';
-import type { nightAuditManifestJob, nightAuditScheduledJob, nightAuditSourceJob } from '@folio-vault/shared/jobs/night-audit';
+import type { nightAuditManifestJob, nightAuditScheduledJob, nightAuditSourceJob } from '@folio-vault/shared/night-audit/night-audit-job';
 import type { Logger } from '@folio-vault/shared/logger';
 import { startNightAudit } from '@folio-vault/shared/night-audit/batches';
 import { auditExportRequest, auditObjectKey, manifestKey, previousLocalDate } from '@folio-vault/shared/night-audit/selection';
-import { ZFolioExportRequest } from '@folio-vault/shared/schemas/export';
+import { ZFolioExportRequest } from '@folio-vault/shared/exports/schemas';
 import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
-import { buildFolioDocument, loadProperty } from '../export/build-document.js';
-import type { FolioExporter } from '../export/folio-exporter.js';
+import { buildFolioDocument, loadProperty } from '../exports/build-document.js';
+import type { FolioExporter } from '../exports/folio-exporter.js';
 
 /**
  * The worker's side of night audits: one source's export (a flow child), the manifest (the flow's

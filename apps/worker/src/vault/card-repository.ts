@@ -1,7 +1,7 @@
 import type { PoolClient } from 'pg';
 import type { TPgPool } from '@folio-vault/shared/connections';
 import { inTransaction } from '@folio-vault/shared/db/transaction';
-import type { TTokenizationMode } from '@folio-vault/shared/schemas/vault';
+import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
 
 /**
  * SQL for the vault tables. Test and live tokens are in separate schemas; the mode picks the

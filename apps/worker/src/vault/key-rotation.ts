@@ -1,6 +1,6 @@
-import { openField, unwrapDataKey, wrapDataKey } from '@folio-vault/shared/crypto/envelope';
-import type { TKeyring } from '@folio-vault/shared/crypto/keyring';
-import type { TTokenizationMode } from '@folio-vault/shared/schemas/vault';
+import { openField, unwrapDataKey, wrapDataKey } from '@folio-vault/shared/vault/crypto/envelope';
+import type { TKeyring } from '@folio-vault/shared/vault/crypto/keyring';
+import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
 import type { CardRepository } from './card-repository.js';
 import { recordAad } from './card-vault.js';
 

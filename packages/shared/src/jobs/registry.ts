@@ -1,9 +1,9 @@
 import type { z } from 'zod';
-import { deleteCardTokenJob } from './delete-card-token.js';
-import { exportFolioJob } from './export-folio.js';
-import { nightAuditManifestJob, nightAuditScheduledJob, nightAuditSourceJob } from './night-audit.js';
-import { readCardTokenJob } from './read-card-token.js';
-import { tokenizeCardJob } from './tokenize-card.js';
+import { deleteCardTokenJob } from '../vault/delete-card-token-job.js';
+import { exportFolioJob } from '../exports/export-folio-job.js';
+import { nightAuditManifestJob, nightAuditScheduledJob, nightAuditSourceJob } from '../night-audit/night-audit-job.js';
+import { readCardTokenJob } from '../vault/read-card-token-job.js';
+import { tokenizeCardJob } from '../vault/tokenize-card-job.js';
 
 /**
  * Every job the service runs, by name. `enqueue(name, payload)` and the processors are typed from

@@ -1,6 +1,6 @@
 import type { TPgPool } from '../connections.js';
 import { AppError } from '../errors.js';
-import { ZImportRequest } from '../schemas/ledger.js';
+import { ZImportRequest } from './schemas.js';
 import { importLedger, importProblems, type TImportCounts } from './import-ledger.js';
 
 /**

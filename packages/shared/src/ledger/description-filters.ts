@@ -1,4 +1,4 @@
-import type { TCodeGroup } from '../schemas/ledger.js';
+import type { TCodeGroup } from './schemas.js';
 
 /**
  * descriptionFilters (CONTRACT §4) → conditions on the transaction's code group, origin id or

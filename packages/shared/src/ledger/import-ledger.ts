@@ -2,7 +2,7 @@ import type { PoolClient } from 'pg';
 import type { TPgPool } from '../connections.js';
 import { inTransaction } from '../db/transaction.js';
 import { AppError, type TFieldError } from '../errors.js';
-import type { TFolio, TImportRequest, TProperty, TRecipient, TTransaction } from '../schemas/ledger.js';
+import type { TFolio, TImportRequest, TProperty, TRecipient, TTransaction } from './schemas.js';
 
 /**
  * Upserts a batch of ledger records for one property in one PostgreSQL transaction: all of it or

@@ -1,6 +1,6 @@
 import type { TPgPool } from '../connections.js';
 import { AppError } from '../errors.js';
-import { CREDIT_GROUPS, type TGroupBy, type TListTransactionsRequest, type TSourceKind } from '../schemas/ledger.js';
+import { CREDIT_GROUPS, type TGroupBy, type TListTransactionsRequest, type TSourceKind } from './schemas.js';
 import { currencyScale, decimalToNumber, totalsOf } from './money.js';
 import { decodePageToken, encodePageToken, queryDigest } from './page-token.js';
 import { afterSql, orderBySql, sortValuesSql, withTieBreak } from './sort.js';

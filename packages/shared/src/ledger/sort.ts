@@ -1,4 +1,4 @@
-import type { TSortField } from '../schemas/ledger.js';
+import type { TSortField } from './schemas.js';
 import type { SqlParams } from './transaction-filter.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { TCodeGroup, TSourceKind } from '../schemas/ledger.js';
+import type { TCodeGroup, TSourceKind } from './schemas.js';
 import { currencyScale, decimalToNumber } from './money.js';
 
 /**

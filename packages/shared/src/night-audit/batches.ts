@@ -3,7 +3,7 @@ import { v5 as uuidv5 } from 'uuid';
 import type { TPgPool } from '../connections.js';
 import { inTransaction } from '../db/transaction.js';
 import { AppError } from '../errors.js';
-import { nightAuditManifestJob, nightAuditSourceJob } from '../jobs/night-audit.js';
+import { nightAuditManifestJob, nightAuditSourceJob } from './night-audit-job.js';
 import { QUEUE_NAMES } from '../queues.js';
 import { auditObjectKey, selectAuditSources } from './selection.js';
 

@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { TPgPool } from '../connections.js';
-import { nightAuditScheduledJob } from '../jobs/night-audit.js';
+import { nightAuditScheduledJob } from './night-audit-job.js';
 
 /**
  * The daily night audit of each property with a nightAuditTime (CONTRACT §6): one BullMQ job

@@ -1,4 +1,4 @@
-import { holdsPan } from '../card/redact-pan.js';
+import { holdsPan } from '../vault/card/redact-pan.js';
 import { z } from './zod.js';
 
 export const INT64_MAX = 9223372036854775807n;

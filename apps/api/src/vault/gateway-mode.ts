@@ -1,0 +1,42 @@
+import type { TPgPool } from '@folio-vault/shared/connections';
+import { database } from '../http/database.js';
+import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
+
+/**
+ * The property's gateway mode, when imported property data knows it (CONTRACT §3). Ledger data,
+ * not vault data: the API may read it directly.
+ */
+export async function findGatewayMode(pool: TPgPool, propertyId: string): Promise<TTokenizationMode | undefined> {
+  const result = await database(() =>
+    pool.query<{ gateway_mode: TTokenizationMode }>('SELECT gateway_mode FROM properties WHERE id = $1', [propertyId]),
+  );
+  return result.rows[0]?.gateway_mode;
+}
+
+/** How long a known mode is trusted without asking PostgreSQL again. */
+export const GATEWAY_MODE_TTL_MS = 5_000;
+
+/**
+ * findGatewayMode with a short memory of the modes it found: every tokenization asks, and a
+ * property's mode changes perhaps once in its life (test → live), so a busy API saves a database
+ * round trip per request. Only known modes are remembered: a property imported a moment ago is
+ * seen at once, and a mode change takes effect within GATEWAY_MODE_TTL_MS (docs/vault.md).
+ */
+export class GatewayModes {
+  private readonly known = new Map<string, { mode: TTokenizationMode; until: number }>();
+
+  constructor(
+    private readonly pool: TPgPool,
+    private readonly ttlMs = GATEWAY_MODE_TTL_MS,
+  ) {}
+
+  async find(propertyId: string): Promise<TTokenizationMode | undefined> {
+    const now = Date.now();
+    const remembered = this.known.get(propertyId);
+    if (remembered && remembered.until > now) return remembered.mode;
+    const mode = await findGatewayMode(this.pool, propertyId);
+    if (mode) this.known.set(propertyId, { mode, until: now + this.ttlMs });
+    else this.known.delete(propertyId);
+    return mode;
+  }
+}

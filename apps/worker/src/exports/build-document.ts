@@ -1,0 +1,165 @@
+import type { TPgPool } from '@folio-vault/shared/connections';
+import type { TDocumentFolio, TFolioDocument } from '@folio-vault/shared/exports/folio-document';
+import { translator } from '@folio-vault/shared/i18n/catalog';
+import type { TLanguage } from '@folio-vault/shared/i18n/languages';
+import { orderBySql, withTieBreak } from '@folio-vault/shared/ledger/sort';
+import { SqlParams, transactionFilterSql, type TTransactionFilter } from '@folio-vault/shared/ledger/transaction-filter';
+import { transactionColumnsSql, type TTransactionRow } from '@folio-vault/shared/ledger/transaction-view';
+import type { TFolioExportRequest } from '@folio-vault/shared/exports/schemas';
+import { buildFolioSections, compactRevenue, documentTotals, sumTotals, type TLedgerRow } from './folio-math.js';
+
+/**
+ * The ledger side of an export: the rows the request selects (the listing's filter module, with
+ * dateFrom/dateTo as whole local days in the property's time zone), grouped per folio, compacted
+ * and split as asked, totalled exactly. The result is everything the PDF and XLSX writers need.
+ */
+export interface TPropertyRow {
+  name: string;
+  address: string | null;
+  currency: string;
+  timezone: string;
+  language: string | null;
+}
+
+export async function loadProperty(pool: TPgPool, propertyId: string): Promise<TPropertyRow> {
+  const result = await pool.query<TPropertyRow>('SELECT name, address, currency, timezone, language FROM properties WHERE id = $1', [propertyId]);
+  const row = result.rows[0];
+  // The ledger may hold a source before its property was imported: the export still renders.
+  return row
+    ? { ...row, currency: row.currency.trim() }
+    : { name: `Property ${propertyId}`, address: null, currency: 'EUR', timezone: 'UTC', language: null };
+}
+
+export function exportFilter(propertyId: string, request: TFolioExportRequest, timezone: string): TTransactionFilter {
+  return {
+    propertyId,
+    sourceKind: request.sourceKind,
+    sourceId: request.sourceId,
+    folioIds: request.folioIds,
+    posted: request.posted,
+    descriptionFilters: request.descriptionFilters,
+    localDateFrom: request.dateFrom,
+    localDateTo: request.dateTo,
+    timezone,
+    subSourceIds: request.subSourceIds,
+    searchQuery: request.searchQuery,
+    includeVoided: request.includeVoided,
+  };
+}
+
+function toLedgerRow(row: TTransactionRow): TLedgerRow {
+  return {
+    id: row.id,
+    folioId: row.folio_id,
+    transactionDatetime: row.transaction_datetime.toISOString(),
+    serviceDate: row.service_date,
+    code: row.internal_transaction_code,
+    group: row.internal_code_group,
+    description: row.description,
+    ...(row.notes ? { notes: row.notes } : {}),
+    quantity: row.quantity,
+    amount: row.amount,
+    posted: row.posted,
+    isVoid: row.is_void,
+    chainVoided: row.chain_voided,
+    rootId: row.root_id,
+    ...(row.parent_id ? { parentId: row.parent_id } : {}),
+    ...(row.sub_source_id ? { subSourceId: row.sub_source_id } : {}),
+    ...(row.sub_source_identifier ? { room: row.sub_source_identifier } : {}),
+  };
+}
+
+export async function buildFolioDocument(
+  pool: TPgPool,
+  propertyId: string,
+  language: TLanguage,
+  request: TFolioExportRequest,
+  now: Date,
+  /** The property's row when the caller has read it already (one query fewer). */
+  loaded?: TPropertyRow,
+): Promise<TFolioDocument> {
+  const t = translator(language);
+  const property = loaded ?? (await loadProperty(pool, propertyId));
+
+  const folioRows = await pool.query<{ id: string; name: string; source_identifier: string | null }>(
+    `SELECT id, name, source_identifier FROM folios
+      WHERE property_id = $1 AND source_kind = $2 AND source_id = $3 AND ($4::bigint[] IS NULL OR id = ANY($4::bigint[]))
+      ORDER BY id`,
+    [propertyId, request.sourceKind, request.sourceId, request.folioIds ?? null],
+  );
+
+  const params = new SqlParams();
+  const tz = params.add(property.timezone);
+  const where = transactionFilterSql(exportFilter(propertyId, request, property.timezone), params);
+  const keys = withTieBreak(request.sort);
+  const transactions = await pool.query<TTransactionRow>(
+    `SELECT ${transactionColumnsSql(tz)} FROM transactions t WHERE ${where} ORDER BY ${orderBySql(keys)}`,
+    params.values,
+  );
+
+  // Folios in id order; a transaction whose folio was never imported still gets its own folio.
+  const byFolio = new Map<string, TLedgerRow[]>(folioRows.rows.map((folio) => [folio.id, []]));
+  for (const row of transactions.rows) {
+    const list = byFolio.get(row.folio_id) ?? [];
+    list.push(toLedgerRow(row));
+    byFolio.set(row.folio_id, list);
+  }
+  const names = new Map(folioRows.rows.map((folio) => [folio.id, folio.name]));
+  const folios: TDocumentFolio[] = [...byFolio].map(([id, rows]) => {
+    const shown = request.revenueCompact
+      ? compactRevenue(rows, (room) => (room ? t('compacted.room', { room }) : t('compacted.noRoom')))
+      : rows;
+    return { id, name: names.get(id) ?? `${t('folio')} ${id}`, sections: buildFolioSections(shown, request.creditDebitView), totals: documentTotals(rows) };
+  });
+
+  const recipient = request.recipient ? await loadRecipient(pool, propertyId, request.recipient) : undefined;
+  const identifier = folioRows.rows.find((folio) => folio.source_identifier)?.source_identifier ?? transactions.rows[0]?.source_identifier ?? undefined;
+  return {
+    language,
+    generatedAt: now.toISOString(),
+    timezone: property.timezone,
+    currency: property.currency,
+    property: { name: property.name, ...(property.address ? { address: property.address } : {}) },
+    source: {
+      kind: request.sourceKind,
+      id: request.sourceId,
+      ...(identifier ? { identifier } : {}),
+      // A house account is known by its name; a reservation by its identifier.
+      ...(request.sourceKind === 'HOUSE_ACCOUNT' && folioRows.rows[0] ? { name: folioRows.rows[0].name } : {}),
+    },
+    ...(recipient ? { recipient } : {}),
+    filters: {
+      ...(request.dateFrom ? { dateFrom: request.dateFrom } : {}),
+      ...(request.dateTo ? { dateTo: request.dateTo } : {}),
+      ...(request.posted !== undefined ? { posted: request.posted } : {}),
+      includeVoided: request.includeVoided,
+      descriptionFilters: request.descriptionFilters,
+      ...(request.searchQuery ? { searchQuery: request.searchQuery } : {}),
+      subSourceIds: request.subSourceIds,
+      ...(request.folioIds ? { folioIds: request.folioIds } : {}),
+      creditDebitView: request.creditDebitView,
+      revenueCompact: request.revenueCompact,
+    },
+    folios,
+    ...(folios.length > 1 ? { grandTotals: sumTotals(folios.map((folio) => folio.totals)) } : {}),
+  };
+}
+
+async function loadRecipient(pool: TPgPool, propertyId: string, recipient: NonNullable<TFolioExportRequest['recipient']>): Promise<TFolioDocument['recipient']> {
+  const result = await pool.query<{ name: string; address: string | null; tax_id: string | null; document_number: string | null }>(
+    'SELECT name, address, tax_id, document_number FROM recipients WHERE property_id = $1 AND type = $2 AND id = $3',
+    [propertyId, recipient.type, recipient.id],
+  );
+  const row = result.rows[0];
+  if (!row) return undefined;
+  // GUEST_DOCUMENT_NUMBER picks the document number; otherwise (and by default) the tax id.
+  const byDocument = recipient.taxDocumentSource === 'GUEST_DOCUMENT_NUMBER';
+  const taxNumber = byDocument ? row.document_number : row.tax_id;
+  return {
+    type: recipient.type,
+    name: row.name,
+    ...(row.address ? { address: row.address } : {}),
+    taxLabel: byDocument ? 'documentNumber' : 'taxId',
+    ...(taxNumber ? { taxNumber } : {}),
+  };
+}

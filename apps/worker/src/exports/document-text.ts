@@ -1,0 +1,31 @@
+import type { TAppliedFilters, TFolioDocument } from '@folio-vault/shared/exports/folio-document';
+import type { TTranslate } from '@folio-vault/shared/i18n/catalog';
+import type { TFormatters } from '@folio-vault/shared/i18n/format';
+import { SOURCE_KINDS } from '@folio-vault/shared/ledger/schemas';
+
+/**
+ * Texts both writers show the same way: the source ("Reservation RES-42") and the applied filters
+ * as one line ("from 22/11/2026 · posted only", "none" when nothing narrows the export; voided
+ * transactions are shown by default, so includeVoided is a filter only when false).
+ */
+export function sourceText(source: TFolioDocument['source'], t: TTranslate): string {
+  const kind = (SOURCE_KINDS as readonly string[]).includes(source.kind) ? t(`source.${source.kind as (typeof SOURCE_KINDS)[number]}`) : source.kind;
+  const names = [source.identifier, source.name].filter((part): part is string => !!part?.trim());
+  return `${kind} ${names.length ? names.join(' · ') : source.id}`;
+}
+
+export function filtersValue(filters: TAppliedFilters, t: TTranslate, fmt: Pick<TFormatters, 'date'>): string {
+  const parts: string[] = [];
+  if (filters.dateFrom) parts.push(t('filters.dateFrom', { date: fmt.date(filters.dateFrom) }));
+  if (filters.dateTo) parts.push(t('filters.dateTo', { date: fmt.date(filters.dateTo) }));
+  if (filters.posted === true) parts.push(t('filters.postedOnly'));
+  if (filters.posted === false) parts.push(t('filters.pendingOnly'));
+  if (!filters.includeVoided) parts.push(t('filters.withoutVoided'));
+  if (filters.descriptionFilters.length) parts.push(t('filters.descriptions', { list: filters.descriptionFilters.join(', ') }));
+  if (filters.searchQuery) parts.push(t('filters.search', { text: filters.searchQuery }));
+  if (filters.subSourceIds.length) parts.push(t('filters.rooms', { list: filters.subSourceIds.join(', ') }));
+  if (filters.folioIds?.length) parts.push(t('filters.folios', { list: filters.folioIds.join(', ') }));
+  if (filters.creditDebitView) parts.push(t('filters.creditDebitView'));
+  if (filters.revenueCompact) parts.push(t('filters.revenueCompact'));
+  return parts.length ? parts.join(' · ') : t('filters.none');
+}

@@ -1,0 +1,33 @@
+import { UnrecoverableError } from 'bullmq';
+import type { TExportJobName } from '@folio-vault/shared/jobs/registry';
+import type { Logger } from '@folio-vault/shared/logger';
+import type { ExportRepository } from './export-repository.js';
+import type { FolioExporter } from './folio-exporter.js';
+import type { THandler, THandlers } from '../jobs/processor-base.js';
+import { exportFailureReason } from '../jobs/failure-reason.js';
+
+/**
+ * Handlers of the export queue. A failed attempt that will be retried leaves the export queued
+ * (with the reason); the last one marks it failed, so a status never waits forever.
+ */
+export function exportHandlers(
+  exporter: FolioExporter,
+  repository: ExportRepository,
+  nightAuditSource: THandler<'night-audit-source'>,
+  logger: Logger,
+): THandlers<TExportJobName> {
+  return {
+    'night-audit-source': nightAuditSource,
+    'export-folio': async (payload, job) => {
+      try {
+        return await exporter.run(payload, job, logger.child({ jobId: job.id, exportId: payload.exportId, requestId: payload.requestId }));
+      } catch (error) {
+        const attempts = job.opts.attempts ?? 1;
+        const last = error instanceof UnrecoverableError || job.attemptsMade + 1 >= attempts;
+        const message = exportFailureReason(error, job.attemptsMade + 1, attempts, last);
+        await (last ? repository.fail(payload.exportId, message) : repository.retrying(payload.exportId, message)).catch(() => undefined);
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import { readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Job } from 'bullmq';
+import type { z } from 'zod';
+import type { TPgPool } from '@folio-vault/shared/connections';
+import type { ZExportFolioPayload } from '@folio-vault/shared/exports/export-folio-job';
+import type { Logger } from '@folio-vault/shared/logger';
+import type { TFolioDocument } from '@folio-vault/shared/exports/folio-document';
+import { ZFolioExportRequest, type TExportFormat } from '@folio-vault/shared/exports/schemas';
+import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
+import { buildFolioDocument } from './build-document.js';
+import type { ExportRepository, TStoredResult } from './export-repository.js';
+import type { RenderPool } from './render-pool.js';
+
+/**
+ * One export job: ledger → document → render (in the render pool) → upload with size and sha256
+ * → status. Safe to run twice: the object key is the export id, the upload replaces it whole, and
+ * a completed export answers its stored result.
+ */
+type TPayload = z.output<typeof ZExportFolioPayload>;
+
+const CONTENT_TYPES = { PDF: 'application/pdf', XLSX: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' } as const;
+
+function localDate(now: Date, timezone: string): string {
+  return new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now).replaceAll('-', '');
+}
+
+export class FolioExporter {
+  constructor(
+    private readonly pool: TPgPool,
+    private readonly repository: ExportRepository,
+    private readonly storage: ObjectStorage,
+    private readonly renderer: RenderPool,
+  ) {}
+
+  async run(payload: TPayload, job: Job, log: Logger): Promise<TStoredResult> {
+    const previous = await this.repository.start(payload.exportId);
+    if (previous) return previous;
+    const request = ZFolioExportRequest.parse(payload.request);
+    const extension = request.format === 'XLSX' ? 'xlsx' : 'pdf';
+    const now = new Date();
+    const document = await buildFolioDocument(this.pool, payload.propertyId, payload.language, request, now);
+    await this.reportProgress(job, payload.exportId, 20);
+
+    const published = await this.publish(document, request.format, `exports/${payload.propertyId}/${payload.exportId}.${extension}`, log, async () => {
+      await this.reportProgress(job, payload.exportId, 90);
+    });
+    const result: TStoredResult = {
+      ...published,
+      filename: `folio-${request.sourceKind}-${request.sourceId}-${localDate(now, document.timezone)}.${extension}`,
+    };
+    await this.repository.complete(payload.exportId, result);
+    return result;
+  }
+
+  /**
+   * Renders a document in the render pool to a temp file and uploads it whole (known length) under
+   * `key`: the same key on a re-run replaces the object, never adds one.
+   */
+  async publish(
+    document: TFolioDocument,
+    format: TExportFormat,
+    key: string,
+    log: Logger,
+    onRendered: () => Promise<void> = async () => undefined,
+  ): Promise<Omit<TStoredResult, 'filename'>> {
+    const temp = join(tmpdir(), `folio-vault-${randomUUID()}.${format === 'XLSX' ? 'xlsx' : 'pdf'}`);
+    try {
+      const started = performance.now();
+      const rendered = await this.renderer.render(format, document, temp);
+      log.info({ key, format, rows: rendered.rows, pages: rendered.pages, ms: Math.round(performance.now() - started) }, 'document rendered');
+      await onRendered();
+      const stored = await this.storage.put(key, await readFile(temp), CONTENT_TYPES[format]);
+      return { key, size: stored.size, sha256: stored.sha256, pages: rendered.pages, rows: rendered.rows };
+    } finally {
+      await rm(temp, { force: true });
+    }
+  }
+
+  private async reportProgress(job: Job, exportId: string, progress: number): Promise<void> {
+    await Promise.all([job.updateProgress(progress), this.repository.progress(exportId, progress)]);
+  }
+}

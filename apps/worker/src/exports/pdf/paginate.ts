@@ -1,0 +1,188 @@
+import type { TDocumentRow, TDocumentTotals, TFolioDocument } from '@folio-vault/shared/exports/folio-document';
+import { translator, type TTranslate } from '@folio-vault/shared/i18n/catalog';
+import { FONT_SIZE, PAGE_SLOTS, columnTextWidth, fitText } from './layout.js';
+
+/**
+ * Splits a folio document into A4 pages before React-PDF sees it. Every block takes a known number
+ * of slots (one slot = one table row), a page holds PAGE_SLOTS, and each page is rendered with
+ * wrap={false}: React-PDF never paginates, so the render is linear in the number of rows
+ * (DESIGN.md "Known to bite": its automatic wrapping is quadratic). Pure and deterministic.
+ */
+
+export { PAGE_SLOTS };
+
+/** Slots each block takes. */
+export const HEADER_SLOTS = 5;
+export const RECIPIENT_SLOTS = 5;
+export const FILTERS_SLOTS = 2;
+/** A gap and the folio's name. */
+export const FOLIO_HEADING_SLOTS = 2;
+/** Column labels may take two lines ("Datum und Uhrzeit"). */
+export const COLUMN_HEADER_SLOTS = 2;
+export const SECTION_HEADING_SLOTS = 1;
+export const SECTION_SUBTOTAL_SLOTS = 1;
+export const NO_ROWS_SLOTS = 1;
+/** A gap, the title and charges, payments, balance. */
+export const TOTALS_SLOTS = 5;
+
+/** Table rows on a page that continues a folio (no sections): the folio heading and column labels repeat. */
+export const ROWS_PER_PAGE = PAGE_SLOTS - FOLIO_HEADING_SLOTS - COLUMN_HEADER_SLOTS;
+/** Table rows on the first page, which also carries the header and the filters line. */
+export const FIRST_PAGE_ROWS = ROWS_PER_PAGE - HEADER_SLOTS - FILTERS_SLOTS;
+/** …and the recipient block, when there is one. */
+export const FIRST_PAGE_ROWS_WITH_RECIPIENT = FIRST_PAGE_ROWS - RECIPIENT_SLOTS;
+
+/** A row as printed: texts made to fit their column on one line. */
+export interface TPageRow {
+  row: TDocumentRow;
+  code: string;
+  description: string;
+  notes: string;
+}
+
+export type TSectionKind = 'debits' | 'credits';
+
+export type TBlock =
+  | { kind: 'header' }
+  | { kind: 'recipient' }
+  | { kind: 'filters' }
+  | { kind: 'folioHeading'; folioName: string; continued: boolean }
+  | { kind: 'columnHeader' }
+  | { kind: 'sectionHeading'; section: TSectionKind; continued: boolean }
+  | { kind: 'rows'; rows: TPageRow[] }
+  | { kind: 'noRows' }
+  | { kind: 'sectionSubtotal'; section: TSectionKind; subtotal: string }
+  | { kind: 'folioTotals'; folioName: string; totals: TDocumentTotals }
+  | { kind: 'grandTotals'; totals: TDocumentTotals };
+
+export interface TPage {
+  /** 1-based. */
+  number: number;
+  blocks: TBlock[];
+}
+
+export interface TPagination {
+  pages: TPage[];
+  /** Table rows over all pages. */
+  rows: number;
+}
+
+export function blockSlots(block: TBlock): number {
+  switch (block.kind) {
+    case 'header':
+      return HEADER_SLOTS;
+    case 'recipient':
+      return RECIPIENT_SLOTS;
+    case 'filters':
+      return FILTERS_SLOTS;
+    case 'folioHeading':
+      return FOLIO_HEADING_SLOTS;
+    case 'columnHeader':
+      return COLUMN_HEADER_SLOTS;
+    case 'sectionHeading':
+      return SECTION_HEADING_SLOTS;
+    case 'rows':
+      return block.rows.length;
+    case 'noRows':
+      return NO_ROWS_SLOTS;
+    case 'sectionSubtotal':
+      return SECTION_SUBTOTAL_SLOTS;
+    case 'folioTotals':
+    case 'grandTotals':
+      return TOTALS_SLOTS;
+  }
+}
+
+export function pageSlots(page: TPage): number {
+  return page.blocks.reduce((sum, block) => sum + blockSlots(block), 0);
+}
+
+export function paginate(document: TFolioDocument): TPagination {
+  const t = translator(document.language);
+  const pages: TPage[] = [];
+  let page!: TPage;
+  let free = 0;
+  let rowCount = 0;
+
+  const newPage = () => {
+    page = { number: pages.length + 1, blocks: [] };
+    pages.push(page);
+    free = PAGE_SLOTS;
+  };
+  const push = (block: TBlock) => {
+    page.blocks.push(block);
+    free -= blockSlots(block);
+  };
+
+  newPage();
+  push({ kind: 'header' });
+  if (document.recipient) push({ kind: 'recipient' });
+  push({ kind: 'filters' });
+
+  for (const folio of document.folios) {
+    const openFolio = (continued: boolean) => {
+      push({ kind: 'folioHeading', folioName: folio.name, continued });
+      push({ kind: 'columnHeader' });
+    };
+    const sections = folio.sections.length ? folio.sections : [{ kind: 'all' as const, rows: [] }];
+    // A folio starts where its heading, the column labels (the first section's heading) and at
+    // least one more slot fit: no heading is left alone at the foot of a page.
+    const firstSectionSlots = sections[0]!.kind === 'all' ? 0 : SECTION_HEADING_SLOTS;
+    if (free < FOLIO_HEADING_SLOTS + COLUMN_HEADER_SLOTS + firstSectionSlots + 1) newPage();
+    openFolio(false);
+
+    for (const section of sections) {
+      const sectionKind = section.kind === 'all' ? undefined : section.kind;
+      /** Makes room for `slots`; a fresh page repeats the folio heading (and the section heading). */
+      const ensure = (slots: number, repeatSection: boolean) => {
+        if (free >= slots) return;
+        newPage();
+        openFolio(true);
+        if (sectionKind && repeatSection) push({ kind: 'sectionHeading', section: sectionKind, continued: true });
+      };
+
+      if (sectionKind) {
+        ensure(SECTION_HEADING_SLOTS + 1, false);
+        push({ kind: 'sectionHeading', section: sectionKind, continued: false });
+      }
+      if (!section.rows.length) {
+        ensure(NO_ROWS_SLOTS, true);
+        push({ kind: 'noRows' });
+      }
+      let next = 0;
+      while (next < section.rows.length) {
+        ensure(1, true);
+        const take = Math.min(free, section.rows.length - next);
+        const rows = section.rows.slice(next, next + take).map((row) => pageRow(row, t));
+        push({ kind: 'rows', rows });
+        next += take;
+        rowCount += take;
+      }
+      if (sectionKind && section.subtotal !== undefined) {
+        ensure(SECTION_SUBTOTAL_SLOTS, true);
+        push({ kind: 'sectionSubtotal', section: sectionKind, subtotal: section.subtotal });
+      }
+    }
+
+    if (free < TOTALS_SLOTS) newPage();
+    push({ kind: 'folioTotals', folioName: folio.name, totals: folio.totals });
+  }
+
+  if (document.grandTotals) {
+    if (free < TOTALS_SLOTS) newPage();
+    push({ kind: 'grandTotals', totals: document.grandTotals });
+  }
+  return { pages, rows: rowCount };
+}
+
+function pageRow(row: TDocumentRow, t: TTranslate): TPageRow {
+  // A compacted line stands for several ledger lines; its description is the catalog's, in the
+  // document's language, not one of the collapsed lines' own.
+  const description = row.compacted ? (row.room ? t('compacted.room', { room: row.room }) : t('compacted.noRoom')) : row.description;
+  return {
+    row,
+    code: fitText(row.code, columnTextWidth('code'), FONT_SIZE.row),
+    description: fitText(description, columnTextWidth('description'), FONT_SIZE.row),
+    notes: fitText(row.notes, columnTextWidth('notes'), FONT_SIZE.row),
+  };
+}

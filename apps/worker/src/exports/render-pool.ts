@@ -1,0 +1,209 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import type { TFolioDocument, TRenderedFile } from '@folio-vault/shared/exports/folio-document';
+import type { TMetrics } from '@folio-vault/shared/metrics';
+import { chunkPlan, planFolioPdf } from './pdf/folio-pdf.js';
+import type { TRenderReply, TRenderRequest, TRenderWork } from './render-child.js';
+
+/**
+ * A small pool of render processes (DESIGN.md: render off the event loop; React-PDF memory grows
+ * in long-lived processes, so recycle). A PDF is planned here (paginate: cheap, pure), cut into
+ * chunks of `pagesPerChunk` pages that the processes render in parallel, and joined by one of them:
+ * a 50,000-row folio uses every process and no process ever holds more than a chunk's pages.
+ * Each process does one piece at a time; pieces of concurrent documents are handed out in turn, so
+ * a small export is not queued behind all the chunks of a large one. A process is replaced after
+ * `maxRenders` pieces or once it has grown past `maxRssBytes`. With `metrics`, every document counts
+ * its render time (export_render_seconds, from planning to the joined file, waits included) and
+ * rows (export_rows_rendered_total) by format. Every export and night-audit file passes here.
+ */
+const CHILD = fileURLToPath(new URL('./render-child.ts', import.meta.url));
+
+/** At most about 2,000 table rows a chunk: its fixed cost (a PDF document, its fonts) stays small. */
+export const PAGES_PER_CHUNK = 40;
+/** Up to this many pages a PDF is one piece: splitting would cost more (a join) than it saves. */
+export const PAGES_RENDERED_WHOLE = 8;
+
+interface TSlot {
+  child?: ChildProcess;
+  renders: number;
+  busy: boolean;
+}
+
+interface TTask {
+  work: TRenderWork;
+  resolve: (file: TRenderedFile | undefined) => void;
+  reject: (error: Error) => void;
+}
+
+export interface TRenderPoolOptions {
+  maxRenders?: number;
+  maxRssBytes?: number;
+  timeoutMs?: number;
+  pagesPerChunk?: number;
+  metrics?: TMetrics;
+}
+
+export class RenderPool {
+  private readonly slots: TSlot[];
+  /** Waiting pieces per document, served round robin. */
+  private readonly queues = new Map<number, TTask[]>();
+  private nextDocument = 1;
+  private nextId = 1;
+  private closed = false;
+  private warmed = false;
+
+  constructor(
+    size: number,
+    private readonly options: TRenderPoolOptions = {},
+  ) {
+    this.slots = Array.from({ length: size }, () => ({ renders: 0, busy: false }));
+  }
+
+  async render(format: 'PDF' | 'XLSX', document: TFolioDocument, outputPath: string): Promise<TRenderedFile> {
+    if (this.closed) throw new Error('render pool is closed');
+    const started = performance.now();
+    const group = this.nextDocument++;
+    const file =
+      format === 'XLSX' ? (await this.submit(group, { kind: 'xlsx', document, outputPath }))! : await this.renderPdf(group, document, outputPath);
+    if (this.options.metrics) {
+      this.options.metrics.exportRenderSeconds.observe({ format }, (performance.now() - started) / 1000);
+      this.options.metrics.exportRowsRendered.inc({ format }, file.rows);
+    }
+    return file;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const tasks of this.queues.values()) for (const task of tasks.splice(0)) task.reject(new Error('render pool is closed'));
+    this.queues.clear();
+    await Promise.all(this.slots.map((slot) => this.retire(slot)));
+  }
+
+  /**
+   * Starts every render process now (each loads its code and fonts, about a second of CPU), so the
+   * first exports of a worker do not wait for it; processes replaced later start at once too.
+   */
+  warm(): void {
+    this.warmed = true;
+    for (const slot of this.slots) slot.child ??= this.spawn();
+  }
+
+  /**
+   * Chunks for a plan: a multiple of the pool's size (every process gets a share), evenly sized, at
+   * most `pagesPerChunk` pages each; a short document stays whole.
+   */
+  private pagesPerChunk(pages: number): number {
+    const most = this.options.pagesPerChunk ?? PAGES_PER_CHUNK;
+    if (pages <= Math.min(PAGES_RENDERED_WHOLE, most)) return pages;
+    const size = this.slots.length;
+    const chunks = size * Math.ceil(pages / (size * most));
+    return Math.ceil(pages / chunks);
+  }
+
+  private async renderPdf(group: number, document: TFolioDocument, outputPath: string): Promise<TRenderedFile> {
+    const plan = planFolioPdf(document);
+    const chunks = chunkPlan(plan, this.pagesPerChunk(plan.pages.length));
+    if (chunks.length === 1) {
+      await this.submit(group, { kind: 'pdf-chunk', chunk: chunks[0]!, outputPath });
+    } else {
+      const parts = chunks.map((_, index) => `${outputPath}.part${index}`);
+      try {
+        // allSettled: no part file may still be being written when the finally block removes them.
+        const settled = await Promise.allSettled(chunks.map((chunk, index) => this.submit(group, { kind: 'pdf-chunk', chunk, outputPath: parts[index]! })));
+        const failed = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+        if (failed) throw failed.reason as Error;
+        await this.submit(group, { kind: 'pdf-merge', head: plan.head, parts, outputPath });
+      } finally {
+        // A cleanup failure must not hide the render's own outcome.
+        await Promise.all(parts.map((part) => rm(part, { force: true }).catch(() => undefined)));
+      }
+    }
+    return { pages: plan.pages.length, rows: plan.rows };
+  }
+
+  private submit(group: number, work: TRenderWork): Promise<TRenderedFile | undefined> {
+    if (this.closed) return Promise.reject(new Error('render pool is closed'));
+    return new Promise((resolve, reject) => {
+      const tasks = this.queues.get(group) ?? [];
+      tasks.push({ work, resolve, reject });
+      this.queues.set(group, tasks);
+      this.dispatch();
+    });
+  }
+
+  /** The next piece, taking documents in turn (a Map iterates in insertion order; a served one goes last). */
+  private nextTask(): TTask | undefined {
+    for (const [group, tasks] of this.queues) {
+      const task = tasks.shift();
+      this.queues.delete(group);
+      if (tasks.length) this.queues.set(group, tasks);
+      if (task) return task;
+    }
+    return undefined;
+  }
+
+  private dispatch(): void {
+    for (const slot of this.slots) {
+      if (slot.busy) continue;
+      const task = this.nextTask();
+      if (!task) return;
+      this.run(slot, task);
+    }
+  }
+
+  private spawn(): ChildProcess {
+    // The child runs TypeScript like the rest of the service (tsx), with its own heap.
+    const child = fork(CHILD, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    child.on('error', () => undefined);
+    return child;
+  }
+
+  private run(slot: TSlot, task: TTask): void {
+    slot.busy = true;
+    const child = (slot.child ??= this.spawn());
+    const id = this.nextId++;
+    const finish = (outcome: { ok: boolean; file?: TRenderedFile; error?: Error; rss?: number }) => {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      slot.busy = false;
+      slot.renders += 1;
+      const recycle =
+        !outcome.ok || slot.renders >= (this.options.maxRenders ?? 1_000) || (outcome.rss ?? 0) > (this.options.maxRssBytes ?? 320_000_000);
+      if (recycle) void this.retire(slot);
+      if (outcome.ok) task.resolve(outcome.file);
+      else task.reject(outcome.error ?? new Error('render failed'));
+      this.dispatch();
+    };
+    const onMessage = (reply: TRenderReply) => {
+      if (reply.id !== id) return;
+      if (reply.ok) finish({ ok: true, file: reply.file, rss: reply.rss });
+      else finish({ ok: false, error: new Error(`render failed: ${reply.error}`), rss: reply.rss });
+    };
+    const onExit = (code: number | null, signal: string | null) => {
+      slot.child = undefined;
+      finish({ ok: false, error: new Error(`render process ended (${signal ?? code})`) });
+    };
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+    const timer = setTimeout(() => child.kill('SIGKILL'), this.options.timeoutMs ?? 10 * 60_000);
+    child.send({ id, ...task.work } satisfies TRenderRequest);
+  }
+
+  private async retire(slot: TSlot): Promise<void> {
+    const child = slot.child;
+    slot.child = undefined;
+    slot.renders = 0;
+    if (this.warmed && !this.closed) slot.child = this.spawn();
+    if (!child || child.exitCode !== null) return;
+    await new Promise<void>((resolve) => {
+      const kill = setTimeout(() => child.kill('SIGKILL'), 2_000);
+      child.once('exit', () => {
+        clearTimeout(kill);
+        resolve();
+      });
+      child.disconnect();
+    });
+  }
+}

@@ -1,0 +1,199 @@
+import ExcelJS from 'exceljs';
+import type {
+  TDocumentRow,
+  TDocumentTotals,
+  TFolioDocument,
+  TRenderedFile,
+} from '@folio-vault/shared/exports/folio-document';
+import { translator, type TLabel, type TTranslate } from '@folio-vault/shared/i18n/catalog';
+import { formatters } from '@folio-vault/shared/i18n/format';
+import { currencyScale } from '@folio-vault/shared/ledger/money';
+import { filtersValue, sourceText } from '../document-text.js';
+
+/**
+ * The folio export as an XLSX workbook (CONTRACT §5: the same content as the PDF), written with
+ * exceljs's streaming WorkbookWriter: every row is committed as soon as it is added, so memory
+ * stays flat for a 20,000-row folio.
+ *
+ * One worksheet (catalog `sheet.name`):
+ *   - header: property name and address, source, recipient block (name, address, tax number under
+ *     its taxLabel), the applied filters in one line, the generation time;
+ *   - per folio: a heading row, the column header row, the rows (with creditDebitView a heading
+ *     and a subtotal row per section), then the folio's totals (charges, payments, balance);
+ *   - the totals of all folios when the document has grandTotals.
+ *
+ * Cells: date and time is text in the property's time zone and language (as the PDF shows it);
+ * the service date is text in the language's date format; quantity and amount are numeric cells
+ * (Number of the exact decimal string: exact for the ≤ 15 significant digits the ledger accepts),
+ * amount with a currency number format; status is VOID / PENDING from the catalog. Column I
+ * (hidden, "Date and time (UTC)") holds the UTC instant as ISO 8601 text (`toISOString()`, so
+ * text order is time order): sortable and unambiguous, where an Excel date cell would carry no
+ * time zone. Labels of label/value rows (header, subtotals, totals) sit in column A; subtotal and
+ * total figures sit in the amount column.
+ */
+
+const COLUMNS = {
+  datetime: 1,
+  serviceDate: 2,
+  code: 3,
+  description: 4,
+  notes: 5,
+  quantity: 6,
+  amount: 7,
+  status: 8,
+  utc: 9,
+} as const;
+const COLUMN_COUNT = 9;
+
+const HEADER_LABELS: TLabel[] = [
+  'column.datetime',
+  'column.serviceDate',
+  'column.code',
+  'column.description',
+  'column.notes',
+  'column.quantity',
+  'column.amount',
+  'column.status',
+  'column.datetimeUtc',
+];
+
+const BOLD: Partial<ExcelJS.Font> = { bold: true };
+const TITLE: Partial<ExcelJS.Font> = { bold: true, size: 14 };
+const HEADER_FILL: ExcelJS.Fill = { type: 'pattern', pattern: 'solid', fgColor: { argb: 'FFE8E8E8' } };
+const VOIDED_FONT: Partial<ExcelJS.Font> = { color: { argb: 'FF808080' } };
+const PENDING_FONT: Partial<ExcelJS.Font> = { italic: true };
+
+/**
+ * An Excel number format for the currency: the language's symbol placement (from Intl), the
+ * currency's scale, thousands grouping. Excel applies the viewer's decimal and group separators.
+ */
+export function currencyNumberFormat(locale: string, currency: string): string {
+  const scale = currencyScale(currency);
+  const number = scale > 0 ? `#,##0.${'0'.repeat(scale)}` : '#,##0';
+  let parts: Intl.NumberFormatPart[];
+  try {
+    parts = new Intl.NumberFormat(locale, { style: 'currency', currency }).formatToParts(1);
+  } catch {
+    return number;
+  }
+  const index = parts.findIndex((p) => p.type === 'currency');
+  const symbol = parts[index]?.value ?? currency;
+  const quoted = `"${symbol.replace(/"/g, '')}"`;
+  const integerIndex = parts.findIndex((p) => p.type === 'integer');
+  const spaced = parts.some((p) => p.type === 'literal' && /\s/.test(p.value));
+  if (index >= 0 && index < integerIndex) return `${quoted}${spaced ? ' ' : ''}${number}`;
+  return `${number}${spaced ? ' ' : ''}${quoted}`;
+}
+
+/** "Reservation RES-42", "House account Bar": as the PDF's header shows the source (identifier · name, else id). */
+function statusText(row: TDocumentRow, t: TTranslate): string {
+  const marks: string[] = [];
+  if (row.voided) marks.push(t('mark.void'));
+  if (row.pending) marks.push(t('mark.pending'));
+  return marks.join(', ');
+}
+
+export async function writeFolioXlsx(document: TFolioDocument, outputPath: string): Promise<TRenderedFile> {
+  const t = translator(document.language);
+  const f = formatters(document.language, document.timezone, document.currency);
+  const moneyFormat = currencyNumberFormat(f.locale, document.currency);
+
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: outputPath, useStyles: true, useSharedStrings: false });
+  workbook.creator = 'Folio Vault';
+  workbook.created = new Date(document.generatedAt);
+  const sheet = workbook.addWorksheet(t('sheet.name').slice(0, 31));
+  sheet.columns = [
+    { key: 'datetime', width: 18 },
+    { key: 'serviceDate', width: 14 },
+    { key: 'code', width: 10 },
+    { key: 'description', width: 40 },
+    { key: 'notes', width: 28 },
+    { key: 'quantity', width: 8 },
+    { key: 'amount', width: 14 },
+    { key: 'status', width: 14 },
+    { key: 'utc', width: 26, hidden: true },
+  ];
+
+  const add = (values: ExcelJS.CellValue[], font?: Partial<ExcelJS.Font>) => {
+    const row = sheet.addRow(values);
+    if (font) row.font = font;
+    row.commit();
+  };
+  const labelled = (label: string, value: string | undefined) => add([label, value ?? '']);
+  const figure = (label: string, amount: string, font?: Partial<ExcelJS.Font>) => {
+    const values: ExcelJS.CellValue[] = new Array(COLUMNS.amount).fill(null);
+    values[0] = label;
+    values[COLUMNS.amount - 1] = Number(amount);
+    const row = sheet.addRow(values);
+    if (font) row.font = font;
+    row.getCell(COLUMNS.amount).numFmt = moneyFormat;
+    row.commit();
+  };
+  const totalsBlock = (heading: string, totals: TDocumentTotals) => {
+    add([heading], BOLD);
+    figure(t('totals.charges'), totals.charges);
+    figure(t('totals.payments'), totals.payments);
+    figure(t('totals.balance'), totals.balance, BOLD);
+  };
+
+  // Header.
+  add([document.property.name], TITLE);
+  if (document.property.address) add([document.property.address]);
+  labelled(t('source'), sourceText(document.source, t));
+  if (document.recipient) {
+    const { name, address, taxLabel, taxNumber } = document.recipient;
+    labelled(t('recipient'), name);
+    if (address) labelled('', address);
+    if (taxNumber) labelled(t(taxLabel), taxNumber);
+  }
+  labelled(t('filters'), filtersValue(document.filters, t, f));
+  add([t('generated', { datetime: f.dateTime(document.generatedAt) })]);
+
+  let written = 0;
+  for (const folio of document.folios) {
+    add([]);
+    add([`${t('folio')} ${folio.name}`], { bold: true, size: 12 });
+    const header = sheet.addRow(HEADER_LABELS.map((label) => t(label)));
+    header.font = BOLD;
+    for (let c = 1; c <= COLUMN_COUNT; c += 1) header.getCell(c).fill = HEADER_FILL;
+    header.commit();
+
+    if (folio.sections.every((section) => section.rows.length === 0)) add([t('noTransactions')], PENDING_FONT);
+    for (const section of folio.sections) {
+      if (section.kind !== 'all') add([t(section.kind === 'debits' ? 'section.debits' : 'section.credits')], BOLD);
+      for (const item of section.rows) {
+        const instant = new Date(item.transactionDatetime);
+        const row = sheet.addRow([
+          f.dateTime(item.transactionDatetime),
+          f.date(item.serviceDate),
+          item.code,
+          item.description,
+          item.notes ?? null,
+          Number(item.quantity),
+          Number(item.amount),
+          statusText(item, t) || null,
+          Number.isNaN(instant.getTime()) ? item.transactionDatetime : instant.toISOString(),
+        ]);
+        row.getCell(COLUMNS.amount).numFmt = moneyFormat;
+        if (item.voided) row.font = VOIDED_FONT;
+        else if (item.pending) row.font = PENDING_FONT;
+        row.commit();
+        written += 1;
+      }
+      if (section.subtotal !== undefined) {
+        const subtotalLabel = section.kind === 'all' ? 'subtotal' : section.kind === 'debits' ? 'subtotal.debits' : 'subtotal.credits';
+        figure(t(subtotalLabel), section.subtotal, BOLD);
+      }
+    }
+    totalsBlock(t('totals.folio', { name: folio.name }), folio.totals);
+  }
+
+  if (document.grandTotals) {
+    add([]);
+    totalsBlock(t('totals.all'), document.grandTotals);
+  }
+
+  sheet.commit();
+  await workbook.commit();
+  return { rows: written, pages: 1 };
+}

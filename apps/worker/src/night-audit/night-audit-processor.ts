@@ -1,0 +1,27 @@
+import { UnrecoverableError } from 'bullmq';
+import type { TJobResult } from '@folio-vault/shared/jobs/registry';
+import type { Logger } from '@folio-vault/shared/logger';
+import type { NightAuditor } from './night-auditor.js';
+import type { THandler } from '../jobs/processor-base.js';
+
+/** Night-audit handlers: a source's export (export queue), the manifest and the scheduled start. */
+export function nightAuditSourceHandler(auditor: NightAuditor, logger: Logger): THandler<'night-audit-source'> {
+  return async (payload, job): Promise<TJobResult<'night-audit-source'>> => {
+    try {
+      return await auditor.exportSource(payload, logger.child({ jobId: job.id, batchId: payload.batchId }));
+    } catch (error) {
+      // The last attempt records the failure in the batch; the parent still runs (the child ignores
+      // its failure for the parent) and writes it into the manifest.
+      const last = error instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      if (last) await auditor.sourceFailed(payload, (error as Error).message.slice(0, 300)).catch(() => undefined);
+      throw error;
+    }
+  };
+}
+
+export function nightAuditHandlers(auditor: NightAuditor) {
+  return {
+    'night-audit-manifest': (payload: Parameters<THandler<'night-audit-manifest'>>[0]) => auditor.writeManifest(payload),
+    'night-audit-scheduled': (payload: Parameters<THandler<'night-audit-scheduled'>>[0]) => auditor.scheduled(payload),
+  } satisfies { [K in 'night-audit-manifest' | 'night-audit-scheduled']: THandler<K> };
+}

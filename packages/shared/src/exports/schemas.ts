@@ -1,0 +1,97 @@
+import { ZInt64Id, ZInt64IdString, searchQuerySchema } from '../schemas/common.js';
+import { RECIPIENT_TYPES, SOURCE_KINDS, ZDescriptionFilters, ZIsoDate, ZSortDirection } from '../ledger/schemas.js';
+import { z } from '../schemas/zod.js';
+
+/** CONTRACT §5: POST /fiscal-document/v1/folios/export (and the /folio-export/pdf alias). */
+export const EXPORT_SORT_FIELDS = ['transaction_datetime', 'service_date', 'internal_code', 'description', 'notes', 'quantity', 'amount'] as const;
+export const EXPORT_FORMATS = ['PDF', 'XLSX'] as const;
+export type TExportFormat = (typeof EXPORT_FORMATS)[number];
+
+/** The reference's examples send "" for an absent date. */
+const optionalDate = z
+  .union([ZIsoDate, z.literal('')])
+  .nullish()
+  .transform((v) => v || undefined);
+
+export const ZExportRecipient = z.strictObject({
+  type: z.enum(RECIPIENT_TYPES),
+  id: ZInt64Id,
+  taxDocumentSource: z.enum(['GUEST_TAX_ID', 'GUEST_DOCUMENT_NUMBER']).nullish().transform((v) => v ?? undefined),
+});
+
+export const ZFolioExportRequest = z
+  .strictObject({
+    // Sorted and unique: the same folios asked in another order are the same export.
+    folioIds: z
+      .array(ZInt64Id)
+      .max(100)
+      .nullish()
+      .transform((v) => (v?.length ? [...new Set(v)].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0)) : undefined)),
+    sourceKind: z.enum(SOURCE_KINDS),
+    sourceId: ZInt64Id,
+    creditDebitView: z.boolean().nullish().transform((v) => v ?? false),
+    revenueCompact: z.boolean().nullish().transform((v) => v ?? false),
+    dateFrom: optionalDate,
+    dateTo: optionalDate,
+    searchQuery: searchQuerySchema(),
+    descriptionFilters: ZDescriptionFilters.nullish().transform((v) => v ?? []),
+    posted: z.boolean().nullish().transform((v) => v ?? undefined),
+    includeVoided: z.boolean().nullish().transform((v) => v ?? true),
+    subSourceIds: z.array(ZInt64Id).max(1000).nullish().transform((v) => v ?? []),
+    sort: z
+      .array(z.strictObject({ field: z.enum(EXPORT_SORT_FIELDS), direction: ZSortDirection }))
+      .max(EXPORT_SORT_FIELDS.length)
+      .nullish()
+      .transform((v) => v ?? []),
+    format: z.enum(EXPORT_FORMATS).nullish().transform((v) => v ?? 'PDF'),
+    recipient: ZExportRecipient.nullish().transform((v) => v ?? undefined),
+  })
+  .superRefine((request, ctx) => {
+    if (request.revenueCompact && request.sourceKind !== 'RESERVATION') {
+      ctx.addIssue({ code: 'custom', path: ['revenueCompact'], message: 'is only allowed with sourceKind RESERVATION' });
+    }
+    if (request.sourceKind === 'HOUSE_ACCOUNT' && !request.dateFrom) {
+      ctx.addIssue({ code: 'custom', path: ['dateFrom'], message: 'is required for sourceKind HOUSE_ACCOUNT' });
+    }
+    if (request.dateFrom && request.dateTo && request.dateFrom > request.dateTo) {
+      ctx.addIssue({ code: 'custom', path: ['dateTo'], message: 'must not be before dateFrom' });
+    }
+    const seen = new Set<string>();
+    request.sort.forEach((key, index) => {
+      if (seen.has(key.field)) ctx.addIssue({ code: 'custom', path: ['sort', index, 'field'], message: 'appears twice' });
+      seen.add(key.field);
+    });
+  })
+  .openapi('GetFolioExportRequest');
+export type TFolioExportRequest = z.output<typeof ZFolioExportRequest>;
+
+export const ZExportHeaders = z.object({
+  'x-property-id': ZInt64IdString,
+  'accept-language': z.string().max(500).optional(),
+  prefer: z.string().max(200).optional(),
+});
+
+export const EXPORT_STATUSES = ['queued', 'running', 'completed', 'failed'] as const;
+export type TExportStatus = (typeof EXPORT_STATUSES)[number];
+
+export const ZExportAccepted = z
+  .object({ exportId: z.string(), status: z.enum(EXPORT_STATUSES), statusUrl: z.string() })
+  .openapi('FolioExportAccepted');
+
+export const ZExportStatus = z
+  .object({
+    exportId: z.string(),
+    status: z.enum(EXPORT_STATUSES),
+    progress: z.number().int().min(0).max(100),
+    createdAt: z.string(),
+    completedAt: z.string().optional(),
+    error: z.string().optional(),
+    size: z.number().optional(),
+    pages: z.number().optional(),
+    sha256: z.string().optional(),
+    fileUrl: z.string().optional(),
+  })
+  .openapi('FolioExportStatus');
+export type TExportStatusBody = z.output<typeof ZExportStatus>;
+
+export const ZExportIdParams = z.object({ exportId: z.uuid({ error: 'must be an export id (UUID)' }) });

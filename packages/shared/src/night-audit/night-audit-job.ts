@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { QUEUE_NAMES } from '../queues.js';
+import type { TJobDefinition } from '../jobs/definition.js';
+
+/**
+ * Night-audit batch (CONTRACT §6) as a BullMQ flow: one `night-audit-source` child per source on
+ * the export queue, and a `night-audit-manifest` parent that writes manifest.json once every child
+ * has finished or failed for good (children ignore their failure for the parent, so it never
+ * hangs). A scheduled `night-audit-scheduled` job starts the batch of the previous local date.
+ */
+const ZFormat = z.enum(['PDF', 'XLSX']);
+const ZBatchRef = z.object({
+  version: z.literal(1),
+  batchId: z.uuid(),
+  run: z.number().int().min(1),
+  propertyId: z.string().regex(/^\d+$/),
+  businessDate: z.iso.date(),
+  format: ZFormat,
+});
+
+const NIGHT_AUDIT_OPTIONS = {
+  attempts: 3,
+  backoff: { type: 'exponential', delay: 1_000 },
+  removeOnComplete: { age: 24 * 3600, count: 100_000 },
+  removeOnFail: { age: 7 * 24 * 3600, count: 100_000 },
+} as const;
+
+export const nightAuditSourceJob = {
+  name: 'night-audit-source',
+  queue: QUEUE_NAMES.export,
+  version: 1,
+  payload: ZBatchRef.extend({ sourceKind: z.enum(['RESERVATION', 'HOUSE_ACCOUNT']), sourceId: z.string().regex(/^\d+$/) }),
+  result: z.object({ key: z.string(), size: z.number(), sha256: z.string(), pages: z.number(), rows: z.number() }),
+  options: { ...NIGHT_AUDIT_OPTIONS, ignoreDependencyOnFailure: true },
+} as const satisfies TJobDefinition;
+
+export const nightAuditManifestJob = {
+  name: 'night-audit-manifest',
+  queue: QUEUE_NAMES.nightAudit,
+  version: 1,
+  payload: ZBatchRef,
+  result: z.object({ manifestKey: z.string(), total: z.number(), completed: z.number(), failed: z.number() }),
+  options: NIGHT_AUDIT_OPTIONS,
+} as const satisfies TJobDefinition;
+
+export const nightAuditScheduledJob = {
+  name: 'night-audit-scheduled',
+  queue: QUEUE_NAMES.nightAudit,
+  version: 1,
+  payload: z.object({ version: z.literal(1), propertyId: z.string().regex(/^\d+$/) }),
+  result: z.object({ batchId: z.uuid().optional(), businessDate: z.iso.date() }),
+  options: NIGHT_AUDIT_OPTIONS,
+} as const satisfies TJobDefinition;

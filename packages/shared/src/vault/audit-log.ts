@@ -1,0 +1,151 @@
+import { isIP } from 'node:net';
+import { isLuhnValid } from './card/luhn.js';
+import { redactPans } from './card/redact-pan.js';
+import type { TPgPool } from '../connections.js';
+import type { TErrorCode } from '../errors.js';
+import type { TTokenizationMode } from './schemas.js';
+import { within } from '../within.js';
+
+/**
+ * The vault's audit trail (PCI DSS 10.2): who (JWT subject), what (action, token, property, mode),
+ * when, and how it ended, one row per vault request. It holds no card data by construction: every
+ * field is an id, a code or a subject, and free text that came from outside is dropped unless it
+ * has the shape of what it claims to be (a UUID, an int64), so a PAN sent as a token id or a
+ * property id never lands here.
+ */
+export type TAuditAction = 'token.tokenize' | 'token.read' | 'token.delete';
+export type TAuditOutcome = 'success' | 'denied' | 'not_found' | 'rejected' | 'failed';
+
+export interface TAuditEvent {
+  /** The verified JWT's `sub`; absent when the caller was not authenticated. */
+  subject?: string;
+  action: TAuditAction;
+  httpStatus: number;
+  errorCode?: TErrorCode;
+  tokenId?: string;
+  propertyId?: string;
+  mode?: TTokenizationMode;
+  requestId: string;
+  /** The peer address of the request. */
+  clientAddress?: string;
+}
+
+export interface TAuditRow {
+  id: string;
+  occurred_at: Date;
+  subject: string | null;
+  action: TAuditAction;
+  outcome: TAuditOutcome;
+  error_code: string | null;
+  http_status: number;
+  token_id: string | null;
+  property_id: string | null;
+  mode: TTokenizationMode | null;
+  request_id: string;
+  client_address: string | null;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const INT64 = /^[1-9]\d{0,18}$/;
+const MAX_INT64 = 9_223_372_036_854_775_807n;
+const MAX_SUBJECT = 200;
+
+export function outcomeOf(httpStatus: number): TAuditOutcome {
+  if (httpStatus < 400) return 'success';
+  if (httpStatus === 401 || httpStatus === 403) return 'denied';
+  if (httpStatus === 404) return 'not_found';
+  if (httpStatus < 500) return 'rejected';
+  return 'failed';
+}
+
+/** A token id as stored: only a well-formed UUID, lower case; anything else is not recorded. */
+export function auditTokenId(value: unknown): string | undefined {
+  return typeof value === 'string' && UUID.test(value) ? value.toLowerCase() : undefined;
+}
+
+/**
+ * A property id as stored: only a canonical int64 within range, and not one that could be a card
+ * number (12-19 digits, Luhn-valid). Such an id is a valid int64, so a PAN pasted into
+ * X-Property-Id would otherwise be kept here in clear; real property ids are far shorter.
+ */
+export function auditPropertyId(value: unknown): string | undefined {
+  if (typeof value !== 'string' || !INT64.test(value)) return undefined;
+  if (value.length >= 12 && isLuhnValid(value)) return undefined;
+  return BigInt(value) <= MAX_INT64 ? value : undefined;
+}
+
+type TAuditValues = [string | null, TAuditAction, TAuditOutcome, string | null, number, string | null, string | null, string | null, string, string | null];
+
+interface TPendingBatch {
+  rows: TAuditValues[];
+  written: Promise<void>;
+}
+
+const COLUMNS = '(subject, action, outcome, error_code, http_status, token_id, property_id, mode, request_id, client_address)';
+const COLUMN_TYPES = ['text', 'text', 'text', 'text', 'int', 'uuid', 'bigint', 'text', 'text', 'inet'] as const;
+
+export class AuditLog {
+  private pending: TPendingBatch | undefined;
+
+  /**
+   * `timeoutMs` bounds a write: a database that does not answer must not hold a vault answer for
+   * longer than the vault's own wait.
+   */
+  constructor(
+    private readonly pool: TPgPool,
+    private readonly timeoutMs = 2_000,
+  ) {}
+
+  /**
+   * Resolves once the event is stored. Events recorded in the same turn of the event loop (the
+   * concurrent requests of a busy API) are written by one INSERT, one round trip and one commit
+   * instead of one each; every caller still waits for its own row.
+   */
+  async record(event: TAuditEvent): Promise<void> {
+    // Subject and request id are text from outside (a token claim, a header): masked like a log line.
+    const subject = event.subject === undefined ? null : [...redactPans(event.subject)].slice(0, MAX_SUBJECT).join('');
+    const row: TAuditValues = [
+      subject,
+      event.action,
+      outcomeOf(event.httpStatus),
+      event.errorCode ?? null,
+      event.httpStatus,
+      auditTokenId(event.tokenId) ?? null,
+      auditPropertyId(event.propertyId) ?? null,
+      event.mode ?? null,
+      redactPans(event.requestId).slice(0, 128),
+      event.clientAddress && isIP(event.clientAddress) ? event.clientAddress : null,
+    ];
+    if (!this.pending) {
+      const batch: TPendingBatch = { rows: [], written: Promise.resolve() };
+      batch.written = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+        if (this.pending === batch) this.pending = undefined;
+        return this.write(batch.rows);
+      });
+      this.pending = batch;
+    }
+    this.pending.rows.push(row);
+    await this.pending.written;
+  }
+
+  private async write(rows: TAuditValues[]): Promise<void> {
+    // One array parameter per column, unnested side by side: any number of rows, ten parameters.
+    const columns = COLUMN_TYPES.map((_, index) => rows.map((row) => row[index]));
+    const unnest = COLUMN_TYPES.map((type, index) => `$${index + 1}::${type}[]`).join(', ');
+    await within(this.pool.query(`INSERT INTO audit.vault_events ${COLUMNS} SELECT * FROM unnest(${unnest})`, columns), this.timeoutMs);
+  }
+
+  /** Newest first; for operators and tests. */
+  async recent(filter: { tokenId?: string; requestId?: string; limit?: number } = {}): Promise<TAuditRow[]> {
+    const result = await this.pool.query<TAuditRow>(
+      `SELECT id::text, occurred_at, subject, action, outcome, error_code, http_status, token_id, property_id::text, mode, request_id,
+              host(client_address) AS client_address
+         FROM audit.vault_events
+        WHERE ($1::uuid IS NULL OR token_id = $1::uuid) AND ($2::text IS NULL OR request_id = $2)
+        ORDER BY id DESC
+        LIMIT $3`,
+      [filter.tokenId ?? null, filter.requestId ?? null, filter.limit ?? 100],
+    );
+    return result.rows;
+  }
+}

@@ -1,0 +1,18 @@
+import { z } from 'zod';
+import { QUEUE_NAMES } from '../queues.js';
+import { ZCardTokenMetadata } from './schemas.js';
+import type { TJobDefinition } from '../jobs/definition.js';
+import { VAULT_JOB_OPTIONS, ZVaultJobBase } from './vault-job-common.js';
+
+/** Read a token's metadata. A job because only the worker reads the vault (DESIGN.md). */
+export const readCardTokenJob = {
+  name: 'read-card-token',
+  queue: QUEUE_NAMES.vault,
+  version: 1,
+  payload: ZVaultJobBase,
+  result: z.discriminatedUnion('outcome', [
+    z.object({ outcome: z.literal('found'), token: ZCardTokenMetadata }),
+    z.object({ outcome: z.literal('not_found') }),
+  ]),
+  options: VAULT_JOB_OPTIONS,
+} as const satisfies TJobDefinition;

@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { QUEUE_NAMES } from '../queues.js';
+import { ZTokenizeCardResponse } from './schemas.js';
+import type { TJobDefinition } from '../jobs/definition.js';
+import { VAULT_JOB_OPTIONS, ZVaultJobBase } from './vault-job-common.js';
+
+/**
+ * Tokenize a card. The API chooses the token id (UUIDv7) so a job that runs twice (at-least-once
+ * delivery) writes one record. The card travels only as `sealedCard`, sealed with the transit key;
+ * the CVV is checked by the API and never put on the queue.
+ */
+export const ZTokenizeCardPayload = ZVaultJobBase.extend({
+  sealedCard: z.string().startsWith('v1.'),
+  idempotencyKey: z.string().min(1).max(255).optional(),
+});
+
+/** What `sealedCard` opens to in the worker. */
+export const ZSealedCard = z.object({
+  card_number: z.string().regex(/^\d{12,19}$/),
+  card_brand: z.string(),
+  cardholder_name: z.string(),
+  expiration: z.object({ month: z.string(), year: z.string() }),
+  billing_details: z.record(z.string(), z.string()).optional(),
+});
+export type TSealedCard = z.output<typeof ZSealedCard>;
+
+export const ZTokenizeCardResult = z.discriminatedUnion('outcome', [
+  z.object({ outcome: z.literal('tokenized'), token: ZTokenizeCardResponse }),
+  z.object({ outcome: z.literal('idempotency_key_reused') }),
+]);
+
+export const tokenizeCardJob = {
+  name: 'tokenize-card',
+  queue: QUEUE_NAMES.vault,
+  version: 1,
+  payload: ZTokenizeCardPayload,
+  result: ZTokenizeCardResult,
+  options: VAULT_JOB_OPTIONS,
+} as const satisfies TJobDefinition;
