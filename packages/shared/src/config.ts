@@ -3,7 +3,7 @@ import { parseKeyring, parseSingleKey, type TKeyring } from './vault/crypto/keyr
 import { isRedisClusterUrl, parseRedisClusterUrl } from './redis-url.js';
 
 /**
- * All settings of CONTRACT §8, parsed once at start. A bad setting stops the start with one line
+ * All settings (docs/api.md#settings), parsed once at start. A bad setting stops the start with one line
  * per problem; secrets are never echoed in those lines.
  */
 
@@ -214,7 +214,7 @@ function crossSettingProblems(
 }
 
 /**
- * Which process reads the settings. Keys are handed out by need (DESIGN.md): the API holds the
+ * Which process reads the settings. Keys are handed out by need (docs/security.md#key-hierarchy-and-rotation): the API holds the
  * transit key only, never a key-encryption key or the fingerprint key; `all` is `npm start`.
  */
 export type TProcessRole = 'api' | 'worker' | 'all';

@@ -11,7 +11,7 @@ import { isRedisClusterUrl, parseRedisClusterUrl } from './redis-url.js';
  *
  * A `redis+cluster://host:port,host:port,…` URL (redis-url.ts) gives an ioredis Cluster with the
  * same per-node options; BullMQ takes either. Every queue key carries the QUEUE_PREFIX hash tag
- * ("{folio}"), so BullMQ's multi-key scripts stay in one slot of one master (DESIGN.md).
+ * ("{folio}"), so BullMQ's multi-key scripts stay in one slot of one master.
  */
 export type TRedisRole = 'producer' | 'worker' | 'events';
 export type TRedisClient = Redis | Cluster;

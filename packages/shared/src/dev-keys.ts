@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { dirname } from 'node:path';
 
 /**
- * Development convenience (CONTRACT §8): keys that are not set are generated once into a local
+ * Development convenience (docs/api.md#settings): keys that are not set are generated once into a local
  * file and reused on the next start, so `npm ci && npm start` works with no set-up. Production
  * never gets here: there the config refuses to start without real keys.
  */

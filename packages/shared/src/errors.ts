@@ -1,6 +1,6 @@
 /**
  * The service's one error type. Every non-2xx JSON answer is built from an AppError by the API's
- * error middleware, so the code → status table below is the whole of CONTRACT §1.
+ * error middleware, so the code → status table below is the whole of docs/api.md#errors.
  */
 export const ERROR_STATUS = {
   INVALID_REQUEST: 400,

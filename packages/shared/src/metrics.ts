@@ -3,7 +3,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { within } from './within.js';
 
 /**
- * Prometheus metrics (CONTRACT §7). One registry per process, made by createMetrics() and handed to
+ * Prometheus metrics (docs/api.md#operations). One registry per process, made by createMetrics() and handed to
  * the API and the worker (prom-client's global default registry is never used, so every test world
  * has its own). Label values are route patterns, queue and job names, states, outcomes and formats:
  * never a card number, a token, an id or a raw URL.

@@ -4,7 +4,7 @@ import { QUEUE_NAMES } from '../queues.js';
 import type { TJobDefinition } from '../jobs/definition.js';
 
 /**
- * Render one folio export (CONTRACT §5). The job id is the export id, so a retried or re-delivered
+ * Render one folio export (docs/export.md). The job id is the export id, so a retried or re-delivered
  * job writes the same object key. The request is the validated, normalized export request.
  */
 export const ZExportFolioPayload = z.object({

@@ -2,7 +2,7 @@ import { ZInt64Id, ZInt64IdString, searchQuerySchema } from '../schemas/common.j
 import { RECIPIENT_TYPES, SOURCE_KINDS, ZDescriptionFilters, ZIsoDate, ZSortDirection } from '../ledger/schemas.js';
 import { z } from '../schemas/zod.js';
 
-/** CONTRACT §5: POST /fiscal-document/v1/folios/export (and the /folio-export/pdf alias). */
+/** POST /fiscal-document/v1/folios/export (and the /folio-export/pdf alias): docs/export.md. */
 export const EXPORT_SORT_FIELDS = ['transaction_datetime', 'service_date', 'internal_code', 'description', 'notes', 'quantity', 'amount'] as const;
 export const EXPORT_FORMATS = ['PDF', 'XLSX'] as const;
 export type TExportFormat = (typeof EXPORT_FORMATS)[number];

@@ -1,4 +1,4 @@
-/** The export languages (CONTRACT §5); anything else falls back to English. */
+/** The export languages (docs/export.md); anything else falls back to English. */
 export const LANGUAGES = ['en', 'es', 'pt', 'fr', 'de'] as const;
 export type TLanguage = (typeof LANGUAGES)[number];
 export const DEFAULT_LANGUAGE: TLanguage = 'en';

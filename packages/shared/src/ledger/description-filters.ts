@@ -1,7 +1,7 @@
 import type { TCodeGroup } from './schemas.js';
 
 /**
- * descriptionFilters (CONTRACT §4) → conditions on the transaction's code group, origin id or
+ * descriptionFilters (docs/ledger.md#listing) → conditions on the transaction's code group, origin id or
  * payment method. Several filters are OR-ed; the export uses the same mapping.
  */
 export type TDescriptionCondition =

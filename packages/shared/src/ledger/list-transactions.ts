@@ -8,7 +8,7 @@ import { SqlParams, transactionFilterSql, type TTransactionFilter } from './tran
 import { toTransactionView, transactionColumnsSql, type TTransactionRow, type TTransactionView } from './transaction-view.js';
 
 /**
- * POST /accounting/v1.0/folios/transactions (CONTRACT §4): one page of a source's transactions,
+ * POST /accounting/v1.0/folios/transactions (docs/ledger.md#listing): one page of a source's transactions,
  * in groups, with the page's per-group totals and, on request, totals over every matching row.
  */
 export interface TPropertyInfo {

@@ -4,7 +4,7 @@ import { parseDescriptionFilter } from './description-filters.js';
 import { LANGUAGES } from '../i18n/languages.js';
 
 /**
- * CONTRACT §4 (camelCase, as the accounting API it mirrors). Optional fields accept null as
+ * docs/ledger.md#import (camelCase, as the accounting API it mirrors). Optional fields accept null as
  * "absent": clients of the reference API send nulls. Money is a decimal string or JSON number
  * with at most 6 decimals, kept as a string from here on (never a binary float).
  */
@@ -77,7 +77,7 @@ export const ZProperty = z
   })
   .openapi('LedgerProperty');
 
-/** Records may name their property; when they do it must be the request's (CONTRACT §4). */
+/** Records may name their property; when they do it must be the request's (docs/ledger.md#import). */
 const ownerProperty = { propertyId: optionalId };
 
 export const ZRecipient = z

@@ -2,7 +2,7 @@ import type { TCodeGroup, TSourceKind } from './schemas.js';
 import { parseDescriptionFilter } from './description-filters.js';
 
 /**
- * Which transactions of one source a listing or an export covers (CONTRACT §4 and §5). The one
+ * Which transactions of one source a listing or an export covers (docs/ledger.md#listing, docs/export.md). The one
  * place the rules live: `transactionFilterSql` turns a filter into SQL; the listing and the export
  * both call it.
  */

@@ -8,7 +8,7 @@ import { QUEUE_NAMES } from '../queues.js';
 import { auditObjectKey, selectAuditSources } from './selection.js';
 
 /**
- * Starting and reading night-audit batches (CONTRACT §6), shared by the API, the scheduled job
+ * Starting and reading night-audit batches (docs/night-audit.md), shared by the API, the scheduled job
  * and `npm run night-audit`. A batch is one per (property, business date, format), so its id is
  * derived from them: a re-run keeps the id, rewrites the same object keys and replaces the items.
  * A batch queued or running is answered as it is, never started twice.

@@ -3,7 +3,7 @@ import { QUEUE_NAMES } from '../queues.js';
 import type { TJobDefinition } from '../jobs/definition.js';
 
 /**
- * Night-audit batch (CONTRACT §6) as a BullMQ flow: one `night-audit-source` child per source on
+ * Night-audit batch (docs/night-audit.md) as a BullMQ flow: one `night-audit-source` child per source on
  * the export queue, and a `night-audit-manifest` parent that writes manifest.json once every child
  * has finished or failed for good (children ignore their failure for the parent, so it never
  * hangs). A scheduled `night-audit-scheduled` job starts the batch of the previous local date.

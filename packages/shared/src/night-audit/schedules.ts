@@ -3,7 +3,7 @@ import type { TPgPool } from '../connections.js';
 import { nightAuditScheduledJob } from './night-audit-job.js';
 
 /**
- * The daily night audit of each property with a nightAuditTime (CONTRACT §6): one BullMQ job
+ * The daily night audit of each property with a nightAuditTime (docs/night-audit.md): one BullMQ job
  * scheduler per property, with a stable id and the property's time zone (so 03:00 stays 03:00
  * local across DST changes), upserted or removed here and nowhere else.
  */

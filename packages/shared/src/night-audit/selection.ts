@@ -1,7 +1,7 @@
 import type { TPgPool } from '../connections.js';
 
 /**
- * Which sources a night audit exports (CONTRACT §6): every RESERVATION and every HOUSE_ACCOUNT
+ * Which sources a night audit exports (docs/night-audit.md): every RESERVATION and every HOUSE_ACCOUNT
  * with a transaction on the business date, the date being the property's local day (PostgreSQL
  * turns the local midnights into instants, DST included).
  */

@@ -23,7 +23,7 @@ function toInt64(value: number | string, ctx: z.RefinementCtx): string {
 }
 
 /**
- * int64 id (CONTRACT §1): a JSON integer up to 2^53−1 or a digit string in the full int64 range,
+ * int64 id (docs/api.md#conventions): a JSON integer up to 2^53−1 or a digit string in the full int64 range,
  * always handed on as a canonical decimal string so no precision is lost.
  */
 export const ZInt64Id = z

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 
 /**
- * Object storage behind one interface (CONTRACT §8): a folder by default, MinIO/S3 when
+ * Object storage behind one interface (docs/api.md#settings): a folder by default, MinIO/S3 when
  * STORAGE_DRIVER=minio. Bodies are uploaded with a known length: s3rver, the S3 server used where
  * Docker is missing, lacks the multipart listing that unknown-length streams need.
  */

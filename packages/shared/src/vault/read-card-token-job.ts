@@ -4,7 +4,7 @@ import { ZCardTokenMetadata } from './schemas.js';
 import type { TJobDefinition } from '../jobs/definition.js';
 import { VAULT_JOB_OPTIONS, ZVaultJobBase } from './vault-job-common.js';
 
-/** Read a token's metadata. A job because only the worker reads the vault (DESIGN.md). */
+/** Read a token's metadata. A job because only the worker reads the vault (docs/vault.md#request-flow). */
 export const readCardTokenJob = {
   name: 'read-card-token',
   queue: QUEUE_NAMES.vault,

@@ -3,7 +3,7 @@ import { isLuhnValid } from './card/luhn.js';
 import { codePointLength, PRINTABLE, ZInt64IdString } from '../schemas/common.js';
 import { z } from '../schemas/zod.js';
 
-/** CONTRACT §3. Messages never quote the value: a card number must not come back in an error. */
+/** docs/vault.md. Messages never quote the value: a card number must not come back in an error. */
 
 const MAX_YEARS_AHEAD = 20;
 

@@ -39,7 +39,7 @@ CREATE INDEX ON vault_test.idempotency_keys (created_at);
 CREATE TABLE vault_live.cards (LIKE vault_test.cards INCLUDING ALL);
 CREATE TABLE vault_live.idempotency_keys (LIKE vault_test.idempotency_keys INCLUDING ALL);
 
--- Properties as imported from the PMS (CONTRACT §4). The vault reads gateway_mode only.
+-- Properties as imported from the PMS (docs/ledger.md). The vault reads gateway_mode only.
 CREATE TABLE properties (
   id bigint PRIMARY KEY,
   name text NOT NULL,

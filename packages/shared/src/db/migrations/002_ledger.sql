@@ -1,4 +1,4 @@
--- The ledger (CONTRACT §4): recipients, folios and transactions of each property. IDs are the
+-- The ledger (docs/ledger.md): recipients, folios and transactions of each property. IDs are the
 -- platform's int64 ids, unique within a property (two properties may reuse source and folio
 -- numbers and never mix). Money is NUMERIC; instants are timestamptz; service dates are DATE.
 CREATE TABLE recipients (

@@ -1,4 +1,4 @@
--- Folio exports (CONTRACT §5): one row per export, its status and, once done, its object.
+-- Folio exports (docs/export.md): one row per export, its status and, once done, its object.
 -- Identical requests in flight share one export: the partial unique index admits one queued or
 -- running export per (property, request digest).
 CREATE TABLE exports (

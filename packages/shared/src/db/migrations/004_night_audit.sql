@@ -1,4 +1,4 @@
--- Night-audit batch exports (CONTRACT §6). One batch per (property, business date, format); a
+-- Night-audit batch exports (docs/night-audit.md). One batch per (property, business date, format); a
 -- re-run resets it and rewrites the same object keys. One item per source, upserted by its
 -- export job, so a job delivered twice still counts once.
 CREATE TABLE night_audit_batches (

@@ -1,5 +1,5 @@
 /**
- * Card brands of CONTRACT §3 with their IIN ranges, PAN lengths and CVV length. Order matters:
+ * Card brands the vault accepts (docs/vault.md) with their IIN ranges, PAN lengths and CVV length. Order matters:
  * the first brand whose prefix matches wins (Discover's 65 before UnionPay's 62 and Maestro's 6…).
  */
 export const CARD_BRANDS = ['VISA', 'MASTERCARD', 'AMEX', 'DISCOVER', 'DINERS', 'JCB', 'UNIONPAY', 'MAESTRO'] as const;
