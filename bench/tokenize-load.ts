@@ -94,7 +94,7 @@ async function bareBullmq(seconds: number, callers: number): Promise<TLoadFigure
       Array.from({ length: callers }, async () => {
         while (performance.now() < until) {
           const started = performance.now();
-          // Completed jobs kept a minute: waitUntilFinished fails on a job already removed (DESIGN.md).
+          // Completed jobs kept a minute: waitUntilFinished fails on a job already removed (docs/vault.md#waiting-for-the-worker).
           const job = await queue.add('bare', { n: 1 }, { removeOnComplete: { age: 60 } });
           await job.waitUntilFinished(events, 10_000);
           samples.push(performance.now() - started);

@@ -42,7 +42,7 @@ export function createApp(deps: TAppDeps): Express {
   app.use(
     pinoHttp({
       logger: deps.logger,
-      // X-Request-Id is echoed when it is sane, generated otherwise (CONTRACT §1).
+      // X-Request-Id is echoed when it is sane, generated otherwise (docs/api.md#conventions).
       genReqId: (req, res) => {
         const incoming = req.headers['x-request-id'];
         // A client that puts a card number in its request id gets a fresh id: the id is echoed,

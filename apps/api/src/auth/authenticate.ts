@@ -60,7 +60,7 @@ export function authenticate(verifier: TJwtVerifier, scope: TScope, options: TAu
   };
 }
 
-/** 403 when the token may not act for X-Property-Id (CONTRACT §2). */
+/** 403 when the token may not act for X-Property-Id (docs/api.md#authentication-and-scopes). */
 export function assertPropertyAccess(principal: TPrincipal | undefined, propertyId: string): void {
   if (!principal?.propertyIds.has(propertyId)) {
     throw new AppError('ACCESS_DENIED', 'The token may not act for this property.');

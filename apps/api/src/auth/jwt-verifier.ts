@@ -6,7 +6,7 @@ import { AppError } from '@folio-vault/shared/errors';
 import type { TPrincipal } from './principal.js';
 
 /**
- * Verifies a bearer JWT (CONTRACT §2). The accepted algorithms follow from the key type alone,
+ * Verifies a bearer JWT (docs/api.md#authentication-and-scopes). The accepted algorithms follow from the key type alone,
  * never from the token's header, so `none` and HS/RS confusion cannot get through; jku, x5u, jwk
  * and x5c headers are ignored (keys come only from settings). test/auth-rfc8725.test.ts holds the cases.
  */

@@ -1,4 +1,4 @@
-/** Who is calling, as the verified JWT says (CONTRACT §2). */
+/** Who is calling, as the verified JWT says (docs/api.md#authentication-and-scopes). */
 export interface TPrincipal {
   subject: string;
   scopes: ReadonlySet<string>;

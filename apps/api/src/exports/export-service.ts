@@ -12,7 +12,7 @@ import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
 import type { JobWaiter } from '../jobs/job-waiter.js';
 
 /**
- * The API's side of folio exports (CONTRACT §5): checks what the request refers to, shares one
+ * The API's side of folio exports (docs/export.md): checks what the request refers to, shares one
  * export between identical requests in flight, queues the job, waits for it (bounded) and serves
  * status and file. Export records live in PostgreSQL so status outlives the queue's retention.
  */

@@ -11,7 +11,7 @@ import { errorResponses } from '../http/openapi-errors.js';
 import { route } from '../http/route.js';
 import { statusPath, type ExportService, type TExportRow } from './export-service.js';
 
-/** CONTRACT §5: start an export (answer the file, or 202 with a status URL), its status, its file. */
+/** docs/export.md: start an export (answer the file, or 202 with a status URL), its status, its file. */
 const EXPORT_PATHS = ['/fiscal-document/v1/folios/export', '/fiscal-document/v1/folio-export/pdf'];
 
 async function sendFile(res: Response, exports: ExportService, row: TExportRow): Promise<void> {

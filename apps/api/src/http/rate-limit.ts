@@ -9,7 +9,7 @@ import { ZInt64IdString } from '@folio-vault/shared/schemas/common';
 import { within } from '@folio-vault/shared/within';
 
 /**
- * Per-subject and per-property limits on tokenization (CONTRACT §1: 429 RATE_LIMITED with
+ * Per-subject and per-property limits on tokenization (docs/api.md#abuse-limits: 429 RATE_LIMITED with
  * Retry-After), counted in fixed windows in the service's Redis so every API process shares them.
  *
  * Keys: `<QUEUE_PREFIX>:rate-limit:tokenize-subject:<sha256 of sub>` and

@@ -12,7 +12,7 @@ interface TRouteSchemas<H extends z.ZodType, P extends z.ZodType, B extends z.Zo
   headers?: H;
   params?: P;
   body?: B;
-  /** Body size limit for this route (CONTRACT §1: 413 above it). */
+  /** Body size limit for this route (413 above it: docs/api.md#abuse-limits). */
   bodyLimit?: string;
   /**
    * Runs once the headers are valid and before the body is read: a caller who may not act for the

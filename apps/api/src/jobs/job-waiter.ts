@@ -2,7 +2,7 @@ import type { Queue, QueueEvents } from 'bullmq';
 import { AppError } from '@folio-vault/shared/errors';
 
 /**
- * Waits for jobs, bounded. `job.waitUntilFinished` alone is not enough (DESIGN.md): with
+ * Waits for jobs, bounded. `job.waitUntilFinished` alone is not enough (docs/vault.md#waiting-for-the-worker): with
  * removeOnComplete it can fail with "Missing key", and QueueEvents are best-effort. So: listen
  * before adding, race the event against a timer, poll the job's state now and then in case the
  * event was missed, and check the state once more before giving up.

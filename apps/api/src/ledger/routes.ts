@@ -16,7 +16,7 @@ import { errorResponses } from '../http/openapi-errors.js';
 import { route } from '../http/route.js';
 
 /**
- * CONTRACT §4. A query, not a job (DESIGN.md): the API reads the ledger directly through the one
+ * docs/ledger.md. A query, not a job: the API reads the ledger directly through the one
  * ledger module the export uses too.
  */
 const IMPORT_BODY_LIMIT = '64mb'; // ≥ 10,000 transactions per request with room to spare

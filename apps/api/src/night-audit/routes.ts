@@ -13,7 +13,7 @@ import { database } from '../http/database.js';
 import { errorResponses } from '../http/openapi-errors.js';
 import { route } from '../http/route.js';
 
-/** CONTRACT §6: start a night-audit batch export (always 202) and read its status. */
+/** docs/night-audit.md: start a night-audit batch export (always 202) and read its status. */
 export const ZNightAuditRequest = z
   .strictObject({
     businessDate: ZIsoDate,

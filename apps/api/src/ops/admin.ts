@@ -74,7 +74,7 @@ function tokenFromQuery(deps: TAdminDeps) {
 }
 
 /**
- * CONTRACT §7: `GET /metrics` (Prometheus text; admin JWT or METRICS_TOKEN) and the BullMQ
+ * docs/api.md#operations: `GET /metrics` (Prometheus text; admin JWT or METRICS_TOKEN) and the BullMQ
  * dashboard at /admin/queues (admin JWT as a bearer header or the dashboard cookie; read-only).
  */
 export function adminRoutes(deps: TAdminDeps): Router {

@@ -13,7 +13,7 @@ export interface TReadinessDeps {
   storage: ObjectStorage;
 }
 
-/** CONTRACT §7: liveness, readiness naming the store that does not answer, and the API's own description. */
+/** docs/api.md#operations: liveness, readiness naming the store that does not answer, and the API's own description. */
 export function opsRoutes(deps: TReadinessDeps, openApiDocument: object): Router {
   const router = Router();
 

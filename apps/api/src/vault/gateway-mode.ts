@@ -3,7 +3,7 @@ import { database } from '../http/database.js';
 import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
 
 /**
- * The property's gateway mode, when imported property data knows it (CONTRACT §3). Ledger data,
+ * The property's gateway mode, when imported property data knows it (docs/vault.md#test-and-live). Ledger data,
  * not vault data: the API may read it directly.
  */
 export async function findGatewayMode(pool: TPgPool, propertyId: string): Promise<TTokenizationMode | undefined> {

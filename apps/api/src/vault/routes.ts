@@ -17,7 +17,7 @@ import { route } from '../http/route.js';
 import { auditVaultErrors, recordVaultEvent } from './vault-audit.js';
 import type { VaultClient } from './vault-client.js';
 
-/** CONTRACT §3. A card body is small; 16 kB leaves room for billing details in any script. */
+/** docs/vault.md. A card body is small; 16 kB leaves room for billing details in any script. */
 const CARD_BODY_LIMIT = '16kb';
 
 const modeOf = (header: 'test' | undefined): TTokenizationMode => (header === 'test' ? 'test' : 'live');

@@ -4,7 +4,7 @@ import { isCredit } from '@folio-vault/shared/ledger/money';
 import type { TCodeGroup } from '@folio-vault/shared/ledger/schemas';
 
 /**
- * The arithmetic of a folio export (CONTRACT §4, §5): revenue compaction, the debit/credit split,
+ * The arithmetic of a folio export (docs/export.md): revenue compaction, the debit/credit split,
  * totals. Pure functions on exact decimals (big.js, never binary floats).
  *
  * Canonical form of a computed amount: big.js `toFixed()` without arguments — plain notation, no
@@ -85,7 +85,7 @@ function compactKey(row: TLedgerRow): string {
 }
 
 /**
- * revenueCompact (CONTRACT §5): every ROOM_REVENUE_* row and the TAX and FEE rows posted against
+ * revenueCompact (docs/export.md): every ROOM_REVENUE_* row and the TAX and FEE rows posted against
  * one (their parentId or rootId is a room-revenue row of the list, same folio) collapse into one
  * line per (folio, service date, sub-source/room). A room-revenue row is keyed by its own service
  * date and sub-source; an attached tax or fee joins the line of the room-revenue row it was posted

@@ -7,7 +7,7 @@ import { chunkPlan, planFolioPdf } from './pdf/folio-pdf.js';
 import type { TRenderReply, TRenderRequest, TRenderWork } from './render-child.js';
 
 /**
- * A small pool of render processes (DESIGN.md: render off the event loop; React-PDF memory grows
+ * A small pool of render processes (docs/export.md#flow: render off the event loop; React-PDF memory grows
  * in long-lived processes, so recycle). A PDF is planned here (paginate: cheap, pure), cut into
  * chunks of `pagesPerChunk` pages that the processes render in parallel, and joined by one of them:
  * a 50,000-row folio uses every process and no process ever holds more than a chunk's pages.

@@ -73,7 +73,7 @@ function FolioPdf({ chunk, context }: { chunk: TPdfChunk; context: TContext }) {
       creationDate={new Date(document.generatedAt)}
     >
       {chunk.pages.map((page) => (
-        // wrap={false}: paginate() already decided what each page holds (DESIGN.md "Known to bite").
+        // wrap={false}: paginate() already decided what each page holds (docs/export.md#what-the-pdf-shows).
         <Page key={page.number} size="A4" wrap={false} style={style}>
           <View style={styles.body}>
             {page.blocks.map((block, index) => (

@@ -2,7 +2,7 @@
  * Page geometry of the folio PDF and the one-line text fitting every cell goes through. Pure: the
  * paginator, the styles and the tests read the same numbers, so "a page never overflows" is a sum
  * of constants, not something React-PDF's layout decides (its automatic wrapping is quadratic,
- * DESIGN.md "Known to bite").
+ * docs/export.md#what-the-pdf-shows).
  */
 
 /** A4 in PostScript points. */

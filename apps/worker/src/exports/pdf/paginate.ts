@@ -6,7 +6,7 @@ import { FONT_SIZE, PAGE_SLOTS, columnTextWidth, fitText } from './layout.js';
  * Splits a folio document into A4 pages before React-PDF sees it. Every block takes a known number
  * of slots (one slot = one table row), a page holds PAGE_SLOTS, and each page is rendered with
  * wrap={false}: React-PDF never paginates, so the render is linear in the number of rows
- * (DESIGN.md "Known to bite": its automatic wrapping is quadratic). Pure and deterministic.
+ * (its automatic wrapping is quadratic: docs/export.md#what-the-pdf-shows). Pure and deterministic.
  */
 
 export { PAGE_SLOTS };

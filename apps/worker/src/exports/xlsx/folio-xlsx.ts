@@ -11,7 +11,7 @@ import { currencyScale } from '@folio-vault/shared/ledger/money';
 import { filtersValue, sourceText } from '../document-text.js';
 
 /**
- * The folio export as an XLSX workbook (CONTRACT §5: the same content as the PDF), written with
+ * The folio export as an XLSX workbook (docs/export.md#xlsx: the same content as the PDF), written with
  * exceljs's streaming WorkbookWriter: every row is committed as soon as it is added, so memory
  * stays flat for a 20,000-row folio.
  *
