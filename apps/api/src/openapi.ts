@@ -17,7 +17,7 @@ export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV3['generateD
     info: {
       title: 'Folio Vault',
       version: '0.1.0',
-      description: 'Card vault and folio export for hotel software. Errors use the Error schema (CONTRACT §1).',
+      description: 'Card vault and folio export for hotel software. Errors use the Error schema.',
     },
     servers: [{ url: '/' }],
   });
