@@ -6,7 +6,7 @@ import { createWorld, type TWorld } from './support/world.js';
 
 /**
  * RFC 8725 (JWT Best Current Practices) against one route of each scope, in the three key set-ups
- * of CONTRACT §2 (HS256 secret, RS256 public key, JWKS URL). test/auth.test.ts covers the claim
+ * of docs/api.md#authentication-and-scopes (HS256 secret, RS256 public key, JWKS URL). test/auth.test.ts covers the claim
  * rules on the vault read route; this file adds what it leaves out, route by route:
  *
  * - alg "none" and HS/RS key confusion (§2.1, §3.1): the algorithm follows from the configured key.

@@ -8,7 +8,7 @@ import { cardBody } from './support/cards.js';
 import { createWorld, type TWorld } from './support/world.js';
 
 /**
- * CONTRACT §2 end to end: every token goes through the real app on a real port. The HS256 world
+ * docs/api.md#authentication-and-scopes end to end: every token goes through the real app on a real port. The HS256 world
  * is the default one; the RS256, ES256 and JWKS worlds get their key from the settings.
  */
 

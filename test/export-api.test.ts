@@ -15,7 +15,7 @@ import { PROPERTY_1, PROPERTY_2, importOk } from './support/ledger-fixture.js';
 import { createWorld, type TWorld } from './support/world.js';
 
 /**
- * The folio export through HTTP (CONTRACT §5): the file answered inline, validation, references,
+ * The folio export through HTTP (docs/export.md): the file answered inline, validation, references,
  * access, every filter as it shows in the PDF (read back with poppler's pdftotext), languages, the
  * 202 path with its status and file endpoints, and identical requests in flight sharing one export.
  *

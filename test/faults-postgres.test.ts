@@ -18,7 +18,7 @@ import {
 import type { TSpawned } from './support/processes.js';
 
 /**
- * PostgreSQL down (issue 7; CONTRACT §1, §7). The API and the worker are real processes on a
+ * PostgreSQL down (issue 7; docs/api.md#errors, docs/api.md#operations). The API and the worker are real processes on a
  * PostgreSQL server of this file's own (initdb in a temp folder, stopped with `pg_ctl stop -m fast`
  * and started again on the same port and folder). While it is down, tokenize, the ledger listing
  * and an export's status answer 503 + Retry-After within the bound (no 500, no hang) and /readyz

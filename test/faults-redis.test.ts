@@ -20,7 +20,7 @@ import type { TSpawned } from './support/processes.js';
 import { createDatabase } from './support/world.js';
 
 /**
- * Redis shut down and started again under tokenize load (issue 7; CONTRACT §1: 503 with
+ * Redis shut down and started again under tokenize load (issue 7; docs/api.md#errors: 503 with
  * Retry-After when Redis cannot answer in time). The API and the worker are real processes on a
  * private redis-server (AOF on, same port and folder after the restart). Every request carries its
  * own Idempotency-Key, so each token in PostgreSQL can be traced to the request that caused it:

@@ -25,7 +25,7 @@ import type { TSpawned } from './support/processes.js';
 import { createDatabase } from './support/world.js';
 
 /**
- * A worker killed with SIGKILL mid-job (issue 7; DESIGN.md "Stalled jobs re-run"). Three folio
+ * A worker killed with SIGKILL mid-job (issue 7; docs/night-audit.md#scale-and-worker-loss). Three folio
  * exports are queued on one worker process that renders one at a time; once one of them is
  * running, the worker's whole process group (tsx, the worker, its render processes) gets a
  * SIGKILL. A restarted worker takes the killed job over once its lock lapses (WORKER_LOCK_MS) and

@@ -12,7 +12,7 @@ import { createWorld, type TWorld } from './support/world.js';
  * prototype-pollution keys, deep nesting, malformed JSON, wrong content types and encodings, bad or
  * oversize headers, bad path ids and query strings, valid and invalid tokens.
  *
- * The claim checked is CONTRACT §1: no 5xx at all, and every non-2xx JSON answer is exactly the
+ * The claim checked is docs/api.md#errors: no 5xx at all, and every non-2xx JSON answer is exactly the
  * error body (id = X-Request-Id, ISO timestamp, an errorCode whose status is the one answered, one
  * sentence of details, fieldErrors only on INVALID_REQUEST) with no stack trace in it.
  *
@@ -311,7 +311,7 @@ function fromSchema(schema: TSchema): fc.Arbitrary<string> {
       arb = fc.string({ minLength, maxLength });
     }
   } else if (typeof schema.example === 'string' && /^\d+$/.test(schema.example)) {
-    // int64 ids travel as digit strings (CONTRACT §1): small ones mostly, the full range sometimes.
+    // int64 ids travel as digit strings (docs/api.md#conventions): small ones mostly, the full range sometimes.
     arb = fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 1, max: 3 }).map(String) }, { weight: 1, arbitrary: fc.bigInt({ min: 1n, max: 9_223_372_036_854_775_807n }).map(String) });
   } else {
     arb = fc.string({ unit: 'grapheme', minLength, maxLength }).filter((s) => s.trim().length >= Math.min(minLength, 1));
@@ -369,7 +369,7 @@ interface TOperation {
   body?: TSchema;
 }
 
-/** Routes the OpenAPI document does not describe (CONTRACT §7); an unknown path stands for the rest. */
+/** Routes the OpenAPI document does not describe (docs/api.md#operations); an unknown path stands for the rest. */
 const OPERATIONAL: Array<Pick<TOperation, 'method' | 'path'>> = [
   { method: 'GET', path: '/healthz' },
   { method: 'GET', path: '/readyz' },
@@ -589,7 +589,7 @@ const STACK_TRACE = /\n\s+at |\bat [\w.<>$]+ \(|\.(?:ts|js|mjs|cjs):\d+|node_mod
 const ONE_SENTENCE = /^[^\r\n]+[.!?]$/;
 const SECOND_SENTENCE = /[.!?] +\p{Lu}/u;
 
-/** CONTRACT §1 for one answer; an empty list when it holds. */
+/** docs/api.md#errors for one answer; an empty list when it holds. */
 function contractProblems({ status, header, text }: TAnswer): string[] {
   if (status < 400) return [];
   const type = header('content-type') ?? '';

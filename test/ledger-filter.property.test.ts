@@ -9,13 +9,13 @@ import { createDatabase } from './support/world.js';
 
 /**
  * The SQL transaction filter (listing and export) against a second, in-memory implementation
- * written here from CONTRACT §4 alone: random small ledgers, imported through importLedger, and
+ * written here from docs/ledger.md#listing alone: random small ledgers, imported through importLedger, and
  * random filters; the ids the SQL selects and the totals it sums must equal the reference's.
  * Nothing in this file reuses the filter module's rules (description-filter mapping, void
  * chains, debit/credit split): a misreading of the contract would have to be made twice.
  */
 
-// ---- The contract's vocabulary (CONTRACT §4), written out again on purpose. ----
+// ---- The contract's vocabulary (docs/ledger.md#listing), written out again on purpose. ----
 const SOURCE_KINDS = ['RESERVATION', 'HOUSE_ACCOUNT', 'GROUP_PROFILE', 'ACCOUNTS_RECEIVABLE_LEDGER'] as const;
 const CODE_GROUPS = [
   'ROOM_REVENUE_RATE', 'ROOM_REVENUE_MANUAL', 'ROOM_REVENUE_CANCELLATION', 'ROOM_REVENUE_NO_SHOW',
@@ -414,7 +414,7 @@ async function expectAgreement(model: TModel, filter: TTransactionFilter): Promi
   ).toEqual({ count: want.count, totalDebit: plain(Number(want.totalDebit)), totalCredit: plain(Number(want.totalCredit)) });
 }
 
-describe('transaction filter (CONTRACT §4) against an in-memory reference', () => {
+describe('transaction filter (docs/ledger.md#listing) against an in-memory reference', () => {
   it('a void without rootId takes the row it voids out of the listing when includeVoided is false', async () => {
     const row = (id: number, group: string, amount: string, extra: Record<string, unknown> = {}) => ({
       id, folioId: 1, sourceKind: 'RESERVATION', sourceId: 7, transactionDatetime: '2026-03-27T10:00:00Z', serviceDate: '2026-03-27',

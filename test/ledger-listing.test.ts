@@ -17,7 +17,7 @@ import { generatedPan } from './support/cards.js';
 import { createWorld, type TWorld } from './support/world.js';
 
 /**
- * POST /accounting/v1.0/folios/transactions (CONTRACT §4) on the hand-made ledger of
+ * POST /accounting/v1.0/folios/transactions (docs/ledger.md#listing) on the hand-made ledger of
  * test/support/ledger-fixture.ts. Row numbers `n` name rows; their ids are 1000 + n.
  */
 

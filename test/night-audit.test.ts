@@ -12,7 +12,7 @@ import { startWorker, type TRunningWorker } from '@folio-vault/worker/worker';
 import { createWorld, type TWorld } from './support/world.js';
 
 /**
- * Night-audit batches (CONTRACT §6) through the real API, flow, workers and storage: which sources
+ * Night-audit batches (docs/night-audit.md) through the real API, flow, workers and storage: which sources
  * (local day, midnight and DST), objects and manifest, re-runs, a batch in flight shared, a
  * failing source recorded without the batch hanging, the daily schedule.
  */

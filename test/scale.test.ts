@@ -11,7 +11,7 @@ import { spawnTs, waitForOutput, type TSpawned } from './support/processes.js';
 import { createWorld, type TWorld } from './support/world.js';
 
 /**
- * Multi-process scale (CONTRACT §6, §9; DESIGN.md "Stalled jobs re-run"): the API and three
+ * Multi-process scale (docs/night-audit.md#scale-and-worker-loss): the API and three
  * separate worker processes (`npm run start:worker`), a 300-source night audit, one worker killed
  * with SIGKILL mid-batch. Its active job stalls; once its lock lapses (WORKER_LOCK_MS) a surviving
  * worker takes it over. Delivery is at least once, the effect exactly once: 300 objects, 300

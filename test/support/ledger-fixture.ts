@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import type { TWorld } from './world.js';
 
 /**
- * A hand-made ledger for the accounting tests (CONTRACT §4). Property 1 (EUR, Europe/Madrid) has
+ * A hand-made ledger for the accounting tests (docs/ledger.md). Property 1 (EUR, Europe/Madrid) has
  * one RESERVATION source with two folios and rows of nearly every code group; property 2 reuses
  * the same source id, folio ids and even transaction ids with other rows, so any leak between
  * properties shows. Every row is written out by hand: the tests name rows by their number `n`
