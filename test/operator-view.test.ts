@@ -13,7 +13,7 @@ import { findPans } from './support/secret-scan.js';
 import { createWorld, type TWorld } from './support/world.js';
 
 /**
- * The operator's view (CONTRACT §7): /metrics (admin JWT or METRICS_TOKEN), the queue dashboard at
+ * The operator's view (docs/api.md#operations): /metrics (admin JWT or METRICS_TOKEN), the queue dashboard at
  * /admin/queues (admin JWT as a header or, for a browser, the cookie set by ?token=), and the
  * worker's own health server (WORKER_HEALTH_PORT): liveness, readiness, its metrics.
  */

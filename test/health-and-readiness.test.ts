@@ -8,6 +8,12 @@ import { startRedisServer, type TRunningService } from '@folio-vault/shared/prov
 import { cardBody } from './support/cards.js';
 import { createWorld, type TWorld } from './support/world.js';
 
+/**
+ * The API's own endpoints and its answers when a store is missing: /healthz, /readyz (naming the
+ * store that does not answer), /openapi.json, /docs, X-Request-Id, the 404 shape, and 503 with
+ * Retry-After while PostgreSQL or Redis is down. The operator's endpoints (/metrics, the queue
+ * dashboard, a worker's health server) are in test/operator-view.test.ts.
+ */
 let world: TWorld;
 
 beforeAll(async () => {
