@@ -1,16 +1,14 @@
 import type { TPgPool } from '@folio-vault/shared/connections';
 import { database } from '../http/database.js';
 import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
+import { findPropertyGatewayMode } from '@folio-vault/shared/properties/property-store';
 
 /**
  * The property's gateway mode, when imported property data knows it (docs/vault.md#test-and-live). Ledger data,
  * not vault data: the API may read it directly.
  */
 export async function findGatewayMode(pool: TPgPool, propertyId: string): Promise<TTokenizationMode | undefined> {
-  const result = await database(() =>
-    pool.query<{ gateway_mode: TTokenizationMode }>('SELECT gateway_mode FROM properties WHERE id = $1', [propertyId]),
-  );
-  return result.rows[0]?.gateway_mode;
+  return database(() => findPropertyGatewayMode(pool, propertyId));
 }
 
 /** How long a known mode is trusted without asking PostgreSQL again. */

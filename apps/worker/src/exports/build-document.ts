@@ -2,9 +2,11 @@ import type { TPgPool } from '@folio-vault/shared/connections';
 import type { TDocumentFolio, TFolioDocument } from '@folio-vault/shared/exports/folio-document';
 import { translator } from '@folio-vault/shared/i18n/catalog';
 import type { TLanguage } from '@folio-vault/shared/i18n/languages';
-import { orderBySql, withTieBreak } from '@folio-vault/shared/ledger/sort';
-import { SqlParams, transactionFilterSql, type TTransactionFilter } from '@folio-vault/shared/ledger/transaction-filter';
-import { transactionColumnsSql, type TTransactionRow } from '@folio-vault/shared/ledger/transaction-view';
+import { findRecipient, foliosOfSource, selectTransactions } from '@folio-vault/shared/ledger/ledger-store';
+import { withTieBreak } from '@folio-vault/shared/ledger/sort';
+import type { TTransactionFilter } from '@folio-vault/shared/ledger/transaction-filter';
+import type { TTransactionRow } from '@folio-vault/shared/ledger/transaction-view';
+import { findPropertyProfile, type TPropertyProfile } from '@folio-vault/shared/properties/property-store';
 import type { TFolioExportRequest } from '@folio-vault/shared/exports/schemas';
 import { buildFolioSections, compactRevenue, documentTotals, sumTotals, type TLedgerRow } from './folio-math.js';
 
@@ -13,17 +15,8 @@ import { buildFolioSections, compactRevenue, documentTotals, sumTotals, type TLe
  * dateFrom/dateTo as whole local days in the property's time zone), grouped per folio, compacted
  * and split as asked, totalled exactly. The result is everything the PDF and XLSX writers need.
  */
-export interface TPropertyRow {
-  name: string;
-  address: string | null;
-  currency: string;
-  timezone: string;
-  language: string | null;
-}
-
-export async function loadProperty(pool: TPgPool, propertyId: string): Promise<TPropertyRow> {
-  const result = await pool.query<TPropertyRow>('SELECT name, address, currency, timezone, language FROM properties WHERE id = $1', [propertyId]);
-  const row = result.rows[0];
+export async function loadProperty(pool: TPgPool, propertyId: string): Promise<TPropertyProfile> {
+  const row = await findPropertyProfile(pool, propertyId);
   // The ledger may hold a source before its property was imported: the export still renders.
   return row
     ? { ...row, currency: row.currency.trim() }
@@ -76,35 +69,22 @@ export async function buildFolioDocument(
   request: TFolioExportRequest,
   now: Date,
   /** The property's row when the caller has read it already (one query fewer). */
-  loaded?: TPropertyRow,
+  loaded?: TPropertyProfile,
 ): Promise<TFolioDocument> {
   const t = translator(language);
   const property = loaded ?? (await loadProperty(pool, propertyId));
 
-  const folioRows = await pool.query<{ id: string; name: string; source_identifier: string | null }>(
-    `SELECT id, name, source_identifier FROM folios
-      WHERE property_id = $1 AND source_kind = $2 AND source_id = $3 AND ($4::bigint[] IS NULL OR id = ANY($4::bigint[]))
-      ORDER BY id`,
-    [propertyId, request.sourceKind, request.sourceId, request.folioIds ?? null],
-  );
-
-  const params = new SqlParams();
-  const tz = params.add(property.timezone);
-  const where = transactionFilterSql(exportFilter(propertyId, request, property.timezone), params);
-  const keys = withTieBreak(request.sort);
-  const transactions = await pool.query<TTransactionRow>(
-    `SELECT ${transactionColumnsSql(tz)} FROM transactions t WHERE ${where} ORDER BY ${orderBySql(keys)}`,
-    params.values,
-  );
+  const folioRows = await foliosOfSource(pool, propertyId, request.sourceKind, request.sourceId, request.folioIds);
+  const transactions = await selectTransactions(pool, exportFilter(propertyId, request, property.timezone), property.timezone, withTieBreak(request.sort));
 
   // Folios in id order; a transaction whose folio was never imported still gets its own folio.
-  const byFolio = new Map<string, TLedgerRow[]>(folioRows.rows.map((folio) => [folio.id, []]));
-  for (const row of transactions.rows) {
+  const byFolio = new Map<string, TLedgerRow[]>(folioRows.map((folio) => [folio.id, []]));
+  for (const row of transactions) {
     const list = byFolio.get(row.folio_id) ?? [];
     list.push(toLedgerRow(row));
     byFolio.set(row.folio_id, list);
   }
-  const names = new Map(folioRows.rows.map((folio) => [folio.id, folio.name]));
+  const names = new Map(folioRows.map((folio) => [folio.id, folio.name]));
   const folios: TDocumentFolio[] = [...byFolio].map(([id, rows]) => {
     const shown = request.revenueCompact
       ? compactRevenue(rows, (room) => (room ? t('compacted.room', { room }) : t('compacted.noRoom')))
@@ -113,7 +93,7 @@ export async function buildFolioDocument(
   });
 
   const recipient = request.recipient ? await loadRecipient(pool, propertyId, request.recipient) : undefined;
-  const identifier = folioRows.rows.find((folio) => folio.source_identifier)?.source_identifier ?? transactions.rows[0]?.source_identifier ?? undefined;
+  const identifier = folioRows.find((folio) => folio.source_identifier)?.source_identifier ?? transactions[0]?.source_identifier ?? undefined;
   return {
     language,
     generatedAt: now.toISOString(),
@@ -125,7 +105,7 @@ export async function buildFolioDocument(
       id: request.sourceId,
       ...(identifier ? { identifier } : {}),
       // A house account is known by its name; a reservation by its identifier.
-      ...(request.sourceKind === 'HOUSE_ACCOUNT' && folioRows.rows[0] ? { name: folioRows.rows[0].name } : {}),
+      ...(request.sourceKind === 'HOUSE_ACCOUNT' && folioRows[0] ? { name: folioRows[0].name } : {}),
     },
     ...(recipient ? { recipient } : {}),
     filters: {
@@ -146,11 +126,7 @@ export async function buildFolioDocument(
 }
 
 async function loadRecipient(pool: TPgPool, propertyId: string, recipient: NonNullable<TFolioExportRequest['recipient']>): Promise<TFolioDocument['recipient']> {
-  const result = await pool.query<{ name: string; address: string | null; tax_id: string | null; document_number: string | null }>(
-    'SELECT name, address, tax_id, document_number FROM recipients WHERE property_id = $1 AND type = $2 AND id = $3',
-    [propertyId, recipient.type, recipient.id],
-  );
-  const row = result.rows[0];
+  const row = await findRecipient(pool, propertyId, recipient.type, recipient.id);
   if (!row) return undefined;
   // GUEST_DOCUMENT_NUMBER picks the document number; otherwise (and by default) the tax id.
   const byDocument = recipient.taxDocumentSource === 'GUEST_DOCUMENT_NUMBER';

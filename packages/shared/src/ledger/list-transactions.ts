@@ -1,11 +1,13 @@
 import type { TPgPool } from '../connections.js';
 import { AppError } from '../errors.js';
-import { CREDIT_GROUPS, type TGroupBy, type TListTransactionsRequest, type TSourceKind } from './schemas.js';
+import { CREDIT_GROUPS, type TGroupBy, type TListTransactionsRequest } from './schemas.js';
 import { currencyScale, decimalToNumber, totalsOf } from './money.js';
+import { findPropertyCurrency } from '../properties/property-store.js';
+import { pageOfTransactions, sourceExists, sumTransactions } from './ledger-store.js';
 import { decodePageToken, encodePageToken, queryDigest } from './page-token.js';
-import { afterSql, orderBySql, sortValuesSql, withTieBreak } from './sort.js';
-import { SqlParams, transactionFilterSql, type TTransactionFilter } from './transaction-filter.js';
-import { toTransactionView, transactionColumnsSql, type TTransactionRow, type TTransactionView } from './transaction-view.js';
+import { withTieBreak } from './sort.js';
+import type { TTransactionFilter } from './transaction-filter.js';
+import { toTransactionView, type TTransactionRow, type TTransactionView } from './transaction-view.js';
 
 /**
  * POST /accounting/v1.0/folios/transactions (docs/ledger.md#listing): one page of a source's transactions,
@@ -17,21 +19,8 @@ export interface TPropertyInfo {
 }
 
 export async function propertyInfo(pool: TPgPool, propertyId: string): Promise<TPropertyInfo> {
-  const result = await pool.query<{ currency: string; timezone: string }>('SELECT currency, timezone FROM properties WHERE id = $1', [propertyId]);
-  const row = result.rows[0];
+  const row = await findPropertyCurrency(pool, propertyId);
   return { currency: row?.currency.trim(), timezone: row?.timezone ?? 'UTC' };
-}
-
-/** A source exists when the property has a folio or a transaction of it. */
-export async function sourceExists(pool: TPgPool, propertyId: string, sourceKind: TSourceKind, sourceId: string): Promise<boolean> {
-  const result = await pool.query(
-    `SELECT 1 FROM folios WHERE property_id = $1 AND source_kind = $2 AND source_id = $3
-     UNION ALL
-     SELECT 1 FROM transactions WHERE property_id = $1 AND source_kind = $2 AND source_id = $3
-     LIMIT 1`,
-    [propertyId, sourceKind, sourceId],
-  );
-  return (result.rowCount ?? 0) > 0;
 }
 
 export function filterOfListing(propertyId: string, request: TListTransactionsRequest): TTransactionFilter {
@@ -91,17 +80,7 @@ export async function listTransactions(pool: TPgPool, propertyId: string, reques
   const digest = queryDigest({ filter, keys });
   const after = request.pageToken ? decodePageToken(request.pageToken, digest, keys.length) : undefined;
 
-  const params = new SqlParams();
-  const tz = params.add(property.timezone);
-  const where = transactionFilterSql(filter, params);
-  const keyset = after ? ` AND ${afterSql(keys, after, params)}` : '';
-  const limit = params.add(request.limit + 1, 'int');
-  const page = await pool.query<TTransactionRow & Record<`sort_${number}`, string | null>>(
-    `SELECT ${transactionColumnsSql(tz)}, ${sortValuesSql(keys)}
-       FROM transactions t WHERE ${where}${keyset}
-      ORDER BY ${orderBySql(keys)} LIMIT ${limit}`,
-    params.values,
-  ).catch((error: unknown) => {
+  const page = await pageOfTransactions(pool, filter, property.timezone, keys, after, request.limit + 1).catch((error: unknown) => {
     // The token's sort values go into typed casts: a tampered one fails there (SQLSTATE class 22).
     if (after && /^22/.test(String((error as { code?: unknown }).code))) {
       throw AppError.invalid([{ path: 'pageToken', message: 'is not a page token of this query' }]);
@@ -109,10 +88,10 @@ export async function listTransactions(pool: TPgPool, propertyId: string, reques
     throw error;
   });
 
-  const rows = page.rows.slice(0, request.limit);
+  const rows = page.slice(0, request.limit);
   const last = rows[rows.length - 1];
   const nextPageToken =
-    page.rows.length > request.limit && last ? encodePageToken(digest, keys.map((_, i) => last[`sort_${i}`] ?? null)) : null;
+    page.length > request.limit && last ? encodePageToken(digest, keys.map((_, i) => last[`sort_${i}`] ?? null)) : null;
 
   // An ordered map: groups appear in the order of their first row on the page.
   const grouped = new Map<string, TTransactionRow[]>();
@@ -139,17 +118,7 @@ export async function listTransactions(pool: TPgPool, propertyId: string, reques
 
 /** Totals over every row the filter matches, summed by PostgreSQL in NUMERIC. */
 export async function totalsOfFilter(pool: TPgPool, filter: TTransactionFilter, property: TPropertyInfo): Promise<NonNullable<TListing['totals']>> {
-  const params = new SqlParams();
-  const where = transactionFilterSql(filter, params);
-  const credits = params.add([...CREDIT_GROUPS], 'text[]');
-  const result = await pool.query<{ count: string; debit: string; credit: string }>(
-    `SELECT count(*)::text AS count,
-            COALESCE(sum(t.amount) FILTER (WHERE NOT t.internal_code_group = ANY(${credits})), 0)::text AS debit,
-            COALESCE(-sum(t.amount) FILTER (WHERE t.internal_code_group = ANY(${credits})), 0)::text AS credit
-       FROM transactions t WHERE ${where}`,
-    params.values,
-  );
-  const row = result.rows[0]!;
+  const row = await sumTransactions(pool, filter, CREDIT_GROUPS);
   const currency = property.currency ?? null;
   return {
     count: Number(row.count),

@@ -1,5 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { TPgPool } from '../connections.js';
+import { listPropertySchedules } from '../properties/property-store.js';
 import { nightAuditScheduledJob } from './night-audit-job.js';
 
 /**
@@ -27,11 +28,9 @@ export async function syncNightAuditSchedule(
 
 /** At worker start: every property's scheduler, as the properties table says. */
 export async function syncAllNightAuditSchedules(pool: TPgPool, queue: Queue): Promise<number> {
-  const properties = await pool.query<{ id: string; timezone: string; night_audit_time: string | null }>(
-    'SELECT id, timezone, night_audit_time FROM properties',
-  );
-  for (const property of properties.rows) {
+  const properties = await listPropertySchedules(pool);
+  for (const property of properties) {
     await syncNightAuditSchedule(queue, { id: property.id, timezone: property.timezone, nightAuditTime: property.night_audit_time });
   }
-  return properties.rows.filter((p) => p.night_audit_time).length;
+  return properties.filter((p) => p.night_audit_time).length;
 }

@@ -1,9 +1,10 @@
 import type { TPgPool } from '../connections.js';
+import { sourcesWithTransactionsOn } from '../ledger/ledger-store.js';
 
 /**
  * Which sources a night audit exports (docs/night-audit.md): every RESERVATION and every HOUSE_ACCOUNT
  * with a transaction on the business date, the date being the property's local day (PostgreSQL
- * turns the local midnights into instants, DST included).
+ * turns the local midnights into instants, DST included; the statement is in ledger-store.ts).
  */
 export interface TAuditSource {
   sourceKind: 'RESERVATION' | 'HOUSE_ACCOUNT';
@@ -11,15 +12,8 @@ export interface TAuditSource {
 }
 
 export async function selectAuditSources(pool: TPgPool, propertyId: string, businessDate: string, timezone: string): Promise<TAuditSource[]> {
-  const result = await pool.query<{ source_kind: TAuditSource['sourceKind']; source_id: string }>(
-    `SELECT DISTINCT source_kind, source_id FROM transactions
-      WHERE property_id = $1 AND source_kind IN ('RESERVATION', 'HOUSE_ACCOUNT')
-        AND transaction_datetime >= ($2::date::timestamp AT TIME ZONE $3)
-        AND transaction_datetime < (($2::date + 1)::timestamp AT TIME ZONE $3)
-      ORDER BY source_kind, source_id`,
-    [propertyId, businessDate, timezone],
-  );
-  return result.rows.map((row) => ({ sourceKind: row.source_kind, sourceId: row.source_id }));
+  const rows = await sourcesWithTransactionsOn(pool, propertyId, businessDate, timezone);
+  return rows.map((row) => ({ sourceKind: row.source_kind, sourceId: row.source_id }));
 }
 
 /**

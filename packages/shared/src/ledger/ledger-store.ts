@@ -1,0 +1,216 @@
+import type { PoolClient } from 'pg';
+import type { TPgPool } from '../connections.js';
+import type { TFolio, TRecipient, TSourceKind, TTransaction } from './schemas.js';
+import { afterSql, orderBySql, sortValuesSql, type TSortKey } from './sort.js';
+import { SqlParams, transactionFilterSql, type TTransactionFilter } from './transaction-filter.js';
+import { transactionColumnsSql, type TTransactionRow } from './transaction-view.js';
+
+/**
+ * Every statement on the ledger tables `recipients`, `folios` and `transactions`: the import's
+ * upserts, the listing's page and totals, what an export and a night audit read, and the API's
+ * checks of what an export request refers to. The pieces of SQL these statements share are built
+ * elsewhere in this folder: which rows a filter selects (transaction-filter.ts), the columns of a
+ * transaction (transaction-view.ts) and the order and keyset (sort.ts). The `properties` table has
+ * its own module (packages/shared/src/properties/property-store.ts).
+ */
+type TDb = TPgPool | PoolClient;
+type TRecipientType = TRecipient['type'];
+
+export interface TFolioRow {
+  id: string;
+  name: string;
+  source_identifier: string | null;
+}
+
+export interface TRecipientRow {
+  name: string;
+  address: string | null;
+  tax_id: string | null;
+  document_number: string | null;
+}
+
+export type TSortedTransactionRow = TTransactionRow & Record<`sort_${number}`, string | null>;
+
+export async function upsertRecipients(client: PoolClient, propertyId: string, rows: TRecipient[]): Promise<void> {
+  await client.query(
+    `INSERT INTO recipients (property_id, type, id, name, address, email, tax_id, document_number)
+     SELECT $1, r.type, r.id, r.name, r.address, r.email, r."taxId", r."documentNumber"
+       FROM jsonb_to_recordset($2::jsonb) AS r(type text, id bigint, name text, address text, email text, "taxId" text, "documentNumber" text)
+     ON CONFLICT (property_id, type, id) DO UPDATE SET name = EXCLUDED.name, address = EXCLUDED.address, email = EXCLUDED.email,
+       tax_id = EXCLUDED.tax_id, document_number = EXCLUDED.document_number, updated_at = now()`,
+    [propertyId, JSON.stringify(rows)],
+  );
+}
+
+export async function upsertFolios(client: PoolClient, propertyId: string, rows: TFolio[]): Promise<void> {
+  await client.query(
+    `INSERT INTO folios (property_id, id, source_kind, source_id, source_identifier, name, parent_id)
+     SELECT $1, f.id, f."sourceKind", f."sourceId", f."sourceIdentifier", f.name, f."parentId"
+       FROM jsonb_to_recordset($2::jsonb) AS f(id bigint, "sourceKind" text, "sourceId" bigint, "sourceIdentifier" text, name text, "parentId" bigint)
+     ON CONFLICT (property_id, id) DO UPDATE SET source_kind = EXCLUDED.source_kind, source_id = EXCLUDED.source_id,
+       source_identifier = EXCLUDED.source_identifier, name = EXCLUDED.name, parent_id = EXCLUDED.parent_id, updated_at = now()`,
+    [propertyId, JSON.stringify(rows)],
+  );
+}
+
+/** The stored chain (root id) of each of `ids` that is stored, by id. */
+export async function storedRootIds(client: PoolClient, propertyId: string, ids: string[]): Promise<Map<string, string>> {
+  const stored = await client.query<{ id: string; root_id: string }>('SELECT id, root_id FROM transactions WHERE property_id = $1 AND id = ANY($2::bigint[])', [
+    propertyId,
+    ids,
+  ]);
+  return new Map(stored.rows.map((row) => [row.id, row.root_id]));
+}
+
+/** `rows` carry their resolved root id (import-ledger.ts resolves chains). */
+export async function upsertTransactions(client: PoolClient, propertyId: string, rows: Array<TTransaction & { rootId: string | undefined }>): Promise<void> {
+  await client.query(
+    `INSERT INTO transactions (property_id, id, folio_id, source_kind, source_id, source_identifier, sub_source_id,
+        sub_source_identifier, transaction_datetime, service_date, internal_transaction_code, internal_code_group,
+        origin_id, payment_method, description, notes, quantity, amount, currency, posted, parent_id, root_id, is_void, user_id)
+     SELECT $1, t.id, t."folioId", t."sourceKind", t."sourceId", t."sourceIdentifier", t."subSourceId", t."subSourceIdentifier",
+        t."transactionDatetime", t."serviceDate", t."internalTransactionCode", t."internalCodeGroup", t."originId",
+        t."paymentMethod", t.description, t.notes, t.quantity, t.amount, t.currency, t.posted, t."parentId", t."rootId",
+        t."isVoid", t."userId"
+       FROM jsonb_to_recordset($2::jsonb) AS t(id bigint, "folioId" bigint, "sourceKind" text, "sourceId" bigint,
+        "sourceIdentifier" text, "subSourceId" bigint, "subSourceIdentifier" text, "transactionDatetime" timestamptz,
+        "serviceDate" date, "internalTransactionCode" text, "internalCodeGroup" text, "originId" bigint, "paymentMethod" text,
+        description text, notes text, quantity numeric, amount numeric, currency text, posted boolean, "parentId" bigint,
+        "rootId" bigint, "isVoid" boolean, "userId" text)
+     ON CONFLICT (property_id, id) DO UPDATE SET folio_id = EXCLUDED.folio_id, source_kind = EXCLUDED.source_kind,
+        source_id = EXCLUDED.source_id, source_identifier = EXCLUDED.source_identifier, sub_source_id = EXCLUDED.sub_source_id,
+        sub_source_identifier = EXCLUDED.sub_source_identifier, transaction_datetime = EXCLUDED.transaction_datetime,
+        service_date = EXCLUDED.service_date, internal_transaction_code = EXCLUDED.internal_transaction_code,
+        internal_code_group = EXCLUDED.internal_code_group, origin_id = EXCLUDED.origin_id, payment_method = EXCLUDED.payment_method,
+        description = EXCLUDED.description, notes = EXCLUDED.notes, quantity = EXCLUDED.quantity, amount = EXCLUDED.amount,
+        currency = EXCLUDED.currency, posted = EXCLUDED.posted, parent_id = EXCLUDED.parent_id, root_id = EXCLUDED.root_id,
+        is_void = EXCLUDED.is_void, user_id = EXCLUDED.user_id, updated_at = now()`,
+    [propertyId, JSON.stringify(rows)],
+  );
+}
+
+/** A source exists when the property has a folio or a transaction of it. */
+export async function sourceExists(db: TDb, propertyId: string, sourceKind: TSourceKind, sourceId: string): Promise<boolean> {
+  const result = await db.query(
+    `SELECT 1 FROM folios WHERE property_id = $1 AND source_kind = $2 AND source_id = $3
+     UNION ALL
+     SELECT 1 FROM transactions WHERE property_id = $1 AND source_kind = $2 AND source_id = $3
+     LIMIT 1`,
+    [propertyId, sourceKind, sourceId],
+  );
+  return (result.rowCount ?? 0) > 0;
+}
+
+/** How many of `folioIds` are folios of the source. */
+export async function countFoliosOfSource(db: TDb, propertyId: string, sourceKind: TSourceKind, sourceId: string, folioIds: string[]): Promise<number> {
+  const found = await db.query<{ id: string }>(
+    'SELECT id FROM folios WHERE property_id = $1 AND source_kind = $2 AND source_id = $3 AND id = ANY($4::bigint[])',
+    [propertyId, sourceKind, sourceId, folioIds],
+  );
+  return found.rowCount ?? 0;
+}
+
+/** The source's folios in id order; only `folioIds` when given. */
+export async function foliosOfSource(
+  db: TDb,
+  propertyId: string,
+  sourceKind: TSourceKind,
+  sourceId: string,
+  folioIds: string[] | undefined,
+): Promise<TFolioRow[]> {
+  const result = await db.query<TFolioRow>(
+    `SELECT id, name, source_identifier FROM folios
+      WHERE property_id = $1 AND source_kind = $2 AND source_id = $3 AND ($4::bigint[] IS NULL OR id = ANY($4::bigint[]))
+      ORDER BY id`,
+    [propertyId, sourceKind, sourceId, folioIds ?? null],
+  );
+  return result.rows;
+}
+
+export async function recipientExists(db: TDb, propertyId: string, type: TRecipientType, id: string): Promise<boolean> {
+  const found = await db.query('SELECT 1 FROM recipients WHERE property_id = $1 AND type = $2 AND id = $3', [propertyId, type, id]);
+  return Boolean(found.rowCount);
+}
+
+export async function findRecipient(db: TDb, propertyId: string, type: TRecipientType, id: string): Promise<TRecipientRow | undefined> {
+  const result = await db.query<TRecipientRow>('SELECT name, address, tax_id, document_number FROM recipients WHERE property_id = $1 AND type = $2 AND id = $3', [
+    propertyId,
+    type,
+    id,
+  ]);
+  return result.rows[0];
+}
+
+/** Every row the filter selects, in the order of `keys`; local times in `timezone`. */
+export async function selectTransactions(db: TDb, filter: TTransactionFilter, timezone: string, keys: TSortKey[]): Promise<TTransactionRow[]> {
+  const params = new SqlParams();
+  const tz = params.add(timezone);
+  const where = transactionFilterSql(filter, params);
+  const result = await db.query<TTransactionRow>(
+    `SELECT ${transactionColumnsSql(tz)} FROM transactions t WHERE ${where} ORDER BY ${orderBySql(keys)}`,
+    params.values,
+  );
+  return result.rows;
+}
+
+/**
+ * Up to `limit` rows the filter selects after the sort values `after` (from the start without),
+ * each with its sort values as text (`sort_0`, `sort_1`, …) for the next page token.
+ */
+export async function pageOfTransactions(
+  db: TDb,
+  filter: TTransactionFilter,
+  timezone: string,
+  keys: TSortKey[],
+  after: Array<string | null> | undefined,
+  limit: number,
+): Promise<TSortedTransactionRow[]> {
+  const params = new SqlParams();
+  const tz = params.add(timezone);
+  const where = transactionFilterSql(filter, params);
+  const keyset = after ? ` AND ${afterSql(keys, after, params)}` : '';
+  const limitParam = params.add(limit, 'int');
+  const page = await db.query<TSortedTransactionRow>(
+    `SELECT ${transactionColumnsSql(tz)}, ${sortValuesSql(keys)}
+       FROM transactions t WHERE ${where}${keyset}
+      ORDER BY ${orderBySql(keys)} LIMIT ${limitParam}`,
+    params.values,
+  );
+  return page.rows;
+}
+
+/** Count, debits and credits (decimal text, summed in NUMERIC) of every row the filter selects. */
+export async function sumTransactions(db: TDb, filter: TTransactionFilter, creditGroups: Iterable<string>): Promise<{ count: string; debit: string; credit: string }> {
+  const params = new SqlParams();
+  const where = transactionFilterSql(filter, params);
+  const credits = params.add([...creditGroups], 'text[]');
+  const result = await db.query<{ count: string; debit: string; credit: string }>(
+    `SELECT count(*)::text AS count,
+            COALESCE(sum(t.amount) FILTER (WHERE NOT t.internal_code_group = ANY(${credits})), 0)::text AS debit,
+            COALESCE(-sum(t.amount) FILTER (WHERE t.internal_code_group = ANY(${credits})), 0)::text AS credit
+       FROM transactions t WHERE ${where}`,
+    params.values,
+  );
+  return result.rows[0]!;
+}
+
+/**
+ * Every RESERVATION and HOUSE_ACCOUNT with a transaction on a local date in `timezone`
+ * (PostgreSQL turns the local midnights into instants, DST included).
+ */
+export async function sourcesWithTransactionsOn(
+  db: TDb,
+  propertyId: string,
+  localDate: string,
+  timezone: string,
+): Promise<Array<{ source_kind: 'RESERVATION' | 'HOUSE_ACCOUNT'; source_id: string }>> {
+  const result = await db.query<{ source_kind: 'RESERVATION' | 'HOUSE_ACCOUNT'; source_id: string }>(
+    `SELECT DISTINCT source_kind, source_id FROM transactions
+      WHERE property_id = $1 AND source_kind IN ('RESERVATION', 'HOUSE_ACCOUNT')
+        AND transaction_datetime >= ($2::date::timestamp AT TIME ZONE $3)
+        AND transaction_datetime < (($2::date + 1)::timestamp AT TIME ZONE $3)
+      ORDER BY source_kind, source_id`,
+    [propertyId, localDate, timezone],
+  );
+  return result.rows;
+}

@@ -1,0 +1,59 @@
+import type { PoolClient } from 'pg';
+import type { TPgPool } from '../connections.js';
+import type { TProperty } from '../ledger/schemas.js';
+import type { TTokenizationMode } from '../vault/schemas.js';
+
+/**
+ * Every statement on the `properties` table. A property is imported with the ledger and read by
+ * the listing, exports, night audits and the vault's gateway-mode check; each reader selects only
+ * the columns it needs, in the one round trip it had before.
+ */
+type TDb = TPgPool | PoolClient;
+
+export interface TPropertyProfile {
+  name: string;
+  address: string | null;
+  currency: string;
+  timezone: string;
+  language: string | null;
+}
+
+export async function upsertProperty(client: PoolClient, property: TProperty): Promise<void> {
+  await client.query(
+    `INSERT INTO properties (id, name, address, currency, timezone, language, gateway_mode, night_audit_time)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+     ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, address = EXCLUDED.address, currency = EXCLUDED.currency,
+       timezone = EXCLUDED.timezone, language = EXCLUDED.language, gateway_mode = EXCLUDED.gateway_mode,
+       night_audit_time = EXCLUDED.night_audit_time, updated_at = now()`,
+    [property.id, property.name, property.address ?? null, property.currency, property.timezone, property.language ?? null, property.gatewayMode, property.nightAuditTime ?? null],
+  );
+}
+
+/** What a document shows of the property; undefined before the property is imported. */
+export async function findPropertyProfile(db: TDb, propertyId: string): Promise<TPropertyProfile | undefined> {
+  const result = await db.query<TPropertyProfile>('SELECT name, address, currency, timezone, language FROM properties WHERE id = $1', [propertyId]);
+  return result.rows[0];
+}
+
+/** The listing's money and clock; undefined before the property is imported. */
+export async function findPropertyCurrency(db: TDb, propertyId: string): Promise<{ currency: string; timezone: string } | undefined> {
+  const result = await db.query<{ currency: string; timezone: string }>('SELECT currency, timezone FROM properties WHERE id = $1', [propertyId]);
+  return result.rows[0];
+}
+
+/** The property's time zone; undefined before the property is imported. */
+export async function findPropertyTimezone(db: TDb, propertyId: string): Promise<string | undefined> {
+  const result = await db.query<{ timezone: string }>('SELECT timezone FROM properties WHERE id = $1', [propertyId]);
+  return result.rows[0]?.timezone;
+}
+
+export async function findPropertyGatewayMode(db: TDb, propertyId: string): Promise<TTokenizationMode | undefined> {
+  const result = await db.query<{ gateway_mode: TTokenizationMode }>('SELECT gateway_mode FROM properties WHERE id = $1', [propertyId]);
+  return result.rows[0]?.gateway_mode;
+}
+
+/** Every property with what its night-audit schedule needs (night_audit_time null: none). */
+export async function listPropertySchedules(db: TDb): Promise<Array<{ id: string; timezone: string; night_audit_time: string | null }>> {
+  const result = await db.query<{ id: string; timezone: string; night_audit_time: string | null }>('SELECT id, timezone, night_audit_time FROM properties');
+  return result.rows;
+}
