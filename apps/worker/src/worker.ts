@@ -6,7 +6,7 @@ import type { Logger } from '@folio-vault/shared/logger';
 import { createMetrics, type TMetrics } from '@folio-vault/shared/metrics';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { createStorage } from '@folio-vault/shared/storage/create-storage';
-import { ExportRepository } from './exports/export-repository.js';
+import { ExportStore } from '@folio-vault/shared/exports/export-store';
 import { FolioExporter } from './exports/folio-exporter.js';
 import { RenderPool } from './exports/render-pool.js';
 import { startWorkerHealthServer } from './health-server.js';
@@ -18,6 +18,7 @@ import { NightAuditor } from './night-audit/night-auditor.js';
 import { syncAllNightAuditSchedules } from '@folio-vault/shared/night-audit/schedules';
 import { CardRepository } from './vault/card-repository.js';
 import { CardVault } from './vault/card-vault.js';
+import { closeWorkerParts } from './worker-shutdown.js';
 
 export interface TRunningWorker {
   /** The port of the health server (WORKER_HEALTH_PORT; "ephemeral" gives a free one), when it runs. */
@@ -34,9 +35,9 @@ export async function startWorker(config: TConfig, logger: Logger, options: { me
 
   const renderer = new RenderPool(config.EXPORT_CONCURRENCY, { metrics });
   renderer.warm();
-  const exportRepository = new ExportRepository(pool);
+  const exportStore = new ExportStore(pool);
   const storage = createStorage(config);
-  const exporter = new FolioExporter(pool, exportRepository, storage, renderer);
+  const exporter = new FolioExporter(pool, exportStore, storage, renderer);
   const flows = new FlowProducer({ connection, prefix: config.QUEUE_PREFIX });
   flows.on('error', () => undefined);
   const auditor = new NightAuditor(pool, exporter, storage, flows);
@@ -50,7 +51,7 @@ export async function startWorker(config: TConfig, logger: Logger, options: { me
     { connection, prefix: config.QUEUE_PREFIX, concurrency: config.WORKER_CONCURRENCY, ...locking },
   );
   // Renders run in the render pool, so the export worker takes as many jobs as the pool has processes.
-  const exportWorker = new Worker(QUEUE_NAMES.export, createProcessor(exportHandlers(exporter, exportRepository, nightAuditSourceHandler(auditor, logger), logger), logger, metrics), {
+  const exportWorker = new Worker(QUEUE_NAMES.export, createProcessor(exportHandlers(exporter, exportStore, nightAuditSourceHandler(auditor, logger), logger), logger, metrics), {
     connection,
     prefix: config.QUEUE_PREFIX,
     concurrency: config.EXPORT_CONCURRENCY,
@@ -83,27 +84,6 @@ export async function startWorker(config: TConfig, logger: Logger, options: { me
 
   return {
     healthPort: health?.port,
-    async close() {
-      await health?.close();
-      // worker.close() waits for active jobs; past the grace period, force it: jobs still active
-      // are handed back (their locks lapse and another worker takes them as stalled).
-      const graceful = Promise.all(workers.map((worker) => worker.close()));
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = await Promise.race([
-        graceful.then(() => false),
-        new Promise<boolean>((resolve) => {
-          timer = setTimeout(() => resolve(true), config.SHUTDOWN_GRACE_MS);
-        }),
-      ]);
-      clearTimeout(timer);
-      if (timedOut) {
-        logger.warn('active jobs did not finish within the grace period; handing them back');
-        await Promise.all(workers.map((worker) => worker.close(true)));
-      }
-      await renderer.close();
-      await flows.close();
-      connection.disconnect();
-      await pool.end();
-    },
+    close: () => closeWorkerParts({ health, workers, renderer, flows, connection, pool }, config.SHUTDOWN_GRACE_MS, logger),
   };
 }

@@ -2,33 +2,24 @@ import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { v7 as uuidv7 } from 'uuid';
 import type { TPgPool } from '@folio-vault/shared/connections';
-import { inTransaction } from '@folio-vault/shared/db/transaction';
 import { AppError } from '@folio-vault/shared/errors';
 import type { TLanguage } from '@folio-vault/shared/i18n/languages';
 import { exportFolioJob } from '@folio-vault/shared/exports/export-folio-job';
-import { sourceExists } from '@folio-vault/shared/ledger/list-transactions';
+import { ExportStore, type TExportRow } from '@folio-vault/shared/exports/export-store';
 import type { TExportStatus, TExportStatusBody, TFolioExportRequest } from '@folio-vault/shared/exports/schemas';
+import { countFoliosOfSource, recipientExists, sourceExists } from '@folio-vault/shared/ledger/ledger-store';
 import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
 import type { JobWaiter } from '../jobs/job-waiter.js';
+
+// The routes read the status row's type from the service they call.
+export type { TExportRow };
 
 /**
  * The API's side of folio exports (docs/export.md): checks what the request refers to, shares one
  * export between identical requests in flight, queues the job, waits for it (bounded) and serves
- * status and file. Export records live in PostgreSQL so status outlives the queue's retention.
+ * status and file. Export records live in PostgreSQL so status outlives the queue's retention;
+ * their statements are in packages/shared/src/exports/export-store.ts, shared with the worker.
  */
-export interface TExportRow {
-  id: string;
-  status: TExportStatus;
-  progress: number;
-  created_at: Date;
-  completed_at: Date | null;
-  error: string | null;
-  object_key: string | null;
-  filename: string | null;
-  size: string | null;
-  pages: number | null;
-  sha256: string | null;
-}
 
 /** A small export renders in seconds: a slot frees up soon after the cap is hit. */
 const CAP_RETRY_AFTER_SECONDS = 5;
@@ -36,31 +27,27 @@ const CAP_RETRY_AFTER_SECONDS = 5;
 export const statusPath = (exportId: string) => `/fiscal-document/v1/folios/exports/${exportId}`;
 
 export class ExportService {
+  private readonly store: ExportStore;
+
   constructor(
     private readonly pool: TPgPool,
     private readonly waiter: JobWaiter,
     private readonly storage: ObjectStorage,
     /** EXPORT_QUEUE_CAP_PER_PROPERTY: queued + running exports a property may have at once. */
     private readonly inFlightCap: number,
-  ) {}
+  ) {
+    this.store = new ExportStore(pool);
+  }
 
   /** 404 for an unknown source, a folio of another source, or an unknown recipient. */
   async checkReferences(propertyId: string, request: TFolioExportRequest): Promise<void> {
     if (!(await sourceExists(this.pool, propertyId, request.sourceKind, request.sourceId))) throw AppError.notFound('The source');
     if (request.folioIds) {
-      const found = await this.pool.query<{ id: string }>(
-        'SELECT id FROM folios WHERE property_id = $1 AND source_kind = $2 AND source_id = $3 AND id = ANY($4::bigint[])',
-        [propertyId, request.sourceKind, request.sourceId, request.folioIds],
-      );
-      if (found.rowCount !== request.folioIds.length) throw AppError.notFound('A folio of this source');
+      const found = await countFoliosOfSource(this.pool, propertyId, request.sourceKind, request.sourceId, request.folioIds);
+      if (found !== request.folioIds.length) throw AppError.notFound('A folio of this source');
     }
-    if (request.recipient) {
-      const found = await this.pool.query('SELECT 1 FROM recipients WHERE property_id = $1 AND type = $2 AND id = $3', [
-        propertyId,
-        request.recipient.type,
-        request.recipient.id,
-      ]);
-      if (!found.rowCount) throw AppError.notFound('The recipient');
+    if (request.recipient && !(await recipientExists(this.pool, propertyId, request.recipient.type, request.recipient.id))) {
+      throw AppError.notFound('The recipient');
     }
   }
 
@@ -68,44 +55,23 @@ export class ExportService {
    * The export for this request: the one already queued or running for an identical request, or a
    * new one (queued here). Identical = same property, language and normalized request. A new one
    * past the property's cap of exports in flight is refused with 429 RATE_LIMITED; joining an
-   * identical export adds no work, so it is never refused.
-   *
-   * Count and insert run under a per-property advisory lock: with several API processes, two
-   * requests could otherwise both count cap − 1 and both insert. The count comes from the exports
-   * table (not the queue) because a row is queued before its job and stays in flight until the
-   * worker records the end, whichever process and queue state it passes through.
+   * identical export adds no work, so it is never refused. The store counts and inserts under a
+   * per-property lock, so several API processes cannot both take the last slot.
    */
   async start(propertyId: string, language: TLanguage, request: TFolioExportRequest, requestId: string): Promise<{ exportId: string; status: TExportStatus }> {
     const digest = createHash('sha256').update(JSON.stringify({ propertyId, language, request })).digest('base64url');
     const exportId = uuidv7();
-    const started = await inTransaction(this.pool, async (client) => {
-      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`exports-in-flight:${propertyId}`]);
-      const existing = await client.query<{ id: string; status: TExportStatus }>(
-        `SELECT id, status FROM exports WHERE property_id = $1 AND request_digest = $2 AND status IN ('queued', 'running')`,
-        [propertyId, digest],
-      );
-      if (existing.rows[0]) return { exportId: existing.rows[0].id, status: existing.rows[0].status, joined: true };
-      const inFlight = await client.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM exports WHERE property_id = $1 AND status IN ('queued', 'running')`,
-        [propertyId],
-      );
-      if (inFlight.rows[0]!.n >= this.inFlightCap) {
-        throw new AppError('RATE_LIMITED', `This property already has ${this.inFlightCap} exports queued or running; retry when one has finished.`, {
-          retryAfterSeconds: CAP_RETRY_AFTER_SECONDS,
-        });
-      }
-      await client.query(
-        `INSERT INTO exports (id, property_id, request_digest, request, language, format, status)
-         VALUES ($1, $2, $3, $4, $5, $6, 'queued')`,
-        [exportId, propertyId, digest, JSON.stringify(request), language, request.format],
-      );
-      return { exportId, status: 'queued' as TExportStatus, joined: false };
-    });
-    if (started.joined) return { exportId: started.exportId, status: started.status };
+    const queued = await this.store.queue({ exportId, propertyId, digest, language, request }, this.inFlightCap);
+    if (queued.kind === 'full') {
+      throw new AppError('RATE_LIMITED', `This property already has ${this.inFlightCap} exports queued or running; retry when one has finished.`, {
+        retryAfterSeconds: CAP_RETRY_AFTER_SECONDS,
+      });
+    }
+    if (queued.kind === 'joined') return { exportId: queued.exportId, status: queued.status };
     try {
       await this.waiter.add(exportFolioJob.name, { version: 1, exportId, propertyId, language, request, requestId }, exportId, exportFolioJob.options);
     } catch (error) {
-      await this.pool.query(`UPDATE exports SET status = 'failed', error = 'The export could not be queued.' WHERE id = $1`, [exportId]);
+      await this.store.unqueued(exportId);
       throw error;
     }
     return { exportId, status: 'queued' };
@@ -118,13 +84,9 @@ export class ExportService {
   }
 
   async find(propertyId: string, exportId: string): Promise<TExportRow> {
-    const result = await this.pool.query<TExportRow>(
-      `SELECT id, status, progress, created_at, completed_at, error, object_key, filename, size::text AS size, pages, sha256
-         FROM exports WHERE id = $1 AND property_id = $2`,
-      [exportId, propertyId],
-    );
-    if (!result.rows[0]) throw AppError.notFound('The export');
-    return result.rows[0];
+    const row = await this.store.find(propertyId, exportId);
+    if (!row) throw AppError.notFound('The export');
+    return row;
   }
 
   statusBody(row: TExportRow): TExportStatusBody {

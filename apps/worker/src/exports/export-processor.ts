@@ -1,7 +1,7 @@
 import { UnrecoverableError } from 'bullmq';
+import type { ExportStore } from '@folio-vault/shared/exports/export-store';
 import type { TExportJobName } from '@folio-vault/shared/jobs/registry';
 import type { Logger } from '@folio-vault/shared/logger';
-import type { ExportRepository } from './export-repository.js';
 import type { FolioExporter } from './folio-exporter.js';
 import type { THandler, THandlers } from '../jobs/processor-base.js';
 import { exportFailureReason } from '../jobs/failure-reason.js';
@@ -12,7 +12,7 @@ import { exportFailureReason } from '../jobs/failure-reason.js';
  */
 export function exportHandlers(
   exporter: FolioExporter,
-  repository: ExportRepository,
+  store: ExportStore,
   nightAuditSource: THandler<'night-audit-source'>,
   logger: Logger,
 ): THandlers<TExportJobName> {
@@ -25,7 +25,7 @@ export function exportHandlers(
         const attempts = job.opts.attempts ?? 1;
         const last = error instanceof UnrecoverableError || job.attemptsMade + 1 >= attempts;
         const message = exportFailureReason(error, job.attemptsMade + 1, attempts, last);
-        await (last ? repository.fail(payload.exportId, message) : repository.retrying(payload.exportId, message)).catch(() => undefined);
+        await (last ? store.fail(payload.exportId, message) : store.retrying(payload.exportId, message)).catch(() => undefined);
         throw error;
       }
     },

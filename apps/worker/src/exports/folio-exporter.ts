@@ -7,11 +7,11 @@ import type { z } from 'zod';
 import type { TPgPool } from '@folio-vault/shared/connections';
 import type { ZExportFolioPayload } from '@folio-vault/shared/exports/export-folio-job';
 import type { Logger } from '@folio-vault/shared/logger';
+import type { ExportStore, TStoredResult } from '@folio-vault/shared/exports/export-store';
 import type { TFolioDocument } from '@folio-vault/shared/exports/folio-document';
 import { ZFolioExportRequest, type TExportFormat } from '@folio-vault/shared/exports/schemas';
 import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
 import { buildFolioDocument } from './build-document.js';
-import type { ExportRepository, TStoredResult } from './export-repository.js';
 import type { RenderPool } from './render-pool.js';
 
 /**
@@ -30,13 +30,13 @@ function localDate(now: Date, timezone: string): string {
 export class FolioExporter {
   constructor(
     private readonly pool: TPgPool,
-    private readonly repository: ExportRepository,
+    private readonly store: ExportStore,
     private readonly storage: ObjectStorage,
     private readonly renderer: RenderPool,
   ) {}
 
   async run(payload: TPayload, job: Job, log: Logger): Promise<TStoredResult> {
-    const previous = await this.repository.start(payload.exportId);
+    const previous = await this.store.start(payload.exportId);
     if (previous) return previous;
     const request = ZFolioExportRequest.parse(payload.request);
     const extension = request.format === 'XLSX' ? 'xlsx' : 'pdf';
@@ -51,7 +51,7 @@ export class FolioExporter {
       ...published,
       filename: `folio-${request.sourceKind}-${request.sourceId}-${localDate(now, document.timezone)}.${extension}`,
     };
-    await this.repository.complete(payload.exportId, result);
+    await this.store.complete(payload.exportId, result);
     return result;
   }
 
@@ -80,6 +80,6 @@ export class FolioExporter {
   }
 
   private async reportProgress(job: Job, exportId: string, progress: number): Promise<void> {
-    await Promise.all([job.updateProgress(progress), this.repository.progress(exportId, progress)]);
+    await Promise.all([job.updateProgress(progress), this.store.progress(exportId, progress)]);
   }
 }
