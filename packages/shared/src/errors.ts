@@ -76,6 +76,103 @@ export class AppError extends Error {
   }
 }
 
+/** A store the service depends on; its outage is answered 503, never 500. */
+export type TStoreName = 'postgres' | 'redis' | 'storage';
+
+const UNAVAILABLE_DETAILS: Record<TStoreName | 'network', string> = {
+  postgres: 'The database cannot be reached right now; retry shortly.',
+  redis: 'The job queue cannot be reached right now; retry shortly.',
+  storage: 'The file store cannot be reached right now; retry shortly.',
+  network: 'A store this request needs cannot be reached right now; retry shortly.',
+};
+
+/**
+ * Socket errors of a connection to a store. Not ECONNABORTED: body-parser gives that code to a
+ * client that went away mid-body, which is the client's doing.
+ */
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+/** SQLSTATE classes 08 (connection exception) and 53 (insufficient resources), and 57P01-57P05 (server shutting down, starting up, gone). */
+const PG_STATES = /^(08|53|57P0[1-5])/;
+/** node-postgres raises these without a code when the server goes away or does not answer a connect. */
+const PG_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable|Query read timeout)/;
+const REDIS_NAMES = new Set(['MaxRetriesPerRequestError', 'ClusterAllFailedError']);
+/** ioredis while the connection is down (fail-fast clients, clusters), and Redis replies of a server not ready to serve. */
+const REDIS_MESSAGES =
+  /^(Connection is closed|Stream isn't writeable|Cluster isn't ready|None of startup nodes is available|Failed to refresh slots cache|Command timed out|(LOADING|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|READONLY) )/;
+/** S3 error codes of a store that is overloaded or failing on its side. */
+const S3_CODES = new Set(['SlowDown', 'ServiceUnavailable', 'InternalError', 'RequestTimeout']);
+
+function ownFailureOf(error: object): TStoreName | 'network' | undefined {
+  const { name, message, code } = error as { name?: unknown; message?: unknown; code?: unknown };
+  const text = typeof message === 'string' ? message : '';
+  if (typeof code === 'string' && PG_STATES.test(code)) return 'postgres';
+  if (PG_MESSAGES.test(text)) return 'postgres';
+  if (REDIS_NAMES.has(String(name)) || REDIS_MESSAGES.test(text)) return 'redis';
+  if (name === 'StorageWriteError' || (name === 'S3Error' && S3_CODES.has(String(code)))) return 'storage';
+  if (typeof code === 'string' && NETWORK_CODES.has(code)) return 'network';
+  return undefined;
+}
+
+/**
+ * Which store an error says is unreachable, if any: its own name, code or message, else those of
+ * its cause (a wrapped driver error) or of the attempts of an AggregateError (a connect tried on
+ * every address of a host). 'network' is a socket error that does not say which store it was.
+ */
+export function connectionFailureOf(error: unknown, depth = 0): TStoreName | 'network' | undefined {
+  if (typeof error !== 'object' || error === null || depth > 3) return undefined;
+  const own = ownFailureOf(error);
+  if (own && own !== 'network') return own;
+  const inner = [(error as { cause?: unknown }).cause, ...(error instanceof AggregateError ? error.errors : [])];
+  for (const candidate of inner) {
+    const found = connectionFailureOf(candidate, depth + 1);
+    if (found && found !== 'network') return found;
+  }
+  return own ?? inner.map((candidate) => connectionFailureOf(candidate, depth + 1)).find(Boolean);
+}
+
+/**
+ * Errors Express and body-parser raise for a request that cannot be read. Body-parser's carry a
+ * `type`; the router's URIError for a path that is not valid percent-encoding ("/vault/v1/tokens/%zz")
+ * and body-parser's zlib error for a Content-Encoding body that does not inflate carry only status
+ * 400 (found by test/fuzz.test.ts). They are the client's fault: a 4xx, never a 500.
+ */
+function fromHttpClientError(error: unknown): AppError | undefined {
+  const { type, status } = (typeof error === 'object' && error !== null ? error : {}) as { type?: unknown; status?: unknown };
+  if (type === 'entity.too.large') return new AppError('PAYLOAD_TOO_LARGE', 'The request body is larger than this route accepts.');
+  if (type === 'entity.parse.failed') {
+    return AppError.invalid([{ path: 'body', message: 'is not valid JSON' }], 'The request body is not valid JSON.');
+  }
+  if (type === 'charset.unsupported' || type === 'encoding.unsupported') {
+    return new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body encoding is not supported (use UTF-8 JSON).');
+  }
+  if (typeof type === 'string') return AppError.invalid([{ path: 'body', message: 'could not be read' }], 'The request body could not be read.');
+  if (status !== 400) return undefined;
+  if (error instanceof URIError) {
+    return AppError.invalid([{ path: 'path', message: 'is not valid percent-encoding' }], 'The request path is not valid percent-encoding.');
+  }
+  return AppError.invalid([{ path: 'body', message: 'could not be read' }], 'The request body could not be read.');
+}
+
+/**
+ * The one conversion of anything thrown into the answer it gets: an AppError as it is; a request
+ * that cannot be read, its 4xx; a store that cannot be reached (PostgreSQL, Redis, object storage,
+ * or a socket error), 503 with Retry-After; anything else 500 UNEXPECTED_ERROR. The original error
+ * is kept as `cause`, for the log, never for the client.
+ */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  const fromClient = fromHttpClientError(error);
+  if (fromClient) return fromClient.withCause(error);
+  const store = connectionFailureOf(error);
+  if (store) return AppError.unavailable(UNAVAILABLE_DETAILS[store]).withCause(error);
+  return new AppError('UNEXPECTED_ERROR', 'An unexpected error occurred; it has been logged.', { cause: error });
+}
+
+/** An error answered 500: a fault of ours, logged with its stack (503s and 4xx are expected). */
+export function isUnexpected(error: AppError): boolean {
+  return error.code === 'UNEXPECTED_ERROR';
+}
+
 export function toErrorBody(error: AppError, requestId: string, now = new Date()): TErrorBody {
   const body: TErrorBody = {
     id: requestId,
