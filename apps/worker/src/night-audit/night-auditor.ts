@@ -4,7 +4,8 @@ import type { TPgPool } from '@folio-vault/shared/connections';
 import { LANGUAGES, type TLanguage } from '@folio-vault/shared/i18n/languages';
 import type { nightAuditManifestJob, nightAuditScheduledJob, nightAuditSourceJob } from '@folio-vault/shared/night-audit/night-audit-job';
 import type { Logger } from '@folio-vault/shared/logger';
-import { startNightAudit } from '@folio-vault/shared/night-audit/batches';
+import { batchItems, closeBatch, recordSourceExported, recordSourceFailed, startNightAudit } from '@folio-vault/shared/night-audit/batches';
+import { findPropertyTimezone } from '@folio-vault/shared/properties/property-store';
 import { auditExportRequest, auditObjectKey, manifestKey, previousLocalDate } from '@folio-vault/shared/night-audit/selection';
 import { ZFolioExportRequest } from '@folio-vault/shared/exports/schemas';
 import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
@@ -38,39 +39,20 @@ export class NightAuditor {
     const document = await buildFolioDocument(this.pool, payload.propertyId, language, request, new Date(), property);
     const key = auditObjectKey(payload.propertyId, payload.businessDate, source, payload.format);
     const published = await this.exporter.publish(document, payload.format, key, log);
-    await this.pool.query(
-      `WITH running AS (
-         UPDATE night_audit_batches SET status = 'running' WHERE id = $1 AND run = $4 AND status = 'queued'
-       )
-       UPDATE night_audit_items SET status = 'completed', size = $5, sha256 = $6, pages = $7, rows = $8, folio_ids = $9::bigint[],
-              error = NULL, updated_at = now()
-        WHERE batch_id = $1 AND source_kind = $2 AND source_id = $3 AND run = $4`,
-      [payload.batchId, payload.sourceKind, payload.sourceId, payload.run, published.size, published.sha256, published.pages, published.rows, document.folios.map((f) => f.id)],
-    );
+    await recordSourceExported(this.pool, payload, { ...published, folioIds: document.folios.map((f) => f.id) });
     return published;
   }
 
   async sourceFailed(payload: TSourcePayload, error: string): Promise<void> {
-    await this.pool.query(
-      `UPDATE night_audit_items SET status = 'failed', error = $5, updated_at = now()
-        WHERE batch_id = $1 AND source_kind = $2 AND source_id = $3 AND run = $4 AND status <> 'completed'`,
-      [payload.batchId, payload.sourceKind, payload.sourceId, payload.run, error],
-    );
+    await recordSourceFailed(this.pool, payload, error);
   }
 
   async writeManifest(payload: TManifestPayload) {
-    const items = await this.pool.query<{
-      source_kind: string; source_id: string; status: string; object_key: string; folio_ids: string[];
-      size: string | null; sha256: string | null; pages: number | null; rows: number | null; error: string | null;
-    }>(
-      `SELECT source_kind, source_id, status, object_key, folio_ids::text[] AS folio_ids, size::text AS size, sha256, pages, rows, error
-         FROM night_audit_items WHERE batch_id = $1 AND run = $2 ORDER BY source_kind, source_id`,
-      [payload.batchId, payload.run],
-    );
-    const files = items.rows.filter((i) => i.status === 'completed');
+    const items = await batchItems(this.pool, payload.batchId, payload.run);
+    const files = items.filter((i) => i.status === 'completed');
     // A child that never reported (it cannot happen with ignoreDependencyOnFailure, but a manifest
     // must not claim a file it does not have) counts as failed.
-    const failures = items.rows.filter((i) => i.status !== 'completed');
+    const failures = items.filter((i) => i.status !== 'completed');
     const manifest = {
       propertyId: payload.propertyId,
       businessDate: payload.businessDate,
@@ -78,7 +60,7 @@ export class NightAuditor {
       batchId: payload.batchId,
       run: payload.run,
       generatedAt: new Date().toISOString(),
-      total: items.rows.length,
+      total: items.length,
       files: files.map((i) => ({
         key: i.object_key, sourceKind: i.source_kind, sourceId: i.source_id, folioIds: i.folio_ids,
         size: Number(i.size), sha256: i.sha256, pages: i.pages, rows: i.rows,
@@ -87,20 +69,14 @@ export class NightAuditor {
     };
     const key = manifestKey(payload.propertyId, payload.businessDate);
     await this.storage.put(key, Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`), 'application/json');
-    if (failures.length) {
-      await this.pool.query(`UPDATE night_audit_items SET status = 'failed', error = COALESCE(error, 'did not finish') WHERE batch_id = $1 AND run = $2 AND status = 'pending'`, [payload.batchId, payload.run]);
-    }
-    await this.pool.query(
-      `UPDATE night_audit_batches SET status = $3, manifest_key = $4, completed_at = now() WHERE id = $1 AND run = $2`,
-      [payload.batchId, payload.run, failures.length ? 'completed_with_failures' : 'completed', key],
-    );
-    return { manifestKey: key, total: items.rows.length, completed: files.length, failed: failures.length };
+    await closeBatch(this.pool, payload.batchId, payload.run, failures.length > 0, key);
+    return { manifestKey: key, total: items.length, completed: files.length, failed: failures.length };
   }
 
   async scheduled(payload: TScheduledPayload, now = new Date()) {
-    const property = await this.pool.query<{ timezone: string }>('SELECT timezone FROM properties WHERE id = $1', [payload.propertyId]);
-    const businessDate = previousLocalDate(now, property.rows[0]?.timezone ?? 'UTC');
-    if (!property.rows[0]) return { businessDate };
+    const timezone = await findPropertyTimezone(this.pool, payload.propertyId);
+    const businessDate = previousLocalDate(now, timezone ?? 'UTC');
+    if (timezone === undefined) return { businessDate };
     const { batchId } = await startNightAudit(this.pool, this.flows, payload.propertyId, businessDate, 'PDF');
     return { batchId, businessDate };
   }

@@ -4,14 +4,19 @@ import type { TPgPool } from '../connections.js';
 import { inTransaction } from '../db/transaction.js';
 import { AppError } from '../errors.js';
 import { nightAuditManifestJob, nightAuditSourceJob } from './night-audit-job.js';
+import { findPropertyTimezone } from '../properties/property-store.js';
 import { QUEUE_NAMES } from '../queues.js';
-import { auditObjectKey, selectAuditSources } from './selection.js';
+import { auditObjectKey, selectAuditSources, type TAuditSource } from './selection.js';
 
 /**
  * Starting and reading night-audit batches (docs/night-audit.md), shared by the API, the scheduled job
  * and `npm run night-audit`. A batch is one per (property, business date, format), so its id is
  * derived from them: a re-run keeps the id, rewrites the same object keys and replaces the items.
  * A batch queued or running is answered as it is, never started twice.
+ *
+ * Every statement on `night_audit_batches` and `night_audit_items` is in this module: the start
+ * and status here, and what the worker records of each source and of the manifest
+ * (apps/worker/src/night-audit/night-auditor.ts) below.
  */
 const BATCH_NAMESPACE = '6f1d3c52-8b0e-4c6a-9a57-3f2b8f7e4d21';
 
@@ -32,19 +37,14 @@ export function batchIdOf(propertyId: string, businessDate: string, format: 'PDF
   return uuidv5(`${propertyId}:${businessDate}:${format}`, BATCH_NAMESPACE);
 }
 
-export async function startNightAudit(
-  pool: TPgPool,
-  flows: FlowProducer,
-  propertyId: string,
-  businessDate: string,
-  format: 'PDF' | 'XLSX',
-): Promise<{ batchId: string; status: TBatchStatus; started: boolean }> {
-  const batchId = batchIdOf(propertyId, businessDate, format);
-  const property = await pool.query<{ timezone: string }>('SELECT timezone FROM properties WHERE id = $1', [propertyId]);
-  const timezone = property.rows[0]?.timezone ?? 'UTC';
+type TBegun = { inFlight: TBatchStatus } | { run: number; sources: TAuditSource[] };
 
-  type TBegun = { inFlight: TBatchStatus } | { run: number; sources: Awaited<ReturnType<typeof selectAuditSources>> };
-  const begun = await inTransaction(pool, async (client): Promise<TBegun> => {
+/**
+ * In one transaction under the batch's advisory lock: the batch in flight, or a new run of it
+ * with one pending item per source of the business date.
+ */
+async function beginRun(pool: TPgPool, batchId: string, propertyId: string, businessDate: string, format: 'PDF' | 'XLSX', timezone: string): Promise<TBegun> {
+  return inTransaction(pool, async (client): Promise<TBegun> => {
     await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`night-audit:${batchId}`]);
     const existing = await client.query<{ status: TBatchStatus; run: number }>('SELECT status, run FROM night_audit_batches WHERE id = $1', [batchId]);
     const current = existing.rows[0];
@@ -70,6 +70,18 @@ export async function startNightAudit(
     }
     return { run, sources };
   });
+}
+
+export async function startNightAudit(
+  pool: TPgPool,
+  flows: FlowProducer,
+  propertyId: string,
+  businessDate: string,
+  format: 'PDF' | 'XLSX',
+): Promise<{ batchId: string; status: TBatchStatus; started: boolean }> {
+  const batchId = batchIdOf(propertyId, businessDate, format);
+  const timezone = (await findPropertyTimezone(pool, propertyId)) ?? 'UTC';
+  const begun = await beginRun(pool, batchId, propertyId, businessDate, format, timezone);
   if ('inFlight' in begun) return { batchId, status: begun.inFlight, started: false };
   const { run, sources } = begun;
 
@@ -117,4 +129,78 @@ export async function nightAuditStatus(pool: TPgPool, propertyId: string, batchI
     failed: row.failed,
     manifestKey: row.manifest_key,
   };
+}
+
+/** One source of one run of a batch: only the current run may write its item. */
+export interface TBatchItemRef {
+  batchId: string;
+  run: number;
+  sourceKind: string;
+  sourceId: string;
+}
+
+export interface TBatchItemRow {
+  source_kind: string;
+  source_id: string;
+  status: string;
+  object_key: string;
+  folio_ids: string[];
+  size: string | null;
+  sha256: string | null;
+  pages: number | null;
+  rows: number | null;
+  error: string | null;
+}
+
+/**
+ * Records a source's file and, in the same statement (one round trip a source), marks the batch
+ * running if it was still queued.
+ */
+export async function recordSourceExported(
+  pool: TPgPool,
+  item: TBatchItemRef,
+  file: { size: number; sha256: string; pages: number; rows: number; folioIds: string[] },
+): Promise<void> {
+  await pool.query(
+    `WITH running AS (
+       UPDATE night_audit_batches SET status = 'running' WHERE id = $1 AND run = $4 AND status = 'queued'
+     )
+     UPDATE night_audit_items SET status = 'completed', size = $5, sha256 = $6, pages = $7, rows = $8, folio_ids = $9::bigint[],
+            error = NULL, updated_at = now()
+      WHERE batch_id = $1 AND source_kind = $2 AND source_id = $3 AND run = $4`,
+    [item.batchId, item.sourceKind, item.sourceId, item.run, file.size, file.sha256, file.pages, file.rows, file.folioIds],
+  );
+}
+
+/** A completed item stays completed: a late failure of a redelivery does not undo its file. */
+export async function recordSourceFailed(pool: TPgPool, item: TBatchItemRef, error: string): Promise<void> {
+  await pool.query(
+    `UPDATE night_audit_items SET status = 'failed', error = $5, updated_at = now()
+      WHERE batch_id = $1 AND source_kind = $2 AND source_id = $3 AND run = $4 AND status <> 'completed'`,
+    [item.batchId, item.sourceKind, item.sourceId, item.run, error],
+  );
+}
+
+/** The run's items in manifest order. */
+export async function batchItems(pool: TPgPool, batchId: string, run: number): Promise<TBatchItemRow[]> {
+  const items = await pool.query<TBatchItemRow>(
+    `SELECT source_kind, source_id, status, object_key, folio_ids::text[] AS folio_ids, size::text AS size, sha256, pages, rows, error
+       FROM night_audit_items WHERE batch_id = $1 AND run = $2 ORDER BY source_kind, source_id`,
+    [batchId, run],
+  );
+  return items.rows;
+}
+
+/**
+ * Ends the run once its manifest is stored. With failures, items still pending (a child that never
+ * reported) are marked failed first, so the counts agree with the manifest.
+ */
+export async function closeBatch(pool: TPgPool, batchId: string, run: number, withFailures: boolean, manifestKey: string): Promise<void> {
+  if (withFailures) {
+    await pool.query(`UPDATE night_audit_items SET status = 'failed', error = COALESCE(error, 'did not finish') WHERE batch_id = $1 AND run = $2 AND status = 'pending'`, [batchId, run]);
+  }
+  await pool.query(
+    `UPDATE night_audit_batches SET status = $3, manifest_key = $4, completed_at = now() WHERE id = $1 AND run = $2`,
+    [batchId, run, withFailures ? 'completed_with_failures' : 'completed', manifestKey],
+  );
 }
