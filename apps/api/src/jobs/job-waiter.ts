@@ -1,26 +1,45 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Queue, QueueEvents } from 'bullmq';
 import { AppError } from '@folio-vault/shared/errors';
+import { within } from '@folio-vault/shared/within';
 
 /**
- * Waits for jobs, bounded. `job.waitUntilFinished` alone is not enough (docs/vault.md#waiting-for-the-worker): with
+ * Waits for jobs, bounded. `job.waitUntilFinished` alone is not enough (docs/vault.md): with
  * removeOnComplete it can fail with "Missing key", and QueueEvents are best-effort. So: listen
  * before adding, race the event against a timer, poll the job's state now and then in case the
- * event was missed, and check the state once more before giving up.
+ * event was missed, and check the state once more before giving up. A job that no longer exists
+ * (removed, or lost with Redis's data) ends the wait at once: no event will ever come for it.
  */
-export type TJobOutcome = { state: 'completed'; value: unknown } | { state: 'failed'; reason: string } | { state: 'timeout' };
+export type TJobOutcome =
+  | { state: 'completed'; value: unknown }
+  | { state: 'failed'; reason: string }
+  | { state: 'missing' }
+  | { state: 'timeout' };
+
+export interface TJobWaiterOptions {
+  /** The first state poll, this long after the wait starts (or at the bound, when that is sooner). */
+  pollFirstMs?: number;
+  pollEveryMs?: number;
+}
 
 const POLL_FIRST_MS = 1_000;
 const POLL_EVERY_MS = 1_000;
 
 export class JobWaiter {
   private readonly pending = new Map<string, Set<(outcome: TJobOutcome) => void>>();
+  private readonly pollFirstMs: number;
+  private readonly pollEveryMs: number;
 
   constructor(
     private readonly queue: Queue,
     events: QueueEvents,
+    options: TJobWaiterOptions = {},
   ) {
+    this.pollFirstMs = options.pollFirstMs ?? POLL_FIRST_MS;
+    this.pollEveryMs = options.pollEveryMs ?? POLL_EVERY_MS;
     events.on('completed', ({ jobId, returnvalue }) => this.settle(jobId, { state: 'completed', value: parseReturnValue(returnvalue) }));
     events.on('failed', ({ jobId, failedReason }) => this.settle(jobId, { state: 'failed', reason: failedReason }));
+    events.on('removed', ({ jobId }) => this.settle(jobId, { state: 'missing' }));
   }
 
   private settle(jobId: string, outcome: TJobOutcome): void {
@@ -29,13 +48,13 @@ export class JobWaiter {
 
   /**
    * Adds the job and resolves with its return value. Rejects with 503 when Redis refuses the job,
-   * when the job fails, or when no result arrives within `timeoutMs` (the job may still complete:
-   * callers make retries safe with idempotency).
+   * when the job fails or vanishes, or when no result arrives within `timeoutMs` (the job may still
+   * complete: callers make retries safe with idempotency).
    */
   async run(name: string, data: unknown, options: { jobId: string; timeoutMs: number; jobOptions?: object }): Promise<unknown> {
     const outcome = await this.wait(options.jobId, options.timeoutMs, () => this.add(name, data, options.jobId, options.jobOptions));
     if (outcome.state === 'timeout') throw AppError.unavailable('The request is still being processed; retry shortly.', 1);
-    if (outcome.state === 'failed') throw AppError.unavailable('The request could not be processed right now; retry shortly.', 2);
+    if (outcome.state !== 'completed') throw AppError.unavailable('The request could not be processed right now; retry shortly.', 2);
     return outcome.value;
   }
 
@@ -50,43 +69,61 @@ export class JobWaiter {
   /**
    * Waits for a job that is (or is about to be) on the queue: `start` runs once the listener is in
    * place (e.g. the add). Resolves `timeout` rather than rejecting, for callers that answer 202.
+   * Nothing of the wait outlives it: once it resolves, no poll starts again.
    */
   async wait(jobId: string, timeoutMs: number, start: () => Promise<void> = async () => undefined): Promise<TJobOutcome> {
-    let resolve!: (outcome: TJobOutcome) => void;
-    const settled = new Promise<TJobOutcome>((r) => {
-      resolve = r;
-    });
-    const listeners = this.pending.get(jobId) ?? new Set();
-    listeners.add(resolve);
-    this.pending.set(jobId, listeners);
-    const timers: NodeJS.Timeout[] = [];
+    const done = new AbortController();
+    const event = this.listen(jobId, done.signal);
     try {
       await start();
-      const poll = async () => {
-        const outcome = await this.readState(jobId).catch(() => undefined);
-        if (outcome) resolve(outcome);
-        else timers.push(setTimeout(() => void poll(), POLL_EVERY_MS));
-      };
-      timers.push(setTimeout(() => void poll(), Math.min(POLL_FIRST_MS, timeoutMs)));
-      const outcome = await Promise.race([
-        settled,
-        new Promise<'timeout'>((r) => timers.push(setTimeout(() => r('timeout'), timeoutMs))),
-      ]);
+      const bound = sleep(timeoutMs, 'timeout' as const, { signal: done.signal });
+      const outcome = await Promise.race([event, this.poll(jobId, done.signal), bound]);
       if (outcome !== 'timeout') return outcome;
-      return (await this.readState(jobId).catch(() => undefined)) ?? { state: 'timeout' };
+      // The bound has passed: one last look (itself bounded), in case the event was missed.
+      return (await within(this.readState(jobId), this.pollEveryMs).catch(() => undefined)) ?? { state: 'timeout' };
     } finally {
-      for (const timer of timers) clearTimeout(timer);
-      listeners.delete(resolve);
-      if (listeners.size === 0) this.pending.delete(jobId);
+      done.abort();
     }
   }
 
+  /** The job's event, until `stop`; the listener is removed then, so nothing is kept per job. */
+  private listen(jobId: string, stop: AbortSignal): Promise<TJobOutcome> {
+    return new Promise((resolve) => {
+      const listeners = this.pending.get(jobId) ?? new Set();
+      listeners.add(resolve);
+      this.pending.set(jobId, listeners);
+      stop.addEventListener('abort', () => {
+        listeners.delete(resolve);
+        if (listeners.size === 0 && this.pending.get(jobId) === listeners) this.pending.delete(jobId);
+      }, { once: true });
+    });
+  }
+
+  /**
+   * Reads the job's state now and then until it is known. A read in flight when the wait ends
+   * finishes, and `stop` is checked before the next: no poll is scheduled after the wait is over.
+   * Never resolves once stopped (the wait has its answer by then).
+   */
+  private async poll(jobId: string, stop: AbortSignal): Promise<TJobOutcome> {
+    let delay = this.pollFirstMs;
+    for (;;) {
+      const slept = await sleep(delay, true, { signal: stop }).catch(() => false);
+      if (!slept || stop.aborted) return new Promise<never>(() => undefined);
+      const outcome = await this.readState(jobId).catch(() => undefined);
+      if (outcome) return outcome;
+      delay = this.pollEveryMs;
+    }
+  }
+
+  /** The job's outcome when it has one; `missing` when Redis holds no such job (any more). */
   private async readState(jobId: string): Promise<TJobOutcome | undefined> {
     const state = await this.queue.getJobState(jobId);
+    if (state === 'unknown') return { state: 'missing' };
     if (state === 'failed') return { state: 'failed', reason: 'failed' };
     if (state !== 'completed') return undefined;
+    // State first, then the hash: once completed, the return value is in it (unless removed since).
     const job = await this.queue.getJob(jobId);
-    return job ? { state: 'completed', value: job.returnvalue } : undefined;
+    return job ? { state: 'completed', value: job.returnvalue } : { state: 'missing' };
   }
 }
 
