@@ -1,24 +1,51 @@
-import { OpenAPIRegistry, OpenApiGeneratorV3 } from '@asteasolutions/zod-to-openapi';
-import { registerExportDocs } from './exports/routes.js';
-import { registerLedgerDocs } from './ledger/routes.js';
-import { registerNightAuditDocs } from './night-audit/routes.js';
-import { registerVaultDocs } from './vault/routes.js';
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { EXPORT_ROUTES } from './exports/routes.js';
+import { registerErrorComponents } from './http/openapi-errors.js';
+import { registerRoute } from './http/route-docs.js';
+import { LEDGER_ROUTES } from './ledger/routes.js';
+import { NIGHT_AUDIT_ROUTES } from './night-audit/routes.js';
+import { OPS_ROUTES } from './ops/routes.js';
+import { VAULT_ROUTES } from './vault/routes.js';
 
-/** The OpenAPI document, generated from the same zod schemas the routes validate with. */
-export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV3['generateDocument']> {
+/**
+ * Every route the service defines, in the order the document lists them. Left out on purpose:
+ * /docs (Swagger UI: HTML and static assets for a person, drawn from this very document) and
+ * /admin/queues (the BullMQ dashboard: bull-board's own pages and internal JSON API, for a
+ * browser with a cookie; a client generator must not build calls to them).
+ */
+export const ROUTES = [...VAULT_ROUTES, ...LEDGER_ROUTES, ...EXPORT_ROUTES, ...NIGHT_AUDIT_ROUTES, ...OPS_ROUTES];
+
+const TAGS = [
+  { name: 'Card vault', description: 'Tokenize a card, read its metadata, delete it (crypto-shredding).' },
+  { name: 'Ledger', description: 'Import a property\'s ledger and list a source\'s folio transactions.' },
+  { name: 'Folio export', description: 'Folios as PDF or XLSX: answered at once, or accepted with a status to poll.' },
+  { name: 'Night audit', description: 'Every folio that moved on a business date, exported in one batch.' },
+  { name: 'Operations', description: 'Liveness, readiness, metrics and this document.' },
+];
+
+/**
+ * The OpenAPI 3.1 document, generated from the route definitions Express mounts. 3.1 because
+ * zod-to-openapi writes nullable values there as plain JSON Schema (`type: [..., "null"]`), which
+ * linters and validators take as is; its 3.0 output puts `nullable` where no `type` is.
+ */
+export function buildOpenApiDocument(): ReturnType<OpenApiGeneratorV31['generateDocument']> {
   const registry = new OpenAPIRegistry();
-  registry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
-  registerVaultDocs(registry);
-  registerLedgerDocs(registry);
-  registerExportDocs(registry);
-  registerNightAuditDocs(registry);
-  return new OpenApiGeneratorV3(registry.definitions).generateDocument({
-    openapi: '3.0.3',
+  registry.registerComponent('securitySchemes', 'bearerAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'A JWT whose `scope` claim holds the scope an operation lists and whose `property_ids` claim holds X-Property-Id.',
+  });
+  registerErrorComponents(registry);
+  for (const route of ROUTES) registerRoute(registry, route);
+  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
     info: {
       title: 'Folio Vault',
       version: '0.1.0',
-      description: 'Card vault and folio export for hotel software. Errors use the Error schema.',
+      description: 'Card vault and folio export for hotel software. Every non-2xx JSON answer is the Error schema.',
     },
     servers: [{ url: '/' }],
+    tags: TAGS,
   });
 }

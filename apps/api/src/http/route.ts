@@ -1,32 +1,73 @@
-import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { z } from 'zod';
 import { AppError, type TFieldError } from '@folio-vault/shared/errors';
+import { authenticate, type TAuthenticateOptions } from '../auth/authenticate.js';
+import type { TJwtVerifier } from '../auth/jwt-verifier.js';
+import type { TScope } from '../auth/principal.js';
+import type { TResponseDoc } from './route-docs.js';
 
 /**
- * A route = schemas for headers / params / body + a short handler. The parsed values are handed to
- * the handler (never re-parsed); every problem in every part is reported at once with its path:
- * a body field as "expiration.month", a header by its name ("X-Property-Id"), a path parameter by
- * its name.
+ * One definition per route: path, scope, headers, params, body, answers and error statuses,
+ * written once. `mountRoutes` puts it on Express; `registerRoute` (route-docs.ts) describes it
+ * in the OpenAPI document, so neither can drift from the other.
  */
-interface TRouteSchemas<H extends z.ZodType, P extends z.ZodType, B extends z.ZodType> {
-  headers?: H;
-  params?: P;
-  body?: B;
-  /** Body size limit for this route (413 above it: docs/api.md#abuse-limits). */
-  bodyLimit?: string;
-  /**
-   * Runs once the headers are valid and before the body is read: a caller who may not act for the
-   * property gets 403 whatever the body holds (and its body is never parsed).
-   */
-  authorize?: (req: Request, headers: z.output<H>) => void;
+export type THttpMethod = 'get' | 'post' | 'delete';
+
+/** What every route's dependencies hold: the token verifier for `scope`. */
+export interface TRouteDeps {
+  verifier: TJwtVerifier;
 }
 
-interface TRouteContext<H extends z.ZodType, P extends z.ZodType, B extends z.ZodType> {
+/** The part of a definition the OpenAPI document reads: everything but the code. */
+export interface TRouteSpec {
+  method: THttpMethod;
+  /** OpenAPI syntax (`/vault/v1/tokens/{id}`); Express gets `:id`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: [string];
+  /** The scope the bearer token needs; absent on the public operational routes. */
+  scope?: TScope;
+  /** A route with limits in front of it (`limits`) answers 429 too. */
+  rateLimited?: boolean;
+  headers?: z.ZodObject;
+  params?: z.ZodObject;
+  body?: z.ZodType;
+  /** Body size limit (413 above it); 100 kB when absent. */
+  bodyLimit?: string;
+  responses: Record<number, TResponseDoc>;
+  /** Error statuses of this route beyond the ones its parts imply (route-docs.ts: impliedErrors). */
+  errors?: number[];
+}
+
+export interface TRouteContext<H extends z.ZodType, P extends z.ZodType, B extends z.ZodType> {
   req: Request;
   res: Response;
   headers: z.output<H>;
   params: z.output<P>;
   body: z.output<B>;
+}
+
+export interface TRouteDefinition<D extends TRouteDeps, H extends z.ZodObject, P extends z.ZodObject, B extends z.ZodType> extends TRouteSpec {
+  headers?: H;
+  params?: P;
+  body?: B;
+  /** Options of `authenticate` (a shared secret, a cookie) drawn from the dependencies. */
+  authOptions?: (deps: D) => TAuthenticateOptions;
+  /** Middleware after authentication and before the headers are read (rate limits). */
+  limits?: (deps: D) => RequestHandler[];
+  /**
+   * Runs once the headers are valid and before the body is read: a caller who may not act for the
+   * property gets 403 whatever the body holds (and its body is never parsed).
+   */
+  authorize?: (req: Request, headers: z.output<H>) => void;
+  handler: (deps: D) => (ctx: TRouteContext<H, P, B>) => Promise<void>;
+}
+
+/** A definition with its types erased, ready to mount: what route lists hold. */
+export interface TRoute<D extends TRouteDeps> extends TRouteSpec {
+  handlers: (deps: D) => RequestHandler[];
 }
 
 const HEADER_NAMES: Record<string, string> = {
@@ -37,6 +78,10 @@ const HEADER_NAMES: Record<string, string> = {
   prefer: 'Prefer',
 };
 
+/**
+ * Every problem in every part is reported at once with its path: a body field as
+ * "expiration.month", a header by its name ("X-Property-Id"), a path parameter by its name.
+ */
 function issuesToFieldErrors(issues: z.core.$ZodIssue[], part: 'headers' | 'params' | 'body'): TFieldError[] {
   return issues.map((issue) => {
     const path = issue.path.map(String);
@@ -62,29 +107,35 @@ function jsonParser(limit: string): RequestHandler {
   return parser;
 }
 
-export function route<
-  H extends z.ZodType = z.ZodUnknown,
-  P extends z.ZodType = z.ZodUnknown,
-  B extends z.ZodType = z.ZodUnknown,
->(schemas: TRouteSchemas<H, P, B>, handler: (ctx: TRouteContext<H, P, B>) => Promise<void>): RequestHandler[] {
+/** `/a/{id}/b` → `/a/:id/b`. */
+export const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
+
+/**
+ * Headers (and `authorize`) first, then the content type and the JSON body, then params and body
+ * validated; the parsed values are handed to the handler, never re-parsed.
+ */
+function validation<H extends z.ZodObject, P extends z.ZodObject, B extends z.ZodType>(
+  def: TRouteDefinition<never, H, P, B>,
+  handler: (ctx: TRouteContext<H, P, B>) => Promise<void>,
+): RequestHandler[] {
   const handlers: RequestHandler[] = [];
   const headerErrors = new WeakMap<Request, { headers?: unknown; errors: TFieldError[] }>();
   handlers.push((req, _res, next) => {
-    if (!schemas.headers) return next();
-    const result = schemas.headers.safeParse(req.headers);
+    if (!def.headers) return next();
+    const result = def.headers.safeParse(req.headers);
     if (!result.success) {
       headerErrors.set(req, { errors: issuesToFieldErrors(result.error.issues, 'headers') });
       return next();
     }
     headerErrors.set(req, { headers: result.data, errors: [] });
     try {
-      schemas.authorize?.(req, result.data as z.output<H>);
+      def.authorize?.(req, result.data as z.output<H>);
       next();
     } catch (error) {
       next(error);
     }
   });
-  if (schemas.body) {
+  if (def.body) {
     handlers.push((req, _res, next) => {
       if (!req.is('application/json')) {
         next(new AppError('UNSUPPORTED_MEDIA_TYPE', 'This route takes a JSON body (Content-Type: application/json).'));
@@ -92,7 +143,7 @@ export function route<
       }
       next();
     });
-    handlers.push(jsonParser(schemas.bodyLimit ?? '100kb'));
+    handlers.push(jsonParser(def.bodyLimit ?? '100kb'));
   }
   handlers.push(async (req: Request, res: Response, next: NextFunction) => {
     try {
@@ -106,8 +157,8 @@ export function route<
         return undefined;
       };
       const headers = parsedHeaders?.headers;
-      const params = parse(schemas.params, req.params, 'params');
-      const body = parse(schemas.body, req.body, 'body');
+      const params = parse(def.params, req.params, 'params');
+      const body = parse(def.body, req.body, 'body');
       if (fieldErrors.length > 0) throw AppError.invalid(fieldErrors);
       await handler({ req, res, headers: headers as z.output<H>, params: params as z.output<P>, body: body as z.output<B> });
     } catch (error) {
@@ -115,4 +166,28 @@ export function route<
     }
   });
   return handlers;
+}
+
+export function defineRoute<
+  D extends TRouteDeps,
+  H extends z.ZodObject = z.ZodObject,
+  P extends z.ZodObject = z.ZodObject,
+  B extends z.ZodType = z.ZodUnknown,
+>(def: TRouteDefinition<D, H, P, B>): TRoute<D> {
+  const { handler, authOptions, limits, authorize: _authorize, ...spec } = def;
+  return {
+    ...spec,
+    handlers: (deps) => [
+      ...(def.scope ? [authenticate(deps.verifier, def.scope, authOptions?.(deps))] : []),
+      // Before the headers and the body are read: a limited caller costs no parsing.
+      ...(limits?.(deps) ?? []),
+      ...validation(def as TRouteDefinition<never, H, P, B>, handler(deps)),
+    ],
+  };
+}
+
+/** Mounts each definition on the router at its Express path. */
+export function mountRoutes<D extends TRouteDeps>(router: Router, routes: readonly TRoute<D>[], deps: D): Router {
+  for (const route of routes) router[route.method](expressPath(route.path), ...route.handlers(deps));
+  return router;
 }

@@ -1,36 +1,44 @@
 import type { Queue } from 'bullmq';
 import { Router } from 'express';
-import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import type { TPgPool } from '@folio-vault/shared/connections';
 import { AppError } from '@folio-vault/shared/errors';
 import { importLedger } from '@folio-vault/shared/ledger/import-ledger';
 import { syncNightAuditSchedule } from '@folio-vault/shared/night-audit/schedules';
 import { listTransactions } from '@folio-vault/shared/ledger/list-transactions';
 import { ZPropertyHeaders } from '@folio-vault/shared/schemas/common';
-import { ZImportRequest, ZImportResponse, ZListTransactionsRequest } from '@folio-vault/shared/ledger/schemas';
-import { authenticate, forPropertyHeader } from '../auth/authenticate.js';
-import type { TJwtVerifier } from '../auth/jwt-verifier.js';
+import { ZImportRequest, ZImportResponse, ZListTransactionsRequest, ZListTransactionsResponse } from '@folio-vault/shared/ledger/schemas';
+import { forPropertyHeader } from '../auth/authenticate.js';
 import { SCOPES } from '../auth/principal.js';
-import { database } from '../http/database.js';
-import { errorResponses } from '../http/openapi-errors.js';
-import { route } from '../http/route.js';
+import { defineRoute, mountRoutes, type TRouteDeps } from '../http/route.js';
 
 /**
- * docs/ledger.md. A query, not a job: the API reads the ledger directly through the one
- * ledger module the export uses too.
+ * The listing is a query, not a job: the API reads the ledger directly through the one ledger
+ * module the export uses too.
  */
 const IMPORT_BODY_LIMIT = '64mb'; // ≥ 10,000 transactions per request with room to spare
 const LISTING_BODY_LIMIT = '64kb';
+const TAGS: ['Ledger'] = ['Ledger'];
 
+export interface TLedgerDeps extends TRouteDeps {
+  pool: TPgPool;
+  nightAuditQueue: Queue;
+}
 
-export function ledgerRoutes(verifier: TJwtVerifier, pool: TPgPool, nightAuditQueue: Queue): Router {
-  const router = Router();
-
-  router.post(
-    '/accounting/v1.0/import',
-    authenticate(verifier, SCOPES.writePayment),
-    ...route({ headers: ZPropertyHeaders, authorize: forPropertyHeader, body: ZImportRequest, bodyLimit: IMPORT_BODY_LIMIT }, async ({ res, headers, body }) => {
-      const counts = await database(() => importLedger(pool, headers['x-property-id'], body));
+const importLedgerRoute = defineRoute({
+  method: 'post',
+  path: '/accounting/v1.0/import',
+  operationId: 'importLedger',
+  summary: 'Import ledger data',
+  description: "Upserts the property, recipients, folios and transactions of X-Property-Id in one database transaction; the property's night audit follows its nightAuditTime.",
+  tags: TAGS,
+  scope: SCOPES.writePayment,
+  headers: ZPropertyHeaders,
+  authorize: forPropertyHeader,
+  body: ZImportRequest,
+  bodyLimit: IMPORT_BODY_LIMIT,
+  responses: { 200: { description: 'Counts of records upserted', json: ZImportResponse } },
+  handler: ({ pool, nightAuditQueue }: TLedgerDeps) => async ({ res, headers, body }) => {
+      const counts = await importLedger(pool, headers['x-property-id'], body);
       // The property's daily night audit follows its nightAuditTime and time zone.
       if (body.property) {
         await syncNightAuditSchedule(nightAuditQueue, { id: body.property.id, timezone: body.property.timezone, nightAuditTime: body.property.nightAuditTime }).catch(
@@ -40,39 +48,30 @@ export function ledgerRoutes(verifier: TJwtVerifier, pool: TPgPool, nightAuditQu
         );
       }
       res.json(counts);
-    }),
-  );
+  },
+});
 
-  router.post(
-    '/accounting/v1.0/folios/transactions',
-    authenticate(verifier, SCOPES.readPayment),
-    ...route({ headers: ZPropertyHeaders, authorize: forPropertyHeader, body: ZListTransactionsRequest, bodyLimit: LISTING_BODY_LIMIT }, async ({ res, headers, body }) => {
-      res.json(await database(() => listTransactions(pool, headers['x-property-id'], body)));
-    }),
-  );
+const listTransactionsRoute = defineRoute({
+  method: 'post',
+  path: '/accounting/v1.0/folios/transactions',
+  operationId: 'listFolioTransactions',
+  summary: 'List folio transactions',
+  description: "One page of a source's transactions, filtered, sorted and grouped; cursor pagination (nextPageToken).",
+  tags: TAGS,
+  scope: SCOPES.readPayment,
+  headers: ZPropertyHeaders,
+  authorize: forPropertyHeader,
+  body: ZListTransactionsRequest,
+  bodyLimit: LISTING_BODY_LIMIT,
+  responses: { 200: { description: 'Groups of transactions', json: ZListTransactionsResponse } },
+  errors: [404],
+  handler: ({ pool }: TLedgerDeps) => async ({ res, headers, body }) => {
+      res.json(await listTransactions(pool, headers['x-property-id'], body));
+  },
+});
 
-  return router;
-}
+export const LEDGER_ROUTES = [importLedgerRoute, listTransactionsRoute];
 
-export function registerLedgerDocs(registry: OpenAPIRegistry): void {
-  registry.registerPath({
-    method: 'post',
-    path: '/accounting/v1.0/import',
-    tags: ['Ledger'],
-    summary: 'Import ledger data',
-    description: 'Upserts the property, recipients, folios and transactions of X-Property-Id in one database transaction. Scope write:payment.',
-    security: [{ bearerAuth: [] }],
-    request: { headers: ZPropertyHeaders, body: { required: true, content: { 'application/json': { schema: ZImportRequest } } } },
-    responses: { 200: { description: 'Counts of records upserted', content: { 'application/json': { schema: ZImportResponse } } }, ...errorResponses(400, 401, 403, 413, 415, 503) },
-  });
-  registry.registerPath({
-    method: 'post',
-    path: '/accounting/v1.0/folios/transactions',
-    tags: ['Ledger'],
-    summary: 'List folio transactions',
-    description: 'One page of a source\'s transactions, filtered, sorted and grouped; cursor pagination (nextPageToken). Scope read:payment.',
-    security: [{ bearerAuth: [] }],
-    request: { headers: ZPropertyHeaders, body: { required: true, content: { 'application/json': { schema: ZListTransactionsRequest } } } },
-    responses: { 200: { description: 'Groups of transactions', content: { 'application/json': { schema: { type: 'object' } } } }, ...errorResponses(400, 401, 403, 404, 503) },
-  });
+export function ledgerRoutes(deps: TLedgerDeps): Router {
+  return mountRoutes(Router(), LEDGER_ROUTES, deps);
 }

@@ -4,7 +4,6 @@ import { ExpressAdapter } from '@bull-board/express';
 import type { Queue } from 'bullmq';
 import { Router, type Express, type NextFunction, type Request, type Response } from 'express';
 import { AppError } from '@folio-vault/shared/errors';
-import type { TMetrics } from '@folio-vault/shared/metrics';
 import { authenticate } from '../auth/authenticate.js';
 import type { TJwtVerifier } from '../auth/jwt-verifier.js';
 import { SCOPES } from '../auth/principal.js';
@@ -15,11 +14,8 @@ export const DASHBOARD_COOKIE = 'folio_admin_token';
 
 export interface TAdminDeps {
   verifier: TJwtVerifier;
-  metrics: TMetrics;
   /** Every queue the service has (one list: QUEUE_NAMES), shown read-only by the dashboard. */
   queues: readonly Queue[];
-  /** METRICS_TOKEN: a shared secret a scraper may send instead of an admin JWT. */
-  metricsToken?: string;
   /** Mark the dashboard cookie Secure (production). */
   secureCookies: boolean;
 }
@@ -79,11 +75,6 @@ function tokenFromQuery(deps: TAdminDeps) {
  */
 export function adminRoutes(deps: TAdminDeps): Router {
   const router = Router();
-
-  router.get('/metrics', authenticate(deps.verifier, SCOPES.admin, { sharedSecret: deps.metricsToken }), async (_req, res) => {
-    const { contentType, body } = await deps.metrics.scrape();
-    res.set('Content-Type', contentType).set('Cache-Control', 'no-store').send(body);
-  });
 
   const board = new ExpressAdapter().setBasePath(DASHBOARD_PATH);
   createBullBoard({

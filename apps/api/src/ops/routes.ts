@@ -2,10 +2,16 @@ import { Router } from 'express';
 import swaggerUi from 'swagger-ui-express';
 import { pingRedis, type TPgPool, type TRedisClient } from '@folio-vault/shared/connections';
 import { AppError, toErrorBody } from '@folio-vault/shared/errors';
+import type { TMetrics } from '@folio-vault/shared/metrics';
+import { ZHealth, ZReadiness, ZReadinessFailure } from '@folio-vault/shared/schemas/common';
 import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
 import { within } from '@folio-vault/shared/within';
+import { SCOPES } from '../auth/principal.js';
+import { HEADERS } from '../http/openapi-errors.js';
+import { defineRoute, mountRoutes, type TRouteDeps } from '../http/route.js';
 
 const CHECK_TIMEOUT_MS = 2_000;
+const TAGS: ['Operations'] = ['Operations'];
 
 export interface TReadinessDeps {
   redis: TRedisClient;
@@ -13,15 +19,38 @@ export interface TReadinessDeps {
   storage: ObjectStorage;
 }
 
-/** docs/api.md#operations: liveness, readiness naming the store that does not answer, and the API's own description. */
-export function opsRoutes(deps: TReadinessDeps, openApiDocument: object): Router {
-  const router = Router();
+export interface TOpsDeps extends TRouteDeps, TReadinessDeps {
+  metrics: TMetrics;
+  /** METRICS_TOKEN: a shared secret a scraper may send instead of an admin JWT. */
+  metricsToken?: string;
+  openApiDocument: object;
+}
 
-  router.get('/healthz', (_req, res) => {
+const healthz = defineRoute<TOpsDeps>({
+  method: 'get',
+  path: '/healthz',
+  operationId: 'getHealth',
+  summary: 'Liveness',
+  description: 'Answers while the process serves requests; checks no store.',
+  tags: TAGS,
+  responses: { 200: { description: 'Alive', json: ZHealth } },
+  handler: () => async ({ res }) => {
     res.json({ status: 'ok' });
-  });
+  },
+});
 
-  router.get('/readyz', async (req, res) => {
+const readyz = defineRoute<TOpsDeps>({
+  method: 'get',
+  path: '/readyz',
+  operationId: 'getReadiness',
+  summary: 'Readiness',
+  description: `Pings Redis (every master of a cluster), PostgreSQL and the object storage, each within ${CHECK_TIMEOUT_MS} ms; 503 names the ones that did not answer.`,
+  tags: TAGS,
+  responses: {
+    200: { description: 'Every store answered', json: ZReadiness },
+    503: { description: 'A store did not answer: the error body plus every check.', json: ZReadinessFailure, headers: { 'Retry-After': HEADERS.retryAfter(true) } },
+  },
+  handler: (deps) => async ({ req, res }) => {
     const checks = {
       // On a Redis Cluster: every master (redis+cluster:// URLs).
       redis: () => pingRedis(deps.redis),
@@ -45,12 +74,51 @@ export function opsRoutes(deps: TReadinessDeps, openApiDocument: object): Router
     }
     const error = AppError.unavailable(`Not ready: ${failing.join(', ')} did not answer.`, 5);
     res.status(503).set('Retry-After', '5').json({ ...toErrorBody(error, String(req.id)), checks: Object.fromEntries(results) });
-  });
+  },
+});
 
-  router.get('/openapi.json', (_req, res) => {
-    res.json(openApiDocument);
-  });
-  router.use('/docs', swaggerUi.serve, swaggerUi.setup(openApiDocument, { customSiteTitle: 'Folio Vault API' }));
+const metrics = defineRoute<TOpsDeps>({
+  method: 'get',
+  path: '/metrics',
+  operationId: 'getMetrics',
+  summary: 'Prometheus metrics',
+  description: 'Prometheus text exposition. The bearer token is an admin JWT or METRICS_TOKEN.',
+  tags: TAGS,
+  scope: SCOPES.admin,
+  authOptions: (deps) => ({ sharedSecret: deps.metricsToken }),
+  responses: {
+    200: {
+      description: 'The metrics',
+      content: { type: 'text/plain', schema: { type: 'string' } },
+      headers: { 'Cache-Control': { description: 'Never cached.', required: true, schema: { type: 'string', enum: ['no-store'] } } },
+    },
+  },
+  handler: (deps) => async ({ res }) => {
+    const { contentType, body } = await deps.metrics.scrape();
+    res.set('Content-Type', contentType).set('Cache-Control', 'no-store').send(body);
+  },
+});
 
+const openApi = defineRoute<TOpsDeps>({
+  method: 'get',
+  path: '/openapi.json',
+  operationId: 'getOpenApiDocument',
+  summary: 'This OpenAPI document',
+  tags: TAGS,
+  responses: { 200: { description: 'The OpenAPI 3.1 document', content: { type: 'application/json', schema: { type: 'object' } } } },
+  handler: (deps) => async ({ res }) => {
+    res.json(deps.openApiDocument);
+  },
+});
+
+export const OPS_ROUTES = [healthz, readyz, metrics, openApi];
+
+/**
+ * Liveness, readiness naming the store that does not answer, metrics, and the API's own
+ * description, plus its Swagger UI at /docs (left out of the document: openapi.ts).
+ */
+export function opsRoutes(deps: TOpsDeps): Router {
+  const router = mountRoutes(Router(), OPS_ROUTES, deps);
+  router.use('/docs', swaggerUi.serve, swaggerUi.setup(deps.openApiDocument, { customSiteTitle: 'Folio Vault API' }));
   return router;
 }

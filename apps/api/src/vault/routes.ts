@@ -1,5 +1,4 @@
 import { Router, type RequestHandler } from 'express';
-import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import {
   ZCardTokenMetadata,
   ZTokenIdParams,
@@ -7,112 +6,110 @@ import {
   ZTokenizeCardResponse,
   ZTokenizeHeaders,
   ZVaultHeaders,
-  type TTokenizationMode,
 } from '@folio-vault/shared/vault/schemas';
-import { authenticate, forPropertyHeader } from '../auth/authenticate.js';
-import type { TJwtVerifier } from '../auth/jwt-verifier.js';
+import { forPropertyHeader } from '../auth/authenticate.js';
 import { SCOPES } from '../auth/principal.js';
-import { errorResponses } from '../http/openapi-errors.js';
-import { route } from '../http/route.js';
+import { HEADERS } from '../http/openapi-errors.js';
+import { defineRoute, mountRoutes, type TRouteDeps } from '../http/route.js';
+import { tokenizationModeOf as modeOf } from '@folio-vault/shared/vault/tokenization-mode';
 import { auditVaultErrors, recordVaultEvent } from './vault-audit.js';
 import type { VaultClient } from './vault-client.js';
 
-/** docs/vault.md. A card body is small; 16 kB leaves room for billing details in any script. */
+/** A card body is small; 16 kB leaves room for billing details in any script. */
 const CARD_BODY_LIMIT = '16kb';
+const TAGS: ['Card vault'] = ['Card vault'];
 
-const modeOf = (header: 'test' | undefined): TTokenizationMode => (header === 'test' ? 'test' : 'live');
-
-export function vaultRoutes(verifier: TJwtVerifier, vault: VaultClient, tokenizeLimits: RequestHandler[]): Router {
-  const router = Router();
-
-  router.post(
-    '/vault/v1/tokens/card',
-    authenticate(verifier, SCOPES.writePayment),
-    // Before the body is read: a limited caller costs no parsing (http/rate-limit.ts).
-    ...tokenizeLimits,
-    ...route({ headers: ZTokenizeHeaders, authorize: forPropertyHeader, body: ZTokenizeCardRequest, bodyLimit: CARD_BODY_LIMIT }, async ({ req, res, headers, body }) => {
-      const token = await vault.tokenize(body, {
-        propertyId: headers['x-property-id'],
-        mode: modeOf(headers['svc-tokenization-mode']),
-        requestId: String(req.id),
-        idempotencyKey: headers['idempotency-key'],
-      });
-      await recordVaultEvent(vault.audit, req, { httpStatus: 200, tokenId: token.id });
-      res.status(200).json(token);
-    }),
-  );
-
-  router.get(
-    '/vault/v1/tokens/:id',
-    authenticate(verifier, SCOPES.readPayment),
-    ...route({ headers: ZVaultHeaders, authorize: forPropertyHeader, params: ZTokenIdParams }, async ({ req, res, headers, params }) => {
-      const metadata = await vault.read(params.id, {
-        propertyId: headers['x-property-id'],
-        mode: modeOf(headers['svc-tokenization-mode']),
-        requestId: String(req.id),
-      });
-      await recordVaultEvent(vault.audit, req, { httpStatus: 200, tokenId: params.id });
-      res.json(metadata);
-    }),
-  );
-
-  router.delete(
-    '/vault/v1/tokens/:id',
-    authenticate(verifier, SCOPES.writePayment),
-    ...route({ headers: ZVaultHeaders, authorize: forPropertyHeader, params: ZTokenIdParams }, async ({ req, res, headers, params }) => {
-      await vault.delete(params.id, {
-        propertyId: headers['x-property-id'],
-        mode: modeOf(headers['svc-tokenization-mode']),
-        requestId: String(req.id),
-      });
-      await recordVaultEvent(vault.audit, req, { httpStatus: 204, tokenId: params.id });
-      res.status(204).end();
-    }),
-  );
-
-  // Denied (401/403), rejected and failed vault requests get their audit event here.
-  router.use('/vault/v1/tokens', auditVaultErrors(vault.audit));
-
-  return router;
+export interface TVaultDeps extends TRouteDeps {
+  vault: VaultClient;
+  /** Rate limits of POST /vault/v1/tokens/card (http/rate-limit.ts). */
+  tokenizeLimits: RequestHandler[];
 }
 
-export function registerVaultDocs(registry: OpenAPIRegistry): void {
-  registry.registerPath({
-    method: 'post',
-    path: '/vault/v1/tokens/card',
-    tags: ['Card vault'],
-    summary: 'Tokenize a card',
-    description:
-      'Validates the card (Luhn, brand, CVV length, expiry), stores it encrypted and answers a token id. ' +
-      'SVC-Tokenization-Mode: test selects test mode; absent means live. Scope write:payment.',
-    security: [{ bearerAuth: [] }],
-    request: { headers: ZTokenizeHeaders, body: { required: true, content: { 'application/json': { schema: ZTokenizeCardRequest } } } },
-    responses: {
-      200: { description: 'Tokenized', content: { 'application/json': { schema: ZTokenizeCardResponse } } },
-      ...errorResponses(400, 401, 403, 409, 413, 415, 429, 503),
-    },
-  });
-  registry.registerPath({
-    method: 'get',
-    path: '/vault/v1/tokens/{id}',
-    tags: ['Card vault'],
-    summary: 'Token metadata',
-    description: 'Metadata only, never the card number. A token is visible only in the mode it was created in. Scope read:payment.',
-    security: [{ bearerAuth: [] }],
-    request: { headers: ZVaultHeaders, params: ZTokenIdParams },
-    responses: {
-      200: { description: 'Metadata', content: { 'application/json': { schema: ZCardTokenMetadata } } },
-      ...errorResponses(400, 401, 403, 404, 503),
-    },
-  });
-  registry.registerPath({
-    method: 'delete',
-    path: '/vault/v1/tokens/{id}',
-    tags: ['Card vault'],
-    summary: 'Delete a token (crypto-shredding)',
-    description: "Destroys the record's data key so the card number cannot be recovered. Deleting twice answers 204 again. Scope write:payment.",
-    security: [{ bearerAuth: [] }],
-    request: { headers: ZVaultHeaders, params: ZTokenIdParams },
-    responses: { 204: { description: 'Deleted' }, ...errorResponses(400, 401, 403, 404, 503) },
-  });
+const tokenizeCard = defineRoute({
+  method: 'post',
+  path: '/vault/v1/tokens/card',
+  operationId: 'tokenizeCard',
+  summary: 'Tokenize a card',
+  description:
+    'Validates the card (Luhn, brand, CVV length, expiry), stores it encrypted and answers a token id. ' +
+    'SVC-Tokenization-Mode: test selects test mode; absent means live. The same Idempotency-Key with the same card answers the same token.',
+  tags: TAGS,
+  scope: SCOPES.writePayment,
+  rateLimited: true,
+  limits: (deps: TVaultDeps) => deps.tokenizeLimits,
+  headers: ZTokenizeHeaders,
+  authorize: forPropertyHeader,
+  body: ZTokenizeCardRequest,
+  bodyLimit: CARD_BODY_LIMIT,
+  responses: {
+    200: { description: 'Tokenized', json: ZTokenizeCardResponse, headers: { RateLimit: HEADERS.rateLimit, 'RateLimit-Policy': HEADERS.rateLimitPolicy } },
+  },
+  errors: [409],
+  handler: ({ vault }) => async ({ req, res, headers, body }) => {
+    const token = await vault.tokenize(body, {
+      propertyId: headers['x-property-id'],
+      mode: modeOf(headers['svc-tokenization-mode']),
+      requestId: String(req.id),
+      idempotencyKey: headers['idempotency-key'],
+    });
+    await recordVaultEvent(vault.audit, req, { httpStatus: 200, tokenId: token.id });
+    res.status(200).json(token);
+  },
+});
+
+const readToken = defineRoute({
+  method: 'get',
+  path: '/vault/v1/tokens/{id}',
+  operationId: 'getCardToken',
+  summary: 'Token metadata',
+  description: 'Metadata only, never the card number. A token is visible only in the mode it was created in.',
+  tags: TAGS,
+  scope: SCOPES.readPayment,
+  headers: ZVaultHeaders,
+  authorize: forPropertyHeader,
+  params: ZTokenIdParams,
+  responses: { 200: { description: 'Metadata', json: ZCardTokenMetadata } },
+  errors: [404],
+  handler: ({ vault }: TVaultDeps) => async ({ req, res, headers, params }) => {
+    const metadata = await vault.read(params.id, {
+      propertyId: headers['x-property-id'],
+      mode: modeOf(headers['svc-tokenization-mode']),
+      requestId: String(req.id),
+    });
+    await recordVaultEvent(vault.audit, req, { httpStatus: 200, tokenId: params.id });
+    res.json(metadata);
+  },
+});
+
+const deleteToken = defineRoute({
+  method: 'delete',
+  path: '/vault/v1/tokens/{id}',
+  operationId: 'deleteCardToken',
+  summary: 'Delete a token (crypto-shredding)',
+  description: "Destroys the record's data key so the card number cannot be recovered. Deleting twice answers 204 again.",
+  tags: TAGS,
+  scope: SCOPES.writePayment,
+  headers: ZVaultHeaders,
+  authorize: forPropertyHeader,
+  params: ZTokenIdParams,
+  responses: { 204: { description: 'Deleted' } },
+  errors: [404],
+  handler: ({ vault }: TVaultDeps) => async ({ req, res, headers, params }) => {
+    await vault.delete(params.id, {
+      propertyId: headers['x-property-id'],
+      mode: modeOf(headers['svc-tokenization-mode']),
+      requestId: String(req.id),
+    });
+    await recordVaultEvent(vault.audit, req, { httpStatus: 204, tokenId: params.id });
+    res.status(204).end();
+  },
+});
+
+export const VAULT_ROUTES = [tokenizeCard, readToken, deleteToken];
+
+export function vaultRoutes(deps: TVaultDeps): Router {
+  const router = mountRoutes(Router(), VAULT_ROUTES, deps);
+  // Denied (401/403), rejected and failed vault requests get their audit event here.
+  router.use('/vault/v1/tokens', auditVaultErrors(deps.vault.audit));
+  return router;
 }

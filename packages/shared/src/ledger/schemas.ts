@@ -1,4 +1,4 @@
-import { ZInt64Id, searchQuerySchema } from '../schemas/common.js';
+import { ZInt64Id, ZInt64IdOut, searchQuerySchema } from '../schemas/common.js';
 import { z } from '../schemas/zod.js';
 import { parseDescriptionFilter } from './description-filters.js';
 import { LANGUAGES } from '../i18n/languages.js';
@@ -162,8 +162,9 @@ export const ZImportRequest = z
   .openapi('LedgerImportRequest');
 export type TImportRequest = z.output<typeof ZImportRequest>;
 
+const ZCount = z.int().min(0);
 export const ZImportResponse = z
-  .object({ property: z.number(), recipients: z.number(), folios: z.number(), transactions: z.number() })
+  .object({ property: ZCount, recipients: ZCount, folios: ZCount, transactions: ZCount })
   .openapi('LedgerImportResponse');
 
 export const GROUP_BY_FIELDS = ['transaction_date', 'service_date', 'internal_code_group', 'description', 'sub_source_identifier', 'folio_id', 'user_id'] as const;
@@ -231,3 +232,52 @@ export const ZListTransactionsRequest = z
   })
   .openapi('ListFolioTransactionsRequest');
 export type TListTransactionsRequest = z.output<typeof ZListTransactionsRequest>;
+
+/** A listed transaction (transaction-view.ts): ids as strings, amounts as JSON numbers. */
+const ZTransactionView = z
+  .object({
+    id: ZInt64IdOut,
+    propertyId: ZInt64IdOut,
+    folioId: ZInt64IdOut,
+    sourceKind: z.enum(SOURCE_KINDS),
+    sourceId: ZInt64IdOut,
+    sourceIdentifier: z.string().optional(),
+    subSourceId: ZInt64IdOut.optional(),
+    subSourceIdentifier: z.string().optional(),
+    transactionDatetime: z.iso.datetime(),
+    transactionDatetimePropertyTime: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/).openapi({ description: 'Wall-clock time in the property time zone' }),
+    serviceDate: z.iso.date(),
+    internalTransactionCode: z.string(),
+    internalCodeGroup: z.enum(CODE_GROUPS),
+    transactionType: z.string(),
+    originId: ZInt64IdOut.optional(),
+    paymentDetails: z.object({ paymentMethod: z.string() }).optional(),
+    description: z.string(),
+    notes: z.string().optional(),
+    quantity: z.number(),
+    amount: z.number(),
+    currency: z.string(),
+    currencyScale: z.int().min(0),
+    posted: z.boolean(),
+    parentId: ZInt64IdOut.optional(),
+    rootId: ZInt64IdOut,
+    isVoid: z.boolean(),
+    state: z.enum(['VOIDED']).optional().openapi({ description: 'VOIDED when a void of this transaction exists' }),
+    userId: z.string().regex(/^\d{1,19}$/).optional(),
+    createdAt: z.iso.datetime(),
+  })
+  .openapi('FolioTransaction');
+
+const ZTotals = z.object({ count: ZCount, totalDebit: z.number(), totalCredit: z.number() });
+
+export const ZListTransactionsResponse = z
+  .object({
+    groups: z
+      .record(z.string(), z.object({ transactions: z.array(ZTransactionView), totals: ZTotals }))
+      .openapi({ description: 'Groups in the order of their first row; the key is the groupBy value ("default" without groupBy)' }),
+    nextPageToken: z.string().nullable().openapi({ description: 'Send it as pageToken for the next page; null on the last page' }),
+    totals: ZTotals.extend({ currency: z.string().nullable(), currencyScale: z.int().min(0) })
+      .optional()
+      .openapi({ description: 'With includeTotal: over every row the filter matches' }),
+  })
+  .openapi('ListFolioTransactionsResponse');

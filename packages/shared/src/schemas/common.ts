@@ -1,3 +1,4 @@
+import { ERROR_STATUS, type TErrorCode } from '../errors.js';
 import { holdsPan } from '../vault/card/redact-pan.js';
 import { z } from './zod.js';
 
@@ -28,11 +29,16 @@ function toInt64(value: number | string, ctx: z.RefinementCtx): string {
  */
 export const ZInt64Id = z
   .union([
-    z.number().int('must be an integer').min(1, 'must be at least 1').max(Number.MAX_SAFE_INTEGER, 'must be at most 2^53-1 as a JSON number; send larger ids as strings'),
-    z.string().regex(/^\d{1,19}$/, 'must be a positive integer or a string of digits'),
+    z
+      .number()
+      .int('must be an integer')
+      .min(1, 'must be at least 1')
+      .max(Number.MAX_SAFE_INTEGER, 'must be at most 2^53-1 as a JSON number; send larger ids as strings')
+      .openapi({ format: 'int64' }),
+    z.string().regex(/^\d{1,19}$/, 'must be a positive integer or a string of digits').openapi({ example: '1' }),
   ])
   .transform(toInt64)
-  .openapi({ type: 'string', description: 'int64 id as a digit string (or a JSON integer up to 2^53-1)', example: '1' });
+  .openapi({ description: 'int64 id, 1 to 9223372036854775807: a JSON integer up to 2^53-1, or a digit string in the full range' });
 
 export type TInt64Id = z.output<typeof ZInt64Id>;
 
@@ -41,21 +47,42 @@ export const ZInt64IdString = z
   .string()
   .regex(/^\d{1,19}$/, 'must be a positive integer')
   .transform(toInt64)
-  .openapi({ type: 'string', example: '1' });
+  .openapi({ type: 'string', pattern: '^\\d{1,19}$', description: 'int64 id, 1 to 9223372036854775807, in decimal digits', example: '1' });
+
+/** An int64 id as the service answers it: its canonical decimal string. */
+export const ZInt64IdOut = z
+  .string()
+  .regex(/^[1-9]\d{0,18}$/)
+  .openapi({ description: 'int64 id as a decimal string (no precision lost in JSON)', example: '1' });
 
 export const ZPropertyHeaders = z.object({
   'x-property-id': ZInt64IdString,
 });
 
+const ERROR_CODES = Object.keys(ERROR_STATUS) as [TErrorCode, ...TErrorCode[]];
+
 export const ZErrorBody = z
   .object({
-    id: z.string(),
-    timestamp: z.string(),
-    errorCode: z.string(),
-    errorDetails: z.string(),
-    fieldErrors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    id: z.string().openapi({ description: 'The request id (X-Request-Id)' }),
+    timestamp: z.iso.datetime(),
+    errorCode: z.enum(ERROR_CODES).openapi({ description: 'Its HTTP status is fixed: packages/shared/src/errors.ts' }),
+    errorDetails: z.string().openapi({ description: 'One sentence for a person; never echoes card data' }),
+    fieldErrors: z
+      .array(z.object({ path: z.string().openapi({ example: 'expiration.month' }), message: z.string() }))
+      .min(1)
+      .optional()
+      .openapi({ description: 'Only on INVALID_REQUEST: each header, path parameter or body field at fault' }),
   })
   .openapi('Error');
+
+/** GET /healthz and GET /readyz (apps/api/src/ops/routes.ts). */
+export const ZHealth = z.object({ status: z.literal('ok') }).openapi('Health');
+const ZReadinessChecks = z
+  .object({ redis: z.enum(['ok', 'unavailable']), postgres: z.enum(['ok', 'unavailable']), storage: z.enum(['ok', 'unavailable']) })
+  .openapi('ReadinessChecks');
+export const ZReadiness = z.object({ status: z.literal('ready'), checks: ZReadinessChecks }).openapi('Readiness');
+// Spelled out, not an extension of Error: the document then has no allOf for a client to merge.
+export const ZReadinessFailure = z.object({ ...ZErrorBody.shape, checks: ZReadinessChecks }).openapi('ReadinessFailure');
 
 /**
  * The listing's and the export's free-text search: trimmed, empty means none. A card number is

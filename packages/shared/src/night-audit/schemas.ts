@@ -1,0 +1,31 @@
+import { ZIsoDate } from '../ledger/schemas.js';
+import { z } from '../schemas/zod.js';
+
+/** POST /fiscal-document/v1/night-audit/exports (always 202) and its status (docs/night-audit.md). */
+export const ZNightAuditRequest = z
+  .strictObject({
+    businessDate: ZIsoDate,
+    format: z.enum(['PDF', 'XLSX']).nullish().transform((v) => v ?? 'PDF'),
+  })
+  .openapi('NightAuditRequest');
+
+export const ZBatchParams = z.object({ batchId: z.uuid({ error: 'must be a batch id (UUID)' }) });
+
+const BATCH_STATUSES = ['queued', 'running', 'completed', 'completed_with_failures', 'failed'] as const;
+
+export const ZBatchAccepted = z
+  .object({ batchId: z.uuid(), statusUrl: z.string(), status: z.enum(BATCH_STATUSES) })
+  .openapi('NightAuditAccepted');
+
+export const ZBatchStatus = z
+  .object({
+    batchId: z.uuid(),
+    businessDate: z.iso.date(),
+    format: z.enum(['PDF', 'XLSX']),
+    status: z.enum(BATCH_STATUSES),
+    total: z.int().min(0),
+    completed: z.int().min(0),
+    failed: z.int().min(0),
+    manifestKey: z.string().nullable().openapi({ description: 'Object key of manifest.json once the batch has finished' }),
+  })
+  .openapi('NightAuditStatus');

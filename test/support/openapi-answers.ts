@@ -1,0 +1,149 @@
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { buildOpenApiDocument } from '@folio-vault/api/openapi';
+
+/**
+ * Checks an HTTP answer against /openapi.json: the status is described for the operation, every
+ * header the description requires is there and matches its schema, and the body is valid for its
+ * content type. Objects are checked closed (no property the document does not name), so a field
+ * the service adds without describing it fails here. Paths the document leaves out on purpose
+ * (/docs, /admin/queues: apps/api/src/openapi.ts) are not judged; any other path or method the
+ * document does not have must be answered 404 in the Error schema.
+ */
+
+export interface TAnswer {
+  method: string;
+  /** The path as sent, without the query. */
+  path: string;
+  status: number;
+  header: (name: string) => string | undefined;
+  /** The body as text; undefined for a body that is not text (a file). */
+  text: string | undefined;
+}
+
+type TJson = Record<string, unknown>;
+interface TOperation {
+  method: string;
+  pattern: RegExp;
+  templated: number;
+  pointer: string;
+  responses: Record<string, TJson>;
+}
+
+const EXCLUDED = /^\/(docs|admin\/queues)(\/|$)/i;
+const DOC_ID = 'https://folio-vault.invalid/openapi.json';
+
+/** Every object with named properties gets `additionalProperties: false` unless it says otherwise. */
+function closed(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(closed);
+  if (!node || typeof node !== 'object') return node;
+  const copy = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, closed(v)])) as TJson;
+  if (copy.properties && typeof copy.properties === 'object' && !('additionalProperties' in copy)) copy.additionalProperties = false;
+  return copy;
+}
+
+const escapePointer = (part: string) => part.replace(/~/g, '~0').replace(/\//g, '~1');
+
+function load() {
+  const doc = buildOpenApiDocument() as unknown as TJson & { paths: Record<string, Record<string, TJson>>; components: TJson };
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
+  addFormats.default(ajv);
+  ajv.addSchema({ ...(closed({ components: doc.components, paths: doc.paths }) as TJson), $id: DOC_ID });
+  const operations: TOperation[] = [];
+  for (const [path, methods] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(methods)) {
+      // Express matches case-insensitively and takes one trailing slash (apps/api/src/app.ts).
+      const source = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{\w+\}/g, '[^/]+');
+      operations.push({
+        method: method.toUpperCase(),
+        pattern: new RegExp(`^${source}/?$`, 'i'),
+        templated: (path.match(/\{/g) ?? []).length,
+        pointer: `#/paths/${escapePointer(path)}/${method}`,
+        responses: op.responses as Record<string, TJson>,
+      });
+    }
+  }
+  const components = doc.components as Record<string, Record<string, TJson>>;
+  return { ajv, operations, components };
+}
+
+let loaded: ReturnType<typeof load> | undefined;
+const validators = new Map<string, ValidateFunction>();
+
+function validatorAt(pointer: string): ValidateFunction {
+  let validate = validators.get(pointer);
+  if (!validate) {
+    validate = loaded!.ajv.compile({ $ref: `${DOC_ID}${pointer}` });
+    validators.set(pointer, validate);
+  }
+  return validate;
+}
+
+/** A `$ref` to a component (`#/components/responses/NotFound`) and the pointer it resolved to. */
+function deref(node: TJson, pointer: string): { node: TJson; pointer: string } {
+  const ref = node.$ref;
+  if (typeof ref !== 'string') return { node, pointer };
+  const [, kind, name] = ref.split('/').slice(1);
+  return { node: loaded!.components[kind!]![name!]!, pointer: `#/components/${kind}/${escapePointer(name!)}` };
+}
+
+function bodyProblems(answer: TAnswer, response: TJson, pointer: string): string[] {
+  const content = response.content as Record<string, TJson> | undefined;
+  if (!content) return answer.text ? [`a body where the document describes none`] : [];
+  const type = (answer.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (!(type in content)) return [`Content-Type ${type || '(none)'} where the document has ${Object.keys(content).join(', ')}`];
+  if (answer.text === undefined || type === 'application/octet-stream') return [];
+  let value: unknown = answer.text;
+  if (type === 'application/json') {
+    try {
+      value = JSON.parse(answer.text);
+    } catch {
+      return ['a JSON body that does not parse'];
+    }
+  }
+  const validate = validatorAt(`${pointer}/content/${escapePointer(type)}/schema`);
+  if (validate(value)) return [];
+  return (validate.errors ?? []).slice(0, 5).map((e) => `body${e.instancePath} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
+}
+
+function headerProblems(answer: TAnswer, response: TJson, pointer: string): string[] {
+  const problems: string[] = [];
+  for (const [name, raw] of Object.entries((response.headers ?? {}) as Record<string, TJson>)) {
+    const { node: header, pointer: at } = deref(raw, `${pointer}/headers/${escapePointer(name)}`);
+    const value = answer.header(name);
+    if (value === undefined) {
+      if (header.required) problems.push(`header ${name} is missing`);
+      continue;
+    }
+    const validate = validatorAt(`${at}/schema`);
+    if (!validate(value)) problems.push(`header ${name}: ${JSON.stringify(value)} ${validate.errors?.[0]?.message ?? ''}`);
+  }
+  return problems;
+}
+
+function findOperation(method: string, path: string): TOperation | undefined {
+  const matches = loaded!.operations.filter((op) => op.method === method && op.pattern.test(path));
+  // A literal path wins over a template (POST /vault/v1/tokens/card, not /vault/v1/tokens/{id}).
+  return matches.sort((a, b) => a.templated - b.templated)[0];
+}
+
+/** What in the answer the document does not describe; `undefined` for a path left out on purpose. */
+export function answerProblems(answer: TAnswer): string[] | undefined {
+  loaded ??= load();
+  if (EXCLUDED.test(answer.path)) return undefined;
+  const method = answer.method.toUpperCase() === 'HEAD' ? 'GET' : answer.method.toUpperCase();
+  const op = findOperation(method, answer.path);
+  let response: TJson | undefined;
+  let pointer: string;
+  if (op) {
+    const described = op.responses[String(answer.status)];
+    if (!described) return [`status ${answer.status} is not described for ${method} ${op.pointer}`];
+    ({ node: response, pointer } = deref(described, `${op.pointer}/responses/${answer.status}`));
+  } else {
+    if (answer.status !== 404) return [`${method} ${answer.path} is not in the document, yet answered ${answer.status}`];
+    ({ node: response, pointer } = deref({ $ref: '#/components/responses/NotFound' }, ''));
+  }
+  const problems = [...headerProblems(answer, response, pointer)];
+  if (answer.method.toUpperCase() !== 'HEAD') problems.push(...bodyProblems(answer, response, pointer));
+  return problems;
+}
