@@ -152,8 +152,9 @@ describe('GET /metrics', () => {
     expect(jobs.get(`queue="${QUEUE_NAMES.export}",name="export-folio",outcome="completed"`)).toBe(2);
     expect(samples(worker, 'job_duration_seconds_count').get(`queue="${QUEUE_NAMES.export}",name="export-folio",outcome="completed"`)).toBe(2);
     const rows = samples(worker, 'export_rows_rendered_total');
-    expect(rows.get('format="PDF"')).toBeGreaterThan(0);
-    expect(rows.get('format="XLSX"')).toBeGreaterThan(0);
+    // One folio of three nights: three table rows in each file.
+    expect(rows.get('format="PDF"')).toBe(3);
+    expect(rows.get('format="XLSX"')).toBe(3);
     expect(samples(worker, 'export_render_seconds_count').get('format="PDF"')).toBeGreaterThanOrEqual(1);
 
     const api = await scrapeApi();

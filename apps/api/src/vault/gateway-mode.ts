@@ -26,10 +26,12 @@ export class GatewayModes {
   constructor(
     private readonly pool: TPgPool,
     private readonly ttlMs = GATEWAY_MODE_TTL_MS,
+    /** The clock the TTL is measured on; a test steps it instead of waiting. */
+    private readonly clock: () => number = Date.now,
   ) {}
 
   async find(propertyId: string): Promise<TTokenizationMode | undefined> {
-    const now = Date.now();
+    const now = this.clock();
     const remembered = this.known.get(propertyId);
     if (remembered && remembered.until > now) return remembered.mode;
     const mode = await findGatewayMode(this.pool, propertyId);
