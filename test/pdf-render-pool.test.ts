@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PDFDocument, PDFName } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { planFolioPdf, renderFolioPdf } from '../apps/worker/src/exports/pdf/folio-pdf.js';
+import { renderFolioPdf } from '../apps/worker/src/exports/pdf/folio-pdf.js';
+import { planFolioPdf } from '../apps/worker/src/exports/pdf/plan.js';
 import { RenderPool } from '@folio-vault/worker/exports/render-pool';
 import { folioDocument } from './support/folio-document.js';
 

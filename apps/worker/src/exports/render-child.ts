@@ -1,6 +1,7 @@
 import type { TFolioDocument, TRenderedFile } from '@folio-vault/shared/exports/folio-document';
-import { documentTitle, renderPdfChunk, type TDocumentHead, type TPdfChunk } from './pdf/folio-pdf.js';
+import { renderPdfChunk } from './pdf/folio-pdf.js';
 import { mergePdfs } from './pdf/merge-pdf.js';
+import { documentTitle, type TDocumentHead, type TPdfChunk } from './pdf/plan.js';
 import { tableFonts } from './pdf/table-fonts.js';
 import { writeFolioXlsx } from './xlsx/folio-xlsx.js';
 

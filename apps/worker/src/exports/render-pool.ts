@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { TFolioDocument, TRenderedFile } from '@folio-vault/shared/exports/folio-document';
 import type { TMetrics } from '@folio-vault/shared/metrics';
-import { chunkPlan, planFolioPdf } from './pdf/folio-pdf.js';
+import { chunkPlan, planFolioPdf } from './pdf/plan.js';
 import type { TRenderReply, TRenderRequest, TRenderWork } from './render-child.js';
 
 /**
@@ -17,7 +17,9 @@ import type { TRenderReply, TRenderRequest, TRenderWork } from './render-child.j
  * its render time (export_render_seconds, from planning to the joined file, waits included) and
  * rows (export_rows_rendered_total) by format. Every export and night-audit file passes here.
  */
-const CHILD = fileURLToPath(new URL('./render-child.ts', import.meta.url));
+// Compiled (dist/, plain node) the child is JavaScript; from source (tsx, vitest) it is TypeScript.
+const FROM_SOURCE = new URL(import.meta.url).pathname.endsWith('.ts');
+const CHILD = fileURLToPath(new URL(FROM_SOURCE ? './render-child.ts' : './render-child.js', import.meta.url));
 
 /** At most about 2,000 table rows a chunk: its fixed cost (a PDF document, its fonts) stays small. */
 export const PAGES_PER_CHUNK = 40;
@@ -153,8 +155,8 @@ export class RenderPool {
   }
 
   private spawn(): ChildProcess {
-    // The child runs TypeScript like the rest of the service (tsx), with its own heap.
-    const child = fork(CHILD, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    // The child runs as the rest of the service does (tsx from source, plain node compiled), with its own heap.
+    const child = fork(CHILD, [], { execArgv: FROM_SOURCE ? ['--import', 'tsx'] : [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     child.on('error', () => undefined);
     return child;
   }
