@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
+    // Every answer a test gets through supertest is checked against /openapi.json.
+    setupFiles: ['test/support/validate-answers.ts'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 90_000,

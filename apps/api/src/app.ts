@@ -1,33 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import type { FlowProducer, Queue } from 'bullmq';
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type Express } from 'express';
 import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import { holdsPan } from '@folio-vault/shared/vault/card/redact-pan';
 import type { Logger } from '@folio-vault/shared/logger';
-import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { requestMetrics } from './http/request-metrics.js';
 import { adminRoutes, type TAdminDeps } from './ops/admin.js';
-import type { TJwtVerifier } from './auth/jwt-verifier.js';
-import { opsRoutes, type TReadinessDeps } from './ops/routes.js';
-import { exportRoutes } from './exports/routes.js';
-import { nightAuditRoutes } from './night-audit/routes.js';
-import { ledgerRoutes } from './ledger/routes.js';
-import { vaultRoutes } from './vault/routes.js';
-import type { ExportService } from './exports/export-service.js';
-import type { VaultClient } from './vault/vault-client.js';
+import { opsRoutes, type TOpsDeps } from './ops/routes.js';
+import { exportRoutes, type TExportDeps } from './exports/routes.js';
+import { nightAuditRoutes, type TNightAuditDeps } from './night-audit/routes.js';
+import { ledgerRoutes, type TLedgerDeps } from './ledger/routes.js';
+import { vaultRoutes, type TVaultDeps } from './vault/routes.js';
 
-export interface TAppDeps extends TReadinessDeps, TAdminDeps {
+/** Each domain's routes take the part of these they need. */
+export interface TAppDeps extends TOpsDeps, TAdminDeps, TVaultDeps, TLedgerDeps, TExportDeps, TNightAuditDeps {
   logger: Logger;
-  verifier: TJwtVerifier;
-  vault: VaultClient;
-  exports: ExportService;
-  /** Rate limits of POST /vault/v1/tokens/card (http/rate-limit.ts). */
-  tokenizeLimits: RequestHandler[];
-  flows: FlowProducer;
-  nightAuditQueue: Queue;
-  exportWaitMs: number;
-  openApiDocument: object;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -65,12 +52,12 @@ export function createApp(deps: TAppDeps): Express {
   app.use(requestMetrics(deps.metrics));
   app.use(helmet());
 
-  app.use(opsRoutes(deps, deps.openApiDocument));
+  app.use(opsRoutes(deps));
   app.use(adminRoutes(deps));
-  app.use(vaultRoutes(deps.verifier, deps.vault, deps.tokenizeLimits));
-  app.use(ledgerRoutes(deps.verifier, deps.pool, deps.nightAuditQueue));
-  app.use(exportRoutes(deps.verifier, deps.exports, deps.exportWaitMs));
-  app.use(nightAuditRoutes(deps.verifier, deps.pool, deps.flows));
+  app.use(vaultRoutes(deps));
+  app.use(ledgerRoutes(deps));
+  app.use(exportRoutes(deps));
+  app.use(nightAuditRoutes(deps));
 
   app.use(notFoundHandler);
   app.use(errorHandler);
