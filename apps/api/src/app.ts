@@ -4,6 +4,7 @@ import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import { holdsPan } from '@folio-vault/shared/vault/card/redact-pan';
 import type { Logger } from '@folio-vault/shared/logger';
+import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { requestMetrics } from './http/request-metrics.js';
 import { adminRoutes, type TAdminDeps } from './ops/admin.js';
 import { opsRoutes, type TOpsDeps } from './ops/routes.js';
