@@ -4,7 +4,7 @@ import { importRecords, recordsOfDocument } from '@folio-vault/shared/ledger/bat
 import { generateLargeSource } from '@folio-vault/shared/ledger/demo-ledger';
 import { listTransactions } from '@folio-vault/shared/ledger/list-transactions';
 import { ZListTransactionsRequest } from '@folio-vault/shared/ledger/schemas';
-import { provisionServices } from '@folio-vault/shared/provision/provision';
+import { provisionServices } from '@folio-vault/dev-services/provision';
 import { createBenchDatabase, machine, ms, summary, writeResult } from './support.js';
 
 /**

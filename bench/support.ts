@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { loadConfig, type TConfig } from '@folio-vault/shared/config';
 import { migrate } from '@folio-vault/shared/db/migrate';
 import { createLogger, type Logger } from '@folio-vault/shared/logger';
-import { provisionServices, type TProvisioned } from '@folio-vault/shared/provision/provision';
+import { provisionServices, type TProvisioned } from '@folio-vault/dev-services/provision';
 
 /** Services and settings for a benchmark run: same provisioning as the tests, a fresh database. */
 export async function benchEnvironment(): Promise<{ config: TConfig; logger: Logger; services: TProvisioned; rawEnv: () => Record<string, string> }> {

@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import jwt from 'jsonwebtoken';
 import { startApi } from '@folio-vault/api/server';
+import { startLocalServices } from '@folio-vault/dev-services/provision';
 import { bootstrap } from '@folio-vault/shared/bootstrap';
 import { generateDemoLedger } from '@folio-vault/shared/ledger/demo-ledger';
 import { startWorker } from '@folio-vault/worker/worker';
@@ -14,7 +15,7 @@ import { startWorker } from '@folio-vault/worker/worker';
 const PROPERTY = 1;
 // The demo talks to a person: the service's own log lines only when something goes wrong.
 process.env.LOG_LEVEL ??= 'warn';
-const { config, logger, onShutdown } = await bootstrap('all', { provision: true });
+const { config, logger, onShutdown } = await bootstrap('all', { services: startLocalServices });
 const worker = await startWorker(config, logger.child({ demo: true }));
 onShutdown(() => worker.close());
 const api = await startApi(config, logger.child({ demo: true }), { port: 0 });

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '@folio-vault/shared/provision/process-utils';
-import { startRedisServer, type TRunningService } from '@folio-vault/shared/provision/redis-server';
+import { freePort } from '@folio-vault/dev-services/process-utils';
+import { startRedisServer, type TRunningService } from '@folio-vault/dev-services/redis-server';
 import { cardBody } from './support/cards.js';
 import { createWorld, type TWorld } from './support/world.js';
 

@@ -3,7 +3,7 @@ import { createJwtVerifier } from '@folio-vault/api/auth/jwt-verifier';
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '@folio-vault/shared/provision/process-utils';
+import { freePort } from '@folio-vault/dev-services/process-utils';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { startWorker } from '@folio-vault/worker/worker';
 import { cardBody } from './support/cards.js';

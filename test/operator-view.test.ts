@@ -4,7 +4,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '@folio-vault/shared/config';
 import { QUEUE_STATES } from '@folio-vault/shared/metrics';
-import { freePort } from '@folio-vault/shared/provision/process-utils';
+import { freePort } from '@folio-vault/dev-services/process-utils';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { startWorker } from '@folio-vault/worker/worker';
 import { cardBody } from './support/cards.js';

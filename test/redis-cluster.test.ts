@@ -6,7 +6,7 @@ import { Cluster, type Redis } from 'ioredis';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
-import { startRedisCluster, type TRunningRedisCluster } from '@folio-vault/shared/provision/redis-cluster';
+import { startRedisCluster, type TRunningRedisCluster } from '@folio-vault/dev-services/redis-cluster';
 import { cardBody } from './support/cards.js';
 import { createWorld, type TWorld } from './support/world.js';
 

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findBinary } from '@folio-vault/shared/provision/process-utils';
+import { findBinary } from '@folio-vault/dev-services/process-utils';
 import { cardBody, futureYear, generatedPan } from './support/cards.js';
 import { dumpRedis, findCvvs, findPans } from './support/secret-scan.js';
 import { createWorld, type TWorld } from './support/world.js';

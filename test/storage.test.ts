@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { provisionServices, type TProvisioned } from '@folio-vault/shared/provision/provision';
+import { provisionServices, type TProvisioned } from '@folio-vault/dev-services/provision';
 import { FsStorage } from '@folio-vault/shared/storage/fs-storage';
 import { MinioStorage } from '@folio-vault/shared/storage/minio-storage';
 import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';

@@ -1,4 +1,4 @@
-import { startS3Server } from '@folio-vault/shared/provision/s3-server';
+import { startS3Server } from '@folio-vault/dev-services/s3-server';
 
 /**
  * s3rver as a process of its own, for the storage fault test: killing it drops every socket the

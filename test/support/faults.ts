@@ -8,10 +8,10 @@ import pg from 'pg';
 import { createRedis } from '@folio-vault/shared/connections';
 import { migrate } from '@folio-vault/shared/db/migrate';
 import { importRecords, recordsOfDocument } from '@folio-vault/shared/ledger/batch-import';
-import { S3RVER_CREDENTIALS } from '@folio-vault/shared/provision/s3-server';
-import { freePort } from '@folio-vault/shared/provision/process-utils';
-import { startPostgresServer } from '@folio-vault/shared/provision/postgres-server';
-import { startRedisServer, type TRunningService } from '@folio-vault/shared/provision/redis-server';
+import { S3RVER_CREDENTIALS } from '@folio-vault/dev-services/s3-server';
+import { freePort } from '@folio-vault/dev-services/process-utils';
+import { startPostgresServer } from '@folio-vault/dev-services/postgres-server';
+import { startRedisServer, type TRunningService } from '@folio-vault/dev-services/redis-server';
 import { spawnTs, waitForOutput, type TSpawned } from './processes.js';
 import { testKeys } from './world.js';
 

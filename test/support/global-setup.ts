@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { migrate } from '@folio-vault/shared/db/migrate';
-import { provisionServices } from '@folio-vault/shared/provision/provision';
+import { provisionServices } from '@folio-vault/dev-services/provision';
 
 /**
  * Real services for the whole run (README.md#test): URLs from the environment, else Docker via

@@ -1,8 +1,8 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL } from '../config.js';
-import { isRedisClusterUrl, parseRedisClusterUrl } from '../redis-url.js';
+import { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL } from '@folio-vault/shared/config';
+import { isRedisClusterUrl, parseRedisClusterUrl } from '@folio-vault/shared/redis-url';
 import { execFileAsync, freePort } from './process-utils.js';
 import { postgresAnswers, startPostgresServer } from './postgres-server.js';
 import { redisAnswers, startRedisServer, type TRunningService } from './redis-server.js';
@@ -37,7 +37,6 @@ export interface TProvisionOptions {
   log?: (line: string) => void;
 }
 
-
 export async function dockerReachable(): Promise<boolean> {
   // `docker --version` answers with no engine behind it: ask the engine itself, briefly.
   try {
@@ -59,112 +58,141 @@ function withDatabase(serverUrl: string, databaseUrl: string): string {
   return url.toString();
 }
 
+/**
+ * `npm start`'s local mode (scripts/start.ts, scripts/demo.ts; passed to bootstrap): Redis and
+ * PostgreSQL at the configured or default URLs, started on those ports with their data in ./.data
+ * when nothing answers there.
+ */
+export function startLocalServices(env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<TProvisioned> {
+  return provisionServices({ env, mode: 'persistent', dataDir: '.data', need: { redis: true, postgres: true }, log });
+}
+
+/** What one provisioning run has found and started so far, shared by the three services' steps. */
+interface TRun {
+  options: TProvisionOptions;
+  useDocker: boolean;
+  scratch(name: string): string;
+  started: TRunningService[];
+  env: Record<string, string>;
+  sources: Record<string, string>;
+  problems: string[];
+}
+
 export async function provisionServices(options: TProvisionOptions): Promise<TProvisioned> {
-  const started: TRunningService[] = [];
-  const env: Record<string, string> = {};
-  const sources: Record<string, string> = {};
-  const problems: string[] = [];
   let tempDir: string | undefined;
-  const scratch = (name: string) => {
-    if (options.mode === 'persistent') return join(options.dataDir ?? '.data', name);
-    if (!tempDir) {
-      tempDir = mkdtempSync(join(tmpdir(), 'folio-vault-'));
-      // mkdtemp makes it 0700; PostgreSQL runs as its own user when we are root and must get in.
-      chmodSync(tempDir, 0o755);
-    }
-    return join(tempDir, name);
+  const run: TRun = {
+    options,
+    useDocker: options.mode === 'ephemeral' && (await dockerReachable()),
+    scratch: (name) => {
+      if (options.mode === 'persistent') return join(options.dataDir ?? '.data', name);
+      if (!tempDir) {
+        tempDir = mkdtempSync(join(tmpdir(), 'folio-vault-'));
+        // mkdtemp makes it 0700; PostgreSQL runs as its own user when we are root and must get in.
+        chmodSync(tempDir, 0o755);
+      }
+      return join(tempDir, name);
+    },
+    started: [],
+    env: {},
+    sources: {},
+    problems: [],
   };
   const stop = async () => {
-    for (const service of started.reverse()) await service.stop().catch(() => undefined);
+    for (const service of run.started.reverse()) await service.stop().catch(() => undefined);
     if (tempDir) rmSync(tempDir, { recursive: true, force: true });
   };
 
-  const useDocker = options.mode === 'ephemeral' && (await dockerReachable());
-
   try {
-    if (options.need.redis) {
-      const configured = options.env.REDIS_URL;
-      if (configured && options.mode === 'ephemeral') {
-        sources.redis = 'REDIS_URL';
-      } else if (useDocker) {
-        const container = await startContainer('redis:7-alpine', 6379, {}, ['redis-server', '--appendonly', 'yes']);
-        started.push(container.service);
-        env.REDIS_URL = `redis://${container.host}:${container.port}`;
-        sources.redis = 'testcontainers';
-      } else {
-        const url = configured ?? DEFAULT_REDIS_URL;
-        if (options.mode === 'persistent' && (await redisAnswers(url))) {
-          sources.redis = url === configured ? 'REDIS_URL' : 'default URL';
-        } else if (isRedisClusterUrl(url)) {
-          // A cluster is run by its operators; `npm start` does not start one of its own.
-          problems.push(`Redis Cluster does not answer at ${parseRedisClusterUrl(url).nodes.map((n) => `${n.host}:${n.port}`).join(',')}`);
-        } else if (options.mode === 'persistent' && !isLoopback(url)) {
-          problems.push(`Redis does not answer at ${url}`);
-        } else {
-          const port = options.mode === 'persistent' ? Number(new URL(url).port || 6379) : await freePort();
-          const service = await startRedisServer({ dir: scratch('redis'), port, appendOnly: options.mode === 'persistent' });
-          started.push(service);
-          env.REDIS_URL = service.url;
-          sources.redis = `local redis-server on port ${port}`;
-        }
-      }
-    }
-
-    if (options.need.postgres) {
-      const configured = options.env.DATABASE_URL;
-      if (configured && options.mode === 'ephemeral') {
-        sources.postgres = 'DATABASE_URL';
-      } else if (useDocker) {
-        const container = await startContainer('postgres:16-alpine', 5432, { POSTGRES_HOST_AUTH_METHOD: 'trust' });
-        started.push(container.service);
-        env.DATABASE_URL = `postgres://postgres@${container.host}:${container.port}/postgres`;
-        sources.postgres = 'testcontainers';
-      } else {
-        const url = configured ?? DEFAULT_DATABASE_URL;
-        if (options.mode === 'persistent' && (await postgresAnswers(url))) {
-          sources.postgres = url === configured ? 'DATABASE_URL' : 'default URL';
-        } else if (options.mode === 'persistent' && !isLoopback(url)) {
-          problems.push(`PostgreSQL does not answer at ${new URL(url).host}`);
-        } else {
-          const port = options.mode === 'persistent' ? Number(new URL(url).port || 5432) : await freePort();
-          const service = await startPostgresServer({ dir: scratch('postgres'), port, durable: options.mode === 'persistent' });
-          started.push(service);
-          env.DATABASE_URL = options.mode === 'persistent' ? withDatabase(service.url, url) : service.url;
-          sources.postgres = `local PostgreSQL on port ${port}`;
-        }
-      }
-    }
-
-    if (options.need.s3) {
-      if (options.env.MINIO_ENDPOINT) {
-        sources.s3 = 'MINIO_ENDPOINT';
-      } else if (useDocker) {
-        const container = await startContainer('minio/minio:latest', 9000, { MINIO_ROOT_USER: 'minioadmin', MINIO_ROOT_PASSWORD: 'minioadmin' }, ['server', '/data']);
-        started.push(container.service);
-        Object.assign(env, { MINIO_ENDPOINT: `http://${container.host}:${container.port}`, MINIO_ACCESS_KEY: 'minioadmin', MINIO_SECRET_KEY: 'minioadmin' });
-        sources.s3 = 'testcontainers (MinIO)';
-      } else {
-        const port = await freePort();
-        const service = await startS3Server({ dir: scratch('s3'), port });
-        started.push(service);
-        Object.assign(env, { MINIO_ENDPOINT: service.url, MINIO_ACCESS_KEY: S3RVER_CREDENTIALS.accessKey, MINIO_SECRET_KEY: S3RVER_CREDENTIALS.secretKey });
-        sources.s3 = `local s3rver on port ${port}`;
-      }
-    }
+    if (options.need.redis) await provideRedis(run);
+    if (options.need.postgres) await providePostgres(run);
+    if (options.need.s3) await provideS3(run);
   } catch (error) {
-    problems.push((error as Error).message);
+    run.problems.push((error as Error).message);
   }
 
-  if (problems.length > 0) {
+  if (run.problems.length > 0) {
     await stop();
     throw new Error(
-      `Cannot provide the services Folio Vault needs: ${problems.join('; ')}. ` +
+      `Cannot provide the services Folio Vault needs: ${run.problems.join('; ')}. ` +
         'Set REDIS_URL / DATABASE_URL / MINIO_ENDPOINT to running servers, start Docker, ' +
         'or install the local servers (Debian: apt-get install redis-server postgresql).',
     );
   }
-  options.log?.(`services: ${Object.entries(sources).map(([name, source]) => `${name} from ${source}`).join(', ')}`);
-  return { env, sources, stop };
+  options.log?.(`services: ${Object.entries(run.sources).map(([name, source]) => `${name} from ${source}`).join(', ')}`);
+  return { env: run.env, sources: run.sources, stop };
+}
+
+async function provideRedis(run: TRun): Promise<void> {
+  const { options, env, sources, problems } = run;
+  const configured = options.env.REDIS_URL;
+  if (configured && options.mode === 'ephemeral') {
+    sources.redis = 'REDIS_URL';
+  } else if (run.useDocker) {
+    const container = await startContainer('redis:7-alpine', 6379, {}, ['redis-server', '--appendonly', 'yes']);
+    run.started.push(container.service);
+    env.REDIS_URL = `redis://${container.host}:${container.port}`;
+    sources.redis = 'testcontainers';
+  } else {
+    const url = configured ?? DEFAULT_REDIS_URL;
+    if (options.mode === 'persistent' && (await redisAnswers(url))) {
+      sources.redis = url === configured ? 'REDIS_URL' : 'default URL';
+    } else if (isRedisClusterUrl(url)) {
+      // A cluster is run by its operators; `npm start` does not start one of its own.
+      problems.push(`Redis Cluster does not answer at ${parseRedisClusterUrl(url).nodes.map((n) => `${n.host}:${n.port}`).join(',')}`);
+    } else if (options.mode === 'persistent' && !isLoopback(url)) {
+      problems.push(`Redis does not answer at ${url}`);
+    } else {
+      const port = options.mode === 'persistent' ? Number(new URL(url).port || 6379) : await freePort();
+      const service = await startRedisServer({ dir: run.scratch('redis'), port, appendOnly: options.mode === 'persistent' });
+      run.started.push(service);
+      env.REDIS_URL = service.url;
+      sources.redis = `local redis-server on port ${port}`;
+    }
+  }
+}
+
+async function providePostgres(run: TRun): Promise<void> {
+  const { options, env, sources, problems } = run;
+  const configured = options.env.DATABASE_URL;
+  if (configured && options.mode === 'ephemeral') {
+    sources.postgres = 'DATABASE_URL';
+  } else if (run.useDocker) {
+    const container = await startContainer('postgres:16-alpine', 5432, { POSTGRES_HOST_AUTH_METHOD: 'trust' });
+    run.started.push(container.service);
+    env.DATABASE_URL = `postgres://postgres@${container.host}:${container.port}/postgres`;
+    sources.postgres = 'testcontainers';
+  } else {
+    const url = configured ?? DEFAULT_DATABASE_URL;
+    if (options.mode === 'persistent' && (await postgresAnswers(url))) {
+      sources.postgres = url === configured ? 'DATABASE_URL' : 'default URL';
+    } else if (options.mode === 'persistent' && !isLoopback(url)) {
+      problems.push(`PostgreSQL does not answer at ${new URL(url).host}`);
+    } else {
+      const port = options.mode === 'persistent' ? Number(new URL(url).port || 5432) : await freePort();
+      const service = await startPostgresServer({ dir: run.scratch('postgres'), port, durable: options.mode === 'persistent' });
+      run.started.push(service);
+      env.DATABASE_URL = options.mode === 'persistent' ? withDatabase(service.url, url) : service.url;
+      sources.postgres = `local PostgreSQL on port ${port}`;
+    }
+  }
+}
+
+async function provideS3(run: TRun): Promise<void> {
+  const { options, env, sources } = run;
+  if (options.env.MINIO_ENDPOINT) {
+    sources.s3 = 'MINIO_ENDPOINT';
+  } else if (run.useDocker) {
+    const container = await startContainer('minio/minio:latest', 9000, { MINIO_ROOT_USER: 'minioadmin', MINIO_ROOT_PASSWORD: 'minioadmin' }, ['server', '/data']);
+    run.started.push(container.service);
+    Object.assign(env, { MINIO_ENDPOINT: `http://${container.host}:${container.port}`, MINIO_ACCESS_KEY: 'minioadmin', MINIO_SECRET_KEY: 'minioadmin' });
+    sources.s3 = 'testcontainers (MinIO)';
+  } else {
+    const port = await freePort();
+    const service = await startS3Server({ dir: run.scratch('s3'), port });
+    run.started.push(service);
+    Object.assign(env, { MINIO_ENDPOINT: service.url, MINIO_ACCESS_KEY: S3RVER_CREDENTIALS.accessKey, MINIO_SECRET_KEY: S3RVER_CREDENTIALS.secretKey });
+    sources.s3 = `local s3rver on port ${port}`;
+  }
 }
 
 async function startContainer(

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { Cluster, Redis } from 'ioredis';
-import { clusterArguments, pingRedis } from '../connections.js';
-import { isRedisClusterUrl } from '../redis-url.js';
+import { clusterArguments, pingRedis } from '@folio-vault/shared/connections';
+import { isRedisClusterUrl } from '@folio-vault/shared/redis-url';
 import { findBinary, spawnQuiet, stopChild, waitFor } from './process-utils.js';
 
 export interface TRunningService {

@@ -2,12 +2,11 @@ import { ConfigError, loadConfig, type TConfig } from './config.js';
 import { withDevKeys } from './dev-keys.js';
 import { ensureDatabase, migrate } from './db/migrate.js';
 import { createLogger, type Logger } from './logger.js';
-import { provisionServices } from './provision/provision.js';
 
 /**
  * Start-up shared by `npm start`, `start:api` and `start:worker`: settings (with development keys
- * when not in production), optional local services, the database and its migrations, and an
- * orderly shutdown on SIGTERM/SIGINT.
+ * when not in production), services started for the process when asked (`npm start`'s local mode),
+ * the database and its migrations, and an orderly shutdown on SIGTERM/SIGINT.
  */
 export interface TBootstrapped {
   config: TConfig;
@@ -16,20 +15,29 @@ export interface TBootstrapped {
   onShutdown(step: () => Promise<void>): void;
 }
 
-export async function bootstrap(role: 'api' | 'worker' | 'all', options: { provision?: boolean } = {}): Promise<TBootstrapped> {
+export interface TStartedServices {
+  /** Settings merged over the environment (REDIS_URL, DATABASE_URL, …). */
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+export interface TBootstrapOptions {
+  /**
+   * Starts what the process needs before its settings are read. The starter is passed in rather
+   * than imported here: local servers come from the development-only @folio-vault/dev-services
+   * (scripts/start.ts), which production processes neither install nor load. It is stopped last.
+   */
+  services?: (env: NodeJS.ProcessEnv, log: (line: string) => void) => Promise<TStartedServices>;
+}
+
+export async function bootstrap(role: 'api' | 'worker' | 'all', options: TBootstrapOptions = {}): Promise<TBootstrapped> {
   const startupLog = (line: string) => process.stderr.write(`folio-vault ${role}: ${line}\n`);
   let env = withDevKeys(process.env, { log: startupLog });
   const steps: Array<() => Promise<void>> = [];
 
-  if (options.provision) {
+  if (options.services) {
     try {
-      const services = await provisionServices({
-        env,
-        mode: 'persistent',
-        dataDir: '.data',
-        need: { redis: true, postgres: true },
-        log: startupLog,
-      });
+      const services = await options.services(env, startupLog);
       env = { ...env, ...services.env };
       steps.push(services.stop);
     } catch (error) {
