@@ -696,7 +696,7 @@ describe('without a worker (EXPORT_WAIT_MS=1)', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(202);
     expect(res.body).toEqual({ exportId: expect.stringMatching(UUID), status: 'queued', statusUrl: `${STATUS}/${res.body.exportId}` });
     expect(res.headers.location).toBe(res.body.statusUrl);
-    expect(res.headers['retry-after']).toBeDefined();
+    expect(res.headers['retry-after']).toBe('2');
 
     const status = await getStatus(res.body.statusUrl, on());
     expect(status.status).toBe(200);
