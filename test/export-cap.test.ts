@@ -31,30 +31,30 @@ afterAll(async () => {
   await world?.close();
 });
 
+const postExport = (body: object, property = 1, url = world.url) =>
+  request(url)
+    .post(EXPORT)
+    .set('Authorization', `Bearer ${world.token({ properties: [1, 2] })}`)
+    .set('X-Property-Id', String(property))
+    .set('Prefer', 'respond-async')
+    .send(body)
+    .then((res) => log.seen(`export ${JSON.stringify(body)}@${property}`, res));
+
+async function untilEnded(exportId: string, property: number): Promise<string> {
+  for (let attempt = 0; attempt < 300; attempt += 1) {
+    const res = await request(world.url)
+      .get(`${STATUS}/${exportId}`)
+      .set('Authorization', `Bearer ${world.token({ properties: [1, 2] })}`)
+      .set('X-Property-Id', String(property));
+    if (res.body.status === 'completed' || res.body.status === 'failed') return res.body.status as string;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return 'still in flight';
+}
+
 describe('cap on exports in flight per property', () => {
   const SOURCE = { sourceKind: 'RESERVATION', sourceId: '8001' };
   let exportQueue: Queue;
-
-  const postExport = (body: object, property = 1, url = world.url) =>
-    request(url)
-      .post(EXPORT)
-      .set('Authorization', `Bearer ${world.token({ properties: [1, 2] })}`)
-      .set('X-Property-Id', String(property))
-      .set('Prefer', 'respond-async')
-      .send(body)
-      .then((res) => log.seen(`export ${JSON.stringify(body)}@${property}`, res));
-
-  async function untilEnded(exportId: string, property: number): Promise<string> {
-    for (let attempt = 0; attempt < 300; attempt += 1) {
-      const res = await request(world.url)
-        .get(`${STATUS}/${exportId}`)
-        .set('Authorization', `Bearer ${world.token({ properties: [1, 2] })}`)
-        .set('X-Property-Id', String(property));
-      if (res.body.status === 'completed' || res.body.status === 'failed') return res.body.status as string;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    return 'still in flight';
-  }
 
   beforeAll(async () => {
     const token = world.token({ properties: [1, 2] });
