@@ -1,6 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // The workspaces' package exports name their compiled dist/ (for plain node in production); the
+  // tests run the TypeScript sources, through the paths of tsconfig.json as tsc and tsx do.
+  resolve: { tsconfigPaths: true },
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
