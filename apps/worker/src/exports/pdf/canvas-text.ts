@@ -1,9 +1,8 @@
-import type { TFontkitFont } from './table-fonts.js';
+import type { TFontkitFont } from './react-pdf-internals.js';
 
 /**
  * Setting text on a React-PDF Canvas (table-canvas.tsx, painted-line.tsx): which texts the canvas
- * can set, how wide they are, and the painter React-PDF hands a paint callback (the PDF engine's
- * own drawing calls).
+ * can set and how wide they are (the painter itself: react-pdf-internals.ts).
  */
 
 /** Right-to-left scripts (Hebrew, Arabic, Syriac, Thaana, NKo…, their presentation forms). */
@@ -54,30 +53,4 @@ export function fitCanvasText(font: TFontkitFont, text: string, fontSize: number
     if (cutWidth <= width) return { text: cut, width: cutWidth };
   }
   return { text: '', width: 0 };
-}
-
-export type TPainter = {
-  [method in 'save' | 'restore' | 'fill' | 'stroke']: (...args: unknown[]) => TPainter;
-} & {
-  font(font: unknown, size?: number): TPainter;
-  text(text: string, x: number, y: number, options?: object): TPainter;
-  fillColor(colour: string): TPainter;
-  fillOpacity(opacity: number): TPainter;
-  strokeColor(colour: string): TPainter;
-  lineWidth(width: number): TPainter;
-  moveTo(x: number, y: number): TPainter;
-  lineTo(x: number, y: number): TPainter;
-};
-
-/**
- * Selects a face for the painter's next texts. The engine compares a font object with the ones
- * it already embeds on every font() call (serialising their name tables), so a paint passes each
- * object once and switches by PostScript name after that.
- */
-export function selectFace(painter: TPainter, font: TFontkitFont, fontSize: number, known: Set<TFontkitFont>): void {
-  if (known.has(font)) painter.font(font.postscriptName, fontSize);
-  else {
-    painter.font(font, fontSize);
-    known.add(font);
-  }
 }

@@ -1,6 +1,7 @@
 import { Canvas, Text, View, type TextProps } from '@react-pdf/renderer';
-import { fitCanvasText, type TPainter } from './canvas-text.js';
+import { fitCanvasText } from './canvas-text.js';
 import { COLOURS, FONT_SIZE } from './layout.js';
+import { canvasPaint, type TPainter } from './react-pdf-internals.js';
 import { loadedTableFonts } from './table-fonts.js';
 
 /**
@@ -56,12 +57,6 @@ export function PaintedLine({ text, style, inherited = {} }: { text: string; sty
   const paint = (painter: TPainter) => {
     painter.fillOpacity(1).fillColor(color).font(font, fontSize);
     painter.text(fitted.text, x, 0, { lineBreak: false });
-    return null;
   };
-  return (
-    <Canvas
-      style={{ width, height, ...margins }}
-      paint={(painter) => paint(painter as unknown as TPainter)}
-    />
-  );
+  return <Canvas style={{ width, height, ...margins }} paint={canvasPaint(paint)} />;
 }

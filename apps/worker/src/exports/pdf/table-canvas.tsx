@@ -5,8 +5,9 @@ import { CELL_PADDING, COLOURS, COLUMNS, CONTENT_WIDTH, FONT_SIZE, SLOT_HEIGHT, 
 import { COLUMN_HEADER_SLOTS, type TPageRow } from './paginate.js';
 import { styles } from './styles.js';
 import { ColumnHeaderText } from './column-header-text.js';
-import { canvasTextWidth, selectFace, type TPainter } from './canvas-text.js';
-import type { TFontkitFont, TTableFonts } from './table-fonts.js';
+import { canvasTextWidth } from './canvas-text.js';
+import { canvasPaint, selectFace, type TFontkitFont, type TPainter } from './react-pdf-internals.js';
+import type { TTableFonts } from './table-fonts.js';
 
 /**
  * The transaction table of one page — column labels and rows — as React-PDF Canvas nodes: a Canvas whose paint callback sets every
@@ -160,7 +161,7 @@ export function TransactionRows({ rows, t, fmt, fonts }: { rows: TPageRow[]; t: 
   const height = rows.length * SLOT_HEIGHT;
   return (
     <View style={{ height, width: CONTENT_WIDTH }}>
-      <Canvas style={{ position: 'absolute', top: 0, left: 0, width: CONTENT_WIDTH, height }} paint={(painter) => { paintRows(painter as unknown as TPainter, painted, fonts); return null; }} />
+      <Canvas style={{ position: 'absolute', top: 0, left: 0, width: CONTENT_WIDTH, height }} paint={canvasPaint((painter) => paintRows(painter, painted, fonts))} />
       {overlays.map((overlay) => (
         <View key={`${overlay.index}-${overlay.cell.column}`} style={overlayPosition(overlay.index, overlay.cell.column)}>
           <Text style={overlayTextStyle(overlay)}>{overlay.cell.text}</Text>
@@ -230,7 +231,6 @@ export function ColumnHeader({ t, fonts }: { t: TTranslate; fonts: TTableFonts }
       label.lines.forEach((line, index) => painter.text(line.text, label.x + line.dx, top + index * lineHeight, { lineBreak: false }));
     }
     painter.save().lineWidth(HEADER_RULE).strokeColor(COLOURS.rule).moveTo(0, height - HEADER_RULE / 2).lineTo(CONTENT_WIDTH, height - HEADER_RULE / 2).stroke().restore();
-    return null;
   };
-  return <Canvas style={{ width: CONTENT_WIDTH, height }} paint={(painter) => paint(painter as unknown as TPainter)} />;
+  return <Canvas style={{ width: CONTENT_WIDTH, height }} paint={canvasPaint(paint)} />;
 }

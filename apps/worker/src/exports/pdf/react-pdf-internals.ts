@@ -1,0 +1,127 @@
+import type { ComponentProps } from 'react';
+import { Font, type Canvas } from '@react-pdf/renderer';
+
+/**
+ * Every use the PDF makes of React-PDF, pdfkit or fontkit beyond their documented API, in one file.
+ * The folio's table and its one-line texts are painted on canvases with the PDF engine's own text
+ * call, in the very font objects React-PDF loaded (table-canvas.tsx, painted-line.tsx; why:
+ * docs/export.md "Text on canvases"): that is what renders a 50,000-row folio in seconds
+ * (docs/benchmarks.md). apps/worker/package.json pins each package named here to an exact version,
+ * and test/unit/react-pdf-internals.test.ts checks every internal against what is installed, so an
+ * upgrade that changes one fails that test by name instead of an export in production.
+ */
+
+/** Whose internals this file relies on. pdfkit is the copy React-PDF loads, which @react-pdf/renderer pins itself. */
+export const INTERNAL_PACKAGES = ['@react-pdf/renderer', '@react-pdf/font', '@react-pdf/render', 'pdfkit', 'fontkit'] as const;
+
+/** The part of a fontkit Font the canvases use (fontkit's documented API; fontkit ships no types). */
+export interface TFontkitFont {
+  postscriptName: string;
+  unitsPerEm: number;
+  ascent: number;
+  descent: number;
+  hasGlyphForCodePoint(codePoint: number): boolean;
+  glyphForCodePoint(codePoint: number): { advanceWidth: number };
+  layout(text: string, ...options: unknown[]): TGlyphRun;
+}
+
+interface TGlyphPosition {
+  xAdvance: number;
+  yAdvance: number;
+  xOffset: number;
+  yOffset: number;
+}
+
+interface TGlyphRun {
+  glyphs: unknown[];
+  positions: TGlyphPosition[];
+}
+
+/**
+ * Internal (@react-pdf/font): FontStore.load() and getFont(descriptor).data, the fontkit Font
+ * React-PDF shapes and embeds a registered face with. React-PDF documents Font.register only. The
+ * canvases must paint with this very object: pdfkit then takes canvas glyphs and Text-node glyphs
+ * for one font and embeds one subset per face.
+ */
+export async function reactPdfFace(descriptor: { fontFamily: string; fontWeight: number; fontStyle: 'normal' }): Promise<TFontkitFont> {
+  await Font.load(descriptor);
+  const source = Font.getFont(descriptor) as unknown as { data?: TFontkitFont | null } | undefined;
+  if (!source?.data) throw new Error(`font ${descriptor.fontFamily} ${descriptor.fontWeight} did not load`);
+  return source.data;
+}
+
+/**
+ * Internal (fontkit, called by pdfkit and @react-pdf/textkit): replaces the face's layout method
+ * with one that remembers results, up to `limit` distinct texts. Shaping (GSUB/GPOS lookups) was the
+ * largest single cost of a render, the same words (dates, codes, labels) recur on every page, and
+ * pdfkit's own cache is per document while textkit has none. Relies on: both callers reaching
+ * `font.layout` through the object; fontkit's GlyphRun computing advanceWidth from its positions in
+ * a prototype getter (a copy with the same prototype measures itself); pdfkit scaling a run's
+ * positions in place (EmbeddedFont.layoutRun), which is why every caller gets a copy.
+ */
+export function rememberLayouts(font: TFontkitFont, limit: number): void {
+  const layout = font.layout.bind(font);
+  const runs = new Map<string, TGlyphRun>();
+  font.layout = (text: string, ...options: unknown[]) => {
+    const key = options.length && options.some((option) => option !== undefined) ? `${text}\u0000${JSON.stringify(options)}` : text;
+    let run = runs.get(key);
+    if (!run) {
+      if (runs.size >= limit) runs.clear();
+      run = layout(text, ...options);
+      runs.set(key, run);
+    }
+    const copy = Object.create(Object.getPrototypeOf(run) as object) as TGlyphRun;
+    Object.assign(copy, run);
+    copy.glyphs = run.glyphs.slice();
+    copy.positions = run.positions.map(({ xAdvance, yAdvance, xOffset, yOffset }) => ({ xAdvance, yAdvance, xOffset, yOffset }));
+    return copy;
+  };
+}
+
+/**
+ * Internal (@react-pdf/render): a Canvas's paint callback receives a painter typed `any` that
+ * forwards a fixed list of method names to the pdfkit document and returns itself for chaining.
+ * These are the ones the canvases call; the test checks the painter still has each.
+ */
+export const PAINTER_METHODS = ['save', 'restore', 'fill', 'stroke', 'font', 'text', 'fillColor', 'fillOpacity', 'strokeColor', 'lineWidth', 'moveTo', 'lineTo'] as const;
+
+export type TPainter = {
+  [method in 'save' | 'restore' | 'fill' | 'stroke']: (...args: unknown[]) => TPainter;
+} & {
+  font(font: TFontkitFont | string, size?: number): TPainter;
+  text(text: string, x: number, y: number, options?: object): TPainter;
+  fillColor(colour: string): TPainter;
+  fillOpacity(opacity: number): TPainter;
+  strokeColor(colour: string): TPainter;
+  lineWidth(width: number): TPainter;
+  moveTo(x: number, y: number): TPainter;
+  lineTo(x: number, y: number): TPainter;
+};
+
+// Every painter method is listed, and every listed name is a painter method.
+type TListed = (typeof PAINTER_METHODS)[number];
+const _allListed: [Exclude<keyof TPainter, TListed>, Exclude<TListed, keyof TPainter>] extends [never, never] ? true : never = true;
+
+/** A Canvas `paint` prop from a callback that gets the painter typed (see PAINTER_METHODS). */
+export function canvasPaint(paint: (painter: TPainter) => void): ComponentProps<typeof Canvas>['paint'] {
+  return (painter: unknown) => {
+    paint(painter as TPainter);
+    return null;
+  };
+}
+
+/**
+ * Selects a face for the painter's next texts. Internals (pdfkit): font() accepts a fontkit Font
+ * object (PDFFontFactory.open takes anything with a layout method; the documented sources are a
+ * path, a buffer or a standard font's name); a font opened so is recorded under its PostScript
+ * name (`_fontFamilies`), and one already embedded is recognised by comparing name tables
+ * (isEqualFont), serialised on every call with an object. So a paint passes each object once and
+ * switches by PostScript name after that.
+ */
+export function selectFace(painter: TPainter, font: TFontkitFont, fontSize: number, known: Set<TFontkitFont>): void {
+  if (known.has(font)) painter.font(font.postscriptName, fontSize);
+  else {
+    painter.font(font, fontSize);
+    known.add(font);
+  }
+}
