@@ -4,7 +4,7 @@ import { open, seal } from '@folio-vault/shared/vault/crypto/aes-gcm';
 import { newDataKey, openField, sealField, unwrapDataKey, wrapDataKey } from '@folio-vault/shared/vault/crypto/envelope';
 import { cardFingerprint, keyedDigest } from '@folio-vault/shared/vault/crypto/fingerprint';
 import { KEY_BYTES, activeKey, parseKeyring, parseSingleKey, type TKeyring } from '@folio-vault/shared/vault/crypto/keyring';
-import { openTransit, sealTransit } from '@folio-vault/shared/vault/crypto/transit';
+import { openTransit, sealTransit, transitAad } from '@folio-vault/shared/vault/crypto/transit';
 
 const key = () => randomBytes(32);
 const b64 = (bytes: Buffer) => bytes.toString('base64');
@@ -132,6 +132,17 @@ describe('transit seal / open', () => {
     const ring = ringOf(['transit-1', key()]);
     const envelope = sealTransit(ring, card, 'tok:1:1:test');
     expect(() => openTransit(ring, envelope, 'tok:2:1:test')).toThrow();
+  });
+
+  it("binds a tokenize job's envelope to its token, property and mode (transitAad, as the API seals and the worker opens)", () => {
+    const ring = ringOf(['transit-1', key()]);
+    const job = { tokenId: '019c4d7e-4feb-73af-99f2-34c2771042f6', propertyId: '1', mode: 'test' as const };
+    expect(transitAad(job)).toBe('019c4d7e-4feb-73af-99f2-34c2771042f6:1:test');
+    const envelope = sealTransit(ring, card, transitAad(job));
+    expect(openTransit(ring, envelope, transitAad({ ...job }))).toEqual(card);
+    expect(() => openTransit(ring, envelope, transitAad({ ...job, mode: 'live' }))).toThrow();
+    expect(() => openTransit(ring, envelope, transitAad({ ...job, propertyId: '2' }))).toThrow();
+    expect(() => openTransit(ring, envelope, transitAad({ ...job, tokenId: '019c4d7e-4feb-73af-99f2-34c2771042f7' }))).toThrow();
   });
 
   it.each(['', 'v1', 'v1.transit-1', 'v2.transit-1.AAAA', 'v1..AAAA', 'v1.transit-1.'])(

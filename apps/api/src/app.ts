@@ -4,7 +4,7 @@ import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import { holdsPan } from '@folio-vault/shared/vault/card/redact-pan';
 import type { Logger } from '@folio-vault/shared/logger';
-import { errorHandler, notFoundHandler } from './http/error-handler.js';
+import { errorHandler, notFoundHandler, requestLogOptions } from './http/error-handler.js';
 import { requestMetrics } from './http/request-metrics.js';
 import { adminRoutes, type TAdminDeps } from './ops/admin.js';
 import { opsRoutes, type TOpsDeps } from './ops/routes.js';
@@ -47,7 +47,8 @@ export function createApp(deps: TAppDeps): Express {
         req: (req: { method: string; url: string }) => ({ method: req.method, path: req.url.split('?')[0] }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       },
-      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+      // 503 and 4xx at warn, with the answer's error code; other 5xx at error (http/error-handler.ts).
+      ...requestLogOptions,
     }),
   );
   app.use(requestMetrics(deps.metrics));

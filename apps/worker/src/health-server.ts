@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { TConfig } from '@folio-vault/shared/config';
 import { createRedis, pingRedis, type TPgPool } from '@folio-vault/shared/connections';
-import { AppError, toErrorBody } from '@folio-vault/shared/errors';
+import { AppError, isUnexpected, toAppError, toErrorBody } from '@folio-vault/shared/errors';
 import type { Logger } from '@folio-vault/shared/logger';
 import { bearerMatches, type TMetrics } from '@folio-vault/shared/metrics';
 import { within } from '@folio-vault/shared/within';
@@ -88,8 +88,11 @@ export async function startHealthServer(options: THealthServerOptions): Promise<
 
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      options.logger.error({ err: { message: (error as Error).message } }, 'health server error');
-      if (!res.headersSent) sendError(res, randomUUID(), new AppError('UNEXPECTED_ERROR', 'An unexpected error occurred; it has been logged.'));
+      // The same conversion as the API's: a store that is away is a 503 and a warning, a fault a 500 and its stack.
+      const answer = toAppError(error);
+      if (isUnexpected(answer)) options.logger.error({ err: error }, 'health server error');
+      else options.logger.warn({ errorCode: answer.code, err: { message: (error as Error).message } }, 'health server answered an error');
+      if (!res.headersSent) sendError(res, randomUUID(), answer);
       else res.destroy();
     });
   });

@@ -1,50 +1,37 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
-import { AppError, toErrorBody } from '@folio-vault/shared/errors';
-
-/** Body-parser failures carry a `type`; map them onto the contract's codes. */
-function fromParserError(error: unknown): AppError | undefined {
-  const type = (error as { type?: unknown }).type;
-  if (type === 'entity.too.large') return new AppError('PAYLOAD_TOO_LARGE', 'The request body is larger than this route accepts.');
-  if (type === 'entity.parse.failed') {
-    return AppError.invalid([{ path: 'body', message: 'is not valid JSON' }], 'The request body is not valid JSON.');
-  }
-  if (type === 'charset.unsupported' || type === 'encoding.unsupported') {
-    return new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body encoding is not supported (use UTF-8 JSON).');
-  }
-  if (typeof type === 'string') return AppError.invalid([{ path: 'body', message: 'could not be read' }], 'The request body could not be read.');
-  return fromClientHttpError(error);
-}
-
-/**
- * Client errors Express raises without a `type` (found by test/fuzz.test.ts): the router's URIError
- * for a path that is not valid percent-encoding ("/vault/v1/tokens/%zz"), and body-parser's
- * zlib error for a Content-Encoding body that does not inflate. They are the client's fault, so a
- * 4xx, never the 500 of an unknown error.
- */
-function fromClientHttpError(error: unknown): AppError | undefined {
-  if ((error as { status?: unknown }).status !== 400) return undefined;
-  if (error instanceof URIError) {
-    return AppError.invalid([{ path: 'path', message: 'is not valid percent-encoding' }], 'The request path is not valid percent-encoding.');
-  }
-  return AppError.invalid([{ path: 'body', message: 'could not be read' }], 'The request body could not be read.');
-}
+import { AppError, connectionFailureOf, isUnexpected, toAppError, toErrorBody } from '@folio-vault/shared/errors';
 
 export function notFoundHandler(_req: Request, _res: Response, next: NextFunction): void {
   next(new AppError('ENTITY_NOT_FOUND', 'There is no such route.'));
 }
 
+/** What the error handler leaves for the request's log line (res.locals; read by requestLogOptions). */
+interface TAnsweredError {
+  errorCode: string;
+  /** The store that could not be reached: its outage is logged once, by the connection log. */
+  store?: string;
+  /** A 5xx's reason otherwise. Never a 4xx's: a parser's message can quote the body. */
+  cause?: string;
+}
+
+function answeredError(appError: AppError): TAnsweredError {
+  if (appError.status < 500 || isUnexpected(appError)) return { errorCode: appError.code };
+  const store = connectionFailureOf(appError.cause);
+  if (store) return { errorCode: appError.code, store };
+  return { errorCode: appError.code, ...(appError.cause instanceof Error ? { cause: appError.cause.message } : {}) };
+}
+
 /**
- * The one place an error becomes an answer. Unknown errors are logged with their stack and
- * answered as a generic 500: no internals, no input echoed.
+ * The one place an error becomes an answer (toAppError decides which). Only an unexpected error
+ * gets a line of its own, with its stack; the code and cause of any other error ride on the
+ * request's one log line, so an outage answered 503 by the thousand is a warning per request, not
+ * a stack trace per request (the outage itself is logged once, by the connection log).
  */
 export function errorHandler(error: unknown, req: Request, res: Response, _next: NextFunction): void {
-  let appError = error instanceof AppError ? error : fromParserError(error);
-  if (!appError) {
-    req.log.error({ err: error }, 'unexpected error');
-    appError = new AppError('UNEXPECTED_ERROR', 'An unexpected error occurred; it has been logged.');
-  } else if (appError.status >= 500) {
-    req.log.warn({ errorCode: appError.code, cause: (appError.cause as Error | undefined)?.message }, appError.message);
-  }
+  const appError = toAppError(error);
+  if (isUnexpected(appError)) req.log.error({ err: appError.cause ?? error }, 'unexpected error');
+  res.locals.answeredError = answeredError(appError);
   if (res.headersSent) {
     res.destroy();
     return;
@@ -53,3 +40,27 @@ export function errorHandler(error: unknown, req: Request, res: Response, _next:
   if (appError.retryAfterSeconds !== undefined) res.set('Retry-After', String(appError.retryAfterSeconds));
   res.status(appError.status).json(toErrorBody(appError, String(req.id)));
 }
+
+type TLogLevel = 'info' | 'warn' | 'error';
+type TLogValues = Record<string, unknown>;
+const answeredErrorOf = (res: ServerResponse): TAnsweredError | undefined =>
+  (res as ServerResponse & { locals?: { answeredError?: TAnsweredError } }).locals?.answeredError;
+
+/**
+ * pino-http options for the request's line: 503 (a store away, a wait bounded) and 4xx at warn,
+ * other 5xx at error. An error the error handler answered loses the stack pino-http makes up for a
+ * 5xx ("failed with status code"): it points into pino-http, and the handler logged any real one.
+ */
+export const requestLogOptions = {
+  customLogLevel: (_req: IncomingMessage, res: ServerResponse, error?: Error): TLogLevel => {
+    if (res.statusCode === 503 || (res.statusCode >= 400 && res.statusCode < 500)) return 'warn';
+    return error || res.statusCode >= 500 ? 'error' : 'info';
+  },
+  customSuccessObject: (_req: IncomingMessage, res: ServerResponse, values: TLogValues): TLogValues => ({ ...values, ...answeredErrorOf(res) }),
+  customErrorObject: (_req: IncomingMessage, res: ServerResponse, _error: Error, values: TLogValues): TLogValues => {
+    const answered = answeredErrorOf(res);
+    if (!answered) return values;
+    const { err: _made, ...rest } = values;
+    return { ...rest, ...answered };
+  },
+};

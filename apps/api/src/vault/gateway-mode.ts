@@ -1,5 +1,4 @@
 import type { TPgPool } from '@folio-vault/shared/connections';
-import { database } from '../http/database.js';
 import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
 import { findPropertyGatewayMode } from '@folio-vault/shared/properties/property-store';
 
@@ -8,7 +7,7 @@ import { findPropertyGatewayMode } from '@folio-vault/shared/properties/property
  * not vault data: the API may read it directly.
  */
 export async function findGatewayMode(pool: TPgPool, propertyId: string): Promise<TTokenizationMode | undefined> {
-  return database(() => findPropertyGatewayMode(pool, propertyId));
+  return findPropertyGatewayMode(pool, propertyId);
 }
 
 /** How long a known mode is trusted without asking PostgreSQL again. */

@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { auditTokenId, type AuditLog, type TAuditAction } from '@folio-vault/shared/vault/audit-log';
-import { AppError, type TErrorCode } from '@folio-vault/shared/errors';
+import { toAppError, type TErrorCode } from '@folio-vault/shared/errors';
+import { tokenizationModeOf } from '@folio-vault/shared/vault/tokenization-mode';
 
 /**
  * Express side of the vault audit trail (packages/shared/src/vault/audit-log.ts). The event is
@@ -9,12 +10,6 @@ import { AppError, type TErrorCode } from '@folio-vault/shared/errors';
  * shredded), and failing the answer would only make the client retry it.
  */
 const ACTIONS: Record<string, TAuditAction> = { POST: 'token.tokenize', GET: 'token.read', DELETE: 'token.delete' };
-
-function modeHeader(req: Request): 'test' | 'live' | undefined {
-  const header = req.get('svc-tokenization-mode');
-  if (header === undefined) return 'live';
-  return header === 'test' ? 'test' : undefined;
-}
 
 export async function recordVaultEvent(
   audit: AuditLog,
@@ -28,24 +23,22 @@ export async function recordVaultEvent(
       action,
       subject: req.principal?.subject,
       propertyId: req.get('x-property-id')?.trim(),
-      mode: modeHeader(req),
+      mode: tokenizationModeOf(req.get('svc-tokenization-mode')),
       requestId: String(req.id),
       clientAddress: req.socket.remoteAddress,
       ...event,
     });
   } catch (error) {
-    req.log.error({ err: { message: (error as Error).message, code: (error as { code?: string }).code }, action }, 'audit event not written');
+    // A database that is away is logged once by the connection log; a write refused otherwise is a fault.
+    const expected = toAppError(error).status === 503;
+    req.log[expected ? 'warn' : 'error']({ err: { message: (error as Error).message, code: (error as { code?: string }).code }, action }, 'audit event not written');
   }
 }
 
-/** Status and code an error will be answered with (error-handler.ts decides; this mirrors it). */
+/** Status and code an error will be answered with: the error handler's own conversion. */
 function answerOf(error: unknown): { httpStatus: number; errorCode: TErrorCode } {
-  if (error instanceof AppError) return { httpStatus: error.status, errorCode: error.code };
-  const status = (error as { status?: unknown }).status;
-  if (status === 413) return { httpStatus: 413, errorCode: 'PAYLOAD_TOO_LARGE' };
-  if (status === 415) return { httpStatus: 415, errorCode: 'UNSUPPORTED_MEDIA_TYPE' };
-  if (typeof status === 'number' && status >= 400 && status < 500) return { httpStatus: 400, errorCode: 'INVALID_REQUEST' };
-  return { httpStatus: 500, errorCode: 'UNEXPECTED_ERROR' };
+  const answer = toAppError(error);
+  return { httpStatus: answer.status, errorCode: answer.code };
 }
 
 /**

@@ -3,7 +3,7 @@ import { AuditLog } from '@folio-vault/shared/vault/audit-log';
 import { isPublicTestCard } from '@folio-vault/shared/vault/card/test-cards';
 import type { TPgPool } from '@folio-vault/shared/connections';
 import type { TKeyring } from '@folio-vault/shared/vault/crypto/keyring';
-import { sealTransit } from '@folio-vault/shared/vault/crypto/transit';
+import { sealTransit, transitAad } from '@folio-vault/shared/vault/crypto/transit';
 import { AppError } from '@folio-vault/shared/errors';
 import { deleteCardTokenJob } from '@folio-vault/shared/vault/delete-card-token-job';
 import { readCardTokenJob } from '@folio-vault/shared/vault/read-card-token-job';
@@ -72,7 +72,7 @@ export class VaultClient {
       propertyId: ref.propertyId,
       mode: ref.mode,
       requestId: ref.requestId,
-      sealedCard: sealTransit(this.transit, sealed, `${tokenId}:${ref.propertyId}:${ref.mode}`),
+      sealedCard: sealTransit(this.transit, sealed, transitAad({ tokenId, propertyId: ref.propertyId, mode: ref.mode })),
       ...(ref.idempotencyKey ? { idempotencyKey: ref.idempotencyKey } : {}),
     }, tokenId);
     if (result.outcome === 'idempotency_key_reused') {

@@ -1,9 +1,9 @@
-import { UnrecoverableError } from 'bullmq';
 import type { ExportStore } from '@folio-vault/shared/exports/export-store';
 import type { TExportJobName } from '@folio-vault/shared/jobs/registry';
 import type { Logger } from '@folio-vault/shared/logger';
 import type { FolioExporter } from './folio-exporter.js';
 import type { THandler, THandlers } from '../jobs/processor-base.js';
+import { attemptOf, isLastAttempt } from '../jobs/attempts.js';
 import { exportFailureReason } from '../jobs/failure-reason.js';
 
 /**
@@ -22,9 +22,8 @@ export function exportHandlers(
       try {
         return await exporter.run(payload, job, logger.child({ jobId: job.id, exportId: payload.exportId, requestId: payload.requestId }));
       } catch (error) {
-        const attempts = job.opts.attempts ?? 1;
-        const last = error instanceof UnrecoverableError || job.attemptsMade + 1 >= attempts;
-        const message = exportFailureReason(error, job.attemptsMade + 1, attempts, last);
+        const last = isLastAttempt(job, error);
+        const message = exportFailureReason(error, attemptOf(job), last);
         await (last ? store.fail(payload.exportId, message) : store.retrying(payload.exportId, message)).catch(() => undefined);
         throw error;
       }

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { JOBS, type TJobName, type TJobResult, type TJobs } from '@folio-vault/shared/jobs/registry';
 import type { Logger } from '@folio-vault/shared/logger';
 import type { TMetrics } from '@folio-vault/shared/metrics';
+import { attemptOf } from './attempts.js';
 
 export type THandler<N extends TJobName> = (payload: z.output<TJobs[N]['payload']>, job: Job) => Promise<TJobResult<N>>;
 export type THandlers<N extends TJobName> = { [K in N]: THandler<K> };
@@ -18,7 +19,7 @@ export function createProcessor<N extends TJobName>(handlers: THandlers<N>, logg
   return async (job: Job): Promise<unknown> => {
     const name = job.name as N;
     const handler = handlers[name] as THandler<N> | undefined;
-    let log = logger.child({ jobId: job.id, queue: job.queueName, job: job.name, attempt: job.attemptsMade + 1 });
+    let log = logger.child({ jobId: job.id, queue: job.queueName, job: job.name, attempt: attemptOf(job).number });
     if (!handler || !Object.hasOwn(JOBS, name)) {
       log.error('unknown job name');
       // Not a label value: a job name nobody registered could be anything.

@@ -1,7 +1,7 @@
-import { UnrecoverableError } from 'bullmq';
 import type { TJobResult } from '@folio-vault/shared/jobs/registry';
 import type { Logger } from '@folio-vault/shared/logger';
 import type { NightAuditor } from './night-auditor.js';
+import { isLastAttempt } from '../jobs/attempts.js';
 import type { THandler } from '../jobs/processor-base.js';
 
 /** Night-audit handlers: a source's export (export queue), the manifest and the scheduled start. */
@@ -12,8 +12,7 @@ export function nightAuditSourceHandler(auditor: NightAuditor, logger: Logger): 
     } catch (error) {
       // The last attempt records the failure in the batch; the parent still runs (the child ignores
       // its failure for the parent) and writes it into the manifest.
-      const last = error instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-      if (last) await auditor.sourceFailed(payload, (error as Error).message.slice(0, 300)).catch(() => undefined);
+      if (isLastAttempt(job, error)) await auditor.sourceFailed(payload, (error as Error).message.slice(0, 300)).catch(() => undefined);
       throw error;
     }
   };

@@ -6,7 +6,7 @@ import { maskName } from '@folio-vault/shared/vault/card/mask';
 import { newDataKey, sealField, wrapDataKey } from '@folio-vault/shared/vault/crypto/envelope';
 import { cardFingerprint, keyedDigest } from '@folio-vault/shared/vault/crypto/fingerprint';
 import type { TKeyring } from '@folio-vault/shared/vault/crypto/keyring';
-import { openTransit } from '@folio-vault/shared/vault/crypto/transit';
+import { openTransit, transitAad } from '@folio-vault/shared/vault/crypto/transit';
 import type { TJobResult } from '@folio-vault/shared/jobs/registry';
 import { ZSealedCard, type TSealedCard, type ZTokenizeCardPayload } from '@folio-vault/shared/vault/tokenize-card-job';
 import type { ZVaultJobBase } from '@folio-vault/shared/vault/vault-job-common';
@@ -23,11 +23,6 @@ export class SealedCardError extends Error {
     super('the sealed card could not be opened with the transit keys');
     this.name = 'SealedCardError';
   }
-}
-
-/** The associated data a transit envelope is sealed with: one job, one property, one mode. */
-export function transitAad(ref: { tokenId: string; propertyId: string; mode: TTokenizationMode }): string {
-  return `${ref.tokenId}:${ref.propertyId}:${ref.mode}`;
 }
 
 /**

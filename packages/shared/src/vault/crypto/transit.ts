@@ -1,3 +1,4 @@
+import type { TTokenizationMode } from '../schemas.js';
 import { seal, open } from './aes-gcm.js';
 import { activeKey, type TKeyring } from './keyring.js';
 
@@ -7,6 +8,15 @@ import { activeKey, type TKeyring } from './keyring.js';
  * The associated data ties the envelope to one job (token id, property and mode), so it cannot be
  * replayed into another.
  */
+
+/**
+ * The associated data of a tokenize job's envelope: one token, one property, one mode. The API
+ * seals with it and the worker opens with it, both from the job's own fields.
+ */
+export function transitAad(job: { tokenId: string; propertyId: string; mode: TTokenizationMode }): string {
+  return `${job.tokenId}:${job.propertyId}:${job.mode}`;
+}
+
 export function sealTransit(ring: TKeyring, value: unknown, aad: string): string {
   const sealed = seal(activeKey(ring), Buffer.from(JSON.stringify(value), 'utf8'), `transit:${aad}`);
   return `v1.${ring.activeId}.${sealed.toString('base64url')}`;
