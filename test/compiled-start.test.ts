@@ -1,0 +1,225 @@
+import { execFile, spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import jwt from 'jsonwebtoken';
+import pg from 'pg';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { freePort } from '@folio-vault/dev-services/process-utils';
+import { provisionServices, type TProvisioned } from '@folio-vault/dev-services/provision';
+import { cardBody, futureYear } from './support/cards.js';
+import { PROPERTY_1, SOURCE_ID, ledgerFolios, ledgerTransactions } from './support/ledger-fixture.js';
+import { ROOT, waitForOutput, type TSpawned } from './support/processes.js';
+import { testKeys } from './support/world.js';
+
+/**
+ * The service as production runs it (Dockerfile): `npm run build`, then the compiled API and a
+ * compiled worker started with plain `node` (no tsx, no TypeScript loader), NODE_ENV=production,
+ * keys by need, S3 storage, against the suite's Redis and PostgreSQL and an S3 server. The database
+ * is new, so the compiled code creates it and applies every migration itself. The build writes the
+ * workspaces' dist/ folders in place (tsc -b: only what changed since the last build).
+ */
+const run = promisify(execFile);
+const MIGRATIONS = readdirSync(join(ROOT, 'packages/shared/src/db/migrations')).filter((file) => file.endsWith('.sql')).sort();
+/** The worker's render pool size (EXPORT_CONCURRENCY); every process starts with the worker. */
+const RENDER_PROCESSES = 2;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+let s3: TProvisioned | undefined;
+let api: TSpawned;
+let worker: TSpawned;
+let apiUrl: string;
+let databaseUrl: string;
+let token: string;
+let dir: string;
+
+/** A compiled entry point as the image's CMD runs it: `node <file>`, only the given environment. */
+function spawnNode(script: string, env: Record<string, string>): TSpawned {
+  const child = spawn(process.execPath, [script], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  return { child, output: () => output, exited, kill: (signal) => child.kill(signal) };
+}
+
+/** The command lines of a process's children (Linux /proc), to see how the render processes run. */
+function childCommands(pid: number): string[][] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .flatMap((entry) => {
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        return parent === pid ? [readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').filter(Boolean)] : [];
+      } catch {
+        return [];
+      }
+    });
+}
+
+beforeAll(async () => {
+  const started = performance.now();
+  await run('npm', ['run', '-s', 'build'], { cwd: ROOT, maxBuffer: 16 << 20 });
+  console.warn(`compiled-start: npm run build took ${((performance.now() - started) / 1000).toFixed(1)} s`);
+
+  dir = await mkdtemp(join(tmpdir(), 'fv-compiled-'));
+  s3 = await provisionServices({ env: process.env, mode: 'ephemeral', need: { s3: true } });
+  const database = new URL(inject('postgresUrl'));
+  database.pathname = `/fvt_${randomBytes(6).toString('hex')}`;
+  databaseUrl = database.toString();
+  const keys = testKeys();
+  const common = {
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'info',
+    REDIS_URL: inject('redisUrl'),
+    DATABASE_URL: databaseUrl,
+    QUEUE_PREFIX: `{fvt-${randomBytes(4).toString('hex')}}`,
+    STORAGE_DRIVER: 'minio',
+    MINIO_ENDPOINT: s3.env.MINIO_ENDPOINT ?? process.env.MINIO_ENDPOINT!,
+    MINIO_ACCESS_KEY: s3.env.MINIO_ACCESS_KEY ?? process.env.MINIO_ACCESS_KEY!,
+    MINIO_SECRET_KEY: s3.env.MINIO_SECRET_KEY ?? process.env.MINIO_SECRET_KEY!,
+    MINIO_BUCKET: `fvt-${randomBytes(4).toString('hex')}`,
+    VAULT_TRANSIT_KEY: keys.VAULT_TRANSIT_KEY!,
+  };
+  const port = await freePort();
+  apiUrl = `http://127.0.0.1:${port}`;
+  // One at a time: the first creates the database and applies the migrations (as in a deployment,
+  // where either may win that race; here the order is fixed so the log can be read exactly).
+  worker = spawnNode('apps/worker/dist/main.js', {
+    ...common,
+    VAULT_KEK_TEST: keys.VAULT_KEK_TEST!,
+    VAULT_KEK_LIVE: keys.VAULT_KEK_LIVE!,
+    VAULT_FINGERPRINT_KEY: keys.VAULT_FINGERPRINT_KEY!,
+    EXPORT_CONCURRENCY: String(RENDER_PROCESSES),
+  });
+  await waitForOutput(worker, /"msg":"worker ready"/, 60_000);
+  api = spawnNode('apps/api/dist/main.js', { ...common, PORT: String(port), JWT_SECRET: keys.JWT_SECRET! });
+  await waitForOutput(api, /"msg":"api listening"/, 60_000);
+  token = jwt.sign({ scope: 'read:payment write:payment', property_ids: [PROPERTY_1.id] }, keys.JWT_SECRET!, {
+    algorithm: 'HS256', expiresIn: 300, subject: 'compiled-start', issuer: 'folio-vault', audience: 'folio-vault',
+  });
+}, 240_000);
+
+afterAll(async () => {
+  for (const spawned of [api, worker]) {
+    if (spawned && spawned.child.exitCode === null && spawned.child.signalCode === null) {
+      spawned.kill('SIGKILL');
+      await spawned.exited;
+    }
+  }
+  await s3?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+  if (databaseUrl) {
+    const admin = new pg.Client({ connectionString: inject('postgresUrl') });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS ${new URL(databaseUrl).pathname.slice(1)} WITH (FORCE)`);
+    await admin.end();
+  }
+});
+
+/** Buffers a file answer as bytes; an error answer (JSON) is still parsed as JSON. */
+function binary(response: request.Response, callback: (error: Error | null, body: unknown) => void): void {
+  const res = response as unknown as IncomingMessage;
+  const chunks: Buffer[] = [];
+  res.on('data', (chunk: Buffer) => chunks.push(chunk));
+  res.on('end', () => {
+    const body = Buffer.concat(chunks);
+    callback(null, /json/.test(res.headers['content-type'] ?? '') ? JSON.parse(body.toString('utf8')) : body);
+  });
+}
+
+describe('the compiled service under plain node', () => {
+  it('was built to JavaScript and started from it, with the migrations applied by the compiled code', () => {
+    for (const file of ['packages/shared/dist/bootstrap.js', 'apps/api/dist/main.js', 'apps/worker/dist/main.js', 'apps/worker/dist/exports/render-child.js']) {
+      expect(existsSync(join(ROOT, file)), file).toBe(true);
+    }
+    expect(MIGRATIONS).toEqual(readdirSync(join(ROOT, 'packages/shared/dist/db/migrations')).sort());
+    const applied = [...worker.output().matchAll(/"msg":"applied migration ([^"]+)"/g)].map((match) => match[1]);
+    expect(applied).toEqual(MIGRATIONS);
+    expect(worker.output()).toMatch(/"msg":"database created"/);
+    expect(api.output()).not.toMatch(/applied migration/);
+  });
+
+  it('answers /readyz 200 with every store', async () => {
+    const res = await request(apiUrl).get('/readyz');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ready', checks: { redis: 'ok', postgres: 'ok', storage: 'ok' } });
+  });
+
+  it('tokenizes a public test card through the compiled worker', async () => {
+    const res = await request(apiUrl)
+      .post('/vault/v1/tokens/card')
+      .set('Authorization', `Bearer ${token}`)
+      .set('X-Property-Id', '1')
+      .set('SVC-Tokenization-Mode', 'test')
+      .send(cardBody());
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toEqual({
+      id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
+      card_brand: 'VISA',
+      last4: '1111',
+      expiration: { month: '08', year: futureYear() },
+      test_mode: true,
+    });
+  });
+
+  it('exports a folio as PDF, rendered by compiled render processes with the packaged fonts', async () => {
+    const imported = await request(apiUrl)
+      .post('/accounting/v1.0/import')
+      .set('Authorization', `Bearer ${token}`)
+      .set('X-Property-Id', '1')
+      .send({ property: PROPERTY_1, folios: ledgerFolios(), transactions: ledgerTransactions() });
+    expect(imported.status, JSON.stringify(imported.body)).toBe(200);
+    expect(imported.body).toEqual({ property: 1, recipients: 0, folios: 2, transactions: 27 });
+
+    const res = await request(apiUrl)
+      .post('/fiscal-document/v1/folios/export')
+      .set('Authorization', `Bearer ${token}`)
+      .set('X-Property-Id', '1')
+      .send({ sourceKind: 'RESERVATION', sourceId: SOURCE_ID })
+      .buffer(true)
+      .parse(binary);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const pdf = res.body as Buffer;
+    expect(res.headers['content-type']).toBe('application/octet-stream');
+    expect(res.headers['content-length']).toBe(String(pdf.length));
+    expect(res.headers['x-export-id']).toMatch(UUID);
+    expect(res.headers['content-disposition']).toMatch(new RegExp(`^attachment; filename="folio-RESERVATION-${SOURCE_ID}-\\d{8}\\.pdf"$`));
+    expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+
+    const file = join(dir, 'folio.pdf');
+    await writeFile(file, pdf);
+    const { stdout } = await run('pdftotext', ['-layout', '-enc', 'UTF-8', file, '-'], { maxBuffer: 16 << 20 });
+    // Latin, Cyrillic, Greek and CJK: each needs its font file from the worker's npm packages.
+    for (const text of [PROPERTY_1.name, 'Tasa turística', 'Spa ритуал', 'Sala Ωμέγα', '朝食 Breakfast']) expect(stdout).toContain(text);
+
+    const status = await request(apiUrl)
+      .get(`/fiscal-document/v1/folios/exports/${res.headers['x-export-id']}`)
+      .set('Authorization', `Bearer ${token}`)
+      .set('X-Property-Id', '1');
+    expect(status.status).toBe(200);
+    expect(status.body).toMatchObject({ exportId: res.headers['x-export-id'], status: 'completed', progress: 100, size: pdf.length, sha256: createHash('sha256').update(pdf).digest('hex') });
+
+    // The render processes are compiled JavaScript under plain node too: no tsx loader.
+    const renderer = [process.execPath, join(ROOT, 'apps/worker/dist/exports/render-child.js')];
+    expect(childCommands(worker.child.pid!)).toEqual(Array.from({ length: RENDER_PROCESSES }, () => renderer));
+  });
+
+  it('stops both processes cleanly on SIGTERM', async () => {
+    api.kill('SIGTERM');
+    worker.kill('SIGTERM');
+    expect(await api.exited).toBe(0);
+    expect(await worker.exited).toBe(0);
+    expect(worker.output()).toMatch(/"msg":"stopped"/);
+  });
+});
