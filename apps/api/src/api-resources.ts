@@ -1,0 +1,93 @@
+import { FlowProducer, Queue, QueueEvents } from 'bullmq';
+import type { TConfig } from '@folio-vault/shared/config';
+import { createPgPool, createRedis, type TPgPool, type TRedisClient } from '@folio-vault/shared/connections';
+import { QUEUE_NAMES } from '@folio-vault/shared/queues';
+import type { TCloser } from '@folio-vault/shared/shutdown';
+import { createStorage } from '@folio-vault/shared/storage/create-storage';
+import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
+
+/**
+ * What the API holds open for its whole life (no per-request clients): one producer connection for
+ * every queue, a QueueEvents per waited-on queue, the PostgreSQL pool and the storage client.
+ */
+export interface TApiResources {
+  redis: TRedisClient;
+  pool: TPgPool;
+  storage: ObjectStorage;
+  vaultQueue: Queue;
+  vaultEvents: QueueEvents;
+  exportQueue: Queue;
+  exportEvents: QueueEvents;
+  flows: FlowProducer;
+  nightAuditQueue: Queue;
+  /** Every queue of QUEUE_NAMES, for /admin/queues and the queue_jobs metric. */
+  queues: Queue[];
+  /** Each close bounded (createCloser): with Redis gone, QueueEvents.close() waits for it forever. */
+  close(closer: TCloser): Promise<void>;
+}
+
+export async function openApiResources(config: TConfig): Promise<TApiResources> {
+  const redis = createRedis(config.REDIS_URL, 'producer');
+  redis.on('error', () => undefined); // reported per request as 503 and by /readyz
+  const pool = createPgPool(config.DATABASE_URL);
+  const queueOptions = { connection: redis, prefix: config.QUEUE_PREFIX };
+  const openQueue = (name: string) => quiet(new Queue(name, queueOptions));
+  // QueueEvents read with a blocking XREAD: each gets a connection of its own.
+  const eventConnections: TRedisClient[] = [];
+  const openEvents = async (name: string) => {
+    const connection = createRedis(config.REDIS_URL, 'events');
+    connection.on('error', () => undefined);
+    eventConnections.push(connection);
+    const events = quiet(new QueueEvents(name, { connection, prefix: config.QUEUE_PREFIX }));
+    await events.waitUntilReady();
+    return events;
+  };
+
+  const vaultQueue = openQueue(QUEUE_NAMES.vault);
+  const vaultEvents = await openEvents(QUEUE_NAMES.vault);
+  const exportQueue = openQueue(QUEUE_NAMES.export);
+  const exportEvents = await openEvents(QUEUE_NAMES.export);
+  const flows = quiet(new FlowProducer(queueOptions));
+  const nightAuditQueue = openQueue(QUEUE_NAMES.nightAudit);
+  // The producer queues above are reused, the others opened on the same connection.
+  const opened: Queue[] = [];
+  const queues = Object.values(QUEUE_NAMES).map((name) => {
+    const existing = [vaultQueue, exportQueue].find((queue) => queue.name === name);
+    if (existing) return existing;
+    const queue = openQueue(name);
+    opened.push(queue);
+    return queue;
+  });
+
+  return {
+    redis,
+    pool,
+    storage: createStorage(config),
+    vaultQueue,
+    vaultEvents,
+    exportQueue,
+    exportEvents,
+    flows,
+    nightAuditQueue,
+    queues,
+    async close(closer) {
+      const closing: Array<[string, { close(): Promise<void> }]> = [
+        ['vault queue events', vaultEvents],
+        ['export queue events', exportEvents],
+        ...[vaultQueue, exportQueue, nightAuditQueue, ...opened].map((queue): [string, Queue] => [`queue ${queue.name}`, queue]),
+        ['flow producer', flows],
+      ];
+      await Promise.all(closing.map(([what, closable]) => closer.step(what, () => closable.close())));
+      // Whatever did not close waits on these: disconnecting also stops ioredis reconnecting.
+      redis.disconnect();
+      for (const connection of eventConnections) connection.disconnect();
+      await closer.step('postgresql pool', () => pool.end());
+    },
+  };
+}
+
+/** Errors surface per request (503) and on /readyz; an `error` event without a listener would throw. */
+function quiet<T extends { on(event: 'error', listener: () => void): unknown }>(emitter: T): T {
+  emitter.on('error', () => undefined);
+  return emitter;
+}

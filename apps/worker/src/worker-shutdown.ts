@@ -1,0 +1,40 @@
+import type { TPgPool, TRedisClient } from '@folio-vault/shared/connections';
+import type { Logger } from '@folio-vault/shared/logger';
+import { createCloser } from '@folio-vault/shared/shutdown';
+
+/** The render pool bounds its own close (a render process gets 2 s, then SIGKILL): let it. */
+const RENDER_POOL_CLOSE_MS = 3_000;
+
+/** What a worker process closes on shutdown, in this order. */
+export interface TWorkerParts {
+  health?: { close(): Promise<void> };
+  workers: ReadonlyArray<{ close(force?: boolean): Promise<void> }>;
+  renderer: { close(): Promise<void> };
+  flows: { close(): Promise<void> };
+  connection: TRedisClient;
+  pool: TPgPool;
+}
+
+/**
+ * worker.close() waits for active jobs; past the grace period it is forced: jobs still active are
+ * handed back (their locks lapse and another worker takes them as stalled). Every other step is
+ * bounded (createCloser): with Redis gone, even a forced Worker.close() waits for it to come back.
+ */
+export async function closeWorkerParts(parts: TWorkerParts, graceMs: number, logger: Logger): Promise<void> {
+  const closer = createCloser(logger);
+  const { health, workers } = parts;
+  if (health) await closer.step('health server', () => health.close());
+  await closer.graceThenForce(
+    'bullmq workers',
+    () => Promise.all(workers.map((worker) => worker.close())),
+    graceMs,
+    () => Promise.all(workers.map((worker) => worker.close(true))),
+  );
+  await Promise.all([
+    closer.step('render pool', () => parts.renderer.close(), RENDER_POOL_CLOSE_MS),
+    closer.step('flow producer', () => parts.flows.close()),
+  ]);
+  parts.connection.disconnect();
+  await closer.step('postgresql pool', () => parts.pool.end());
+  closer.report();
+}

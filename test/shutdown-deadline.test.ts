@@ -1,0 +1,109 @@
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { freePort } from '@folio-vault/dev-services/process-utils';
+import { faultEnv, killGroup, logLines, privatePostgres, privateRedis, removeQueueKeys, until, type TRestartable } from './support/faults.js';
+import { spawnTs, waitForOutput, type TSpawned } from './support/processes.js';
+import { createDatabase } from './support/world.js';
+
+/**
+ * SIGTERM ends the API and the worker within SHUTDOWN_GRACE_MS plus a few seconds also when a store
+ * is gone at that moment (README, settings): real processes on a private redis-server or PostgreSQL
+ * that the test stops first. With Redis gone BullMQ's QueueEvents and Worker close wait for it to
+ * come back; the processes give up on them (each close step is bounded) and say which did not close.
+ * A liveness check: the bound is generous, the measured times are printed. The processes run
+ * without the tsx CLI in front (spawnTs `direct`): tsx would SIGKILL a script slow to acknowledge
+ * the relayed signal, and the test would measure that instead of the shutdown.
+ */
+const GRACE_MS = 3_000;
+/** The steps after the grace add at most 8 s (packages/shared/src/shutdown.ts, README: SHUTDOWN_GRACE_MS); a loaded machine adds to it. */
+const MARGIN_MS = 10_000;
+// The measured times go to the CI log (the one place this file prints).
+// eslint-disable-next-line no-console
+const report = (line: string) => console.log(line);
+
+let api: { url: string; process: TSpawned } | undefined;
+let worker: TSpawned | undefined;
+let store: TRestartable | undefined;
+
+afterEach(async () => {
+  await Promise.all([killGroup(api?.process), killGroup(worker)]);
+  await store?.remove();
+  api = worker = store = undefined;
+});
+
+async function startBoth(env: Record<string, string>): Promise<void> {
+  const port = await freePort();
+  const apiProcess = spawnTs('apps/api/src/main.ts', [], { ...env, PORT: String(port) }, { group: true, direct: true });
+  api = { url: `http://127.0.0.1:${port}`, process: apiProcess };
+  worker = spawnTs('apps/worker/src/main.ts', [], env, { group: true, direct: true });
+  await Promise.all([waitForOutput(apiProcess, /api listening/, 60_000), waitForOutput(worker, /worker ready/, 60_000)]);
+}
+
+/** /readyz answers 503 naming `check`: the API has noticed the store is gone. */
+async function noticed(check: 'redis' | 'postgres'): Promise<void> {
+  await until(async () => {
+    const res = await fetch(`${api!.url}/readyz`);
+    const body = (await res.json()) as { checks?: Record<string, string> };
+    return res.status === 503 && body.checks?.[check] === 'unavailable';
+  }, 15_000, `/readyz naming ${check}`);
+}
+
+/** SIGTERM to each process; ms until each has exited, and its exit code. */
+async function terminate(processes: Record<string, TSpawned>): Promise<Record<string, { ms: number; code: number | string }>> {
+  const started = performance.now();
+  const ended = await Promise.all(
+    Object.entries(processes).map(async ([name, spawned]) => {
+      spawned.child.kill('SIGTERM');
+      const code = await spawned.exited;
+      return [name, { ms: Math.round(performance.now() - started), code }] as const;
+    }),
+  );
+  return Object.fromEntries(ended);
+}
+
+/** The names the process's "did not close in time" line gives; [] when it has none. */
+function notClosed(spawned: TSpawned): string[] {
+  const lines = logLines(spawned, 'shutdown: did not close in time, exiting anyway');
+  return lines.flatMap((line) => line.notClosed as string[]);
+}
+
+describe('SIGTERM with a store gone', () => {
+  it('ends the API and the worker within the grace period plus a margin when Redis is gone', { timeout: 120_000 }, async () => {
+    store = await privateRedis();
+    const database = await createDatabase();
+    const env = faultEnv({ REDIS_URL: store.url, DATABASE_URL: database.url, SHUTDOWN_GRACE_MS: String(GRACE_MS) });
+    await startBoth(env);
+    await store.stop();
+    await noticed('redis');
+
+    const ended = await terminate({ api: api!.process, worker: worker! });
+    report(`shutdown with redis gone (grace ${GRACE_MS} ms): api exited after ${ended.api!.ms} ms, worker after ${ended.worker!.ms} ms`);
+    expect(ended.api!.code).toBe(0);
+    expect(ended.worker!.code).toBe(0);
+    expect(ended.api!.ms).toBeLessThan(GRACE_MS + MARGIN_MS);
+    expect(ended.worker!.ms).toBeLessThan(GRACE_MS + MARGIN_MS);
+    // The closes that wait for Redis forever are the ones named; both processes still said "stopped".
+    expect(notClosed(api!.process)).toEqual(expect.arrayContaining(['vault queue events', 'export queue events']));
+    expect(notClosed(worker!)).toContain('bullmq workers');
+    for (const spawned of [api!.process, worker!]) expect(logLines(spawned, 'stopped')).toHaveLength(1);
+  });
+
+  it('ends the API and the worker within the grace period plus a margin when PostgreSQL is gone', { timeout: 120_000 }, async () => {
+    store = await privatePostgres();
+    const env = faultEnv({ REDIS_URL: inject('redisUrl'), DATABASE_URL: store.url, SHUTDOWN_GRACE_MS: String(GRACE_MS) });
+    try {
+      await startBoth(env);
+      await store.stop();
+      await noticed('postgres');
+
+      const ended = await terminate({ api: api!.process, worker: worker! });
+      report(`shutdown with postgres gone (grace ${GRACE_MS} ms): api exited after ${ended.api!.ms} ms, worker after ${ended.worker!.ms} ms`);
+      expect(ended.api!.code).toBe(0);
+      expect(ended.worker!.code).toBe(0);
+      expect(ended.api!.ms).toBeLessThan(GRACE_MS + MARGIN_MS);
+      expect(ended.worker!.ms).toBeLessThan(GRACE_MS + MARGIN_MS);
+      for (const spawned of [api!.process, worker!]) expect(logLines(spawned, 'stopped')).toHaveLength(1);
+    } finally {
+      await removeQueueKeys(inject('redisUrl'), env.QUEUE_PREFIX!);
+    }
+  });
+});
