@@ -1,12 +1,13 @@
 import ExcelJS from 'exceljs';
 import type {
+  TDocumentFolio,
   TDocumentRow,
   TDocumentTotals,
   TFolioDocument,
   TRenderedFile,
 } from '@folio-vault/shared/exports/folio-document';
 import { translator, type TLabel, type TTranslate } from '@folio-vault/shared/i18n/catalog';
-import { formatters } from '@folio-vault/shared/i18n/format';
+import { formatters, type TFormatters } from '@folio-vault/shared/i18n/format';
 import { currencyScale } from '@folio-vault/shared/ledger/money';
 import { filtersValue, sourceText } from '../document-text.js';
 
@@ -85,7 +86,7 @@ export function currencyNumberFormat(locale: string, currency: string): string {
   return `${number}${spaced ? ' ' : ''}${quoted}`;
 }
 
-/** "Reservation RES-42", "House account Bar": as the PDF's header shows the source (identifier · name, else id). */
+/** The status column: the catalog's marks, "VOID, PENDING" when a row is both. */
 function statusText(row: TDocumentRow, t: TTranslate): string {
   const marks: string[] = [];
   if (row.voided) marks.push(t('mark.void'));
@@ -93,104 +94,132 @@ function statusText(row: TDocumentRow, t: TTranslate): string {
   return marks.join(', ');
 }
 
+const SHEET_COLUMNS: Array<Partial<ExcelJS.Column>> = [
+  { key: 'datetime', width: 18 },
+  { key: 'serviceDate', width: 14 },
+  { key: 'code', width: 10 },
+  { key: 'description', width: 40 },
+  { key: 'notes', width: 28 },
+  { key: 'quantity', width: 8 },
+  { key: 'amount', width: 14 },
+  { key: 'status', width: 14 },
+  { key: 'utc', width: 26, hidden: true },
+];
+
+/** The worksheet being written and what every row reads: catalog, formatters, the money format. */
+interface TSheet {
+  sheet: ExcelJS.Worksheet;
+  t: TTranslate;
+  f: TFormatters;
+  moneyFormat: string;
+}
+
+/** Every row is committed as soon as it is added (the streaming writer then lets it go). */
+function add(out: TSheet, values: ExcelJS.CellValue[], font?: Partial<ExcelJS.Font>): void {
+  const row = out.sheet.addRow(values);
+  if (font) row.font = font;
+  row.commit();
+}
+
+function labelled(out: TSheet, label: string, value: string | undefined): void {
+  add(out, [label, value ?? '']);
+}
+
+/** A label in column A and an amount in the amount column. */
+function figure(out: TSheet, label: string, amount: string, font?: Partial<ExcelJS.Font>): void {
+  const values: ExcelJS.CellValue[] = new Array(COLUMNS.amount).fill(null);
+  values[0] = label;
+  values[COLUMNS.amount - 1] = Number(amount);
+  const row = out.sheet.addRow(values);
+  if (font) row.font = font;
+  row.getCell(COLUMNS.amount).numFmt = out.moneyFormat;
+  row.commit();
+}
+
+function totalsBlock(out: TSheet, heading: string, totals: TDocumentTotals): void {
+  const { t } = out;
+  add(out, [heading], BOLD);
+  figure(out, t('totals.charges'), totals.charges);
+  figure(out, t('totals.payments'), totals.payments);
+  figure(out, t('totals.balance'), totals.balance, BOLD);
+}
+
+function writeHeader(out: TSheet, document: TFolioDocument): void {
+  const { t, f } = out;
+  add(out, [document.property.name], TITLE);
+  if (document.property.address) add(out, [document.property.address]);
+  labelled(out, t('source'), sourceText(document.source, t));
+  if (document.recipient) {
+    const { name, address, taxLabel, taxNumber } = document.recipient;
+    labelled(out, t('recipient'), name);
+    if (address) labelled(out, '', address);
+    if (taxNumber) labelled(out, t(taxLabel), taxNumber);
+  }
+  labelled(out, t('filters'), filtersValue(document.filters, t, f));
+  add(out, [t('generated', { datetime: f.dateTime(document.generatedAt) })]);
+}
+
+function writeTransaction(out: TSheet, item: TDocumentRow): void {
+  const { t, f } = out;
+  const instant = new Date(item.transactionDatetime);
+  const row = out.sheet.addRow([
+    f.dateTime(item.transactionDatetime),
+    f.date(item.serviceDate),
+    item.code,
+    item.description,
+    item.notes ?? null,
+    Number(item.quantity),
+    Number(item.amount),
+    statusText(item, t) || null,
+    Number.isNaN(instant.getTime()) ? item.transactionDatetime : instant.toISOString(),
+  ]);
+  row.getCell(COLUMNS.amount).numFmt = out.moneyFormat;
+  if (item.voided) row.font = VOIDED_FONT;
+  else if (item.pending) row.font = PENDING_FONT;
+  row.commit();
+}
+
+/** One folio: heading, column labels, sections with their rows and subtotals, totals. Returns its row count. */
+function writeFolio(out: TSheet, folio: TDocumentFolio): number {
+  const { t } = out;
+  add(out, []);
+  add(out, [`${t('folio')} ${folio.name}`], { bold: true, size: 12 });
+  const header = out.sheet.addRow(HEADER_LABELS.map((label) => t(label)));
+  header.font = BOLD;
+  for (let c = 1; c <= COLUMN_COUNT; c += 1) header.getCell(c).fill = HEADER_FILL;
+  header.commit();
+
+  let written = 0;
+  if (folio.sections.every((section) => section.rows.length === 0)) add(out, [t('noTransactions')], PENDING_FONT);
+  for (const section of folio.sections) {
+    if (section.kind !== 'all') add(out, [t(section.kind === 'debits' ? 'section.debits' : 'section.credits')], BOLD);
+    for (const item of section.rows) writeTransaction(out, item);
+    written += section.rows.length;
+    if (section.subtotal !== undefined) {
+      const subtotalLabel = section.kind === 'all' ? 'subtotal' : section.kind === 'debits' ? 'subtotal.debits' : 'subtotal.credits';
+      figure(out, t(subtotalLabel), section.subtotal, BOLD);
+    }
+  }
+  totalsBlock(out, t('totals.folio', { name: folio.name }), folio.totals);
+  return written;
+}
+
 export async function writeFolioXlsx(document: TFolioDocument, outputPath: string): Promise<TRenderedFile> {
   const t = translator(document.language);
   const f = formatters(document.language, document.timezone, document.currency);
-  const moneyFormat = currencyNumberFormat(f.locale, document.currency);
-
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: outputPath, useStyles: true, useSharedStrings: false });
   workbook.creator = 'Folio Vault';
   workbook.created = new Date(document.generatedAt);
   const sheet = workbook.addWorksheet(t('sheet.name').slice(0, 31));
-  sheet.columns = [
-    { key: 'datetime', width: 18 },
-    { key: 'serviceDate', width: 14 },
-    { key: 'code', width: 10 },
-    { key: 'description', width: 40 },
-    { key: 'notes', width: 28 },
-    { key: 'quantity', width: 8 },
-    { key: 'amount', width: 14 },
-    { key: 'status', width: 14 },
-    { key: 'utc', width: 26, hidden: true },
-  ];
+  sheet.columns = SHEET_COLUMNS;
+  const out: TSheet = { sheet, t, f, moneyFormat: currencyNumberFormat(f.locale, document.currency) };
 
-  const add = (values: ExcelJS.CellValue[], font?: Partial<ExcelJS.Font>) => {
-    const row = sheet.addRow(values);
-    if (font) row.font = font;
-    row.commit();
-  };
-  const labelled = (label: string, value: string | undefined) => add([label, value ?? '']);
-  const figure = (label: string, amount: string, font?: Partial<ExcelJS.Font>) => {
-    const values: ExcelJS.CellValue[] = new Array(COLUMNS.amount).fill(null);
-    values[0] = label;
-    values[COLUMNS.amount - 1] = Number(amount);
-    const row = sheet.addRow(values);
-    if (font) row.font = font;
-    row.getCell(COLUMNS.amount).numFmt = moneyFormat;
-    row.commit();
-  };
-  const totalsBlock = (heading: string, totals: TDocumentTotals) => {
-    add([heading], BOLD);
-    figure(t('totals.charges'), totals.charges);
-    figure(t('totals.payments'), totals.payments);
-    figure(t('totals.balance'), totals.balance, BOLD);
-  };
-
-  // Header.
-  add([document.property.name], TITLE);
-  if (document.property.address) add([document.property.address]);
-  labelled(t('source'), sourceText(document.source, t));
-  if (document.recipient) {
-    const { name, address, taxLabel, taxNumber } = document.recipient;
-    labelled(t('recipient'), name);
-    if (address) labelled('', address);
-    if (taxNumber) labelled(t(taxLabel), taxNumber);
-  }
-  labelled(t('filters'), filtersValue(document.filters, t, f));
-  add([t('generated', { datetime: f.dateTime(document.generatedAt) })]);
-
+  writeHeader(out, document);
   let written = 0;
-  for (const folio of document.folios) {
-    add([]);
-    add([`${t('folio')} ${folio.name}`], { bold: true, size: 12 });
-    const header = sheet.addRow(HEADER_LABELS.map((label) => t(label)));
-    header.font = BOLD;
-    for (let c = 1; c <= COLUMN_COUNT; c += 1) header.getCell(c).fill = HEADER_FILL;
-    header.commit();
-
-    if (folio.sections.every((section) => section.rows.length === 0)) add([t('noTransactions')], PENDING_FONT);
-    for (const section of folio.sections) {
-      if (section.kind !== 'all') add([t(section.kind === 'debits' ? 'section.debits' : 'section.credits')], BOLD);
-      for (const item of section.rows) {
-        const instant = new Date(item.transactionDatetime);
-        const row = sheet.addRow([
-          f.dateTime(item.transactionDatetime),
-          f.date(item.serviceDate),
-          item.code,
-          item.description,
-          item.notes ?? null,
-          Number(item.quantity),
-          Number(item.amount),
-          statusText(item, t) || null,
-          Number.isNaN(instant.getTime()) ? item.transactionDatetime : instant.toISOString(),
-        ]);
-        row.getCell(COLUMNS.amount).numFmt = moneyFormat;
-        if (item.voided) row.font = VOIDED_FONT;
-        else if (item.pending) row.font = PENDING_FONT;
-        row.commit();
-        written += 1;
-      }
-      if (section.subtotal !== undefined) {
-        const subtotalLabel = section.kind === 'all' ? 'subtotal' : section.kind === 'debits' ? 'subtotal.debits' : 'subtotal.credits';
-        figure(t(subtotalLabel), section.subtotal, BOLD);
-      }
-    }
-    totalsBlock(t('totals.folio', { name: folio.name }), folio.totals);
-  }
-
+  for (const folio of document.folios) written += writeFolio(out, folio);
   if (document.grandTotals) {
-    add([]);
-    totalsBlock(t('totals.all'), document.grandTotals);
+    add(out, []);
+    totalsBlock(out, t('totals.all'), document.grandTotals);
   }
 
   sheet.commit();
