@@ -37,7 +37,7 @@ describe('operations endpoints', () => {
   it('GET /openapi.json describes the vault routes from the zod schemas', async () => {
     const res = await request(world.url).get('/openapi.json');
     expect(res.status).toBe(200);
-    expect(res.body.openapi).toBe('3.0.3');
+    expect(res.body.openapi).toBe('3.1.0');
     expect(Object.keys(res.body.paths)).toEqual(expect.arrayContaining(['/vault/v1/tokens/card', '/vault/v1/tokens/{id}']));
     const request_ = res.body.components.schemas.TokenizeCardRequest;
     expect(request_.required).toEqual(expect.arrayContaining(['card_number', 'cvv', 'cardholder_name', 'expiration']));
