@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import jwt from 'jsonwebtoken';
-import { ZConfig, type TConfig } from '@folio-vault/shared/config';
+import { ZConfig, type TApiConfig } from '@folio-vault/shared/config';
 import { ROOT } from '../test/support/processes.js';
 
 /**
@@ -90,7 +90,7 @@ export async function startService(kind: TServiceKind, env: Record<string, strin
 }
 
 /** A development JWT the service accepts, signed with the bench's secret. */
-export function benchToken(config: TConfig, scope: string, propertyIds: number[] = [1]): string {
+export function benchToken(config: TApiConfig, scope: string, propertyIds: number[] = [1]): string {
   return jwt.sign({ scope, property_ids: propertyIds }, config.JWT_SECRET!, {
     algorithm: 'HS256',
     expiresIn: 3600,

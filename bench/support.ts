@@ -3,13 +3,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import pg from 'pg';
 import { pino } from 'pino';
-import { loadConfig, type TConfig } from '@folio-vault/shared/config';
+import { loadConfig, type TAllConfig } from '@folio-vault/shared/config';
 import { migrate } from '@folio-vault/shared/db/migrate';
 import { createLogger, type Logger } from '@folio-vault/shared/logger';
 import { provisionServices, type TProvisioned } from '@folio-vault/dev-services/provision';
 
 /** Services and settings for a benchmark run: same provisioning as the tests, a fresh database. */
-export async function benchEnvironment(): Promise<{ config: TConfig; logger: Logger; services: TProvisioned; rawEnv: () => Record<string, string> }> {
+export async function benchEnvironment(): Promise<{ config: TAllConfig; logger: Logger; services: TProvisioned; rawEnv: () => Record<string, string> }> {
   const services = await provisionServices({ env: process.env, mode: 'ephemeral', need: { redis: true, postgres: true } });
   const databaseUrl = await createBenchDatabase(services.env.DATABASE_URL ?? process.env.DATABASE_URL!);
   const key = (id: string) => `${id}:${randomBytes(32).toString('base64')}`;

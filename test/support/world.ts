@@ -5,7 +5,7 @@ import pg from 'pg';
 import { Cluster } from 'ioredis';
 import { inject } from 'vitest';
 import { startApi, type TRunningApi } from '@folio-vault/api/server';
-import { loadConfig, type TConfig } from '@folio-vault/shared/config';
+import { loadConfig, type TAllConfig } from '@folio-vault/shared/config';
 import { createRedis, type TRedisClient } from '@folio-vault/shared/connections';
 import { createLogger, type Logger } from '@folio-vault/shared/logger';
 import { startWorker, type TRunningWorker } from '@folio-vault/worker/worker';
@@ -16,7 +16,7 @@ import { startWorker, type TRunningWorker } from '@folio-vault/worker/worker';
  * process. Everything the service logs is kept in `logs` so tests can read (and scan) it.
  */
 export interface TWorld {
-  config: TConfig;
+  config: TAllConfig;
   env: Record<string, string>;
   api: TRunningApi;
   /** Base URL of the running API, for supertest: request(world.url). */

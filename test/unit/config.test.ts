@@ -330,6 +330,18 @@ describe('withDevKeys — development', () => {
     expect(second.VAULT_TRANSIT_KEY).not.toBe(first.VAULT_TRANSIT_KEY);
     expect(JSON.parse(readFileSync(file, 'utf8')).VAULT_TRANSIT_KEY).toBe(second.VAULT_TRANSIT_KEY);
   });
+
+  it("hands each role only its keys, and both share the file's transit key", () => {
+    const file = tempFile('roles.json');
+    const api = withDevKeys({ NODE_ENV: 'development' }, { file, role: 'api' });
+    const worker = withDevKeys({ NODE_ENV: 'development' }, { file, role: 'worker' });
+    expect(KEY_NAMES.filter((name) => api[name])).toEqual(['JWT_SECRET', 'VAULT_TRANSIT_KEY']);
+    expect(KEY_NAMES.filter((name) => worker[name])).toEqual(['VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY']);
+    expect(worker.VAULT_TRANSIT_KEY).toBe(api.VAULT_TRANSIT_KEY);
+    expect(Object.keys(JSON.parse(readFileSync(file, 'utf8')) as object).sort()).toEqual([...KEY_NAMES].sort());
+    expect(() => loadConfig(api, 'api')).not.toThrow();
+    expect(() => loadConfig(worker, 'worker')).not.toThrow();
+  });
 });
 
 describe('problems across settings are reported with the others', () => {
@@ -362,9 +374,14 @@ describe('keys by process role', () => {
     const config = loadConfig(requiredKeys(), 'api');
     expect(config.role).toBe('api');
     expect(config.VAULT_TRANSIT_KEY).toBeDefined();
+    // The API's config type has no key-encryption key: reading one does not compile, and at run time it is not there.
+    // @ts-expect-error VAULT_KEK_TEST is not a setting of the API
     expect(config.VAULT_KEK_TEST).toBeUndefined();
+    // @ts-expect-error VAULT_KEK_LIVE is not a setting of the API
     expect(config.VAULT_KEK_LIVE).toBeUndefined();
+    // @ts-expect-error VAULT_FINGERPRINT_KEY is not a setting of the API
     expect(config.VAULT_FINGERPRINT_KEY).toBeUndefined();
+    // @ts-expect-error vaultKeys takes a worker's config
     expect(() => vaultKeys(config)).toThrow(/not loaded in a api process/);
   });
 
@@ -384,5 +401,26 @@ describe('keys by process role', () => {
     const { JWT_SECRET: _secret, ...workerEnv } = requiredKeys();
     const config = loadConfig(workerEnv, 'worker');
     expect(vaultKeys(config).VAULT_KEK_LIVE.activeId).toBe('live-kek-1');
+  });
+
+  it('the worker keeps no JWT setting, even when the environment holds one', () => {
+    const config = loadConfig(requiredKeys(), 'worker');
+    expect(config.role).toBe('worker');
+    expect(config.VAULT_KEK_TEST.activeId).toBe('test-kek-1');
+    // @ts-expect-error JWT_SECRET is not a setting of the worker
+    expect(config.JWT_SECRET).toBeUndefined();
+    expect(Object.keys(config).filter((name) => name.startsWith('JWT_'))).toEqual([]);
+  });
+
+  it('a bad setting of the other role still stops the start: every setting is checked, whatever the role', () => {
+    const { VAULT_KEK_TEST: _t, VAULT_KEK_LIVE: _l, VAULT_FINGERPRINT_KEY: _f, ...apiEnv } = requiredKeys();
+    let problems: string[] = [];
+    try {
+      loadConfig({ ...apiEnv, VAULT_KEK_TEST: 'not-a-keyring' }, 'api');
+    } catch (error) {
+      problems = (error as ConfigError).problems;
+    }
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^VAULT_KEK_TEST: /);
   });
 });

@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { transitKey, type TConfig } from '@folio-vault/shared/config';
+import type { TApiConfig } from '@folio-vault/shared/config';
 import type { Logger } from '@folio-vault/shared/logger';
 import { createMetrics, type TMetrics } from '@folio-vault/shared/metrics';
 import { createCloser } from '@folio-vault/shared/shutdown';
@@ -20,7 +20,7 @@ export interface TRunningApi {
 }
 
 /** Builds the API's connections once (no per-request clients) and listens. */
-export async function startApi(config: TConfig, logger: Logger, options: { port?: number; metrics?: TMetrics } = {}): Promise<TRunningApi> {
+export async function startApi(config: TApiConfig, logger: Logger, options: { port?: number; metrics?: TMetrics } = {}): Promise<TRunningApi> {
   const resources = await openApiResources(config);
   const { redis, pool, storage, queues, flows, nightAuditQueue } = resources;
   const metrics = options.metrics ?? createMetrics();
@@ -33,7 +33,7 @@ export async function startApi(config: TConfig, logger: Logger, options: { port?
     secureCookies: config.NODE_ENV === 'production',
     logger,
     verifier: createJwtVerifier(config),
-    vault: new VaultClient(new JobWaiter(resources.vaultQueue, resources.vaultEvents), pool, transitKey(config), config.TOKENIZE_WAIT_MS),
+    vault: new VaultClient(new JobWaiter(resources.vaultQueue, resources.vaultEvents), pool, config.VAULT_TRANSIT_KEY, config.TOKENIZE_WAIT_MS),
     exports: new ExportService(pool, new JobWaiter(resources.exportQueue, resources.exportEvents), storage, config.EXPORT_QUEUE_CAP_PER_PROPERTY),
     tokenizeLimits: tokenizeRateLimits(
       redis,

@@ -1,5 +1,5 @@
 import { FlowProducer, Queue, Worker } from 'bullmq';
-import { vaultKeys, type TConfig } from '@folio-vault/shared/config';
+import { vaultKeys, type TWorkerConfig } from '@folio-vault/shared/config';
 import { createPgPool, createRedis } from '@folio-vault/shared/connections';
 import type { TVaultJobData, TVaultJobName, TVaultJobResult } from '@folio-vault/shared/jobs/registry';
 import type { Logger } from '@folio-vault/shared/logger';
@@ -27,7 +27,7 @@ export interface TRunningWorker {
   close(): Promise<void>;
 }
 
-export async function startWorker(config: TConfig, logger: Logger, options: { metrics?: TMetrics } = {}): Promise<TRunningWorker> {
+export async function startWorker(config: TWorkerConfig, logger: Logger, options: { metrics?: TMetrics } = {}): Promise<TRunningWorker> {
   const metrics = options.metrics ?? createMetrics();
   const pool = createPgPool(config.DATABASE_URL, { max: Math.min(config.WORKER_CONCURRENCY, 20) });
   const connection = createRedis(config.REDIS_URL, 'worker');

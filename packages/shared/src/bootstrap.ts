@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig, type TConfig } from './config.js';
+import { ConfigError, loadConfig, type TConfigOf, type TProcessRole } from './config.js';
 import { withDevKeys } from './dev-keys.js';
 import { ensureDatabase, migrate } from './db/migrate.js';
 import { createLogger, type Logger } from './logger.js';
@@ -8,8 +8,9 @@ import { createLogger, type Logger } from './logger.js';
  * when not in production), services started for the process when asked (`npm start`'s local mode),
  * the database and its migrations, and an orderly shutdown on SIGTERM/SIGINT.
  */
-export interface TBootstrapped {
-  config: TConfig;
+export interface TBootstrapped<R extends TProcessRole = TProcessRole> {
+  /** The settings of the role: the API's hold no key-encryption key, the worker's no JWT setting. */
+  config: TConfigOf<R>;
   logger: Logger;
   /** Registered steps run in reverse order on SIGTERM/SIGINT, then the process exits. */
   onShutdown(step: () => Promise<void>): void;
@@ -30,9 +31,9 @@ export interface TBootstrapOptions {
   services?: (env: NodeJS.ProcessEnv, log: (line: string) => void) => Promise<TStartedServices>;
 }
 
-export async function bootstrap(role: 'api' | 'worker' | 'all', options: TBootstrapOptions = {}): Promise<TBootstrapped> {
+export async function bootstrap<R extends TProcessRole>(role: R, options: TBootstrapOptions = {}): Promise<TBootstrapped<R>> {
   const startupLog = (line: string) => process.stderr.write(`folio-vault ${role}: ${line}\n`);
-  let env = withDevKeys(process.env, { log: startupLog });
+  let env = withDevKeys(process.env, { log: startupLog, role });
   const steps: Array<() => Promise<void>> = [];
 
   if (options.services) {
@@ -46,7 +47,7 @@ export async function bootstrap(role: 'api' | 'worker' | 'all', options: TBootst
     }
   }
 
-  let config: TConfig;
+  let config: TConfigOf<R>;
   try {
     config = loadConfig(env, role);
   } catch (error) {

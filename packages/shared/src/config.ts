@@ -1,196 +1,158 @@
 import { z } from 'zod';
-import { parseKeyring, parseSingleKey, type TKeyring } from './vault/crypto/keyring.js';
-import { isRedisClusterUrl, parseRedisClusterUrl } from './redis-url.js';
+import type { TKeyring } from './vault/crypto/keyring.js';
+import { healthPort, keyringSetting, limitCount, optionalText, port, positiveMs, redisUrl, singleKeySetting, urlWithProtocols } from './config-fields.js';
 
 /**
- * All settings (docs/api.md#settings), parsed once at start. A bad setting stops the start with one line
- * per problem; secrets are never echoed in those lines.
+ * All settings (docs/api.md#settings), parsed once at start. A bad setting stops the start with one
+ * line per problem; secrets are never echoed in those lines. Each process gets the settings of its
+ * role (loadConfig's `role`): the API's config has no key-encryption key, the worker's no JWT
+ * setting, so code that reached for the other role's secret would not compile.
  */
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/folio_vault';
 
-const port = z.coerce.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be 1-65535').max(65535, 'must be 1-65535');
-const positiveMs = z.coerce
-  .number({ error: 'must be a number of milliseconds' })
-  .int('must be a whole number of milliseconds')
-  .min(1, 'must be 1-3600000 ms')
-  .max(3_600_000, 'must be 1-3600000 ms');
-
-const limitCount = z.coerce
-  .number({ error: 'must be a number' })
-  .int('must be a whole number')
-  .min(1, 'must be 1-1000000')
-  .max(1_000_000, 'must be 1-1000000');
-
-function urlWithProtocols(protocols: string[]) {
-  return z.string().refine(
-    (value) => {
-      try {
-        return protocols.includes(new URL(value).protocol);
-      } catch {
-        return false;
-      }
-    },
-    { error: `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}` },
-  );
-}
-
-/** redis:// or rediss://, or a cluster's seed nodes as redis+cluster://host:port,host:port,… (redis-url.ts). */
-const redisUrl = z.string().superRefine((value, ctx) => {
-  if (isRedisClusterUrl(value)) {
-    try {
-      parseRedisClusterUrl(value);
-    } catch (error) {
-      ctx.addIssue({ code: 'custom', message: (error as Error).message });
-    }
-    return;
-  }
-  const protocols = ['redis:', 'rediss:'];
-  let protocol: string | undefined;
-  try {
-    protocol = new URL(value).protocol;
-  } catch {
-    protocol = undefined;
-  }
-  if (!protocol || !protocols.includes(protocol)) {
-    ctx.addIssue({ code: 'custom', message: 'must be a URL starting with redis:// or rediss:// (or redis+cluster://host:port,host:port,… for a Redis Cluster)' });
-  }
+/** What every process reads. */
+const ZSharedSettings = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  PORT: port.default(3000),
+  REDIS_URL: redisUrl.default(DEFAULT_REDIS_URL),
+  DATABASE_URL: urlWithProtocols(['postgres:', 'postgresql:']).default(DEFAULT_DATABASE_URL),
+  STORAGE_DRIVER: z.enum(['fs', 'minio']).default('fs'),
+  STORAGE_DIR: z.string().min(1).default('./.data/objects'),
+  MINIO_ENDPOINT: urlWithProtocols(['http:', 'https:']).optional(),
+  MINIO_ACCESS_KEY: optionalText,
+  MINIO_SECRET_KEY: optionalText,
+  MINIO_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a valid bucket name (3-63 of a-z 0-9 . -)')
+    .default('folio-vault'),
+  TOKENIZE_WAIT_MS: positiveMs.default(10_000),
+  EXPORT_WAIT_MS: positiveMs.default(25_000),
+  EXPORT_CONCURRENCY: z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(1, 'must be 1-32')
+    .max(32, 'must be 1-32')
+    .default(2),
+  WORKER_CONCURRENCY: z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(1, 'must be 1-256')
+    .max(256, 'must be 1-256')
+    .default(16),
+  // BullMQ's job lock (renewed every half of it while a job runs) and the stalled-job check interval.
+  WORKER_LOCK_MS: z.coerce
+    .number({ error: 'must be a number of milliseconds' })
+    .int('must be a whole number of milliseconds')
+    .min(1000, 'must be 1000-3600000 ms')
+    .max(3_600_000, 'must be 1000-3600000 ms')
+    .default(30_000),
+  QUEUE_PREFIX: z
+    .string()
+    .regex(/^\{[A-Za-z0-9._:-]+\}/, 'must start with a Redis Cluster hash tag such as "{folio}"')
+    .default('{folio}'),
+  METRICS_TOKEN: optionalText.refine((v) => v === undefined || /^\S{16,}$/.test(v), {
+    error: 'must be at least 16 characters without spaces',
+  }),
+  // The worker's /healthz, /readyz and /metrics: unset or 0 = no server, 1-65535 = that port,
+  // "ephemeral" = a free port the system picks (parsed as 0; tests). Parsed: undefined = off.
+  WORKER_HEALTH_PORT: healthPort,
+  WORKER_HEALTH_HOST: z
+    .string()
+    .regex(/^[A-Za-z0-9.:-]+$/, 'must be a host name or an IP address (such as 127.0.0.1 or 0.0.0.0)')
+    .default('127.0.0.1'),
+  SHUTDOWN_GRACE_MS: positiveMs.default(20_000),
+  // Abuse limits (counted in Redis, shared by every API process). The defaults sit far above what a
+  // property's front desk or channel manager sends; they stop card testing and runaway clients.
+  TOKENIZE_RATE_LIMIT_PER_PROPERTY: limitCount.default(6000),
+  TOKENIZE_RATE_LIMIT_PER_SUBJECT: limitCount.default(3000),
+  RATE_LIMIT_WINDOW_MS: z.coerce
+    .number({ error: 'must be a number of milliseconds' })
+    .int('must be a whole number of milliseconds')
+    .min(1000, 'must be 1000-3600000 ms')
+    .max(3_600_000, 'must be 1000-3600000 ms')
+    .default(60_000),
+  EXPORT_QUEUE_CAP_PER_PROPERTY: limitCount.default(20),
 });
 
-function keyringSetting() {
-  return z
-    .string()
-    .optional()
-    .transform((value, ctx): TKeyring | undefined => {
-      if (value === undefined || value.trim() === '') return undefined;
-      try {
-        return parseKeyring(value);
-      } catch (error) {
-        ctx.addIssue({ code: 'custom', message: (error as Error).message });
-        return z.NEVER;
-      }
-    });
+
+/** How the API checks a bearer token (auth/jwt-verifier.ts): one key source, an issuer, an audience. */
+const JWT_SETTINGS = {
+  JWT_SECRET: optionalText.refine((v) => v === undefined || v.length >= 32, {
+    error: 'must be at least 32 characters',
+  }),
+  JWT_PUBLIC_KEY: optionalText.refine((v) => v === undefined || v.includes('-----BEGIN'), {
+    error: 'must be a PEM public key (-----BEGIN PUBLIC KEY-----)',
+  }),
+  JWT_JWKS_URL: urlWithProtocols(['http:', 'https:']).optional(),
+  JWT_ISSUER: z.string().min(1).default('folio-vault'),
+  JWT_AUDIENCE: z.string().min(1).default('folio-vault'),
+};
+
+/** The keys that open stored cards: only the worker holds them (docs/security.md#key-hierarchy-and-rotation). */
+const KEK_SETTINGS = {
+  VAULT_KEK_TEST: keyringSetting(),
+  VAULT_KEK_LIVE: keyringSetting(),
+  VAULT_FINGERPRINT_KEY: singleKeySetting(),
+};
+
+/** The key of the envelope a card travels in from the API to the worker. */
+const TRANSIT_SETTINGS = {
+  VAULT_TRANSIT_KEY: keyringSetting(),
+};
+
+/** Every setting: what is checked at start, whatever the role (a bad value stops any process). */
+export const ZConfig = ZSharedSettings.extend(JWT_SETTINGS).extend(TRANSIT_SETTINGS).extend(KEK_SETTINGS);
+
+type TParsed = z.output<typeof ZConfig>;
+type TJwtSettings = Pick<TParsed, keyof typeof JWT_SETTINGS>;
+
+/**
+ * Which process reads the settings. Keys are handed out by need (docs/security.md#key-hierarchy-and-rotation):
+ * the API holds the transit key only, never a key-encryption key or the fingerprint key; `all` is `npm start`.
+ */
+export type TProcessRole = 'api' | 'worker' | 'all';
+
+export interface TVaultKeys {
+  VAULT_KEK_TEST: TKeyring;
+  VAULT_KEK_LIVE: TKeyring;
+  VAULT_FINGERPRINT_KEY: Buffer;
+  VAULT_TRANSIT_KEY: TKeyring;
 }
 
-function singleKeySetting() {
-  return z
-    .string()
-    .optional()
-    .transform((value, ctx): Buffer | undefined => {
-      if (value === undefined || value.trim() === '') return undefined;
-      try {
-        return parseSingleKey(value);
-      } catch (error) {
-        ctx.addIssue({ code: 'custom', message: (error as Error).message });
-        return z.NEVER;
-      }
-    });
-}
+/** What any process reads (storage, Redis, PostgreSQL, limits, the worker's health server). */
+export type TConfig = z.output<typeof ZSharedSettings> & { role: TProcessRole };
+/** The API's: the JWT settings and the transit key. */
+export type TApiConfig = TConfig & TJwtSettings & { VAULT_TRANSIT_KEY: TKeyring; role: 'api' | 'all' };
+/** The worker's: every vault key, no JWT setting (it answers no client). */
+export type TWorkerConfig = TConfig & TVaultKeys & { role: 'worker' | 'all' };
+/** `npm start`'s, both in one process: its role is 'all'. */
+export type TAllConfig = TApiConfig & TWorkerConfig;
+export type TConfigOf<R extends TProcessRole> = { api: TApiConfig; worker: TWorkerConfig; all: TAllConfig }[R];
 
-const optionalText = z
-  .string()
-  .optional()
-  .transform((value) => (value === undefined || value.trim() === '' ? undefined : value));
-
-export const ZConfig = z
-  .object({
-    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
-    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-    PORT: port.default(3000),
-    REDIS_URL: redisUrl.default(DEFAULT_REDIS_URL),
-    DATABASE_URL: urlWithProtocols(['postgres:', 'postgresql:']).default(DEFAULT_DATABASE_URL),
-    STORAGE_DRIVER: z.enum(['fs', 'minio']).default('fs'),
-    STORAGE_DIR: z.string().min(1).default('./.data/objects'),
-    MINIO_ENDPOINT: urlWithProtocols(['http:', 'https:']).optional(),
-    MINIO_ACCESS_KEY: optionalText,
-    MINIO_SECRET_KEY: optionalText,
-    MINIO_BUCKET: z
-      .string()
-      .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a valid bucket name (3-63 of a-z 0-9 . -)')
-      .default('folio-vault'),
-    JWT_SECRET: optionalText.refine((v) => v === undefined || v.length >= 32, {
-      error: 'must be at least 32 characters',
-    }),
-    JWT_PUBLIC_KEY: optionalText.refine((v) => v === undefined || v.includes('-----BEGIN'), {
-      error: 'must be a PEM public key (-----BEGIN PUBLIC KEY-----)',
-    }),
-    JWT_JWKS_URL: urlWithProtocols(['http:', 'https:']).optional(),
-    JWT_ISSUER: z.string().min(1).default('folio-vault'),
-    JWT_AUDIENCE: z.string().min(1).default('folio-vault'),
-    VAULT_KEK_TEST: keyringSetting(),
-    VAULT_KEK_LIVE: keyringSetting(),
-    VAULT_FINGERPRINT_KEY: singleKeySetting(),
-    VAULT_TRANSIT_KEY: keyringSetting(),
-    TOKENIZE_WAIT_MS: positiveMs.default(10_000),
-    EXPORT_WAIT_MS: positiveMs.default(25_000),
-    EXPORT_CONCURRENCY: z.coerce
-      .number({ error: 'must be a number' })
-      .int('must be a whole number')
-      .min(1, 'must be 1-32')
-      .max(32, 'must be 1-32')
-      .default(2),
-    WORKER_CONCURRENCY: z.coerce
-      .number({ error: 'must be a number' })
-      .int('must be a whole number')
-      .min(1, 'must be 1-256')
-      .max(256, 'must be 1-256')
-      .default(16),
-    // BullMQ's job lock (renewed every half of it while a job runs) and the stalled-job check interval.
-    WORKER_LOCK_MS: z.coerce
-      .number({ error: 'must be a number of milliseconds' })
-      .int('must be a whole number of milliseconds')
-      .min(1000, 'must be 1000-3600000 ms')
-      .max(3_600_000, 'must be 1000-3600000 ms')
-      .default(30_000),
-    QUEUE_PREFIX: z
-      .string()
-      .regex(/^\{[A-Za-z0-9._:-]+\}/, 'must start with a Redis Cluster hash tag such as "{folio}"')
-      .default('{folio}'),
-    METRICS_TOKEN: optionalText.refine((v) => v === undefined || /^\S{16,}$/.test(v), {
-      error: 'must be at least 16 characters without spaces',
-    }),
-    // The worker's /healthz, /readyz and /metrics: unset or 0 = no server, 1-65535 = that port,
-    // "ephemeral" = a free port the system picks (parsed as 0; tests). Parsed: undefined = off.
-    WORKER_HEALTH_PORT: z
-      .string()
-      .optional()
-      .transform((value, ctx): number | undefined => {
-        const text = value?.trim().toLowerCase();
-        if (text === undefined || text === '' || text === '0') return undefined;
-        if (text === 'ephemeral') return 0;
-        const port = Number(text);
-        if (/^\d+$/.test(text) && port >= 1 && port <= 65535) return port;
-        ctx.addIssue({ code: 'custom', message: 'must be 0 (off), 1-65535 or "ephemeral"' });
-        return z.NEVER;
-      }),
-    WORKER_HEALTH_HOST: z
-      .string()
-      .regex(/^[A-Za-z0-9.:-]+$/, 'must be a host name or an IP address (such as 127.0.0.1 or 0.0.0.0)')
-      .default('127.0.0.1'),
-    SHUTDOWN_GRACE_MS: positiveMs.default(20_000),
-    // Abuse limits (counted in Redis, shared by every API process). The defaults sit far above what a
-    // property's front desk or channel manager sends; they stop card testing and runaway clients.
-    TOKENIZE_RATE_LIMIT_PER_PROPERTY: limitCount.default(6000),
-    TOKENIZE_RATE_LIMIT_PER_SUBJECT: limitCount.default(3000),
-    RATE_LIMIT_WINDOW_MS: z.coerce
-      .number({ error: 'must be a number of milliseconds' })
-      .int('must be a whole number of milliseconds')
-      .min(1000, 'must be 1000-3600000 ms')
-      .max(3_600_000, 'must be 1000-3600000 ms')
-      .default(60_000),
-    EXPORT_QUEUE_CAP_PER_PROPERTY: limitCount.default(20),
-  });
+const SHARED_NAMES = Object.keys(ZSharedSettings.shape) as Array<keyof TParsed>;
+const JWT_NAMES = Object.keys(JWT_SETTINGS) as Array<keyof TParsed>;
+const VAULT_KEY_NAMES = ['VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY'] as const;
+/** The settings a role keeps; a key of another role is not even read into its config. */
+const NAMES_BY_ROLE: Record<TProcessRole, ReadonlyArray<keyof TParsed>> = {
+  api: [...SHARED_NAMES, ...JWT_NAMES, 'VAULT_TRANSIT_KEY'],
+  worker: [...SHARED_NAMES, ...VAULT_KEY_NAMES],
+  all: [...SHARED_NAMES, ...JWT_NAMES, ...VAULT_KEY_NAMES],
+};
+/** The keys a role cannot start without (their presence is what makes the role's type true). */
+const KEYS_BY_ROLE: Record<TProcessRole, ReadonlyArray<(typeof VAULT_KEY_NAMES)[number]>> = {
+  api: ['VAULT_TRANSIT_KEY'],
+  worker: VAULT_KEY_NAMES,
+  all: VAULT_KEY_NAMES,
+};
 
 /**
  * Checks across settings. They run on the raw environment, next to the per-setting schema, so a
  * bad PORT does not hide a missing key: every problem gets its line in one go.
  */
-function crossSettingProblems(
-  env: Record<string, string | undefined>,
-  role: TProcessRole,
-  parsed?: z.output<typeof ZConfig>,
-): string[] {
+function crossSettingProblems(env: Record<string, string | undefined>, role: TProcessRole, parsed?: TParsed): string[] {
   const problems: string[] = [];
   const jwtSources = [env.JWT_SECRET, env.JWT_PUBLIC_KEY, env.JWT_JWKS_URL].filter(Boolean).length;
   if (jwtSources === 0 && role !== 'worker') problems.push('JWT_SECRET: one of JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URL is required');
@@ -214,39 +176,15 @@ function crossSettingProblems(
 }
 
 /**
- * Which process reads the settings. Keys are handed out by need (docs/security.md#key-hierarchy-and-rotation): the API holds the
- * transit key only, never a key-encryption key or the fingerprint key; `all` is `npm start`.
+ * The worker's keys, as CardVault takes them. An API config is a type error here; the check stays
+ * for what the compiler cannot see (a cast, plain JavaScript).
  */
-export type TProcessRole = 'api' | 'worker' | 'all';
-
-const VAULT_KEY_NAMES = ['VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY'] as const;
-const KEYS_BY_ROLE: Record<TProcessRole, ReadonlyArray<(typeof VAULT_KEY_NAMES)[number]>> = {
-  api: ['VAULT_TRANSIT_KEY'],
-  worker: VAULT_KEY_NAMES,
-  all: VAULT_KEY_NAMES,
-};
-
-export type TConfig = z.output<typeof ZConfig> & { role: TProcessRole };
-
-export interface TVaultKeys {
-  VAULT_KEK_TEST: TKeyring;
-  VAULT_KEK_LIVE: TKeyring;
-  VAULT_FINGERPRINT_KEY: Buffer;
-  VAULT_TRANSIT_KEY: TKeyring;
-}
-
-/** The worker's keys; loadConfig has already refused to start a worker without them. */
-export function vaultKeys(config: TConfig): TVaultKeys {
+export function vaultKeys(config: TWorkerConfig): TVaultKeys {
   const { VAULT_KEK_TEST, VAULT_KEK_LIVE, VAULT_FINGERPRINT_KEY, VAULT_TRANSIT_KEY } = config;
   if (!VAULT_KEK_TEST || !VAULT_KEK_LIVE || !VAULT_FINGERPRINT_KEY || !VAULT_TRANSIT_KEY) {
     throw new Error(`vault keys are not loaded in a ${config.role} process`);
   }
   return { VAULT_KEK_TEST, VAULT_KEK_LIVE, VAULT_FINGERPRINT_KEY, VAULT_TRANSIT_KEY };
-}
-
-export function transitKey(config: TConfig): TKeyring {
-  if (!config.VAULT_TRANSIT_KEY) throw new Error(`the transit key is not loaded in a ${config.role} process`);
-  return config.VAULT_TRANSIT_KEY;
 }
 
 export class ConfigError extends Error {
@@ -258,7 +196,12 @@ export class ConfigError extends Error {
   }
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: TProcessRole = 'all'): TConfig {
+/**
+ * The settings of `role` from `env`, or a ConfigError with one line per problem. Every setting is
+ * checked whatever the role; the config keeps only the role's (NAMES_BY_ROLE), and the keys its
+ * type promises are there: crossSettingProblems has refused a start without them.
+ */
+export function loadConfig<R extends TProcessRole = 'all'>(env: NodeJS.ProcessEnv = process.env, role: R = 'all' as R): TConfigOf<R> {
   // An empty value means unset, as it does in most .env files and compose files.
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ''));
   const result = ZConfig.safeParse(present);
@@ -267,12 +210,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, role: TProcessR
     ...crossSettingProblems(present, role, result.success ? result.data : undefined),
   ];
   if (problems.length > 0 || !result.success) throw new ConfigError([...new Set(problems)]);
-  const config: TConfig = { ...result.data, role };
-  if (role === 'api') {
-    // Present in a shared environment file or not, the API process does not keep them.
-    config.VAULT_KEK_TEST = undefined;
-    config.VAULT_KEK_LIVE = undefined;
-    config.VAULT_FINGERPRINT_KEY = undefined;
-  }
-  return config;
+  const parsed = result.data;
+  const kept = Object.fromEntries(NAMES_BY_ROLE[role].map((name) => [name, parsed[name]]));
+  return { ...kept, role } as TConfigOf<R>;
 }

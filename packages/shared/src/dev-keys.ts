@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { TProcessRole } from './config.js';
 
 /**
  * Development convenience (docs/api.md#settings): keys that are not set are generated once into a local
@@ -19,9 +20,16 @@ const GENERATED = {
 
 type TDevKeyName = keyof typeof GENERATED;
 
+/** The keys a role is handed (config.ts keeps no other): the API never sees a key-encryption key, the worker no JWT secret. */
+const NEEDED_BY_ROLE: Record<TProcessRole, ReadonlyArray<TDevKeyName>> = {
+  api: ['JWT_SECRET', 'VAULT_TRANSIT_KEY'],
+  worker: ['VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY'],
+  all: Object.keys(GENERATED) as TDevKeyName[],
+};
+
 export function withDevKeys(
   env: NodeJS.ProcessEnv,
-  options: { file?: string; log?: (line: string) => void } = {},
+  options: { file?: string; log?: (line: string) => void; role?: TProcessRole } = {},
 ): NodeJS.ProcessEnv {
   if (env.NODE_ENV === 'production') return env;
   const file = options.file ?? DEV_KEYS_FILE;
@@ -36,14 +44,17 @@ export function withDevKeys(
   const merged: NodeJS.ProcessEnv = { ...env };
   const generated: string[] = [];
   const used: string[] = [];
+  const needed = NEEDED_BY_ROLE[options.role ?? 'all'];
   for (const name of Object.keys(GENERATED) as TDevKeyName[]) {
     if (env[name]) continue;
     // A verifier configured from a public key or JWKS must not be shadowed by a dev secret.
     if (name === 'JWT_SECRET' && (env.JWT_PUBLIC_KEY || env.JWT_JWKS_URL)) continue;
+    // Every key goes into the file, so an API and a worker started apart share one transit key.
     if (!stored[name]) {
       stored[name] = GENERATED[name]();
       generated.push(name);
     }
+    if (!needed.includes(name)) continue;
     merged[name] = stored[name];
     used.push(name);
   }
@@ -51,7 +62,6 @@ export function withDevKeys(
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600 });
     chmodSync(file, 0o600); // mode applies only when the file is created
-
   }
   if (used.length > 0) {
     options.log?.(

@@ -1,7 +1,7 @@
 import { createPublicKey, createSecretKey, type KeyObject } from 'node:crypto';
 import jwt, { type Algorithm, type JwtPayload } from 'jsonwebtoken';
 import { JwksClient } from 'jwks-rsa';
-import type { TConfig } from '@folio-vault/shared/config';
+import type { TApiConfig } from '@folio-vault/shared/config';
 import { AppError } from '@folio-vault/shared/errors';
 import type { TPrincipal } from './principal.js';
 
@@ -17,7 +17,7 @@ const CLOCK_TOLERANCE_S = 30;
 
 type TKeySource = { algorithms: Algorithm[]; key: (header: jwt.JwtHeader) => Promise<string | KeyObject> };
 
-function keySource(config: TConfig): TKeySource {
+function keySource(config: TApiConfig): TKeySource {
   if (config.JWT_SECRET) {
     // A KeyObject, not the string: given a string, jsonwebtoken first tries to parse it as a PEM
     // public key on every verify (measured: the largest single cost of an authenticated request).
@@ -65,7 +65,7 @@ function toPropertyIds(value: unknown): Set<string> | undefined {
   return ids;
 }
 
-export function createJwtVerifier(config: TConfig): TJwtVerifier {
+export function createJwtVerifier(config: TApiConfig): TJwtVerifier {
   const source = keySource(config);
   return async (token) => {
     if (token.length > MAX_TOKEN_LENGTH) throw unauthenticated('it is too long');

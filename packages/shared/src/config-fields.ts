@@ -1,0 +1,105 @@
+import { z } from 'zod';
+import { parseKeyring, parseSingleKey, type TKeyring } from './vault/crypto/keyring.js';
+import { isRedisClusterUrl, parseRedisClusterUrl } from './redis-url.js';
+
+/**
+ * How one setting is read (config.ts puts them together): each schema turns an environment value
+ * into what the code uses, or gives the one line that says what is wrong with it.
+ */
+
+export const port = z.coerce.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be 1-65535').max(65535, 'must be 1-65535');
+export const positiveMs = z.coerce
+  .number({ error: 'must be a number of milliseconds' })
+  .int('must be a whole number of milliseconds')
+  .min(1, 'must be 1-3600000 ms')
+  .max(3_600_000, 'must be 1-3600000 ms');
+
+export const limitCount = z.coerce
+  .number({ error: 'must be a number' })
+  .int('must be a whole number')
+  .min(1, 'must be 1-1000000')
+  .max(1_000_000, 'must be 1-1000000');
+
+export function urlWithProtocols(protocols: string[]) {
+  return z.string().refine(
+    (value) => {
+      try {
+        return protocols.includes(new URL(value).protocol);
+      } catch {
+        return false;
+      }
+    },
+    { error: `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}` },
+  );
+}
+
+/** redis:// or rediss://, or a cluster's seed nodes as redis+cluster://host:port,host:port,… (redis-url.ts). */
+export const redisUrl = z.string().superRefine((value, ctx) => {
+  if (isRedisClusterUrl(value)) {
+    try {
+      parseRedisClusterUrl(value);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: (error as Error).message });
+    }
+    return;
+  }
+  const protocols = ['redis:', 'rediss:'];
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(value).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (!protocol || !protocols.includes(protocol)) {
+    ctx.addIssue({ code: 'custom', message: 'must be a URL starting with redis:// or rediss:// (or redis+cluster://host:port,host:port,… for a Redis Cluster)' });
+  }
+});
+
+export function keyringSetting() {
+  return z
+    .string()
+    .optional()
+    .transform((value, ctx): TKeyring | undefined => {
+      if (value === undefined || value.trim() === '') return undefined;
+      try {
+        return parseKeyring(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    });
+}
+
+export function singleKeySetting() {
+  return z
+    .string()
+    .optional()
+    .transform((value, ctx): Buffer | undefined => {
+      if (value === undefined || value.trim() === '') return undefined;
+      try {
+        return parseSingleKey(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    });
+}
+
+export const optionalText = z
+  .string()
+  .optional()
+  .transform((value) => (value === undefined || value.trim() === '' ? undefined : value));
+
+/** A port to listen on, or off: unset or 0 = off (undefined), 1-65535, or "ephemeral" = a free one (0). */
+export const healthPort = z
+  .string()
+  .optional()
+  .transform((value, ctx): number | undefined => {
+    const text = value?.trim().toLowerCase();
+    if (text === undefined || text === '' || text === '0') return undefined;
+    if (text === 'ephemeral') return 0;
+    const number = Number(text);
+    if (/^\d+$/.test(text) && number >= 1 && number <= 65535) return number;
+    ctx.addIssue({ code: 'custom', message: 'must be 0 (off), 1-65535 or "ephemeral"' });
+    return z.NEVER;
+  });
