@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import { redactPans } from './vault/card/redact-pan.js';
 
@@ -29,21 +30,56 @@ export const REDACT_PATHS = [
   'job.data',
 ];
 
-export function createLogger(options: { level?: string; name?: string; destination?: DestinationStream } = {}): Logger {
+/**
+ * Human-readable lines (pino-pretty) for a person at a terminal: stdout is a TTY and this is not
+ * production. JSON otherwise: log collectors, and the tests, which parse the lines of the
+ * processes they start (never a TTY; NODE_ENV=test besides).
+ */
+export function wantsPrettyLogs(env: NodeJS.ProcessEnv = process.env, stdout: { isTTY?: boolean } = process.stdout): boolean {
+  return stdout.isTTY === true && env.NODE_ENV !== 'production' && env.NODE_ENV !== 'test' && env.VITEST === undefined;
+}
+
+type TPrettyFactory = (options: Record<string, unknown>) => DestinationStream;
+
+/**
+ * pino-pretty is a development dependency: a production install (npm ci --omit=dev) has none, so
+ * it is loaded only when wanted, and where it is missing the lines stay JSON.
+ */
+function prettyDestination(destination?: DestinationStream): DestinationStream | undefined {
+  try {
+    const pretty = createRequire(import.meta.url)('pino-pretty') as TPrettyFactory;
+    return pretty({ colorize: destination === undefined, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', ...(destination ? { destination } : {}) });
+  } catch {
+    return undefined;
+  }
+}
+
+export interface TLoggerOptions {
+  level?: string;
+  name?: string;
+  /** Where the lines go; stdout by default. */
+  destination?: DestinationStream;
+  /** Human-readable lines instead of JSON; by default when wantsPrettyLogs() says so. */
+  pretty?: boolean;
+}
+
+export function createLogger(options: TLoggerOptions = {}): Logger {
+  const pretty = options.pretty ?? (options.destination === undefined && wantsPrettyLogs());
+  // stdout written asynchronously: a busy API logs a line per request, and a synchronous write
+  // is a system call each; this one coalesces the lines that arrive while a write is in flight
+  // (and flushes on exit).
+  const json = () => options.destination ?? pino.destination({ dest: 1, sync: false });
   return pino(
     {
       level: options.level ?? 'info',
       name: options.name,
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       // Redaction knows field names; a PAN in a value no path names (a URL path, a request id)
-      // is masked to first six / last four in the finished line.
+      // is masked to first six / last four in the finished line, before any pretty printing.
       hooks: { streamWrite: redactPans },
       base: { pid: process.pid },
     },
-    // stdout written asynchronously: a busy API logs a line per request, and a synchronous write
-    // is a system call each; this one coalesces the lines that arrive while a write is in flight
-    // (and flushes on exit).
-    options.destination ?? pino.destination({ dest: 1, sync: false }),
+    (pretty ? prettyDestination(options.destination) : undefined) ?? json(),
   );
 }
 
