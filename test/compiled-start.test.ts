@@ -9,9 +9,11 @@ import { promisify } from 'node:util';
 import jwt from 'jsonwebtoken';
 import pg from 'pg';
 import request from 'supertest';
+import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '@folio-vault/dev-services/process-utils';
 import { provisionServices, type TProvisioned } from '@folio-vault/dev-services/provision';
+import { createRedis } from '@folio-vault/shared/connections';
 import { cardBody, futureYear } from './support/cards.js';
 import { PROPERTY_1, SOURCE_ID, ledgerFolios, ledgerTransactions } from './support/ledger-fixture.js';
 import { ROOT, waitForOutput, type TSpawned } from './support/processes.js';
@@ -35,6 +37,7 @@ let api: TSpawned;
 let worker: TSpawned;
 let apiUrl: string;
 let databaseUrl: string;
+let queuePrefix: string;
 let token: string;
 let dir: string;
 
@@ -83,7 +86,7 @@ beforeAll(async () => {
     LOG_LEVEL: 'info',
     REDIS_URL: inject('redisUrl'),
     DATABASE_URL: databaseUrl,
-    QUEUE_PREFIX: `{fvt-${randomBytes(4).toString('hex')}}`,
+    QUEUE_PREFIX: (queuePrefix = `{fvt-${randomBytes(4).toString('hex')}}`),
     STORAGE_DRIVER: 'minio',
     MINIO_ENDPOINT: s3.env.MINIO_ENDPOINT ?? process.env.MINIO_ENDPOINT!,
     MINIO_ACCESS_KEY: s3.env.MINIO_ACCESS_KEY ?? process.env.MINIO_ACCESS_KEY!,
@@ -118,6 +121,15 @@ afterAll(async () => {
     }
   }
   await s3?.stop();
+  if (queuePrefix) {
+    // The suite's Redis is shared: leave it without this file's queue keys (per master on a cluster).
+    const redis = createRedis(inject('redisUrl'), 'worker', { maxRetriesPerRequest: 3 });
+    for (const node of redis instanceof Cluster ? redis.nodes('master') : [redis]) {
+      const stream = node.scanStream({ match: `${queuePrefix}*`, count: 500 });
+      for await (const keys of stream as AsyncIterable<string[]>) if (keys.length) await node.del(...keys);
+    }
+    redis.disconnect();
+  }
   if (dir) await rm(dir, { recursive: true, force: true });
   if (databaseUrl) {
     const admin = new pg.Client({ connectionString: inject('postgresUrl') });
@@ -144,6 +156,11 @@ describe('the compiled service under plain node', () => {
       expect(existsSync(join(ROOT, file)), file).toBe(true);
     }
     expect(MIGRATIONS).toEqual(readdirSync(join(ROOT, 'packages/shared/dist/db/migrations')).sort());
+    // Development tooling stays out of what production loads: no compiled module names it.
+    const compiled = ['packages/shared/dist', 'apps/api/dist', 'apps/worker/dist'].flatMap((folder) =>
+      readdirSync(join(ROOT, folder), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.js')).map((file) => join(ROOT, folder, file)),
+    );
+    expect(compiled.filter((file) => /['"](@folio-vault\/dev-services\/[^'"]*|testcontainers|s3rver)['"]/.test(readFileSync(file, 'utf8')))).toEqual([]);
     const applied = [...worker.output().matchAll(/"msg":"applied migration ([^"]+)"/g)].map((match) => match[1]);
     expect(applied).toEqual(MIGRATIONS);
     expect(worker.output()).toMatch(/"msg":"database created"/);
