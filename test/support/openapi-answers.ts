@@ -127,11 +127,26 @@ function findOperation(method: string, path: string): TOperation | undefined {
   return matches.sort((a, b) => a.templated - b.templated)[0];
 }
 
+/**
+ * Express answers OPTIONS itself (RFC 9110 §9.3.7) on a path it has routes for: 200 and the methods
+ * in Allow, no body to describe. They must be exactly the document's methods of that path.
+ */
+function optionsAllow(path: string): string | undefined {
+  const methods = new Set(loaded!.operations.filter((op) => op.pattern.test(path)).map((op) => op.method));
+  if (methods.size === 0) return undefined;
+  if (methods.has('GET')) methods.add('HEAD');
+  return [...methods].sort().join(', ');
+}
+
 /** What in the answer the document does not describe; `undefined` for a path left out on purpose. */
 export function answerProblems(answer: TAnswer): string[] | undefined {
   loaded ??= load();
   if (EXCLUDED.test(answer.path)) return undefined;
   const method = answer.method.toUpperCase() === 'HEAD' ? 'GET' : answer.method.toUpperCase();
+  if (method === 'OPTIONS') {
+    const allowed = optionsAllow(answer.path);
+    if (allowed) return answer.status === 200 && answer.header('allow') === allowed ? [] : [`OPTIONS ${answer.path} → ${answer.status} Allow ${answer.header('allow')}, not 200 Allow ${allowed}`];
+  }
   const op = findOperation(method, answer.path);
   let response: TJson | undefined;
   let pointer: string;
@@ -140,8 +155,11 @@ export function answerProblems(answer: TAnswer): string[] | undefined {
     if (!described) return [`status ${answer.status} is not described for ${method} ${op.pointer}`];
     ({ node: response, pointer } = deref(described, `${op.pointer}/responses/${answer.status}`));
   } else {
-    if (answer.status !== 404) return [`${method} ${answer.path} is not in the document, yet answered ${answer.status}`];
-    ({ node: response, pointer } = deref({ $ref: '#/components/responses/NotFound' }, ''));
+    // Express decodes the path parameters of a matching path before it looks at the method, so a
+    // path that is not valid percent-encoding is a 400 even under a method the path lacks.
+    const badEncoding = answer.status === 400 && /"path":"path"/.test(answer.text ?? '');
+    if (answer.status !== 404 && !badEncoding) return [`${method} ${answer.path} is not in the document, yet answered ${answer.status}`];
+    ({ node: response, pointer } = deref({ $ref: `#/components/responses/${badEncoding ? 'BadRequest' : 'NotFound'}` }, ''));
   }
   const problems = [...headerProblems(answer, response, pointer)];
   if (answer.method.toUpperCase() !== 'HEAD') problems.push(...bodyProblems(answer, response, pointer));
