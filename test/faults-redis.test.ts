@@ -7,6 +7,7 @@ import { cardBody } from './support/cards.js';
 import {
   faultEnv,
   killGroup,
+  logLines,
   privateRedis,
   signToken,
   sleep,
@@ -101,6 +102,16 @@ async function readyz(): Promise<{ status: number; checks?: Record<string, strin
   return { status: res.status, checks: ((await res.json()) as { checks?: Record<string, string> }).checks };
 }
 
+/** Counts of a process's log lines: all, error level and above, and those naming ECONNREFUSED. */
+function outageLines(output: string): { all: number; errors: number; refused: number } {
+  const lines = output.split('\n').filter((line) => line.trim() !== '');
+  return {
+    all: lines.length,
+    errors: lines.filter((line) => /"level":(50|60)\b/.test(line)).length,
+    refused: lines.filter((line) => line.includes('ECONNREFUSED')).length,
+  };
+}
+
 describe('Redis shut down and restarted under tokenize load', () => {
   it('answers 503 + Retry-After while it is down, 200 again after, and never makes a duplicate token', { timeout: 90_000 }, async () => {
     const token = signToken(env);
@@ -121,6 +132,7 @@ describe('Redis shut down and restarted under tokenize load', () => {
     await until(async () => answers.filter((a) => a.status === 200).length >= 20, 30_000, '20 tokens before the fault');
     const before = answers.length;
 
+    const logsFrom = { api: api.process.output().length, worker: worker.output().length };
     await redis.stop();
     phase = 'down';
     const downAt = answers.length;
@@ -133,6 +145,8 @@ describe('Redis shut down and restarted under tokenize load', () => {
     await redis.start();
     const backAt = answers.length;
     await until(async () => answers.slice(backAt).filter((a) => a.status === 200).length >= 20, 30_000, '20 tokens after Redis came back');
+    // The outage's log: from the shutdown to 20 tokens after the restart, in each process.
+    const outageLog = { api: outageLines(api.process.output().slice(logsFrom.api)), worker: outageLines(worker.output().slice(logsFrom.worker)) };
     stopLoad = true;
     await load;
     const readyBack = await until(async () => ((await readyz()).status === 200 ? readyz() : undefined), 10_000, 'readyz 200 after the restart');
@@ -193,7 +207,9 @@ describe('Redis shut down and restarted under tokenize load', () => {
         `${ok.length} answered 200, ${unavailable.length} answered 503, ${otherErrors.length} other 5xx, ${hung.length} hung; ` +
         `max latency ${Math.round(maxMs)} ms (bound ${WAIT_MS} + ${SLACK_MS} ms); tokens in PG ${rows.rowCount}, duplicates ${duplicateIds + untraced}; ` +
         `${orphans.length} token(s) made for requests answered 503 (${retriesMatchingOrphan} of them returned by the retry with the same Idempotency-Key); ` +
-        `after ${retriesOk} retries: ${after.rows[0]!.tokens} tokens for ${after.rows[0]!.keys} keys, ${answers.length} requests`,
+        `after ${retriesOk} retries: ${after.rows[0]!.tokens} tokens for ${after.rows[0]!.keys} keys, ${answers.length} requests; ` +
+        `outage log lines (all / error level / ECONNREFUSED): api ${outageLog.api.all} / ${outageLog.api.errors} / ${outageLog.api.refused}, ` +
+        `worker ${outageLog.worker.all} / ${outageLog.worker.errors} / ${outageLog.worker.refused}`,
     );
 
     expect(ok.length).toBeGreaterThanOrEqual(40);
@@ -220,5 +236,25 @@ describe('Redis shut down and restarted under tokenize load', () => {
     expect(Number(after.rows[0]!.keys)).toBe(answers.length);
     expect(api.process.child.exitCode).toBeNull();
     expect(worker.child.exitCode).toBeNull();
+
+    // The outage is logged as a state change, not per request or per reconnect attempt. Measured
+    // before: the API logged every 503 at error level with a stack (101 of 101), the worker an
+    // error line per reconnect attempt of each connection (54 ECONNREFUSED lines in 3 s). Now an
+    // expected 503 is a warning and the connection errors are summarised: no error-level line at
+    // all, and ECONNREFUSED only in the "redis unavailable" line, one per state change (two allow
+    // one flap: a connection that fails once more after another has reconnected).
+    for (const [name, counts] of Object.entries(outageLog)) {
+      expect(counts.errors, `${name}: error-level lines during the outage`).toBe(0);
+      expect(counts.refused, `${name}: ECONNREFUSED lines during the outage`).toBeLessThanOrEqual(2);
+    }
+    // Each process logged the loss and the recovery, as many times each (the log is read once the
+    // queue has drained, so every recovery is in it).
+    for (const [name, spawned] of [['api', api.process], ['worker', worker]] as const) {
+      const lost = logLines(spawned, 'redis unavailable').length;
+      const back = spawned.output().split('\n').filter((line) => line.includes('"msg":"redis available again after ')).length;
+      expect(lost, `${name}: "redis unavailable" lines`).toBeGreaterThanOrEqual(1);
+      expect(lost, `${name}: "redis unavailable" lines`).toBeLessThanOrEqual(2);
+      expect(back, `${name}: "redis available again" lines`).toBe(lost);
+    }
   });
 });

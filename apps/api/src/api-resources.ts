@@ -1,5 +1,6 @@
 import { FlowProducer, Queue, QueueEvents } from 'bullmq';
 import type { TConfig } from '@folio-vault/shared/config';
+import { watchPgPool, watchRedis, watchStorage, type ConnectionLog } from '@folio-vault/shared/connection-log';
 import { createPgPool, createRedis, type TPgPool, type TRedisClient } from '@folio-vault/shared/connections';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import type { TCloser } from '@folio-vault/shared/shutdown';
@@ -26,17 +27,16 @@ export interface TApiResources {
   close(closer: TCloser): Promise<void>;
 }
 
-export async function openApiResources(config: TConfig): Promise<TApiResources> {
-  const redis = createRedis(config.REDIS_URL, 'producer');
-  redis.on('error', () => undefined); // reported per request as 503 and by /readyz
-  const pool = createPgPool(config.DATABASE_URL);
+/** `connections` logs an outage of Redis, PostgreSQL or storage once, however many requests meet it. */
+export async function openApiResources(config: TConfig, connections: ConnectionLog): Promise<TApiResources> {
+  const redis = watchRedis(createRedis(config.REDIS_URL, 'producer'), connections);
+  const pool = watchPgPool(createPgPool(config.DATABASE_URL), connections);
   const queueOptions = { connection: redis, prefix: config.QUEUE_PREFIX };
   const openQueue = (name: string) => quiet(new Queue(name, queueOptions));
   // QueueEvents read with a blocking XREAD: each gets a connection of its own.
   const eventConnections: TRedisClient[] = [];
   const openEvents = async (name: string) => {
-    const connection = createRedis(config.REDIS_URL, 'events');
-    connection.on('error', () => undefined);
+    const connection = watchRedis(createRedis(config.REDIS_URL, 'events'), connections);
     eventConnections.push(connection);
     const events = quiet(new QueueEvents(name, { connection, prefix: config.QUEUE_PREFIX }));
     await events.waitUntilReady();
@@ -62,7 +62,7 @@ export async function openApiResources(config: TConfig): Promise<TApiResources> 
   return {
     redis,
     pool,
-    storage: createStorage(config),
+    storage: watchStorage(createStorage(config), connections),
     vaultQueue,
     vaultEvents,
     exportQueue,

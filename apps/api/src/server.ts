@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { TApiConfig } from '@folio-vault/shared/config';
 import type { Logger } from '@folio-vault/shared/logger';
 import { createMetrics, type TMetrics } from '@folio-vault/shared/metrics';
+import { ConnectionLog } from '@folio-vault/shared/connection-log';
 import { createCloser } from '@folio-vault/shared/shutdown';
 import { openApiResources } from './api-resources.js';
 import { createApp } from './app.js';
@@ -21,7 +22,8 @@ export interface TRunningApi {
 
 /** Builds the API's connections once (no per-request clients) and listens. */
 export async function startApi(config: TApiConfig, logger: Logger, options: { port?: number; metrics?: TMetrics } = {}): Promise<TRunningApi> {
-  const resources = await openApiResources(config);
+  const connections = new ConnectionLog(logger);
+  const resources = await openApiResources(config, connections);
   const { redis, pool, storage, queues, flows, nightAuditQueue } = resources;
   const metrics = options.metrics ?? createMetrics();
   metrics.observeQueues(queues);
@@ -70,6 +72,7 @@ export async function startApi(config: TApiConfig, logger: Logger, options: { po
         server.closeAllConnections();
         return closed;
       });
+      connections.close();
       await resources.close(closer);
       closer.report();
     },

@@ -1,5 +1,6 @@
 import { FlowProducer, Queue, Worker } from 'bullmq';
 import { vaultKeys, type TWorkerConfig } from '@folio-vault/shared/config';
+import { ConnectionLog, watchPgPool, watchRedis, watchStorage } from '@folio-vault/shared/connection-log';
 import { createPgPool, createRedis } from '@folio-vault/shared/connections';
 import type { TVaultJobData, TVaultJobName, TVaultJobResult } from '@folio-vault/shared/jobs/registry';
 import type { Logger } from '@folio-vault/shared/logger';
@@ -11,6 +12,7 @@ import { FolioExporter } from './exports/folio-exporter.js';
 import { RenderPool } from './exports/render-pool.js';
 import { startWorkerHealthServer } from './health-server.js';
 import { createProcessor } from './jobs/processor-base.js';
+import { logWorkerError } from './jobs/worker-errors.js';
 import { exportHandlers } from './exports/export-processor.js';
 import { nightAuditHandlers, nightAuditSourceHandler } from './night-audit/night-audit-processor.js';
 import { vaultHandlers } from './vault/vault-processor.js';
@@ -29,14 +31,16 @@ export interface TRunningWorker {
 
 export async function startWorker(config: TWorkerConfig, logger: Logger, options: { metrics?: TMetrics } = {}): Promise<TRunningWorker> {
   const metrics = options.metrics ?? createMetrics();
-  const pool = createPgPool(config.DATABASE_URL, { max: Math.min(config.WORKER_CONCURRENCY, 20) });
-  const connection = createRedis(config.REDIS_URL, 'worker');
+  // An outage of Redis, PostgreSQL or storage is logged once, not per error of every connection.
+  const connections = new ConnectionLog(logger);
+  const pool = watchPgPool(createPgPool(config.DATABASE_URL, { max: Math.min(config.WORKER_CONCURRENCY, 20) }), connections);
+  const connection = watchRedis(createRedis(config.REDIS_URL, 'worker'), connections);
   const vault = new CardVault(new CardRepository(pool), vaultKeys(config));
 
   const renderer = new RenderPool(config.EXPORT_CONCURRENCY, { metrics });
   renderer.warm();
   const exportStore = new ExportStore(pool);
-  const storage = createStorage(config);
+  const storage = watchStorage(createStorage(config), connections);
   const exporter = new FolioExporter(pool, exportStore, storage, renderer);
   const flows = new FlowProducer({ connection, prefix: config.QUEUE_PREFIX });
   flows.on('error', () => undefined);
@@ -65,11 +69,11 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   });
   const workers = [vaultWorker, exportWorker, nightAuditWorker];
   for (const worker of workers) {
-    worker.on('error', (error) => logger.error({ err: { message: error.message }, queue: worker.name }, 'worker error'));
+    worker.on('error', (error) => logWorkerError(error, worker.name, logger, connections));
   }
   await Promise.all(workers.map((worker) => worker.waitUntilReady()));
   // Every property's daily night audit, as the properties table says (also kept in step on import).
-  const schedulerConnection = createRedis(config.REDIS_URL, 'producer');
+  const schedulerConnection = watchRedis(createRedis(config.REDIS_URL, 'producer'), connections);
   const nightAuditQueue = new Queue(QUEUE_NAMES.nightAudit, { connection: schedulerConnection, prefix: config.QUEUE_PREFIX });
   const scheduled = await syncAllNightAuditSchedules(pool, nightAuditQueue).catch((error: unknown) => {
     logger.warn({ err: { message: (error as Error).message } }, 'night-audit schedules not synced');
@@ -84,6 +88,9 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
 
   return {
     healthPort: health?.port,
-    close: () => closeWorkerParts({ health, workers, renderer, flows, connection, pool }, config.SHUTDOWN_GRACE_MS, logger),
+    close: () => {
+      connections.close();
+      return closeWorkerParts({ health, workers, renderer, flows, connection, pool }, config.SHUTDOWN_GRACE_MS, logger);
+    },
   };
 }

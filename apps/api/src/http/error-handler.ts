@@ -48,8 +48,8 @@ const answeredErrorOf = (res: ServerResponse): TAnsweredError | undefined =>
 
 /**
  * pino-http options for the request's line: 503 (a store away, a wait bounded) and 4xx at warn,
- * other 5xx at error. An error the error handler answered loses the stack pino-http makes up for a
- * 5xx ("failed with status code"): it points into pino-http, and the handler logged any real one.
+ * other 5xx at error. The stack pino-http makes up for a 5xx ("failed with status code") is left
+ * out: it points into pino-http, and the error handler has logged any real one.
  */
 export const requestLogOptions = {
   customLogLevel: (_req: IncomingMessage, res: ServerResponse, error?: Error): TLogLevel => {
@@ -57,9 +57,10 @@ export const requestLogOptions = {
     return error || res.statusCode >= 500 ? 'error' : 'info';
   },
   customSuccessObject: (_req: IncomingMessage, res: ServerResponse, values: TLogValues): TLogValues => ({ ...values, ...answeredErrorOf(res) }),
-  customErrorObject: (_req: IncomingMessage, res: ServerResponse, _error: Error, values: TLogValues): TLogValues => {
+  customErrorObject: (_req: IncomingMessage, res: ServerResponse, error: Error, values: TLogValues): TLogValues => {
     const answered = answeredErrorOf(res);
-    if (!answered) return values;
+    // A route that answers a 5xx itself (/readyz's 503) gets pino-http's made-up error too.
+    if (!answered && error.message !== `failed with status code ${res.statusCode}`) return values;
     const { err: _made, ...rest } = values;
     return { ...rest, ...answered };
   },
