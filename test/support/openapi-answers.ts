@@ -67,6 +67,18 @@ function load() {
   return { ajv, operations, components };
 }
 
+/**
+ * Origins of the API processes the tests started (support/world.ts registers each). Other servers
+ * a test talks to, such as the worker's health server, answer other documents.
+ */
+const API_ORIGINS: Set<string> = ((globalThis as { folioApiOrigins?: Set<string> }).folioApiOrigins ??= new Set());
+
+export function registerApiOrigin(url: string): void {
+  API_ORIGINS.add(new URL(url).origin);
+}
+
+export const isApiOrigin = (url: string): boolean => API_ORIGINS.has(new URL(url).origin);
+
 let loaded: ReturnType<typeof load> | undefined;
 const validators = new Map<string, ValidateFunction>();
 

@@ -2,7 +2,7 @@ import { appendFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import supertest from 'supertest';
 import { afterAll, expect } from 'vitest';
-import { answerProblems } from './openapi-answers.js';
+import { answerProblems, isApiOrigin } from './openapi-answers.js';
 
 /**
  * A vitest setup file (vitest.config.ts): every answer a test receives through supertest is checked
@@ -10,7 +10,7 @@ import { answerProblems } from './openapi-answers.js';
  * request fails with the list of what the document does not describe. The tests stay as written.
  *
  * OPENAPI_ANSWERS_REPORT=<file> appends "<test file> <answers checked> <answers not judged>" per
- * file, to count what the suite validated (not judged: /docs, /admin/queues and other servers).
+ * file, to count what the suite validated (not judged: /docs, /admin/queues, servers other than the API).
  */
 type TAssert = (this: unknown, resError: unknown, res: TResponse | undefined, fn?: (err: unknown, res: unknown) => void) => void;
 interface TResponse {
@@ -30,9 +30,9 @@ const assert = Test.prototype.assert;
 
 Test.prototype.assert = function (this: TTest, resError, res, fn) {
   if (!res) return assert.call(this, resError, res, fn);
-  // Only the API's answers: its first middleware gives every one an X-Request-Id (apps/api/src/app.ts),
-  // which the worker's health server (WORKER_HEALTH_PORT) and Node's own parser errors do not have.
-  const fromApi = res.get('x-request-id') !== undefined;
+  // Only the API's answers (support/world.ts registers its origin), and only those its app gave: every
+  // one of them has an X-Request-Id, which Node's own parser errors (431) do not.
+  const fromApi = isApiOrigin(this.url) && res.get('x-request-id') !== undefined;
   const problems = !fromApi ? undefined : answerProblems({
     method: this.method,
     path: new URL(this.url).pathname,

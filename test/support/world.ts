@@ -9,6 +9,7 @@ import { loadConfig, type TAllConfig } from '@folio-vault/shared/config';
 import { createRedis, type TRedisClient } from '@folio-vault/shared/connections';
 import { createLogger, type Logger } from '@folio-vault/shared/logger';
 import { startWorker, type TRunningWorker } from '@folio-vault/worker/worker';
+import { registerApiOrigin } from './openapi-answers.js';
 
 /**
  * One test file's own world: a database cloned from the migrated template, its own queue prefix in
@@ -102,6 +103,8 @@ export async function createWorld(options: { env?: Record<string, string>; worke
   });
   const worker = options.worker === false ? undefined : await startWorker(config, logger);
   const api = await startApi(config, logger, { port: 0 });
+  // Its answers are checked against /openapi.json (support/validate-answers.ts).
+  registerApiOrigin(`http://127.0.0.1:${api.port}`);
   const pool = new pg.Pool({ connectionString: database.url, max: 3 });
   const redis = createRedis(config.REDIS_URL, 'worker', { maxRetriesPerRequest: 3 });
 
