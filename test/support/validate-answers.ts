@@ -12,7 +12,7 @@ import { answerProblems, isApiOrigin } from './openapi-answers.js';
  * OPENAPI_ANSWERS_REPORT=<file> appends "<test file> <answers checked> <answers not judged>" per
  * file, to count what the suite validated (not judged: /docs, /admin/queues, servers other than the API).
  */
-type TAssert = (this: unknown, resError: unknown, res: TResponse | undefined, fn?: (err: unknown, res: unknown) => void) => void;
+type TAssert = (this: TTest, resError: unknown, res: TResponse | undefined, fn?: (err: unknown, res: unknown) => void) => void;
 interface TResponse {
   status: number;
   text?: unknown;

@@ -114,9 +114,9 @@ const exportStatus = defineRoute({
   responses: { 200: { description: 'Status', json: ZExportStatus, headers: STATUS_RETRY_AFTER } },
   errors: [404],
   handler: ({ exports }: TExportDeps) => async ({ res, headers, params }) => {
-      const row = await exports.find(headers['x-property-id'], params.exportId);
-      if (row.status === 'queued' || row.status === 'running') res.set('Retry-After', '2');
-      res.json(exports.statusBody(row));
+    const row = await exports.find(headers['x-property-id'], params.exportId);
+    if (row.status === 'queued' || row.status === 'running') res.set('Retry-After', '2');
+    res.json(exports.statusBody(row));
   },
 });
 
@@ -134,8 +134,8 @@ const exportFile = defineRoute({
   responses: { 200: FILE_ANSWER },
   errors: [404, 409],
   handler: ({ exports }: TExportDeps) => async ({ res, headers, params }) => {
-      const row = await exports.find(headers['x-property-id'], params.exportId);
-      await sendFile(res, exports, row);
+    const row = await exports.find(headers['x-property-id'], params.exportId);
+    await sendFile(res, exports, row);
   },
 });
 

@@ -38,16 +38,16 @@ const importLedgerRoute = defineRoute({
   bodyLimit: IMPORT_BODY_LIMIT,
   responses: { 200: { description: 'Counts of records upserted', json: ZImportResponse } },
   handler: ({ pool, nightAuditQueue }: TLedgerDeps) => async ({ res, headers, body }) => {
-      const counts = await importLedger(pool, headers['x-property-id'], body);
-      // The property's daily night audit follows its nightAuditTime and time zone.
-      if (body.property) {
-        await syncNightAuditSchedule(nightAuditQueue, { id: body.property.id, timezone: body.property.timezone, nightAuditTime: body.property.nightAuditTime }).catch(
-          (error: unknown) => {
-            throw AppError.unavailable('The ledger was imported, but the night-audit schedule could not be updated; retry the import.').withCause(error);
-          },
-        );
-      }
-      res.json(counts);
+    const counts = await importLedger(pool, headers['x-property-id'], body);
+    // The property's daily night audit follows its nightAuditTime and time zone.
+    if (body.property) {
+      await syncNightAuditSchedule(nightAuditQueue, { id: body.property.id, timezone: body.property.timezone, nightAuditTime: body.property.nightAuditTime }).catch(
+        (error: unknown) => {
+          throw AppError.unavailable('The ledger was imported, but the night-audit schedule could not be updated; retry the import.').withCause(error);
+        },
+      );
+    }
+    res.json(counts);
   },
 });
 
@@ -66,7 +66,7 @@ const listTransactionsRoute = defineRoute({
   responses: { 200: { description: 'Groups of transactions', json: ZListTransactionsResponse } },
   errors: [404],
   handler: ({ pool }: TLedgerDeps) => async ({ res, headers, body }) => {
-      res.json(await listTransactions(pool, headers['x-property-id'], body));
+    res.json(await listTransactions(pool, headers['x-property-id'], body));
   },
 });
 

@@ -36,9 +36,9 @@ const startBatch = defineRoute({
     202: { description: 'Accepted; poll the status URL', json: ZBatchAccepted, headers: { Location: HEADERS.location, 'Retry-After': HEADERS.retryAfter(true) } },
   },
   handler: ({ pool, flows }: TNightAuditDeps) => async ({ res, headers, body }) => {
-      const started = await startNightAudit(pool, flows, headers['x-property-id'], body.businessDate, body.format);
-      const url = statusPath(started.batchId);
-      res.status(202).set({ Location: url, 'Retry-After': '5' }).json({ batchId: started.batchId, statusUrl: url, status: started.status });
+    const started = await startNightAudit(pool, flows, headers['x-property-id'], body.businessDate, body.format);
+    const url = statusPath(started.batchId);
+    res.status(202).set({ Location: url, 'Retry-After': '5' }).json({ batchId: started.batchId, statusUrl: url, status: started.status });
   },
 });
 
@@ -61,9 +61,9 @@ const batchStatus = defineRoute({
   },
   errors: [404],
   handler: ({ pool }: TNightAuditDeps) => async ({ res, headers, params }) => {
-      const status = await nightAuditStatus(pool, headers['x-property-id'], params.batchId);
-      if (status.status === 'queued' || status.status === 'running') res.set('Retry-After', '5');
-      res.json(status);
+    const status = await nightAuditStatus(pool, headers['x-property-id'], params.batchId);
+    if (status.status === 'queued' || status.status === 'running') res.set('Retry-After', '5');
+    res.json(status);
   },
 });
 
