@@ -53,6 +53,9 @@ function checkTarget(target: string): string | undefined {
     const found = holdsFile(folder) && readdirSync(join(ROOT, folder)).some((name) => pattern.test(`${folder}/${name}`));
     return found ? undefined : 'matches no file';
   }
+  // Build output is not in a clone: a cited dist/X.js stands for the source it is compiled from.
+  const built = /^(.+)\/dist\/(.+)\.js$/.exec(path);
+  if (built) return [`${built[1]}/src/${built[2]}.ts`, `${built[1]}/src/${built[2]}.tsx`].some(holdsFile) ? undefined : 'is built from no source';
   if (!holdsFile(path)) return 'does not exist';
   if (anchor === undefined) return undefined;
   if (!path.endsWith('.md') || statSync(join(ROOT, path)).isDirectory()) return 'has an anchor but is not a page';

@@ -62,7 +62,9 @@ async function setup(options: { pollFirstMs?: number } = {}) {
   const prefix = `{fvt-waiter-${randomBytes(4).toString('hex')}}`;
   const queue = new ObservedQueue('waited', { connection: connection('worker'), prefix });
   queues.push(queue);
-  const events = new QueueEvents('waited', { connection: connection('events'), prefix });
+  // From the stream's start, not from "now": a fresh prefix's stream is empty, and an event added
+  // before QueueEvents' first read is in flight would otherwise be missed (the test would hang).
+  const events = new QueueEvents('waited', { connection: connection('events'), prefix, lastEventId: '0-0' });
   opened.push(events);
   await events.waitUntilReady();
   const waiter = new JobWaiter(queue, events, { pollFirstMs: options.pollFirstMs ?? POLL_MS, pollEveryMs: POLL_MS });
