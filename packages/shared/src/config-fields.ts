@@ -55,14 +55,15 @@ export const redisUrl = z.string().superRefine((value, ctx) => {
   }
 });
 
-export function keyringSetting() {
+/** An optional key setting: blank is absent, and a value its parser refuses is one problem, with the parser's words. */
+function keySetting<T>(parse: (value: string) => T) {
   return z
     .string()
     .optional()
-    .transform((value, ctx): TKeyring | undefined => {
+    .transform((value, ctx): T | undefined => {
       if (value === undefined || value.trim() === '') return undefined;
       try {
-        return parseKeyring(value);
+        return parse(value);
       } catch (error) {
         ctx.addIssue({ code: 'custom', message: (error as Error).message });
         return z.NEVER;
@@ -70,20 +71,8 @@ export function keyringSetting() {
     });
 }
 
-export function singleKeySetting() {
-  return z
-    .string()
-    .optional()
-    .transform((value, ctx): Buffer | undefined => {
-      if (value === undefined || value.trim() === '') return undefined;
-      try {
-        return parseSingleKey(value);
-      } catch (error) {
-        ctx.addIssue({ code: 'custom', message: (error as Error).message });
-        return z.NEVER;
-      }
-    });
-}
+export const keyringSetting = () => keySetting<TKeyring>(parseKeyring);
+export const singleKeySetting = () => keySetting<Buffer>(parseSingleKey);
 
 export const optionalText = z
   .string()
