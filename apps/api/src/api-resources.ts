@@ -52,7 +52,7 @@ export async function openApiResources(config: TConfig, connections: ConnectionL
   // The producer queues above are reused, the others opened on the same connection.
   const opened: Queue[] = [];
   const queues = Object.values(QUEUE_NAMES).map((name) => {
-    const existing = [vaultQueue, exportQueue].find((queue) => queue.name === name);
+    const existing = [vaultQueue, exportQueue, nightAuditQueue].find((queue) => queue.name === name);
     if (existing) return existing;
     const queue = openQueue(name);
     opened.push(queue);
