@@ -48,8 +48,6 @@ const ERROR_RESPONSES: Record<number, TErrorDoc> = {
 
 const codesOf = (status: number) => Object.entries(ERROR_STATUS).filter(([, s]) => s === status).map(([code]) => code);
 
-export const errorStatuses = Object.keys(ERROR_RESPONSES).map(Number);
-
 /** The reusable error responses and the headers they share, registered once. */
 export function registerErrorComponents(registry: OpenAPIRegistry): void {
   registry.registerComponent('headers', 'X-Request-Id', {
