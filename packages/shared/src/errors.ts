@@ -1,6 +1,9 @@
 /**
- * The service's one error type. Every non-2xx JSON answer is built from an AppError by the API's
- * error middleware, so the code → status table below is the whole of docs/api.md#errors.
+ * The service's one error type. Every non-2xx JSON answer is built from an AppError with
+ * toErrorBody, so the code → status table below is the whole of docs/api.md#errors. Most go through
+ * the API's error middleware (apps/api/src/http/error-handler.ts); the API's /readyz 503
+ * (apps/api/src/ops/routes.ts) answers itself, to add its `checks`, and so does every error of the
+ * worker's health server (apps/worker/src/health-server.ts), which is not Express.
  */
 export const ERROR_STATUS = {
   INVALID_REQUEST: 400,
