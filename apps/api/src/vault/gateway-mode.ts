@@ -2,19 +2,13 @@ import type { TPgPool } from '@folio-vault/shared/connections';
 import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
 import { findPropertyGatewayMode } from '@folio-vault/shared/properties/property-store';
 
-/**
- * The property's gateway mode, when imported property data knows it (docs/vault.md#test-and-live). Ledger data,
- * not vault data: the API may read it directly.
- */
-export async function findGatewayMode(pool: TPgPool, propertyId: string): Promise<TTokenizationMode | undefined> {
-  return findPropertyGatewayMode(pool, propertyId);
-}
-
 /** How long a known mode is trusted without asking PostgreSQL again. */
 export const GATEWAY_MODE_TTL_MS = 5_000;
 
 /**
- * findGatewayMode with a short memory of the modes it found: every tokenization asks, and a
+ * The property's gateway mode, when imported property data knows it (docs/vault.md#test-and-live),
+ * read with findPropertyGatewayMode: ledger data, not vault data, so the API may read it directly.
+ * With a short memory of the modes it found: every tokenization asks, and a
  * property's mode changes perhaps once in its life (test → live), so a busy API saves a database
  * round trip per request. Only known modes are remembered: a property imported a moment ago is
  * seen at once, and a mode change takes effect within GATEWAY_MODE_TTL_MS (docs/vault.md).
@@ -33,7 +27,7 @@ export class GatewayModes {
     const now = this.clock();
     const remembered = this.known.get(propertyId);
     if (remembered && remembered.until > now) return remembered.mode;
-    const mode = await findGatewayMode(this.pool, propertyId);
+    const mode = await findPropertyGatewayMode(this.pool, propertyId);
     if (mode) this.known.set(propertyId, { mode, until: now + this.ttlMs });
     else this.known.delete(propertyId);
     return mode;
