@@ -11,9 +11,6 @@ import { countFoliosOfSource, recipientExists, sourceExists } from '@folio-vault
 import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
 import type { JobWaiter } from '../jobs/job-waiter.js';
 
-// The routes read the status row's type from the service they call.
-export type { TExportRow };
-
 /**
  * The API's side of folio exports (docs/export.md): checks what the request refers to, shares one
  * export between identical requests in flight, queues the job, waits for it (bounded) and serves

@@ -7,7 +7,8 @@ import { SCOPES } from '../auth/principal.js';
 import { HEADERS } from '../http/openapi-errors.js';
 import type { TResponseDoc } from '../http/route-docs.js';
 import { defineRoute, mountRoutes, type TRouteDeps } from '../http/route.js';
-import { statusPath, type ExportService, type TExportRow } from './export-service.js';
+import type { TExportRow } from '@folio-vault/shared/exports/export-store';
+import { statusPath, type ExportService } from './export-service.js';
 
 /** Start an export (answer the file, or 202 with a status URL), its status, its file. */
 const TAGS: ['Folio export'] = ['Folio export'];
