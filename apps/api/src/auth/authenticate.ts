@@ -67,7 +67,7 @@ export function assertPropertyAccess(principal: TPrincipal | undefined, property
   }
 }
 
-/** For route({ authorize }): the caller must be allowed X-Property-Id before the body is read. */
+/** For defineRoute({ authorize }) (http/route.ts): the caller must be allowed X-Property-Id before the body is read. */
 export function forPropertyHeader(req: Request, headers: { 'x-property-id': string }): void {
   assertPropertyAccess(req.principal, headers['x-property-id']);
 }
