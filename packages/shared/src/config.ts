@@ -135,18 +135,17 @@ export type TConfigOf<R extends TProcessRole> = { api: TApiConfig; worker: TWork
 const SHARED_NAMES = Object.keys(ZSharedSettings.shape) as Array<keyof TParsed>;
 const JWT_NAMES = Object.keys(JWT_SETTINGS) as Array<keyof TParsed>;
 const VAULT_KEY_NAMES = ['VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY'] as const;
-/** The settings a role keeps; a key of another role is not even read into its config. */
-const NAMES_BY_ROLE: Record<TProcessRole, ReadonlyArray<keyof TParsed>> = {
+/**
+ * The settings a role keeps; a key of another role is not even read into its config. The one table
+ * of who holds which key: the required keys below and the development keys (dev-keys.ts) follow it.
+ */
+export const NAMES_BY_ROLE: Record<TProcessRole, ReadonlyArray<keyof TParsed>> = {
   api: [...SHARED_NAMES, ...JWT_NAMES, 'VAULT_TRANSIT_KEY'],
   worker: [...SHARED_NAMES, ...VAULT_KEY_NAMES],
   all: [...SHARED_NAMES, ...JWT_NAMES, ...VAULT_KEY_NAMES],
 };
 /** The keys a role cannot start without (their presence is what makes the role's type true). */
-const KEYS_BY_ROLE: Record<TProcessRole, ReadonlyArray<(typeof VAULT_KEY_NAMES)[number]>> = {
-  api: ['VAULT_TRANSIT_KEY'],
-  worker: VAULT_KEY_NAMES,
-  all: VAULT_KEY_NAMES,
-};
+const requiredKeysOf = (role: TProcessRole) => VAULT_KEY_NAMES.filter((name) => NAMES_BY_ROLE[role].includes(name));
 
 /**
  * Checks across settings. They run on the raw environment, next to the per-setting schema, so a
@@ -157,7 +156,7 @@ function crossSettingProblems(env: Record<string, string | undefined>, role: TPr
   const jwtSources = [env.JWT_SECRET, env.JWT_PUBLIC_KEY, env.JWT_JWKS_URL].filter(Boolean).length;
   if (jwtSources === 0 && role !== 'worker') problems.push('JWT_SECRET: one of JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URL is required');
   if (jwtSources > 1) problems.push('JWT_SECRET: set only one of JWT_SECRET, JWT_PUBLIC_KEY and JWT_JWKS_URL');
-  for (const name of KEYS_BY_ROLE[role]) {
+  for (const name of requiredKeysOf(role)) {
     if (!env[name]) problems.push(`${name}: is required`);
   }
   if (env.STORAGE_DRIVER === 'minio') {

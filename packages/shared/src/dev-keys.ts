@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { TProcessRole } from './config.js';
+import { NAMES_BY_ROLE, type TProcessRole } from './config.js';
 
 /**
  * Development convenience (docs/api.md#settings): keys that are not set are generated once into a local
@@ -20,12 +20,6 @@ const GENERATED = {
 
 type TDevKeyName = keyof typeof GENERATED;
 
-/** The keys a role is handed (config.ts keeps no other): the API never sees a key-encryption key, the worker no JWT secret. */
-const NEEDED_BY_ROLE: Record<TProcessRole, ReadonlyArray<TDevKeyName>> = {
-  api: ['JWT_SECRET', 'VAULT_TRANSIT_KEY'],
-  worker: ['VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY'],
-  all: Object.keys(GENERATED) as TDevKeyName[],
-};
 
 export function withDevKeys(
   env: NodeJS.ProcessEnv,
@@ -44,7 +38,9 @@ export function withDevKeys(
   const merged: NodeJS.ProcessEnv = { ...env };
   const generated: string[] = [];
   const used: string[] = [];
-  const needed = NEEDED_BY_ROLE[options.role ?? 'all'];
+  // A role is handed only the keys its config keeps (config.ts NAMES_BY_ROLE): the API never sees a
+  // key-encryption key, the worker no JWT secret.
+  const needed: ReadonlyArray<string> = NAMES_BY_ROLE[options.role ?? 'all'];
   for (const name of Object.keys(GENERATED) as TDevKeyName[]) {
     if (env[name]) continue;
     // A verifier configured from a public key or JWKS must not be shadowed by a dev secret.
