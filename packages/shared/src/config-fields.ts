@@ -8,19 +8,19 @@ import { isRedisClusterUrl, parseRedisClusterUrl } from './redis-url.js';
  */
 
 export const port = z.coerce.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be 1-65535').max(65535, 'must be 1-65535');
-export const positiveMs = z.coerce
-  .number({ error: 'must be a number of milliseconds' })
-  .int('must be a whole number of milliseconds')
-  .min(1, 'must be 1-3600000 ms')
-  .max(3_600_000, 'must be 1-3600000 ms');
 
-export const limitCount = z.coerce
-  .number({ error: 'must be a number' })
-  .int('must be a whole number')
-  .min(1, 'must be 1-1000000')
-  .max(1_000_000, 'must be 1-1000000');
+/** A whole number in min-max; `unit` 'ms' names milliseconds in every message ("must be 1000-3600000 ms"). */
+export function wholeNumberIn(min: number, max: number, unit?: 'ms') {
+  const of = unit ? ' of milliseconds' : '';
+  const range = `must be ${min}-${max}${unit ? ' ms' : ''}`;
+  return z.coerce.number({ error: `must be a number${of}` }).int(`must be a whole number${of}`).min(min, range).max(max, range);
+}
 
-export function urlWithProtocols(protocols: string[]) {
+export const positiveMs = wholeNumberIn(1, 3_600_000, 'ms');
+export const limitCount = wholeNumberIn(1, 1_000_000);
+
+/** A URL with one of `protocols`; `alternative` names another accepted form in the message. */
+export function urlWithProtocols(protocols: string[], alternative?: string) {
   return z.string().refine(
     (value) => {
       try {
@@ -29,29 +29,23 @@ export function urlWithProtocols(protocols: string[]) {
         return false;
       }
     },
-    { error: `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}` },
+    { error: `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}${alternative ? ` (${alternative})` : ''}` },
   );
 }
 
+const standaloneRedisUrl = urlWithProtocols(['redis:', 'rediss:'], 'or redis+cluster://host:port,host:port,… for a Redis Cluster');
+
 /** redis:// or rediss://, or a cluster's seed nodes as redis+cluster://host:port,host:port,… (redis-url.ts). */
 export const redisUrl = z.string().superRefine((value, ctx) => {
-  if (isRedisClusterUrl(value)) {
-    try {
-      parseRedisClusterUrl(value);
-    } catch (error) {
-      ctx.addIssue({ code: 'custom', message: (error as Error).message });
-    }
+  if (!isRedisClusterUrl(value)) {
+    const standalone = standaloneRedisUrl.safeParse(value);
+    if (!standalone.success) ctx.addIssue({ code: 'custom', message: standalone.error.issues[0]?.message ?? 'is not a Redis URL' });
     return;
   }
-  const protocols = ['redis:', 'rediss:'];
-  let protocol: string | undefined;
   try {
-    protocol = new URL(value).protocol;
-  } catch {
-    protocol = undefined;
-  }
-  if (!protocol || !protocols.includes(protocol)) {
-    ctx.addIssue({ code: 'custom', message: 'must be a URL starting with redis:// or rediss:// (or redis+cluster://host:port,host:port,… for a Redis Cluster)' });
+    parseRedisClusterUrl(value);
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: (error as Error).message });
   }
 });
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { TKeyring } from './vault/crypto/keyring.js';
-import { healthPort, keyringSetting, limitCount, optionalText, port, positiveMs, redisUrl, singleKeySetting, urlWithProtocols } from './config-fields.js';
+import { healthPort, keyringSetting, limitCount, optionalText, port, positiveMs, redisUrl, singleKeySetting, urlWithProtocols, wholeNumberIn } from './config-fields.js';
 
 /**
  * All settings (docs/api.md#settings), parsed once at start. A bad setting stops the start with one
@@ -30,25 +30,10 @@ const ZSharedSettings = z.object({
     .default('folio-vault'),
   TOKENIZE_WAIT_MS: positiveMs.default(10_000),
   EXPORT_WAIT_MS: positiveMs.default(25_000),
-  EXPORT_CONCURRENCY: z.coerce
-    .number({ error: 'must be a number' })
-    .int('must be a whole number')
-    .min(1, 'must be 1-32')
-    .max(32, 'must be 1-32')
-    .default(2),
-  WORKER_CONCURRENCY: z.coerce
-    .number({ error: 'must be a number' })
-    .int('must be a whole number')
-    .min(1, 'must be 1-256')
-    .max(256, 'must be 1-256')
-    .default(16),
+  EXPORT_CONCURRENCY: wholeNumberIn(1, 32).default(2),
+  WORKER_CONCURRENCY: wholeNumberIn(1, 256).default(16),
   // BullMQ's job lock (renewed every half of it while a job runs) and the stalled-job check interval.
-  WORKER_LOCK_MS: z.coerce
-    .number({ error: 'must be a number of milliseconds' })
-    .int('must be a whole number of milliseconds')
-    .min(1000, 'must be 1000-3600000 ms')
-    .max(3_600_000, 'must be 1000-3600000 ms')
-    .default(30_000),
+  WORKER_LOCK_MS: wholeNumberIn(1000, 3_600_000, 'ms').default(30_000),
   QUEUE_PREFIX: z
     .string()
     .regex(/^\{[A-Za-z0-9._:-]+\}/, 'must start with a Redis Cluster hash tag such as "{folio}"')
@@ -68,12 +53,7 @@ const ZSharedSettings = z.object({
   // property's front desk or channel manager sends; they stop card testing and runaway clients.
   TOKENIZE_RATE_LIMIT_PER_PROPERTY: limitCount.default(6000),
   TOKENIZE_RATE_LIMIT_PER_SUBJECT: limitCount.default(3000),
-  RATE_LIMIT_WINDOW_MS: z.coerce
-    .number({ error: 'must be a number of milliseconds' })
-    .int('must be a whole number of milliseconds')
-    .min(1000, 'must be 1000-3600000 ms')
-    .max(3_600_000, 'must be 1000-3600000 ms')
-    .default(60_000),
+  RATE_LIMIT_WINDOW_MS: wholeNumberIn(1000, 3_600_000, 'ms').default(60_000),
   EXPORT_QUEUE_CAP_PER_PROPERTY: limitCount.default(20),
 });
 
