@@ -29,7 +29,7 @@ export interface TRouteSpec {
   tags: [string];
   /** The scope the bearer token needs; absent on the public operational routes. */
   scope?: TScope;
-  /** A route with limits in front of it (`limits`) answers 429 too. */
+  /** A route with limits in front of it answers 429 too: set by defineRoute from `limits`. */
   rateLimited?: boolean;
   headers?: z.ZodObject;
   params?: z.ZodObject;
@@ -49,7 +49,8 @@ export interface TRouteContext<H extends z.ZodType, P extends z.ZodType, B exten
   body: z.output<B>;
 }
 
-export interface TRouteDefinition<D extends TRouteDeps, H extends z.ZodObject, P extends z.ZodObject, B extends z.ZodType> extends TRouteSpec {
+export interface TRouteDefinition<D extends TRouteDeps, H extends z.ZodObject, P extends z.ZodObject, B extends z.ZodType>
+  extends Omit<TRouteSpec, 'rateLimited'> {
   headers?: H;
   params?: P;
   body?: B;
@@ -177,6 +178,7 @@ export function defineRoute<
   const { handler, authOptions, limits, authorize: _authorize, ...spec } = def;
   return {
     ...spec,
+    ...(limits ? { rateLimited: true } : {}),
     handlers: (deps) => [
       ...(def.scope ? [authenticate(deps.verifier, def.scope, authOptions?.(deps))] : []),
       // Before the headers and the body are read: a limited caller costs no parsing.

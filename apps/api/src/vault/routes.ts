@@ -35,7 +35,6 @@ const tokenizeCard = defineRoute({
     'SVC-Tokenization-Mode: test selects test mode; absent means live. The same Idempotency-Key with the same card answers the same token.',
   tags: TAGS,
   scope: SCOPES.writePayment,
-  rateLimited: true,
   limits: (deps: TVaultDeps) => deps.tokenizeLimits,
   headers: ZTokenizeHeaders,
   authorize: forPropertyHeader,
