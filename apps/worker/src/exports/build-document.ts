@@ -18,9 +18,7 @@ import { buildFolioSections, compactRevenue, documentTotals, sumTotals, type TLe
 export async function loadProperty(pool: TPgPool, propertyId: string): Promise<TPropertyProfile> {
   const row = await findPropertyProfile(pool, propertyId);
   // The ledger may hold a source before its property was imported: the export still renders.
-  return row
-    ? { ...row, currency: row.currency.trim() }
-    : { name: `Property ${propertyId}`, address: null, currency: 'EUR', timezone: 'UTC', language: null };
+  return row ?? { name: `Property ${propertyId}`, address: null, currency: 'EUR', timezone: 'UTC', language: null };
 }
 
 export function exportFilter(propertyId: string, request: TFolioExportRequest, timezone: string): TTransactionFilter {

@@ -5,7 +5,7 @@ import { LANGUAGES, type TLanguage } from '@folio-vault/shared/i18n/languages';
 import type { nightAuditManifestJob, nightAuditScheduledJob, nightAuditSourceJob } from '@folio-vault/shared/night-audit/night-audit-job';
 import type { Logger } from '@folio-vault/shared/logger';
 import { batchItems, closeBatch, recordSourceExported, recordSourceFailed, startNightAudit } from '@folio-vault/shared/night-audit/batches';
-import { findPropertyTimezone } from '@folio-vault/shared/properties/property-store';
+import { findPropertyProfile } from '@folio-vault/shared/properties/property-store';
 import { auditExportRequest, auditObjectKey, manifestKey, previousLocalDate } from '@folio-vault/shared/night-audit/selection';
 import { ZFolioExportRequest } from '@folio-vault/shared/exports/schemas';
 import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
@@ -74,10 +74,10 @@ export class NightAuditor {
   }
 
   async scheduled(payload: TScheduledPayload, now = new Date()) {
-    const timezone = await findPropertyTimezone(this.pool, payload.propertyId);
+    const timezone = (await findPropertyProfile(this.pool, payload.propertyId))?.timezone;
     const businessDate = previousLocalDate(now, timezone ?? 'UTC');
     if (timezone === undefined) return { businessDate };
-    const { batchId } = await startNightAudit(this.pool, this.flows, payload.propertyId, businessDate, 'PDF');
+    const { batchId } = await startNightAudit(this.pool, this.flows, payload.propertyId, businessDate, 'PDF', timezone);
     return { batchId, businessDate };
   }
 }

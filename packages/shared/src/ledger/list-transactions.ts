@@ -2,7 +2,7 @@ import type { TPgPool } from '../connections.js';
 import { AppError } from '../errors.js';
 import { CREDIT_GROUPS, type TGroupBy, type TListTransactionsRequest } from './schemas.js';
 import { currencyScale, decimalToNumber, totalsOf } from './money.js';
-import { findPropertyCurrency } from '../properties/property-store.js';
+import { findPropertyProfile } from '../properties/property-store.js';
 import { pageOfTransactions, sourceExists, sumTransactions } from './ledger-store.js';
 import { decodePageToken, encodePageToken, queryDigest } from './page-token.js';
 import { withTieBreak } from './sort.js';
@@ -19,8 +19,8 @@ export interface TPropertyInfo {
 }
 
 export async function propertyInfo(pool: TPgPool, propertyId: string): Promise<TPropertyInfo> {
-  const row = await findPropertyCurrency(pool, propertyId);
-  return { currency: row?.currency.trim(), timezone: row?.timezone ?? 'UTC' };
+  const row = await findPropertyProfile(pool, propertyId);
+  return { currency: row?.currency, timezone: row?.timezone ?? 'UTC' };
 }
 
 export function filterOfListing(propertyId: string, request: TListTransactionsRequest): TTransactionFilter {

@@ -5,8 +5,8 @@ import type { TTokenizationMode } from '../vault/schemas.js';
 
 /**
  * Every statement on the `properties` table. A property is imported with the ledger and read by
- * the listing, exports, night audits and the vault's gateway-mode check; each reader selects only
- * the columns it needs, in the one round trip it had before.
+ * the listing, exports, night audits and the vault's gateway-mode check, each in the one round trip
+ * it had before: the profile (a handful of columns of one row by primary key) serves the first three.
  */
 type TDb = TPgPool | PoolClient;
 
@@ -29,22 +29,14 @@ export async function upsertProperty(client: PoolClient, property: TProperty): P
   );
 }
 
-/** What a document shows of the property; undefined before the property is imported. */
+/**
+ * What the listing, a document and a night audit read of the property, its currency without the
+ * padding of char(3); undefined before the property is imported.
+ */
 export async function findPropertyProfile(db: TDb, propertyId: string): Promise<TPropertyProfile | undefined> {
   const result = await db.query<TPropertyProfile>('SELECT name, address, currency, timezone, language FROM properties WHERE id = $1', [propertyId]);
-  return result.rows[0];
-}
-
-/** The listing's money and clock; undefined before the property is imported. */
-export async function findPropertyCurrency(db: TDb, propertyId: string): Promise<{ currency: string; timezone: string } | undefined> {
-  const result = await db.query<{ currency: string; timezone: string }>('SELECT currency, timezone FROM properties WHERE id = $1', [propertyId]);
-  return result.rows[0];
-}
-
-/** The property's time zone; undefined before the property is imported. */
-export async function findPropertyTimezone(db: TDb, propertyId: string): Promise<string | undefined> {
-  const result = await db.query<{ timezone: string }>('SELECT timezone FROM properties WHERE id = $1', [propertyId]);
-  return result.rows[0]?.timezone;
+  const row = result.rows[0];
+  return row && { ...row, currency: row.currency.trim() };
 }
 
 export async function findPropertyGatewayMode(db: TDb, propertyId: string): Promise<TTokenizationMode | undefined> {
