@@ -1,9 +1,9 @@
 import { FlowProducer, Queue, QueueEvents } from 'bullmq';
 import type { TConfig } from '@folio-vault/shared/config';
 import { watchPgPool, watchRedis, watchStorage, type ConnectionLog } from '@folio-vault/shared/connection-log';
-import { createPgPool, createRedis, type TPgPool, type TRedisClient } from '@folio-vault/shared/connections';
+import { createPgPool, createRedis, quiet, type TPgPool, type TRedisClient } from '@folio-vault/shared/connections';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
-import type { TCloser } from '@folio-vault/shared/shutdown';
+import { closeConnections, type TCloser } from '@folio-vault/shared/shutdown';
 import { createStorage } from '@folio-vault/shared/storage/create-storage';
 import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
 
@@ -77,17 +77,12 @@ export async function openApiResources(config: TConfig, connections: ConnectionL
         ...[vaultQueue, exportQueue, nightAuditQueue, ...opened].map((queue): [string, Queue] => [`queue ${queue.name}`, queue]),
         ['flow producer', flows],
       ];
-      await Promise.all(closing.map(([what, closable]) => closer.step(what, () => closable.close())));
-      // Whatever did not close waits on these: disconnecting also stops ioredis reconnecting.
-      redis.disconnect();
-      for (const connection of eventConnections) connection.disconnect();
-      await closer.step('postgresql pool', () => pool.end());
+      await closeConnections(
+        closer,
+        closing.map(([what, closable]) => [what, () => closable.close()] as const),
+        [redis, ...eventConnections],
+        pool,
+      );
     },
   };
-}
-
-/** Errors surface per request (503) and on /readyz; an `error` event without a listener would throw. */
-function quiet<T extends { on(event: 'error', listener: () => void): unknown }>(emitter: T): T {
-  emitter.on('error', () => undefined);
-  return emitter;
 }

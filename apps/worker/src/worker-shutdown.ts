@@ -1,9 +1,13 @@
 import type { TPgPool, TRedisClient } from '@folio-vault/shared/connections';
 import type { Logger } from '@folio-vault/shared/logger';
-import { createCloser } from '@folio-vault/shared/shutdown';
+import { closeConnections, createCloser } from '@folio-vault/shared/shutdown';
+import { RENDER_EXIT_MS } from './exports/render-pool.js';
 
-/** The render pool bounds its own close (a render process gets 2 s, then SIGKILL): let it. */
-const RENDER_POOL_CLOSE_MS = 3_000;
+/**
+ * The render pool bounds its own close (its processes stop together, each killed after
+ * RENDER_EXIT_MS): let it, plus a second for the kill to be reported.
+ */
+const RENDER_POOL_CLOSE_MS = RENDER_EXIT_MS + 1_000;
 
 /** What a worker process closes on shutdown, in this order. */
 export interface TWorkerParts {
@@ -30,11 +34,14 @@ export async function closeWorkerParts(parts: TWorkerParts, graceMs: number, log
     graceMs,
     () => Promise.all(workers.map((worker) => worker.close(true))),
   );
-  await Promise.all([
-    closer.step('render pool', () => parts.renderer.close(), RENDER_POOL_CLOSE_MS),
-    closer.step('flow producer', () => parts.flows.close()),
-  ]);
-  parts.connection.disconnect();
-  await closer.step('postgresql pool', () => parts.pool.end());
+  await closeConnections(
+    closer,
+    [
+      ['render pool', () => parts.renderer.close(), RENDER_POOL_CLOSE_MS],
+      ['flow producer', () => parts.flows.close()],
+    ],
+    [parts.connection],
+    parts.pool,
+  );
   closer.report();
 }

@@ -1,7 +1,7 @@
 import { FlowProducer, Queue, Worker } from 'bullmq';
 import { vaultKeys, type TWorkerConfig } from '@folio-vault/shared/config';
 import { ConnectionLog, watchPgPool, watchRedis, watchStorage } from '@folio-vault/shared/connection-log';
-import { createPgPool, createRedis } from '@folio-vault/shared/connections';
+import { createPgPool, createRedis, quiet } from '@folio-vault/shared/connections';
 import type { TVaultJobData, TVaultJobName, TVaultJobResult } from '@folio-vault/shared/jobs/registry';
 import type { Logger } from '@folio-vault/shared/logger';
 import { createMetrics, type TMetrics } from '@folio-vault/shared/metrics';
@@ -42,8 +42,7 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   const exportStore = new ExportStore(pool);
   const storage = watchStorage(createStorage(config), connections);
   const exporter = new FolioExporter(pool, exportStore, storage, renderer);
-  const flows = new FlowProducer({ connection, prefix: config.QUEUE_PREFIX });
-  flows.on('error', () => undefined);
+  const flows = quiet(new FlowProducer({ connection, prefix: config.QUEUE_PREFIX }));
   const auditor = new NightAuditor(pool, exporter, storage, flows);
 
   // A worker that dies leaves its jobs locked until the lock lapses; then the stalled check of any

@@ -86,3 +86,12 @@ export function createPgPool(url: string, options: pg.PoolConfig = {}): pg.Pool 
 }
 
 export type TPgPool = pg.Pool;
+
+/**
+ * For BullMQ objects whose failures reach the process another way (a request's 503, /readyz, the
+ * connection log): an `error` event without a listener would throw.
+ */
+export function quiet<T extends { on(event: 'error', listener: () => void): unknown }>(emitter: T): T {
+  emitter.on('error', () => undefined);
+  return emitter;
+}

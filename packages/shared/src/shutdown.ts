@@ -50,3 +50,22 @@ export function createCloser(logger: Logger, stepMs = CLOSE_STEP_MS): TCloser {
     },
   };
 }
+
+/** A close after the grace: its name for the report, the close, and its own bound when it has one. */
+export type TCloseStep = readonly [what: string, close: () => unknown, ms?: number];
+
+/**
+ * The end of the API's and the worker's shutdown: the BullMQ objects (and the like) close together,
+ * each bounded; then the Redis connections are cut — whatever did not close waits on them, and
+ * disconnecting also stops ioredis reconnecting — and the PostgreSQL pool ends, bounded.
+ */
+export async function closeConnections(
+  closer: TCloser,
+  steps: ReadonlyArray<TCloseStep>,
+  redis: ReadonlyArray<{ disconnect(): void }>,
+  pool: { end(): Promise<void> },
+): Promise<void> {
+  await Promise.all(steps.map(([what, close, ms]) => closer.step(what, close, ms)));
+  for (const connection of redis) connection.disconnect();
+  await closer.step('postgresql pool', () => pool.end());
+}

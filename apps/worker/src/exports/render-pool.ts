@@ -25,6 +25,8 @@ const CHILD = fileURLToPath(new URL(FROM_SOURCE ? './render-child.ts' : './rende
 export const PAGES_PER_CHUNK = 40;
 /** Up to this many pages a PDF is one piece: splitting would cost more (a join) than it saves. */
 export const PAGES_RENDERED_WHOLE = 8;
+/** A render process told to stop (its channel closed) gets this long to exit, then SIGKILL. */
+export const RENDER_EXIT_MS = 2_000;
 
 interface TSlot {
   child?: ChildProcess;
@@ -200,7 +202,7 @@ export class RenderPool {
     if (this.warmed && !this.closed) slot.child = this.spawn();
     if (!child || child.exitCode !== null) return;
     await new Promise<void>((resolve) => {
-      const kill = setTimeout(() => child.kill('SIGKILL'), 2_000);
+      const kill = setTimeout(() => child.kill('SIGKILL'), RENDER_EXIT_MS);
       child.once('exit', () => {
         clearTimeout(kill);
         resolve();
