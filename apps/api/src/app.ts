@@ -6,15 +6,11 @@ import { holdsPan } from '@folio-vault/shared/vault/card/redact-pan';
 import type { Logger } from '@folio-vault/shared/logger';
 import { errorHandler, notFoundHandler, requestLogOptions } from './http/error-handler.js';
 import { requestMetrics } from './http/request-metrics.js';
+import { DOMAINS, type TDomainDeps } from './domains.js';
 import { adminRoutes, type TAdminDeps } from './ops/admin.js';
-import { opsRoutes, type TOpsDeps } from './ops/routes.js';
-import { exportRoutes, type TExportDeps } from './exports/routes.js';
-import { nightAuditRoutes, type TNightAuditDeps } from './night-audit/routes.js';
-import { ledgerRoutes, type TLedgerDeps } from './ledger/routes.js';
-import { vaultRoutes, type TVaultDeps } from './vault/routes.js';
 
 /** Each domain's routes take the part of these they need. */
-export interface TAppDeps extends TOpsDeps, TAdminDeps, TVaultDeps, TLedgerDeps, TExportDeps, TNightAuditDeps {
+export interface TAppDeps extends TDomainDeps, TAdminDeps {
   logger: Logger;
 }
 
@@ -54,12 +50,9 @@ export function createApp(deps: TAppDeps): Express {
   app.use(requestMetrics(deps.metrics));
   app.use(helmet());
 
-  app.use(opsRoutes(deps));
+  for (const domain of DOMAINS) app.use(domain.router(deps));
+  // The BullMQ dashboard is bull-board's, not route definitions: mounted, never documented (openapi.ts).
   app.use(adminRoutes(deps));
-  app.use(vaultRoutes(deps));
-  app.use(ledgerRoutes(deps));
-  app.use(exportRoutes(deps));
-  app.use(nightAuditRoutes(deps));
 
   app.use(notFoundHandler);
   app.use(errorHandler);
