@@ -1,9 +1,11 @@
 import type { FlowProducer } from 'bullmq';
 import { v5 as uuidv5 } from 'uuid';
+import type { z } from 'zod';
 import type { TPgPool } from '../connections.js';
 import { inTransaction } from '../db/transaction.js';
 import { AppError } from '../errors.js';
 import { nightAuditManifestJob, nightAuditSourceJob } from './night-audit-job.js';
+import type { ZBatchStatus } from './schemas.js';
 import { findPropertyProfile } from '../properties/property-store.js';
 import { QUEUE_NAMES } from '../queues.js';
 import { auditObjectKey, selectAuditSources, type TAuditSource } from './selection.js';
@@ -20,18 +22,9 @@ import { auditObjectKey, selectAuditSources, type TAuditSource } from './selecti
  */
 const BATCH_NAMESPACE = '6f1d3c52-8b0e-4c6a-9a57-3f2b8f7e4d21';
 
-export type TBatchStatus = 'queued' | 'running' | 'completed' | 'completed_with_failures' | 'failed';
-
-export interface TBatchStatusBody {
-  batchId: string;
-  businessDate: string;
-  format: 'PDF' | 'XLSX';
-  status: TBatchStatus;
-  total: number;
-  completed: number;
-  failed: number;
-  manifestKey: string | null;
-}
+/** The status answer as its schema (schemas.ts) declares it, so the code and the API document agree. */
+export type TBatchStatusBody = z.output<typeof ZBatchStatus>;
+export type TBatchStatus = TBatchStatusBody['status'];
 
 export function batchIdOf(propertyId: string, businessDate: string, format: 'PDF' | 'XLSX'): string {
   return uuidv5(`${propertyId}:${businessDate}:${format}`, BATCH_NAMESPACE);
