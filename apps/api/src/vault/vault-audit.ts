@@ -35,12 +35,6 @@ export async function recordVaultEvent(
   }
 }
 
-/** Status and code an error will be answered with: the error handler's own conversion. */
-function answerOf(error: unknown): { httpStatus: number; errorCode: TErrorCode } {
-  const answer = toAppError(error);
-  return { httpStatus: answer.status, errorCode: answer.code };
-}
-
 /**
  * Error middleware for the vault router: records denied (401/403), rejected and failed requests,
  * then hands the error on to the one error handler. Mounted on the tokens path, the token id is
@@ -49,7 +43,9 @@ function answerOf(error: unknown): { httpStatus: number; errorCode: TErrorCode }
 export function auditVaultErrors(audit: AuditLog) {
   return async (error: unknown, req: Request, _res: Response, next: NextFunction) => {
     const tokenId = req.method === 'POST' ? undefined : auditTokenId(req.path.split('/')[1]);
-    await recordVaultEvent(audit, req, { ...answerOf(error), tokenId });
-    next(error);
+    // Classified once: the error handler takes an AppError as it is, so the answer is the one recorded.
+    const answer = toAppError(error);
+    await recordVaultEvent(audit, req, { httpStatus: answer.status, errorCode: answer.code, tokenId });
+    next(answer);
   };
 }
