@@ -1,11 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import jwt from 'jsonwebtoken';
-import { startApi } from '@folio-vault/api/server';
 import { startLocalServices } from '@folio-vault/dev-services/provision';
 import { bootstrap } from '@folio-vault/shared/bootstrap';
 import { generateDemoLedger } from '@folio-vault/shared/ledger/demo-ledger';
-import { startWorker } from '@folio-vault/worker/worker';
+import { startApiAndWorker } from './run-together.js';
 
 /**
  * `npm run demo`: the whole service in one go, through its HTTP API — a development token, a test
@@ -15,11 +14,9 @@ import { startWorker } from '@folio-vault/worker/worker';
 const PROPERTY = 1;
 // The demo talks to a person: the service's own log lines only when something goes wrong.
 process.env.LOG_LEVEL ??= 'warn';
-const { config, logger, onShutdown } = await bootstrap('all', { services: startLocalServices });
-const worker = await startWorker(config, logger.child({ demo: true }));
-onShutdown(() => worker.close());
-const api = await startApi(config, logger.child({ demo: true }), { port: 0 });
-onShutdown(() => api.close());
+const bootstrapped = await bootstrap('all', { services: startLocalServices });
+const { config, logger } = bootstrapped;
+const { api } = await startApiAndWorker({ ...bootstrapped, logger: logger.child({ demo: true }) }, { port: 0 });
 const base = `http://127.0.0.1:${api.port}`;
 
 const token = jwt.sign({ scope: 'read:payment write:payment', property_ids: [PROPERTY] }, config.JWT_SECRET!, {

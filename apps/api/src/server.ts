@@ -20,9 +20,16 @@ export interface TRunningApi {
   close(): Promise<void>;
 }
 
+export interface TStartApiOptions {
+  port?: number;
+  metrics?: TMetrics;
+  /** The process's connection log when the worker runs in it too (scripts/run-together.ts); its owner closes it. */
+  connections?: ConnectionLog;
+}
+
 /** Builds the API's connections once (no per-request clients) and listens. */
-export async function startApi(config: TApiConfig, logger: Logger, options: { port?: number; metrics?: TMetrics } = {}): Promise<TRunningApi> {
-  const connections = new ConnectionLog(logger);
+export async function startApi(config: TApiConfig, logger: Logger, options: TStartApiOptions = {}): Promise<TRunningApi> {
+  const connections = options.connections ?? new ConnectionLog(logger);
   const resources = await openApiResources(config, connections);
   const { redis, pool, storage, queues, flows, nightAuditQueue } = resources;
   const metrics = options.metrics ?? createMetrics();
@@ -72,7 +79,7 @@ export async function startApi(config: TApiConfig, logger: Logger, options: { po
         server.closeAllConnections();
         return closed;
       });
-      connections.close();
+      if (!options.connections) connections.close();
       await resources.close(closer);
       closer.report();
     },

@@ -25,14 +25,20 @@ import { closeWorkerParts } from './worker-shutdown.js';
 export interface TRunningWorker {
   /** The port of the health server (WORKER_HEALTH_PORT; "ephemeral" gives a free one), when it runs. */
   healthPort?: number;
-  /** Finishes active jobs (up to the grace period), then closes connections. */
-  close(): Promise<void>;
+  /** Finishes active jobs (up to `graceMs`, SHUTDOWN_GRACE_MS when not given), then closes connections. */
+  close(graceMs?: number): Promise<void>;
 }
 
-export async function startWorker(config: TWorkerConfig, logger: Logger, options: { metrics?: TMetrics } = {}): Promise<TRunningWorker> {
+export interface TStartWorkerOptions {
+  metrics?: TMetrics;
+  /** The process's connection log when the API runs in it too (scripts/run-together.ts); its owner closes it. */
+  connections?: ConnectionLog;
+}
+
+export async function startWorker(config: TWorkerConfig, logger: Logger, options: TStartWorkerOptions = {}): Promise<TRunningWorker> {
   const metrics = options.metrics ?? createMetrics();
   // An outage of Redis, PostgreSQL or storage is logged once, not per error of every connection.
-  const connections = new ConnectionLog(logger);
+  const connections = options.connections ?? new ConnectionLog(logger);
   const pool = watchPgPool(createPgPool(config.DATABASE_URL, { max: Math.min(config.WORKER_CONCURRENCY, 20) }), connections);
   const connection = watchRedis(createRedis(config.REDIS_URL, 'worker'), connections);
   const vault = new CardVault(new CardRepository(pool), vaultKeys(config));
@@ -87,9 +93,9 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
 
   return {
     healthPort: health?.port,
-    close: () => {
-      connections.close();
-      return closeWorkerParts({ health, workers, renderer, flows, connection, pool }, config.SHUTDOWN_GRACE_MS, logger);
+    close: (graceMs = config.SHUTDOWN_GRACE_MS) => {
+      if (!options.connections) connections.close();
+      return closeWorkerParts({ health, workers, renderer, flows, connection, pool }, graceMs, logger);
     },
   };
 }
