@@ -3,7 +3,7 @@ import type { TDocumentRow, TFolioDocument } from '@folio-vault/shared/exports/f
 import { translator } from '@folio-vault/shared/i18n/catalog';
 import { formatters } from '@folio-vault/shared/i18n/format';
 import { filtersText } from '@folio-vault/worker/exports/pdf/filters-text';
-import { fontFamilyFor } from '@folio-vault/worker/exports/pdf/fonts';
+import { fontFamilyOf } from '@folio-vault/worker/exports/pdf/font-stack';
 import {
   COLUMNS,
   CONTENT_WIDTH,
@@ -299,11 +299,11 @@ describe('filtersText', () => {
   });
 });
 
-describe('fontFamilyFor', () => {
+describe('fontFamilyOf', () => {
   it('adds a fallback font only for the scripts the document uses', () => {
-    expect(fontFamilyFor('Anna Petrova, Ανна, Nguyễn Văn')).toEqual(['NotoSans']);
-    expect(fontFamilyFor('王小明')).toEqual(['NotoSans', 'NotoSansSC']);
-    expect(fontFamilyFor('محمد علي')).toEqual(['NotoSans', 'NotoNaskhArabic']);
-    expect(fontFamilyFor('王小明 محمد علي')).toEqual(['NotoSans', 'NotoSansSC', 'NotoNaskhArabic']);
+    expect(fontFamilyOf(['Anna Petrova, Ανна, Nguyễn Văn'])).toEqual(['NotoSans']);
+    expect(fontFamilyOf(['王小明'])).toEqual(['NotoSans', 'NotoSansSC']);
+    expect(fontFamilyOf(['محمد علي'])).toEqual(['NotoSans', 'NotoNaskhArabic']);
+    expect(fontFamilyOf(['王小明 محمد علي'])).toEqual(['NotoSans', 'NotoSansSC', 'NotoNaskhArabic']);
   });
 });

@@ -14,12 +14,8 @@ const ARABIC = /[\u0600-\u06ff\u0750-\u077f\u0870-\u08ff\ufb50-\ufdff\ufe70-\ufe
  * The font stack a document needs: Noto Sans, plus a fallback only when some text is in its
  * script. React-PDF walks the whole stack for every character of every text run (allocating as it
  * goes), so an unneeded fallback costs: 10,000 rows rendered in about 20 % less time without them.
+ * The texts are tested one by one, never joined (a 50,000-row folio is megabytes of text).
  */
-export function fontFamilyFor(text: string): string[] {
-  return fontFamilyOf([text]);
-}
-
-/** fontFamilyFor over many texts, without joining them (a 50,000-row folio is megabytes of text). */
 export function fontFamilyOf(texts: Iterable<string>): string[] {
   let cjk = false;
   let arabic = false;

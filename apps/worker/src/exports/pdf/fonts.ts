@@ -2,8 +2,6 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Font } from '@react-pdf/renderer';
 
-export { FONT_FAMILY, fontFamilyFor, fontFamilyOf } from './font-stack.js';
-
 /**
  * The PDF's fonts come from npm packages installed with the worker, never from the network at
  * render time: the families of font-stack.ts, registered with React-PDF, which loads a font file

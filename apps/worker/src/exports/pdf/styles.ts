@@ -1,5 +1,5 @@
 import { StyleSheet } from '@react-pdf/renderer';
-import { FONT_FAMILY } from './fonts.js';
+import { FONT_FAMILY } from './font-stack.js';
 import { CELL_PADDING, COLOURS, COLUMNS, FONT_SIZE, MARGIN_BOTTOM, MARGIN_TOP, MARGIN_X, PAGE_HEIGHT, PAGE_WIDTH, SLOT_HEIGHT } from './layout.js';
 import {
   COLUMN_HEADER_SLOTS,
@@ -149,7 +149,7 @@ export const styles = StyleSheet.create({
 
 const pageStyles = new Map<string, typeof styles.page>();
 
-/** The page style with the document's font stack (fontFamilyFor); one object per distinct stack. */
+/** The page style with the document's font stack (font-stack.ts fontFamilyOf); one object per distinct stack. */
 export function pageStyle(fontFamily: string[]): typeof styles.page {
   const key = fontFamily.join(',');
   let style = pageStyles.get(key);
