@@ -1,4 +1,4 @@
-import { ZInt64Id, ZInt64IdString, searchQuerySchema } from '../schemas/common.js';
+import { ZInt64Id, ZPropertyHeaders, searchQuerySchema } from '../schemas/common.js';
 import { RECIPIENT_TYPES, SOURCE_KINDS, ZDescriptionFilters, ZIsoDate, ZSortDirection } from '../ledger/schemas.js';
 import { z } from '../schemas/zod.js';
 
@@ -65,8 +65,7 @@ export const ZFolioExportRequest = z
   .openapi('GetFolioExportRequest');
 export type TFolioExportRequest = z.output<typeof ZFolioExportRequest>;
 
-export const ZExportHeaders = z.object({
-  'x-property-id': ZInt64IdString,
+export const ZExportHeaders = ZPropertyHeaders.extend({
   'accept-language': z.string().max(500).optional(),
   prefer: z.string().max(200).optional(),
 });

@@ -1,6 +1,6 @@
 import { CARD_BRANDS, cvvLengthFor, detectBrand, validLengthsFor } from './card/brand.js';
 import { isLuhnValid } from './card/luhn.js';
-import { codePointLength, PRINTABLE, ZInt64IdString } from '../schemas/common.js';
+import { codePointLength, PRINTABLE, ZPropertyHeaders } from '../schemas/common.js';
 import { z } from '../schemas/zod.js';
 
 /** docs/vault.md. Messages never quote the value: a card number must not come back in an error. */
@@ -113,12 +113,8 @@ export type TTokenizeCardRequest = z.output<typeof ZTokenizeCardRequest>;
 export const ZTokenizationMode = z.enum(['test', 'live']);
 export type TTokenizationMode = z.output<typeof ZTokenizationMode>;
 
-export const ZVaultHeaders = z.object({
-  'x-property-id': ZInt64IdString,
-  'svc-tokenization-mode': z
-    .literal('test', { error: 'must be "test" or absent (absent means live)' })
-    .optional()
-    ,
+export const ZVaultHeaders = ZPropertyHeaders.extend({
+  'svc-tokenization-mode': z.literal('test', { error: 'must be "test" or absent (absent means live)' }).optional(),
 });
 
 export const ZTokenizeHeaders = ZVaultHeaders.extend({
