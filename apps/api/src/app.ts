@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
-import { holdsPan } from '@folio-vault/shared/vault/card/redact-pan';
 import type { Logger } from '@folio-vault/shared/logger';
+import { requestIdOf } from '@folio-vault/shared/request-id';
 import { errorHandler, notFoundHandler, requestLogOptions } from './http/error-handler.js';
 import { requestMetrics } from './http/request-metrics.js';
 import { DOMAINS, type TDomainDeps } from './domains.js';
@@ -13,8 +12,6 @@ import { adminRoutes, type TAdminDeps } from './ops/admin.js';
 export interface TAppDeps extends TDomainDeps, TAdminDeps {
   logger: Logger;
 }
-
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** The Express app: request id, logging, security headers, routes, one error handler. No I/O at build time. */
 export function createApp(deps: TAppDeps): Express {
@@ -28,10 +25,7 @@ export function createApp(deps: TAppDeps): Express {
       logger: deps.logger,
       // X-Request-Id is echoed when it is sane, generated otherwise (docs/api.md#conventions).
       genReqId: (req, res) => {
-        const incoming = req.headers['x-request-id'];
-        // A client that puts a card number in its request id gets a fresh id: the id is echoed,
-        // logged and carried in job payloads (docs/security.md).
-        const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) && !holdsPan(incoming) ? incoming : randomUUID();
+        const id = requestIdOf(req.headers['x-request-id']);
         res.setHeader('X-Request-Id', id);
         return id;
       },

@@ -5,7 +5,10 @@ import { createRedis, pingRedis, type TPgPool } from '@folio-vault/shared/connec
 import { AppError, isUnexpected, toAppError, toErrorBody } from '@folio-vault/shared/errors';
 import type { Logger } from '@folio-vault/shared/logger';
 import { bearerMatches, type TMetrics } from '@folio-vault/shared/metrics';
-import { within } from '@folio-vault/shared/within';
+import { checkReadiness, type TReadinessCheck } from '@folio-vault/shared/readiness';
+import { requestIdOf } from '@folio-vault/shared/request-id';
+
+export type { TReadinessCheck };
 
 /**
  * A worker process's own small HTTP server (WORKER_HEALTH_PORT): `GET /healthz` (the process
@@ -13,8 +16,6 @@ import { within } from '@folio-vault/shared/within';
  * naming what does not) and `GET /metrics` (this process's registry: jobs and renders). When
  * METRICS_TOKEN is set, /metrics wants it as `Authorization: Bearer`. No other routes, no body read.
  */
-export type TReadinessCheck = () => Promise<unknown> | unknown;
-
 export interface THealthServerOptions {
   host: string;
   /** 0: a free port the system picks. */
@@ -46,28 +47,14 @@ function sendError(res: ServerResponse, requestId: string, error: AppError, extr
 }
 
 export async function startHealthServer(options: THealthServerOptions): Promise<TRunningHealthServer> {
-  const timeoutMs = options.timeoutMs ?? 2_000;
-
   async function readiness(res: ServerResponse, requestId: string): Promise<void> {
-    const results = await Promise.all(
-      Object.entries(options.checks).map(async ([name, check]) => {
-        try {
-          await within(Promise.resolve().then(check), timeoutMs);
-          return [name, 'ok'] as const;
-        } catch {
-          return [name, 'unavailable'] as const;
-        }
-      }),
-    );
-    const checks = Object.fromEntries(results);
-    const failing = results.filter(([, state]) => state !== 'ok').map(([name]) => name);
-    if (failing.length === 0) return sendJson(res, 200, { status: 'ready', checks });
-    sendError(res, requestId, AppError.unavailable(`Not ready: ${failing.join(', ')} did not answer.`, 5), { checks });
+    const { checks, error } = await checkReadiness(options.checks, options.timeoutMs);
+    if (!error) return sendJson(res, 200, { status: 'ready', checks });
+    sendError(res, requestId, error, { checks });
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const incoming = req.headers['x-request-id'];
-    const requestId = typeof incoming === 'string' && /^[A-Za-z0-9._:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+    const requestId = requestIdOf(req.headers['x-request-id']);
     res.setHeader('X-Request-Id', requestId);
     res.setHeader('X-Content-Type-Options', 'nosniff');
     const path = (req.url ?? '/').split('?')[0];

@@ -1,16 +1,15 @@
 import { Router } from 'express';
 import swaggerUi from 'swagger-ui-express';
 import { pingRedis, type TPgPool, type TRedisClient } from '@folio-vault/shared/connections';
-import { AppError, toErrorBody } from '@folio-vault/shared/errors';
+import { toErrorBody } from '@folio-vault/shared/errors';
 import type { TMetrics } from '@folio-vault/shared/metrics';
 import { ZHealth, ZReadiness, ZReadinessFailure } from '@folio-vault/shared/schemas/common';
 import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
-import { within } from '@folio-vault/shared/within';
+import { checkReadiness, READINESS_CHECK_MS } from '@folio-vault/shared/readiness';
 import { SCOPES } from '../auth/principal.js';
 import { HEADERS } from '../http/openapi-errors.js';
 import { defineRoute, mountRoutes, type TRouteDeps } from '../http/route.js';
 
-const CHECK_TIMEOUT_MS = 2_000;
 const TAGS: ['Operations'] = ['Operations'];
 
 export interface TReadinessDeps {
@@ -44,36 +43,24 @@ const readyz = defineRoute<TOpsDeps>({
   path: '/readyz',
   operationId: 'getReadiness',
   summary: 'Readiness',
-  description: `Pings Redis (every master of a cluster), PostgreSQL and the object storage, each within ${CHECK_TIMEOUT_MS} ms; 503 names the ones that did not answer.`,
+  description: `Pings Redis (every master of a cluster), PostgreSQL and the object storage, each within ${READINESS_CHECK_MS} ms; 503 names the ones that did not answer.`,
   tags: TAGS,
   responses: {
     200: { description: 'Every store answered', json: ZReadiness },
     503: { description: 'A store did not answer: the error body plus every check.', json: ZReadinessFailure, headers: { 'Retry-After': HEADERS.retryAfter(true) } },
   },
   handler: (deps) => async ({ req, res }) => {
-    const checks = {
+    const { checks, error } = await checkReadiness({
       // On a Redis Cluster: every master (redis+cluster:// URLs).
       redis: () => pingRedis(deps.redis),
       postgres: () => deps.pool.query('SELECT 1'),
       storage: () => deps.storage.ping(),
-    };
-    const results = await Promise.all(
-      Object.entries(checks).map(async ([name, check]) => {
-        try {
-          await within<unknown>(check(), CHECK_TIMEOUT_MS);
-          return [name, 'ok'] as const;
-        } catch {
-          return [name, 'unavailable'] as const;
-        }
-      }),
-    );
-    const failing = results.filter(([, state]) => state !== 'ok').map(([name]) => name);
-    if (failing.length === 0) {
-      res.json({ status: 'ready', checks: Object.fromEntries(results) });
+    });
+    if (!error) {
+      res.json({ status: 'ready', checks });
       return;
     }
-    const error = AppError.unavailable(`Not ready: ${failing.join(', ')} did not answer.`, 5);
-    res.status(503).set('Retry-After', '5').json({ ...toErrorBody(error, String(req.id)), checks: Object.fromEntries(results) });
+    res.status(503).set('Retry-After', String(error.retryAfterSeconds)).json({ ...toErrorBody(error, String(req.id)), checks });
   },
 });
 
