@@ -1,7 +1,6 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AnswerLog, EXPORT, STATUS, TOKENIZE, expectError, expectNoInternals } from './support/abuse.js';
-import { cardBody } from './support/cards.js';
+import { AnswerLog, tokenizeAs, EXPORT, STATUS, TOKENIZE, expectError, expectNoInternals } from './support/abuse.js';
 import { createWorld, type TWorld } from './support/world.js';
 
 /**
@@ -24,16 +23,7 @@ beforeAll(async () => {
 });
 afterAll(async () => world?.close());
 
-async function tokenize(sub: string, property: number, options: { url?: string; properties?: number[] } = {}): Promise<request.Response> {
-  const token = world.token({ sub, properties: options.properties ?? [property], scope: 'write:payment' });
-  const res = await request(options.url ?? world.url)
-    .post(TOKENIZE)
-    .set('Authorization', `Bearer ${token}`)
-    .set('X-Property-Id', String(property))
-    .set('SVC-Tokenization-Mode', 'test')
-    .send(cardBody());
-  return log.seen(`tokenize ${sub}@${property}`, res);
-}
+const tokenize = (sub: string, property: number, options: { url?: string; properties?: number[] } = {}) => tokenizeAs(world, log, sub, property, options);
 
 describe('security headers (helmet)', () => {
   it('sends them on successes and on every kind of error answer', async () => {

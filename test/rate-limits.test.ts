@@ -6,8 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApi, type TRunningApi } from '@folio-vault/api/server';
 import { findBinary, freePort, spawnQuiet, stopChild, waitFor } from '@folio-vault/dev-services/process-utils';
 import { redisAnswers } from '@folio-vault/dev-services/redis-server';
-import { AnswerLog, TOKENIZE, expectError, expectNoInternals, expectRetryAfter, report } from './support/abuse.js';
-import { cardBody } from './support/cards.js';
+import { AnswerLog, tokenizeAs, TOKENIZE, expectError, expectNoInternals, expectRetryAfter, report } from './support/abuse.js';
 import { findPans } from './support/secret-scan.js';
 import { createWorld, type TWorld } from './support/world.js';
 
@@ -44,16 +43,7 @@ afterAll(async () => {
   await world?.close();
 });
 
-async function tokenize(sub: string, property: number, options: { url?: string; properties?: number[] } = {}): Promise<request.Response> {
-  const token = world.token({ sub, properties: options.properties ?? [property], scope: 'write:payment' });
-  const res = await request(options.url ?? world.url)
-    .post(TOKENIZE)
-    .set('Authorization', `Bearer ${token}`)
-    .set('X-Property-Id', String(property))
-    .set('SVC-Tokenization-Mode', 'test')
-    .send(cardBody());
-  return log.seen(`tokenize ${sub}@${property}`, res);
-}
+const tokenize = (sub: string, property: number, options: { url?: string; properties?: number[] } = {}) => tokenizeAs(world, log, sub, property, options);
 
 describe('tokenize rate limits (429 RATE_LIMITED)', () => {
   it(`refuses a subject's request ${PER_SUBJECT + 1} on any property; other subjects go on`, async () => {

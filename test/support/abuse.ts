@@ -1,5 +1,7 @@
-import type request from 'supertest';
+import request from 'supertest';
 import { expect } from 'vitest';
+import { cardBody } from './cards.js';
+import type { TWorld } from './world.js';
 
 /**
  * What the abuse-limit tests share (test/body-limits, rate-limits, export-cap and error-answers):
@@ -27,6 +29,24 @@ export class AnswerLog {
     if (res.status >= 400) this.errors.push({ what, res });
     return res;
   }
+}
+
+/** One test-mode tokenization by `sub` for `property`, counted in `log`. */
+export async function tokenizeAs(
+  world: TWorld,
+  log: AnswerLog,
+  sub: string,
+  property: number,
+  options: { url?: string; properties?: number[] } = {},
+): Promise<request.Response> {
+  const token = world.token({ sub, properties: options.properties ?? [property], scope: 'write:payment' });
+  const res = await request(options.url ?? world.url)
+    .post(TOKENIZE)
+    .set('Authorization', `Bearer ${token}`)
+    .set('X-Property-Id', String(property))
+    .set('SVC-Tokenization-Mode', 'test')
+    .send(cardBody());
+  return log.seen(`tokenize ${sub}@${property}`, res);
 }
 
 export function expectError(res: request.Response, status: number, code: string): void {
