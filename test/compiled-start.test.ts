@@ -2,7 +2,6 @@ import { execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -18,6 +17,7 @@ import { cardBody, futureYear } from './support/cards.js';
 import { PROPERTY_1, SOURCE_ID, ledgerFolios, ledgerTransactions } from './support/ledger-fixture.js';
 import { ROOT, waitForOutput, type TSpawned } from './support/processes.js';
 import { testKeys } from './support/world.js';
+import { binaryBody } from './support/binary-body.js';
 
 /**
  * The service as production runs it (Dockerfile): `npm run build`, then the compiled API and a
@@ -139,17 +139,6 @@ afterAll(async () => {
   }
 });
 
-/** Buffers a file answer as bytes; an error answer (JSON) is still parsed as JSON. */
-function binary(response: request.Response, callback: (error: Error | null, body: unknown) => void): void {
-  const res = response as unknown as IncomingMessage;
-  const chunks: Buffer[] = [];
-  res.on('data', (chunk: Buffer) => chunks.push(chunk));
-  res.on('end', () => {
-    const body = Buffer.concat(chunks);
-    callback(null, /json/.test(res.headers['content-type'] ?? '') ? JSON.parse(body.toString('utf8')) : body);
-  });
-}
-
 describe('the compiled service under plain node', () => {
   it('was built to JavaScript and started from it, with the migrations applied by the compiled code', () => {
     for (const file of ['packages/shared/dist/bootstrap.js', 'apps/api/dist/main.js', 'apps/worker/dist/main.js', 'apps/worker/dist/exports/render-child.js']) {
@@ -205,7 +194,7 @@ describe('the compiled service under plain node', () => {
       .set('X-Property-Id', '1')
       .send({ sourceKind: 'RESERVATION', sourceId: SOURCE_ID })
       .buffer(true)
-      .parse(binary);
+      .parse(binaryBody);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const pdf = res.body as Buffer;
     expect(res.headers['content-type']).toBe('application/octet-stream');

@@ -1,7 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -13,6 +12,7 @@ import { startWorker, type TRunningWorker } from '@folio-vault/worker/worker';
 import { generatedPan } from './support/cards.js';
 import { PROPERTY_1, PROPERTY_2, importOk } from './support/ledger-fixture.js';
 import { createWorld, type TWorld } from './support/world.js';
+import { binaryBody } from './support/binary-body.js';
 
 /**
  * The folio export through HTTP (docs/export.md): the file answered inline, validation, references,
@@ -147,23 +147,6 @@ interface TExportOptions {
   on?: TWorld;
 }
 
-/** Buffers a file answer as bytes; an error answer (JSON) is still parsed as JSON. */
-function binary(response: request.Response, callback: (error: Error | null, body: unknown) => void): void {
-  // Superagent hands parsers the Node response stream.
-  const res = response as unknown as IncomingMessage;
-  const chunks: Buffer[] = [];
-  res.on('data', (chunk: Buffer) => chunks.push(chunk));
-  res.on('end', () => {
-    const body = Buffer.concat(chunks);
-    if (!/json/.test(res.headers['content-type'] ?? '')) return callback(null, body);
-    try {
-      callback(null, JSON.parse(body.toString('utf8')));
-    } catch (error) {
-      callback(error as Error, body);
-    }
-  });
-}
-
 let world: TWorld;
 let token: string;
 let dir: string;
@@ -187,7 +170,7 @@ function getStatus(url: string, options: { property?: string; on?: TWorld; token
 }
 
 function getFile(url: string, options: { property?: string; on?: TWorld; token?: string } = {}) {
-  return getStatus(url, options).buffer(true).parse(binary);
+  return getStatus(url, options).buffer(true).parse(binaryBody);
 }
 
 const localToday = () =>
@@ -213,7 +196,7 @@ async function pdfText(body: Buffer): Promise<string> {
 
 /** Exports inline (200) and reads the PDF back; checks the headers every file answer carries. */
 async function exportPdf(body: Record<string, unknown>, options: TExportOptions = {}): Promise<TDownload> {
-  const res = await postExport(body, options).buffer(true).parse(binary);
+  const res = await postExport(body, options).buffer(true).parse(binaryBody);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   const buffer = res.body as Buffer;
   expect(res.headers['content-type']).toBe('application/octet-stream');
@@ -336,7 +319,7 @@ describe('the file answered inline', () => {
 
   it('answers XLSX as .xlsx, readable with exceljs', async () => {
     const before = localToday();
-    const res = await postExport({ ...RESERVATION, format: 'XLSX' }).buffer(true).parse(binary);
+    const res = await postExport({ ...RESERVATION, format: 'XLSX' }).buffer(true).parse(binaryBody);
     expect(res.status).toBe(200);
     const body = res.body as Buffer;
     expect(res.headers['content-type']).toBe('application/octet-stream');
