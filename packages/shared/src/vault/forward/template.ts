@@ -1,0 +1,240 @@
+import { holdsPan } from '../card/redact-pan.js';
+
+/**
+ * The forward proxy's request template (docs/vault.md): a path and body written by the client with
+ * `{{card.number}}`-style placeholders that the worker fills with the stored card. Placeholders go
+ * into the query string and the body only, each escaped for where it lands, so a card value can
+ * neither change the path nor break out of the JSON string, form field or XML text it is in.
+ * Problems never quote a header value or body text: a card number must not come back in an error.
+ */
+
+export const CARD_PLACEHOLDERS: readonly string[] = [
+  'card.number',
+  'card.cvv',
+  'card.exp_month',
+  'card.exp_year',
+  'card.exp_year2',
+  'card.holder_name',
+  'card.brand',
+  'card.first6',
+  'card.last4',
+];
+
+export const BILLING_FIELDS: readonly string[] = [
+  'address1',
+  'address2',
+  'city',
+  'country',
+  'document_number',
+  'name',
+  'postal_code',
+  'phone',
+  'state',
+];
+
+const KNOWN = new Set([...CARD_PLACEHOLDERS, ...BILLING_FIELDS.map((field) => `billing.${field}`)]);
+
+/** `{{ … }}` with no braces inside; the name is what is between them, spaces around it ignored. */
+const PLACEHOLDER = /\{\{([^{}]*)\}\}/g;
+/** What stands in for a placeholder while the template around it is checked. */
+const MARKER = 'FVPH';
+
+export type TTemplateKind = 'json' | 'form' | 'xml' | 'none';
+
+export function templateKindOf(contentType: string | undefined): TTemplateKind {
+  const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type === 'application/json' || /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+\+json$/.test(type)) return 'json';
+  if (type === 'application/x-www-form-urlencoded') return 'form';
+  if (type === 'application/xml' || type === 'text/xml' || /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+\+xml$/.test(type)) return 'xml';
+  return 'none';
+}
+
+export function contentTypeOf(headers: Record<string, string> | undefined): string | undefined {
+  if (!headers) return undefined;
+  const name = Object.keys(headers).find((key) => key.toLowerCase() === 'content-type');
+  return name === undefined ? undefined : headers[name];
+}
+
+export function placeholdersIn(text: string): Array<{ name: string; known: boolean }> {
+  return Array.from(text.matchAll(PLACEHOLDER), (match) => {
+    const name = match[1]!.trim();
+    return { name, known: KNOWN.has(name) };
+  });
+}
+
+/** Whether the template needs the CVV (which the vault may no longer hold). */
+export function usesCvv(request: { path: string; body?: string }): boolean {
+  const names = [...placeholdersIn(request.path), ...placeholdersIn(request.body ?? '')].map((p) => p.name);
+  return names.includes('card.cvv');
+}
+
+export interface TForwardTemplate {
+  method: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export type TTemplateProblem = { path: string; message: string };
+
+const MAX_PATH = 2048;
+const MAX_HEADERS = 30;
+const MAX_HEADER_VALUE = 8192;
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** Header names a client may not set, with the reason it is given. */
+const FORBIDDEN_HEADERS: Record<string, string> = {
+  host: 'is not allowed: the vault sets it from the destination',
+  authorization: "is not allowed: the destination's credentials come from its configuration",
+  cookie: 'is not allowed',
+  'content-length': 'is not allowed: the vault sets it',
+  'idempotency-key': 'is not allowed: the vault sets it',
+};
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+
+/** A placeholder named in a problem only when it is a plain dotted name that cannot hold a card number. */
+function describe(name: string): string {
+  const plain = /^[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z][A-Za-z0-9_]*)*$/.test(name) && name.length <= 64 && !holdsPan(name);
+  return plain ? `unknown placeholder {{${name}}}` : 'unknown placeholder';
+}
+
+function unknownPlaceholders(text: string): string[] {
+  const messages = placeholdersIn(text)
+    .filter((p) => !p.known)
+    .map((p) => describe(p.name));
+  return [...new Set(messages)];
+}
+
+function pathMessages(path: string): string[] {
+  const messages: string[] = [];
+  if (!path.startsWith('/')) messages.push('must start with /');
+  if (path.length > MAX_PATH) messages.push(`must be at most ${MAX_PATH} characters`);
+  // The characters are judged on the template with each placeholder as a plain marker: spaces
+  // inside `{{ card.number }}` are allowed, and the value put there is percent-encoded.
+  const plain = path.replace(PLACEHOLDER, MARKER);
+  const pathPart = plain.split('?')[0]!;
+  if (pathPart.split('/').includes('..')) messages.push('must not contain .. segments');
+  if (plain.includes('//')) messages.push('must not contain //');
+  if (/[@\\#]/.test(plain)) messages.push('must not contain @, \\ or #');
+  if (plain.includes('://') || /^[A-Za-z][A-Za-z0-9+.-]*:/.test(plain)) messages.push('must be a path, not a URL with a scheme');
+  if (/[\s\p{Cc}]/u.test(plain)) messages.push('must not contain spaces or control characters');
+  if (/%(?:2e|2f|5c)/i.test(plain)) messages.push('must not contain percent-encoded ., / or \\');
+  const [templatePathPart, ...query] = path.split('?');
+  if (placeholdersIn(templatePathPart!).length > 0) messages.push('placeholders are only allowed in the query string');
+  messages.push(...unknownPlaceholders(query.join('?')));
+  return messages;
+}
+
+function headerMessages(name: string, value: unknown): string[] {
+  const lower = name.toLowerCase();
+  if (!TOKEN.test(name)) return ['is not a valid header name'];
+  const reason = FORBIDDEN_HEADERS[lower];
+  if (reason) return [reason];
+  if (lower.startsWith('proxy-')) return ['is not allowed'];
+  if (HOP_BY_HOP.has(lower)) return ['is a hop-by-hop header and is not allowed'];
+  if (typeof value !== 'string') return ['must be a string'];
+  const messages: string[] = [];
+  if (value.length > MAX_HEADER_VALUE) messages.push(`must be at most ${MAX_HEADER_VALUE} characters`);
+  if (/[\r\n\0]/.test(value)) messages.push('must not contain line breaks or NUL characters');
+  if (placeholdersIn(value).length > 0) messages.push('placeholders are not allowed in headers');
+  return messages;
+}
+
+function bodyMessages(request: TForwardTemplate, body: string): string[] {
+  const messages: string[] = [];
+  if (request.method.toUpperCase() === 'GET') messages.push('a GET request has no body');
+  messages.push(...unknownPlaceholders(body));
+  if (placeholdersIn(body).length === 0) return messages;
+  const kind = templateKindOf(contentTypeOf(request.headers));
+  if (kind === 'none') {
+    messages.push('placeholders need a Content-Type of application/json, application/x-www-form-urlencoded or XML');
+  } else if (kind === 'json') {
+    try {
+      JSON.parse(body.replace(PLACEHOLDER, MARKER));
+    } catch {
+      messages.push('must be JSON with every placeholder inside a string');
+    }
+  }
+  return messages;
+}
+
+/** Field errors ({path, message}) for every template rule; empty when valid. Tolerates wrongly typed parts. */
+export function templateProblems(request: TForwardTemplate): TTemplateProblem[] {
+  const problems: TTemplateProblem[] = [];
+  const add = (path: string, messages: string[]) => problems.push(...messages.map((message) => ({ path, message })));
+  if (typeof request.path === 'string') add('path', pathMessages(request.path));
+  const headers = request.headers;
+  if (headers !== undefined && headers !== null && typeof headers === 'object') {
+    const names = Object.keys(headers);
+    if (names.length > MAX_HEADERS) add('headers', [`must have at most ${MAX_HEADERS} headers`]);
+    for (const name of names) add(`headers.${name}`, headerMessages(name, headers[name]));
+  }
+  if (typeof request.body === 'string' && request.body !== '') {
+    add('body', bodyMessages({ ...request, method: typeof request.method === 'string' ? request.method : 'POST' }, request.body));
+  }
+  return problems;
+}
+
+/** Placeholder name (e.g. 'card.number', 'billing.city') → clear value. */
+export type TCardValues = Record<string, string>;
+
+export function cardValues(card: {
+  pan: string;
+  cvv?: string;
+  expMonth: string;
+  expYear: string;
+  holderName: string;
+  brand: string;
+  billing?: Record<string, string>;
+}): TCardValues {
+  const values: TCardValues = {
+    'card.number': card.pan,
+    'card.exp_month': card.expMonth.padStart(2, '0'),
+    'card.exp_year': card.expYear,
+    'card.exp_year2': card.expYear.slice(-2),
+    'card.holder_name': card.holderName,
+    'card.brand': card.brand,
+    'card.first6': card.pan.slice(0, 6),
+    'card.last4': card.pan.slice(-4),
+  };
+  if (card.cvv !== undefined && card.cvv !== '') values['card.cvv'] = card.cvv;
+  for (const field of BILLING_FIELDS) values[`billing.${field}`] = card.billing?.[field] ?? '';
+  return values;
+}
+
+const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+
+const ESCAPE_FOR: Record<TTemplateKind, ((value: string) => string) | undefined> = {
+  json: (value) => JSON.stringify(value).slice(1, -1),
+  form: encodeURIComponent,
+  xml: (value) => value.replace(/[&<>"']/g, (c) => XML_ESCAPES[c]!),
+  none: undefined,
+};
+
+function fill(text: string, values: TCardValues, escape: (value: string) => string): string {
+  return text.replace(PLACEHOLDER, (_whole, inner: string) => {
+    const name = inner.trim();
+    const value = Object.hasOwn(values, name) ? values[name] : undefined;
+    if (value === undefined) throw new Error(`forward template: no value for ${KNOWN.has(name) ? `{{${name}}}` : 'an unknown placeholder'}`);
+    return escape(value);
+  });
+}
+
+/**
+ * Fills the query part of the path (percent-encoded) and the body (escaped for its Content-Type).
+ * Throws when a placeholder has no value or stands where templateProblems() refuses one: the
+ * caller validates first and checks usesCvv() before asking for a card without its CVV.
+ */
+export function substitute(request: TForwardTemplate, values: TCardValues): { path: string; body?: string } {
+  const at = request.path.indexOf('?');
+  const pathPart = at === -1 ? request.path : request.path.slice(0, at);
+  if (placeholdersIn(pathPart).length > 0) throw new Error('forward template: placeholders are only allowed in the query string');
+  const path = at === -1 ? pathPart : `${pathPart}?${fill(request.path.slice(at + 1), values, encodeURIComponent)}`;
+  if (request.body === undefined) return { path };
+  const escape = ESCAPE_FOR[templateKindOf(contentTypeOf(request.headers))];
+  if (!escape) {
+    if (placeholdersIn(request.body).length > 0) throw new Error('forward template: placeholders in a body without a JSON, form or XML Content-Type');
+    return { path, body: request.body };
+  }
+  return { path, body: fill(request.body, values, escape) };
+}
