@@ -1,0 +1,285 @@
+import { readFileSync } from 'node:fs';
+import type { TTokenizationMode } from '../schemas.js';
+
+/**
+ * The payment gateways a card may be forwarded to (VAULT_FORWARD_DESTINATIONS, docs/vault.md):
+ * inline JSON or the path of a JSON file. Every problem is one line that names the setting and the
+ * place in it; all of them are reported at once. Problems never quote a URL (it might hold
+ * credentials) or a header value (it might be a secret).
+ */
+
+export const FORWARD_METHODS = ['POST', 'PUT', 'PATCH', 'GET', 'DELETE'] as const;
+export type TForwardMethod = (typeof FORWARD_METHODS)[number];
+
+export interface TForwardDestination {
+  name: string;
+  /** As configured, trailing slash removed. */
+  url: string;
+  origin: string;
+  /** URL pathname without trailing slash, '' for root. */
+  basePath: string;
+  modes: TTokenizationMode[];
+  paths: string[];
+  methods: TForwardMethod[];
+  /** Raw values, may be "env:NAME". */
+  headers: Record<string, string>;
+  timeoutMs: number;
+  ca?: string;
+  cert?: string;
+  key?: string;
+  allowInsecure: boolean;
+}
+
+export interface TResolvedDestination extends TForwardDestination {
+  resolvedHeaders: Record<string, string>;
+  tls: { ca?: string; cert?: string; key?: string };
+}
+
+const SETTING = 'VAULT_FORWARD_DESTINATIONS';
+const DEFAULT_TIMEOUT_MS = 15_000;
+const MAX_TIMEOUT_MS = 60_000;
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const FIELDS = new Set(['name', 'url', 'modes', 'paths', 'methods', 'headers', 'timeoutMs', 'ca', 'cert', 'key', 'allowInsecure']);
+const RESERVED_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection']);
+const TLS_FIELDS = ['ca', 'cert', 'key'] as const;
+
+const defaultReadFile = (path: string) => readFileSync(path, 'utf8');
+const line = (location: string, message: string) => `${SETTING}: ${location}: ${message}`;
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const headerLocation = (name: string) => (TOKEN.test(name) ? `headers.${name}` : `headers[${JSON.stringify(name)}]`);
+
+function errorCode(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : 'unreadable';
+}
+
+/** The setting's text as a JSON value, or the one problem that stops reading it. */
+function readSetting(setting: string, readFile: (path: string) => string): { value?: unknown; problem?: string } {
+  const trimmed = setting.trim();
+  const inline = trimmed.startsWith('[');
+  let text = trimmed;
+  if (!inline) {
+    try {
+      text = readFile(trimmed);
+    } catch (error) {
+      return { problem: `${SETTING}: cannot read file ${trimmed} (${errorCode(error)})` };
+    }
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    // The parser's message may quote the text, and the text may hold a secret: not passed on.
+    return { problem: inline ? `${SETTING}: is not valid JSON` : `${SETTING}: file ${trimmed} is not valid JSON` };
+  }
+  if (!Array.isArray(value)) return { problem: `${SETTING}: must be a JSON array of destinations` };
+  return { value };
+}
+
+function urlProblems(raw: unknown, allowInsecure: boolean): { problems: string[]; url?: URL } {
+  if (raw === undefined) return { problems: ['is required'] };
+  if (typeof raw !== 'string' || !URL.canParse(raw)) return { problems: ['must be an absolute URL'] };
+  const url = new URL(raw);
+  const problems: string[] = [];
+  if (url.username !== '' || url.password !== '') problems.push('must not contain credentials (user:password@)');
+  if (raw.includes('?')) problems.push('must not contain a query');
+  if (raw.includes('#')) problems.push('must not contain a fragment');
+  const protocolOk = url.protocol === 'https:' || (allowInsecure && url.protocol === 'http:');
+  if (!protocolOk) problems.push('must be an https URL (or set allowInsecure: true outside production)');
+  return { problems, url: problems.length === 0 ? url : undefined };
+}
+
+function modesProblems(raw: unknown, at: string, out: string[]): TTokenizationMode[] {
+  if (!Array.isArray(raw) || raw.length === 0) {
+    out.push(line(`${at}.modes`, 'must be a non-empty array of "test" and "live"'));
+    return [];
+  }
+  const modes: TTokenizationMode[] = [];
+  raw.forEach((mode: unknown, j) => {
+    if (mode !== 'test' && mode !== 'live') out.push(line(`${at}.modes[${j}]`, 'must be "test" or "live"'));
+    else if (modes.includes(mode)) out.push(line(`${at}.modes[${j}]`, `"${mode}" is listed twice`));
+    else modes.push(mode);
+  });
+  return modes;
+}
+
+function pathsProblems(raw: unknown, at: string, out: string[]): string[] {
+  if (!Array.isArray(raw) || raw.length === 0) {
+    out.push(line(`${at}.paths`, 'must be a non-empty array of paths'));
+    return [];
+  }
+  raw.forEach((path: unknown, j) => {
+    const where = `${at}.paths[${j}]`;
+    if (typeof path !== 'string') return out.push(line(where, 'must be a string'));
+    if (!path.startsWith('/')) out.push(line(where, 'must start with /'));
+    if (path.includes('..')) out.push(line(where, 'must not contain ..'));
+    if (path.includes('//')) out.push(line(where, 'must not contain //'));
+    if (path.indexOf('*') !== -1 && path.indexOf('*') !== path.length - 1) out.push(line(where, 'may contain * only as its last character'));
+  });
+  return raw.filter((path): path is string => typeof path === 'string');
+}
+
+function methodsProblems(raw: unknown, at: string, out: string[]): TForwardMethod[] {
+  if (raw === undefined) return ['POST'];
+  if (!Array.isArray(raw) || raw.length === 0) {
+    out.push(line(`${at}.methods`, `must be a non-empty array of ${FORWARD_METHODS.join(', ')}`));
+    return [];
+  }
+  const methods = new Set<TForwardMethod>();
+  raw.forEach((method: unknown, j) => {
+    const upper = typeof method === 'string' ? method.toUpperCase() : '';
+    if ((FORWARD_METHODS as readonly string[]).includes(upper)) methods.add(upper as TForwardMethod);
+    else out.push(line(`${at}.methods[${j}]`, `must be one of ${FORWARD_METHODS.join(', ')}`));
+  });
+  return [...methods];
+}
+
+function headersProblems(raw: unknown, at: string, out: string[]): Record<string, string> {
+  if (raw === undefined) return {};
+  if (!isObject(raw)) {
+    out.push(line(`${at}.headers`, 'must be an object of header names to strings'));
+    return {};
+  }
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    const where = `${at}.${headerLocation(name)}`;
+    if (!TOKEN.test(name)) out.push(line(where, 'is not a valid header name'));
+    else if (RESERVED_HEADERS.has(name.toLowerCase())) out.push(line(where, 'is not allowed: the vault sets it'));
+    else if (typeof value !== 'string') out.push(line(where, 'must be a string'));
+    else if (/[\r\n]/.test(value)) out.push(line(where, 'must not contain line breaks'));
+    else if (value.startsWith('env:') && !ENV_NAME.test(value.slice(4))) out.push(line(where, 'must name an environment variable after env:'));
+    else headers[name] = value;
+  }
+  return headers;
+}
+
+function optionProblems(entry: Record<string, unknown>, at: string, production: boolean, out: string[]): void {
+  for (const field of Object.keys(entry)) if (!FIELDS.has(field)) out.push(line(`${at}.${field}`, 'is not a known field'));
+  const timeout = entry.timeoutMs;
+  if (timeout !== undefined && !(Number.isInteger(timeout) && (timeout as number) >= 1 && (timeout as number) <= MAX_TIMEOUT_MS)) {
+    out.push(line(`${at}.timeoutMs`, `must be an integer from 1 to ${MAX_TIMEOUT_MS}`));
+  }
+  for (const field of TLS_FIELDS) {
+    const value = entry[field];
+    if (value !== undefined && (typeof value !== 'string' || value.trim() === '')) out.push(line(`${at}.${field}`, 'must be PEM text or a file path'));
+  }
+  if (entry.cert !== undefined && entry.key === undefined) out.push(line(`${at}.key`, 'is required with cert'));
+  if (entry.key !== undefined && entry.cert === undefined) out.push(line(`${at}.cert`, 'is required with key'));
+  if (entry.allowInsecure !== undefined && typeof entry.allowInsecure !== 'boolean') out.push(line(`${at}.allowInsecure`, 'must be true or false'));
+  if (entry.allowInsecure === true && production) out.push(line(`${at}.allowInsecure`, 'is not allowed in production'));
+}
+
+function parseEntry(entry: unknown, at: string, production: boolean, out: string[]): TForwardDestination | undefined {
+  if (!isObject(entry)) {
+    out.push(line(at, 'must be an object'));
+    return undefined;
+  }
+  const before = out.length;
+  if (typeof entry.name !== 'string' || !NAME.test(entry.name)) {
+    out.push(line(`${at}.name`, entry.name === undefined ? 'is required' : "must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit"));
+  }
+  const allowInsecure = entry.allowInsecure === true;
+  const { problems: urlIssues, url } = urlProblems(entry.url, allowInsecure && !production);
+  out.push(...urlIssues.map((message) => line(`${at}.url`, message)));
+  const modes = modesProblems(entry.modes, at, out);
+  const paths = pathsProblems(entry.paths, at, out);
+  const methods = methodsProblems(entry.methods, at, out);
+  const headers = headersProblems(entry.headers, at, out);
+  optionProblems(entry, at, production, out);
+  if (out.length > before || !url) return undefined;
+  const destination: TForwardDestination = {
+    name: entry.name as string,
+    url: (entry.url as string).replace(/\/+$/, ''),
+    origin: url.origin,
+    basePath: url.pathname.replace(/\/+$/, ''),
+    modes,
+    paths,
+    methods,
+    headers,
+    timeoutMs: (entry.timeoutMs as number | undefined) ?? DEFAULT_TIMEOUT_MS,
+    allowInsecure,
+  };
+  for (const field of TLS_FIELDS) if (typeof entry[field] === 'string') destination[field] = entry[field];
+  return destination;
+}
+
+export function parseDestinations(
+  setting: string | undefined,
+  options: { production: boolean; readFile?: (path: string) => string },
+): { destinations: TForwardDestination[]; problems: string[] } {
+  if (setting === undefined || setting.trim() === '') return { destinations: [], problems: [] };
+  const { value, problem } = readSetting(setting, options.readFile ?? defaultReadFile);
+  if (problem !== undefined) return { destinations: [], problems: [problem] };
+  const problems: string[] = [];
+  const destinations: TForwardDestination[] = [];
+  const firstIndexOf = new Map<string, number>();
+  (value as unknown[]).forEach((entry, i) => {
+    const name = isObject(entry) && typeof entry.name === 'string' ? entry.name : undefined;
+    const duplicateOf = name === undefined ? undefined : firstIndexOf.get(name);
+    if (name !== undefined && duplicateOf === undefined) firstIndexOf.set(name, i);
+    const destination = parseEntry(entry, `[${i}]`, options.production, problems);
+    if (duplicateOf !== undefined) problems.push(line(`[${i}].name`, `"${name}" is already used by [${duplicateOf}]`));
+    else if (destination) destinations.push(destination);
+  });
+  return { destinations, problems };
+}
+
+/** Header values "env:NAME" read from env, and ca/cert/key read when they are file paths. */
+export function resolveDestinationSecrets(
+  destinations: TForwardDestination[],
+  env: Record<string, string | undefined>,
+  readFile: (path: string) => string = defaultReadFile,
+): { resolved: TResolvedDestination[]; problems: string[] } {
+  const problems: string[] = [];
+  const resolved: TResolvedDestination[] = [];
+  destinations.forEach((destination, i) => {
+    const before = problems.length;
+    const resolvedHeaders: Record<string, string> = {};
+    for (const [name, value] of Object.entries(destination.headers)) {
+      const where = `[${i}].${headerLocation(name)}`;
+      if (!value.startsWith('env:')) {
+        resolvedHeaders[name] = value;
+        continue;
+      }
+      const variable = value.slice(4);
+      const secret = env[variable];
+      if (secret === undefined || secret.trim() === '') problems.push(line(where, `environment variable ${variable} is not set`));
+      else if (/[\r\n]/.test(secret)) problems.push(line(where, `environment variable ${variable} contains a line break`));
+      else resolvedHeaders[name] = secret;
+    }
+    const tls: TResolvedDestination['tls'] = {};
+    for (const field of TLS_FIELDS) {
+      const value = destination[field];
+      if (value === undefined) continue;
+      if (value.includes('-----BEGIN')) {
+        tls[field] = value;
+        continue;
+      }
+      try {
+        tls[field] = readFile(value);
+      } catch (error) {
+        problems.push(line(`[${i}].${field}`, `cannot read file ${value} (${errorCode(error)})`));
+      }
+    }
+    if (problems.length === before) resolved.push({ ...destination, resolvedHeaders, tls });
+  });
+  return { resolved, problems };
+}
+
+export function findDestination(destinations: readonly TForwardDestination[], name: string): TForwardDestination | undefined {
+  return destinations.find((destination) => destination.name === name);
+}
+
+/**
+ * The path part (before '?') matches one entry of destination.paths: exact, or an entry ending in
+ * '*' as a prefix. A path that could climb out of a prefix (a '..' segment, '//', a backslash or a
+ * percent-encoded '.', '/' or '\') matches nothing.
+ */
+export function pathAllowed(destination: TForwardDestination, path: string): boolean {
+  const pathPart = path.split('?')[0]!;
+  if (pathPart.split('/').includes('..') || pathPart.includes('//') || pathPart.includes('\\') || /%(?:2e|2f|5c)/i.test(pathPart)) return false;
+  return destination.paths.some((entry) => (entry.endsWith('*') ? pathPart.startsWith(entry.slice(0, -1)) : pathPart === entry));
+}
