@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { maskHeaders, maskSecrets } from '@folio-vault/shared/vault/forward/mask';
+
+const secrets = { pan: '4111111111111111', cvv: '737' };
+
+/** Luhn check digit for a body of digits (computed independently of the code under test). */
+function checkDigit(body: string): string {
+  let sum = 0;
+  for (let i = 0; i < body.length; i += 1) {
+    let d = Number(body[body.length - 1 - i]);
+    if (i % 2 === 0) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return String((10 - (sum % 10)) % 10);
+}
+
+describe('maskSecrets', () => {
+  it("masks this card's number to first six and last four", () => {
+    expect(maskSecrets('{"card":{"number":"4111111111111111"}}', secrets)).toBe('{"card":{"number":"411111******1111"}}');
+  });
+
+  it("masks this card's number written in groups, keeping the separators", () => {
+    expect(maskSecrets('card 4111 1111 1111 1111 ok', secrets)).toBe('card 4111 11** **** 1111 ok');
+    expect(maskSecrets('card 4111-1111-1111-1111.', secrets)).toBe('card 4111-11**-****-1111.');
+    expect(maskSecrets('3782 822463 10005', { pan: '378282246310005' })).toBe('3782 82**** *0005');
+  });
+
+  it('masks another Luhn-valid run of 13 to 19 digits', () => {
+    expect(maskSecrets('other=5555555555554444;', secrets)).toBe('other=555555******4444;');
+    const thirteen = `900000000000${checkDigit('900000000000')}`;
+    expect(maskSecrets(`id ${thirteen}`, secrets)).toBe(`id 900000***${thirteen.slice(-4)}`);
+    const twenty = `9000000000000000000${checkDigit('9000000000000000000')}`;
+    expect(maskSecrets(twenty, secrets)).toBe(twenty);
+  });
+
+  it('leaves a 16-digit run that fails the Luhn check alone', () => {
+    expect(maskSecrets('ref 4111111111111112', secrets)).toBe('ref 4111111111111112');
+    expect(maskSecrets('order 1234567812345678', secrets)).toBe('order 1234567812345678');
+  });
+
+  it('masks the CVV only as a digit run of its own', () => {
+    expect(maskSecrets('{"cvc":"737","amount":17370,"ref":"A737B"}', secrets)).toBe('{"cvc":"***","amount":17370,"ref":"A***B"}');
+    expect(maskSecrets('cvc=737&x=7373', secrets)).toBe('cvc=***&x=7373');
+  });
+
+  it('is a no-op without secrets on text with no card number', () => {
+    expect(maskSecrets('{"status":"approved","amount":1000}', {})).toBe('{"status":"approved","amount":1000}');
+  });
+
+  it('still masks other card numbers written in groups (the log redaction)', () => {
+    expect(maskSecrets('seen 5555 5555 5555 4444', secrets)).toBe('seen 555555******4444');
+  });
+});
+
+describe('maskHeaders', () => {
+  it('masks every value and keeps the names', () => {
+    expect(maskHeaders({ 'X-Card': '4111111111111111', 'X-Cvc': '737', 'Content-Type': 'application/json' }, secrets)).toEqual({
+      'X-Card': '411111******1111',
+      'X-Cvc': '***',
+      'Content-Type': 'application/json',
+    });
+  });
+});
