@@ -1,14 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureDatabase, migrate } from '@folio-vault/shared/db/migrate';
 
-/** The migration files, found from the package rather than hard-coded, so a new file needs no test change. */
-const require = createRequire(import.meta.url);
-const MIGRATIONS_DIR = join(dirname(require.resolve('@folio-vault/shared/db/migrate')), 'migrations');
+/** The migration files, listed rather than hard-coded, so a new file needs no test change (the sources: no build needed). */
+const MIGRATIONS_DIR = fileURLToPath(new URL('../packages/shared/src/db/migrations', import.meta.url));
 const MIGRATION_FILES = readdirSync(MIGRATIONS_DIR).filter((file) => file.endsWith('.sql')).sort();
 
 let admin: pg.Client;

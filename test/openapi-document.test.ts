@@ -38,8 +38,10 @@ describe('/openapi.json', () => {
     const operations = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => `${method} ${path} ${op.operationId}`));
     expect(operations).toEqual([
       'post /vault/v1/tokens/card tokenizeCard',
+      'get /vault/v1/tokens searchCardTokens',
       'get /vault/v1/tokens/{id} getCardToken',
       'delete /vault/v1/tokens/{id} deleteCardToken',
+      'post /vault/v1/tokens/{id}/forward forwardCardToken',
       'post /accounting/v1.0/import importLedger',
       'post /accounting/v1.0/folios/transactions listFolioTransactions',
       'post /fiscal-document/v1/folios/export exportFolios',

@@ -53,7 +53,12 @@ describe('GET /vault/v1/tokens/{id}', () => {
       test_mode: true,
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       fingerprint: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      // The card ends with August: the token ends VAULT_SHRED_AFTER_EXPIRY_DAYS (30) after that month.
+      expires_at: `${futureYear()}-10-01T00:00:00.000Z`,
+      cvv_held_until: expect.any(String),
     });
+    // The CVV came with the card and is held VAULT_CVV_HOLD_SECONDS (600) from the insert.
+    expect(Date.parse(res.body.cvv_held_until) - Date.parse(res.body.created_at)).toBe(600_000);
     expect(res.text).not.toContain('4111111111111111');
     expect(res.text).not.toContain('Kraków');
   });

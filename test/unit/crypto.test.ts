@@ -227,22 +227,29 @@ describe('envelope encryption', () => {
 });
 
 describe('fingerprints', () => {
-  it('is deterministic for one key and one PAN', () => {
+  it('is deterministic for one key, one property and one PAN', () => {
     const k = key();
-    expect(cardFingerprint(k, '4111111111111111')).toBe(cardFingerprint(k, '4111111111111111'));
+    expect(cardFingerprint(k, '1', '4111111111111111')).toBe(cardFingerprint(k, '1', '4111111111111111'));
+  });
+
+  it('differs across properties for the same key and PAN (no cross-tenant correlation)', () => {
+    const k = key();
+    expect(cardFingerprint(k, '1', '4111111111111111')).not.toBe(cardFingerprint(k, '2', '4111111111111111'));
+    // The property id and the PAN cannot be shifted into each other: "1" + "24111…" is not "12" + "4111…".
+    expect(cardFingerprint(k, '1', '24111111111111111')).not.toBe(cardFingerprint(k, '12', '4111111111111111'));
   });
 
   it('differs across keys for the same PAN', () => {
-    expect(cardFingerprint(key(), '4111111111111111')).not.toBe(cardFingerprint(key(), '4111111111111111'));
+    expect(cardFingerprint(key(), '1', '4111111111111111')).not.toBe(cardFingerprint(key(), '1', '4111111111111111'));
   });
 
   it('differs across PANs for the same key', () => {
     const k = key();
-    expect(cardFingerprint(k, '4111111111111111')).not.toBe(cardFingerprint(k, '4242424242424242'));
+    expect(cardFingerprint(k, '1', '4111111111111111')).not.toBe(cardFingerprint(k, '1', '4242424242424242'));
   });
 
   it('is base64url of an HMAC-SHA256 (43 characters) and never contains the PAN', () => {
-    const fp = cardFingerprint(key(), '4111111111111111');
+    const fp = cardFingerprint(key(), '1', '4111111111111111');
     expect(fp).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(fp).not.toContain('4111111111111111');
   });
@@ -251,8 +258,8 @@ describe('fingerprints', () => {
     const k = key();
     expect(keyedDigest(k, 'idem', 'body')).toBe(keyedDigest(k, 'idem', 'body'));
     expect(keyedDigest(k, 'idem', 'body')).not.toBe(keyedDigest(k, 'other', 'body'));
-    expect(keyedDigest(k, 'pan', '4111111111111111')).toBe(cardFingerprint(k, '4111111111111111'));
-    expect(keyedDigest(k, 'idem', '4111111111111111')).not.toBe(cardFingerprint(k, '4111111111111111'));
+    expect(keyedDigest(k, 'pan', 'v2:1:4111111111111111')).toBe(cardFingerprint(k, '1', '4111111111111111'));
+    expect(keyedDigest(k, 'idem', 'v2:1:4111111111111111')).not.toBe(cardFingerprint(k, '1', '4111111111111111'));
   });
 });
 

@@ -17,6 +17,8 @@ export interface TApiResources {
   storage: ObjectStorage;
   vaultQueue: Queue;
   vaultEvents: QueueEvents;
+  forwardQueue: Queue;
+  forwardEvents: QueueEvents;
   exportQueue: Queue;
   exportEvents: QueueEvents;
   flows: FlowProducer;
@@ -45,6 +47,8 @@ export async function openApiResources(config: TConfig, connections: ConnectionL
 
   const vaultQueue = openQueue(QUEUE_NAMES.vault);
   const vaultEvents = await openEvents(QUEUE_NAMES.vault);
+  const forwardQueue = openQueue(QUEUE_NAMES.forward);
+  const forwardEvents = await openEvents(QUEUE_NAMES.forward);
   const exportQueue = openQueue(QUEUE_NAMES.export);
   const exportEvents = await openEvents(QUEUE_NAMES.export);
   const flows = quiet(new FlowProducer(queueOptions));
@@ -52,7 +56,7 @@ export async function openApiResources(config: TConfig, connections: ConnectionL
   // The producer queues above are reused, the others opened on the same connection.
   const opened: Queue[] = [];
   const queues = Object.values(QUEUE_NAMES).map((name) => {
-    const existing = [vaultQueue, exportQueue, nightAuditQueue].find((queue) => queue.name === name);
+    const existing = [vaultQueue, forwardQueue, exportQueue, nightAuditQueue].find((queue) => queue.name === name);
     if (existing) return existing;
     const queue = openQueue(name);
     opened.push(queue);
@@ -65,6 +69,8 @@ export async function openApiResources(config: TConfig, connections: ConnectionL
     storage: watchStorage(createStorage(config), connections),
     vaultQueue,
     vaultEvents,
+    forwardQueue,
+    forwardEvents,
     exportQueue,
     exportEvents,
     flows,
@@ -73,8 +79,9 @@ export async function openApiResources(config: TConfig, connections: ConnectionL
     async close(closer) {
       const closing: Array<[string, { close(): Promise<void> }]> = [
         ['vault queue events', vaultEvents],
+        ['forward queue events', forwardEvents],
         ['export queue events', exportEvents],
-        ...[vaultQueue, exportQueue, nightAuditQueue, ...opened].map((queue): [string, Queue] => [`queue ${queue.name}`, queue]),
+        ...[vaultQueue, forwardQueue, exportQueue, nightAuditQueue, ...opened].map((queue): [string, Queue] => [`queue ${queue.name}`, queue]),
         ['flow producer', flows],
       ];
       await closeConnections(

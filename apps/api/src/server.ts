@@ -9,7 +9,7 @@ import { createApp } from './app.js';
 import { createJwtVerifier } from './auth/jwt-verifier.js';
 import { JobWaiter } from './jobs/job-waiter.js';
 import { ExportService } from './exports/export-service.js';
-import { tokenizeRateLimits } from './http/rate-limit.js';
+import { vaultRateLimits } from './http/rate-limit.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { VaultClient } from './vault/vault-client.js';
 
@@ -34,6 +34,7 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
   const { redis, pool, storage, queues, flows, nightAuditQueue } = resources;
   const metrics = options.metrics ?? createMetrics();
   metrics.observeQueues(queues);
+  const limits = { perSubject: config.TOKENIZE_RATE_LIMIT_PER_SUBJECT, perProperty: config.TOKENIZE_RATE_LIMIT_PER_PROPERTY, windowMs: config.RATE_LIMIT_WINDOW_MS };
 
   const app = createApp({
     metrics,
@@ -42,14 +43,19 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
     secureCookies: config.NODE_ENV === 'production',
     logger,
     verifier: createJwtVerifier(config),
-    vault: new VaultClient(new JobWaiter(resources.vaultQueue, resources.vaultEvents), pool, config.VAULT_TRANSIT_KEY, config.TOKENIZE_WAIT_MS),
+    vault: new VaultClient({
+      waiter: new JobWaiter(resources.vaultQueue, resources.vaultEvents),
+      forwardWaiter: new JobWaiter(resources.forwardQueue, resources.forwardEvents),
+      pool,
+      transit: config.VAULT_TRANSIT_KEY,
+      waitMs: config.TOKENIZE_WAIT_MS,
+      cvvHoldSeconds: config.VAULT_CVV_HOLD_SECONDS,
+      shredAfterExpiryDays: config.VAULT_SHRED_AFTER_EXPIRY_DAYS,
+      destinations: config.forwardDestinations,
+    }),
     exports: new ExportService(pool, new JobWaiter(resources.exportQueue, resources.exportEvents), storage, config.EXPORT_QUEUE_CAP_PER_PROPERTY),
-    tokenizeLimits: tokenizeRateLimits(
-      redis,
-      config.QUEUE_PREFIX,
-      { perSubject: config.TOKENIZE_RATE_LIMIT_PER_SUBJECT, perProperty: config.TOKENIZE_RATE_LIMIT_PER_PROPERTY, windowMs: config.RATE_LIMIT_WINDOW_MS },
-      logger,
-    ),
+    tokenizeLimits: vaultRateLimits(redis, config.QUEUE_PREFIX, limits, logger, 'tokenize'),
+    forwardLimits: vaultRateLimits(redis, config.QUEUE_PREFIX, limits, logger, 'forward'),
     exportWaitMs: config.EXPORT_WAIT_MS,
     flows,
     nightAuditQueue,

@@ -15,6 +15,8 @@ export interface TWorkerParts {
   workers: ReadonlyArray<{ close(force?: boolean): Promise<void> }>;
   renderer: { close(): Promise<void> };
   flows: { close(): Promise<void> };
+  /** The forward destinations' HTTP pools (their open requests end with the workers). */
+  gateways: { close(): Promise<void> };
   connection: TRedisClient;
   pool: TPgPool;
 }
@@ -39,6 +41,7 @@ export async function closeWorkerParts(parts: TWorkerParts, graceMs: number, log
     [
       ['render pool', () => parts.renderer.close(), RENDER_POOL_CLOSE_MS],
       ['flow producer', () => parts.flows.close()],
+      ['gateway clients', () => parts.gateways.close()],
     ],
     [parts.connection],
     parts.pool,

@@ -1,8 +1,7 @@
 import { FlowProducer, Queue, Worker } from 'bullmq';
-import { vaultKeys, type TWorkerConfig } from '@folio-vault/shared/config';
+import type { TWorkerConfig } from '@folio-vault/shared/config';
 import { ConnectionLog, watchPgPool, watchRedis, watchStorage } from '@folio-vault/shared/connection-log';
 import { createPgPool, createRedis, quiet } from '@folio-vault/shared/connections';
-import type { TVaultJobData, TVaultJobName, TVaultJobResult } from '@folio-vault/shared/jobs/registry';
 import type { Logger } from '@folio-vault/shared/logger';
 import { createMetrics, type TMetrics } from '@folio-vault/shared/metrics';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
@@ -15,11 +14,9 @@ import { createProcessor } from './jobs/processor-base.js';
 import { logWorkerError } from './jobs/worker-errors.js';
 import { exportHandlers } from './exports/export-processor.js';
 import { nightAuditHandlers, nightAuditSourceHandler } from './night-audit/night-audit-processor.js';
-import { vaultHandlers } from './vault/vault-processor.js';
+import { scheduleVaultSweep, startVaultWorkers } from './vault/vault-workers.js';
 import { NightAuditor } from './night-audit/night-auditor.js';
 import { syncAllNightAuditSchedules } from '@folio-vault/shared/night-audit/schedules';
-import { CardRepository } from './vault/card-repository.js';
-import { CardVault } from './vault/card-vault.js';
 import { closeWorkerParts } from './worker-shutdown.js';
 
 export interface TRunningWorker {
@@ -41,7 +38,6 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   const connections = options.connections ?? new ConnectionLog(logger);
   const pool = watchPgPool(createPgPool(config.DATABASE_URL, { max: Math.min(config.WORKER_CONCURRENCY, 20) }), connections);
   const connection = watchRedis(createRedis(config.REDIS_URL, 'worker'), connections);
-  const vault = new CardVault(new CardRepository(pool), vaultKeys(config));
 
   const renderer = new RenderPool(config.EXPORT_CONCURRENCY, { metrics });
   renderer.warm();
@@ -54,11 +50,7 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   // A worker that dies leaves its jobs locked until the lock lapses; then the stalled check of any
   // other worker (every WORKER_LOCK_MS) hands them out again: delivery is at least once.
   const locking = { lockDuration: config.WORKER_LOCK_MS, stalledInterval: config.WORKER_LOCK_MS };
-  const vaultWorker = new Worker<TVaultJobData, TVaultJobResult, TVaultJobName>(
-    QUEUE_NAMES.vault,
-    createProcessor(vaultHandlers(vault), logger, metrics) as never,
-    { connection, prefix: config.QUEUE_PREFIX, concurrency: config.WORKER_CONCURRENCY, ...locking },
-  );
+  const vault = startVaultWorkers(config, { pool, connection, logger, metrics, locking });
   // Renders run in the render pool, so the export worker takes as many jobs as the pool has processes.
   const exportWorker = new Worker(QUEUE_NAMES.export, createProcessor(exportHandlers(exporter, exportStore, nightAuditSourceHandler(auditor, logger), logger), logger, metrics), {
     connection,
@@ -72,19 +64,23 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
     concurrency: 2,
     ...locking,
   });
-  const workers = [vaultWorker, exportWorker, nightAuditWorker];
+  const workers = [...vault.workers, exportWorker, nightAuditWorker];
   for (const worker of workers) {
     worker.on('error', (error) => logWorkerError(error, worker.name, logger, connections));
   }
   await Promise.all(workers.map((worker) => worker.waitUntilReady()));
-  // Every property's daily night audit, as the properties table says (also kept in step on import).
+  // Every property's daily night audit, as the properties table says (also kept in step on import),
+  // and the vault sweep: job schedulers, upserted from here on every worker start.
   const schedulerConnection = watchRedis(createRedis(config.REDIS_URL, 'producer'), connections);
   const nightAuditQueue = new Queue(QUEUE_NAMES.nightAudit, { connection: schedulerConnection, prefix: config.QUEUE_PREFIX });
-  const scheduled = await syncAllNightAuditSchedules(pool, nightAuditQueue).catch((error: unknown) => {
-    logger.warn({ err: { message: (error as Error).message } }, 'night-audit schedules not synced');
+  const vaultQueue = new Queue(QUEUE_NAMES.vault, { connection: schedulerConnection, prefix: config.QUEUE_PREFIX });
+  const warnNotSynced = (what: string) => (error: unknown) => {
+    logger.warn({ err: { message: (error as Error).message } }, `${what} not synced`);
     return 0;
-  });
-  await nightAuditQueue.close();
+  };
+  const scheduled = await syncAllNightAuditSchedules(pool, nightAuditQueue).catch(warnNotSynced('night-audit schedules'));
+  await scheduleVaultSweep(vaultQueue, config.VAULT_SWEEP_SECONDS).catch(warnNotSynced('vault sweep schedule'));
+  await Promise.all([nightAuditQueue.close(), vaultQueue.close()]);
   schedulerConnection.disconnect();
   logger.info({ queues: workers.map((worker) => worker.name), concurrency: config.WORKER_CONCURRENCY, exportConcurrency: config.EXPORT_CONCURRENCY }, 'worker ready');
   if (scheduled) logger.info({ properties: scheduled }, 'night-audit schedules synced');
@@ -95,7 +91,7 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
     healthPort: health?.port,
     close: (graceMs = config.SHUTDOWN_GRACE_MS) => {
       if (!options.connections) connections.close();
-      return closeWorkerParts({ health, workers, renderer, flows, connection, pool }, graceMs, logger);
+      return closeWorkerParts({ health, workers, renderer, flows, gateways: vault.gateways, connection, pool }, graceMs, logger);
     },
   };
 }

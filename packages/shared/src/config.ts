@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { TKeyring } from './vault/crypto/keyring.js';
+import { parseDestinations, resolveDestinationSecrets, type TForwardDestination, type TResolvedDestination } from './vault/forward/destinations.js';
 import { healthPort, keyringSetting, limitCount, optionalText, port, positiveMs, redisUrl, singleKeySetting, urlWithProtocols, wholeNumberIn } from './config-fields.js';
 
 /**
@@ -55,6 +56,14 @@ const ZSharedSettings = z.object({
   TOKENIZE_RATE_LIMIT_PER_SUBJECT: limitCount.default(3000),
   RATE_LIMIT_WINDOW_MS: wholeNumberIn(1000, 3_600_000, 'ms').default(60_000),
   EXPORT_QUEUE_CAP_PER_PROPERTY: limitCount.default(20),
+  // Token lifecycle (docs/vault.md#token-lifecycle). The API seals the CVV into the transit envelope
+  // only when it is to be held; the worker holds it that long.
+  VAULT_CVV_HOLD_SECONDS: wholeNumberIn(0, 3600).default(600),
+  VAULT_SHRED_AFTER_EXPIRY_DAYS: wholeNumberIn(0, 3650).default(30),
+  VAULT_SWEEP_SECONDS: wholeNumberIn(1, 86_400).default(300),
+  // Forward destinations (docs/vault.md#destinations): inline JSON or a file path, checked in
+  // crossSettingProblems; the API reads names, modes, paths and methods, the worker also the secrets.
+  VAULT_FORWARD_DESTINATIONS: optionalText,
 });
 
 
@@ -103,11 +112,15 @@ export interface TVaultKeys {
 }
 
 /** What any process reads (storage, Redis, PostgreSQL, limits, the worker's health server). */
-export type TConfig = z.output<typeof ZSharedSettings> & { role: TProcessRole };
+export type TConfig = z.output<typeof ZSharedSettings> & {
+  role: TProcessRole;
+  /** VAULT_FORWARD_DESTINATIONS parsed: what the API checks a forward against (no secret resolved). */
+  forwardDestinations: TForwardDestination[];
+};
 /** The API's: the JWT settings and the transit key. */
 export type TApiConfig = TConfig & TJwtSettings & { VAULT_TRANSIT_KEY: TKeyring; role: 'api' | 'all' };
-/** The worker's: every vault key, no JWT setting (it answers no client). */
-export type TWorkerConfig = TConfig & TVaultKeys & { role: 'worker' | 'all' };
+/** The worker's: every vault key and the destinations' credentials, no JWT setting (it answers no client). */
+export type TWorkerConfig = TConfig & TVaultKeys & { role: 'worker' | 'all'; forwardGateways: TResolvedDestination[] };
 /** `npm start`'s, both in one process: its role is 'all'. */
 export type TAllConfig = TApiConfig & TWorkerConfig;
 export type TConfigOf<R extends TProcessRole> = { api: TApiConfig; worker: TWorkerConfig; all: TAllConfig }[R];
@@ -184,12 +197,26 @@ export function loadConfig<R extends TProcessRole = 'all'>(env: NodeJS.ProcessEn
   // An empty value means unset, as it does in most .env files and compose files.
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ''));
   const result = ZConfig.safeParse(present);
+  const forward = forwardSettings(present, role);
   const problems = [
     ...(result.success ? [] : result.error.issues.map((issue) => `${issue.path.join('.') || 'settings'}: ${issue.message}`)),
     ...crossSettingProblems(present, role, result.success ? result.data : undefined),
+    ...forward.problems,
   ];
   if (problems.length > 0 || !result.success) throw new ConfigError([...new Set(problems)]);
   const parsed = result.data;
   const kept = Object.fromEntries(NAMES_BY_ROLE[role].map((name) => [name, parsed[name]]));
-  return { ...kept, role } as TConfigOf<R>;
+  const gateways = role === 'api' ? {} : { forwardGateways: forward.gateways };
+  return { ...kept, role, forwardDestinations: forward.destinations, ...gateways } as TConfigOf<R>;
+}
+
+/**
+ * VAULT_FORWARD_DESTINATIONS for `role`: every process checks the list; only a worker resolves the
+ * destinations' `env:NAME` credentials and TLS files (the API never holds a gateway's key).
+ */
+function forwardSettings(env: Record<string, string | undefined>, role: TProcessRole) {
+  const parsed = parseDestinations(env.VAULT_FORWARD_DESTINATIONS, { production: env.NODE_ENV === 'production' });
+  if (role === 'api' || parsed.problems.length > 0) return { ...parsed, gateways: [] };
+  const secrets = resolveDestinationSecrets(parsed.destinations, env);
+  return { destinations: parsed.destinations, gateways: secrets.resolved, problems: secrets.problems };
 }

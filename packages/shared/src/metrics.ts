@@ -28,6 +28,10 @@ export interface TMetrics {
   jobsTotal: Counter<'queue' | 'name' | 'outcome'>;
   exportRenderSeconds: Histogram<'format'>;
   exportRowsRendered: Counter<'format'>;
+  /** Forwards to payment gateways by destination and result (2xx…5xx, or the gateway error). */
+  forwardDuration: Histogram<'destination' | 'result'>;
+  /** Vault sweep actions: tokens shredded, CVVs destroyed, records re-fingerprinted. */
+  vaultSweep: Counter<'action'>;
   /** Queues whose depth `queue_jobs` reports (read on scrape, each bounded by a timeout). */
   observeQueues(queues: readonly TCountableQueue[]): void;
   /** The exposition text and its content type. */
@@ -101,6 +105,19 @@ export function createMetrics(options: TMetricsOptions = {}): TMetrics {
       name: 'export_rows_rendered_total',
       help: 'Ledger rows rendered into export documents, by format.',
       labelNames: ['format'] as const,
+      registers,
+    }),
+    forwardDuration: new Histogram({
+      name: 'vault_forward_duration_seconds',
+      help: 'Forwards to payment gateways by destination and result: the status class (2xx…5xx) or the gateway error (unreachable, timeout).',
+      labelNames: ['destination', 'result'] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    }),
+    vaultSweep: new Counter({
+      name: 'vault_sweep_total',
+      help: 'What the vault sweep did: tokens shredded at their end, held CVVs destroyed, records re-fingerprinted.',
+      labelNames: ['action'] as const,
       registers,
     }),
     observeQueues(queues) {

@@ -5,6 +5,9 @@
  */
 export const QUEUE_NAMES = {
   vault: 'vault',
+  // Forwards wait on payment gateways (up to a destination's time-out): a queue of their own, so a
+  // slow gateway never holds the slots tokenize needs.
+  forward: 'vault-forward',
   export: 'folio-export',
   nightAudit: 'night-audit',
 } as const;

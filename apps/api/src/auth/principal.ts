@@ -9,6 +9,8 @@ export interface TPrincipal {
 export const SCOPES = {
   writePayment: 'write:payment',
   readPayment: 'read:payment',
+  /** Forward a token to a payment gateway: never implied by another scope (docs/api.md#scopes). */
+  usePayment: 'use:payment',
   admin: 'admin',
 } as const;
 

@@ -43,7 +43,9 @@ const ERROR_RESPONSES: Record<number, TErrorDoc> = {
     headers: { 'Retry-After': HEADERS.retryAfter(true), RateLimit: HEADERS.rateLimit, 'RateLimit-Policy': HEADERS.rateLimitPolicy },
   },
   500: { name: 'InternalError', description: 'An unexpected error; it has been logged, nothing of it is answered.' },
+  502: { name: 'BadGateway', description: 'A forward destination could not be reached, failed TLS, redirected or answered more than 1 MB.' },
   503: { name: 'ServiceUnavailable', description: 'A store the operation needs cannot answer right now; retry after Retry-After.', headers: { 'Retry-After': HEADERS.retryAfter(true) } },
+  504: { name: 'GatewayTimeout', description: 'A forward destination did not answer within its time-out.' },
 };
 
 const codesOf = (status: number) => Object.entries(ERROR_STATUS).filter(([, s]) => s === status).map(([code]) => code);

@@ -9,11 +9,12 @@ import { ZInt64IdString } from '@folio-vault/shared/schemas/common';
 import { within } from '@folio-vault/shared/within';
 
 /**
- * Per-subject and per-property limits on tokenization (docs/api.md#abuse-limits: 429 RATE_LIMITED with
- * Retry-After), counted in fixed windows in the service's Redis so every API process shares them.
+ * Per-subject and per-property limits on tokenization and on forwards (docs/api.md#abuse-limits: 429
+ * RATE_LIMITED with Retry-After), counted in fixed windows in the service's Redis so every API
+ * process shares them. Each action counts apart, with the same limits.
  *
- * Keys: `<QUEUE_PREFIX>:rate-limit:tokenize-subject:<sha256 of sub>` and
- * `<QUEUE_PREFIX>:rate-limit:tokenize-property:<property id>`. The hash tag of QUEUE_PREFIX puts
+ * Keys: `<QUEUE_PREFIX>:rate-limit:<action>-subject:<sha256 of sub>` and
+ * `<QUEUE_PREFIX>:rate-limit:<action>-property:<property id>`. The hash tag of QUEUE_PREFIX puts
  * them in the queue's slot on a Redis Cluster, so the limiter is up exactly when the queue it
  * protects is. Nothing of the request body is read: keys never hold card data.
  *
@@ -109,22 +110,29 @@ function allowedProperty(req: Request): string | undefined {
  * After authentication, before the body is read. The subject is counted first: a caller over its
  * own limit is refused without spending the property's budget that other callers share.
  */
-export function tokenizeRateLimits(redis: TRedisClient, keyPrefix: string, limits: TTokenizeLimits, logger: Logger): RequestHandler[] {
+export function vaultRateLimits(
+  redis: TRedisClient,
+  keyPrefix: string,
+  limits: TTokenizeLimits,
+  logger: Logger,
+  action: 'tokenize' | 'forward',
+): RequestHandler[] {
+  const what = action === 'tokenize' ? 'tokenization' : 'forward';
   return [
     limiter(redis, keyPrefix, logger, {
-      name: 'tokenize-subject',
+      name: `${action}-subject`,
       limit: limits.perSubject,
       windowMs: limits.windowMs,
       // Hashed: a subject is whatever the token issuer chose (an e-mail address, say), of any length.
       key: (req) => (req.principal ? createHash('sha256').update(req.principal.subject).digest('base64url').slice(0, 22) : undefined),
-      details: 'Too many tokenization requests for this caller; retry after the time in Retry-After.',
+      details: `Too many ${what} requests for this caller; retry after the time in Retry-After.`,
     }),
     limiter(redis, keyPrefix, logger, {
-      name: 'tokenize-property',
+      name: `${action}-property`,
       limit: limits.perProperty,
       windowMs: limits.windowMs,
       key: allowedProperty,
-      details: 'Too many tokenization requests for this property; retry after the time in Retry-After.',
+      details: `Too many ${what} requests for this property; retry after the time in Retry-After.`,
     }),
   ];
 }

@@ -20,7 +20,7 @@ export function impliedErrors(route: TRouteSpec): number[] {
   const statuses = [500];
   if (route.scope) statuses.push(401, 403, 503);
   if (route.rateLimited) statuses.push(429);
-  if (route.headers || route.params || route.body) statuses.push(400);
+  if (route.headers || route.params || route.query || route.body) statuses.push(400);
   if (route.body) statuses.push(413, 415);
   return statuses;
 }
@@ -50,6 +50,7 @@ export function registerRoute(registry: OpenAPIRegistry, route: TRouteSpec): voi
     request: {
       headers: route.headers,
       params: route.params,
+      ...(route.query ? { query: route.query } : {}),
       body: route.body ? { required: true, content: { 'application/json': { schema: route.body } } } : undefined,
     },
     responses: {

@@ -33,6 +33,8 @@ export interface TRouteSpec {
   rateLimited?: boolean;
   headers?: z.ZodObject;
   params?: z.ZodObject;
+  /** The query string's parameters (a strict object refuses unknown ones). */
+  query?: z.ZodObject;
   body?: z.ZodType;
   /** Body size limit (413 above it); 100 kB when absent. */
   bodyLimit?: string;
@@ -41,18 +43,25 @@ export interface TRouteSpec {
   errors?: number[];
 }
 
-export interface TRouteContext<H extends z.ZodType, P extends z.ZodType, B extends z.ZodType> {
+export interface TRouteContext<H extends z.ZodType, P extends z.ZodType, B extends z.ZodType, Q extends z.ZodType = z.ZodObject> {
   req: Request;
   res: Response;
   headers: z.output<H>;
   params: z.output<P>;
+  query: z.output<Q>;
   body: z.output<B>;
 }
 
-export interface TRouteDefinition<D extends TRouteDeps, H extends z.ZodObject, P extends z.ZodObject, B extends z.ZodType>
-  extends Omit<TRouteSpec, 'rateLimited'> {
+export interface TRouteDefinition<
+  D extends TRouteDeps,
+  H extends z.ZodObject,
+  P extends z.ZodObject,
+  B extends z.ZodType,
+  Q extends z.ZodObject = z.ZodObject,
+> extends Omit<TRouteSpec, 'rateLimited'> {
   headers?: H;
   params?: P;
+  query?: Q;
   body?: B;
   /** Options of `authenticate` (a shared secret, a cookie) drawn from the dependencies. */
   authOptions?: (deps: D) => TAuthenticateOptions;
@@ -63,7 +72,7 @@ export interface TRouteDefinition<D extends TRouteDeps, H extends z.ZodObject, P
    * property gets 403 whatever the body holds (and its body is never parsed).
    */
   authorize?: (req: Request, headers: z.output<H>) => void;
-  handler: (deps: D) => (ctx: TRouteContext<H, P, B>) => Promise<void>;
+  handler: (deps: D) => (ctx: TRouteContext<H, P, B, Q>) => Promise<void>;
 }
 
 /** A definition with its types erased, ready to mount: what route lists hold. */
@@ -83,7 +92,7 @@ const HEADER_NAMES: Record<string, string> = {
  * Every problem in every part is reported at once with its path: a body field as
  * "expiration.month", a header by its name ("X-Property-Id"), a path parameter by its name.
  */
-function issuesToFieldErrors(issues: z.core.$ZodIssue[], part: 'headers' | 'params' | 'body'): TFieldError[] {
+function issuesToFieldErrors(issues: z.core.$ZodIssue[], part: 'headers' | 'params' | 'query' | 'body'): TFieldError[] {
   return issues.map((issue) => {
     const path = issue.path.map(String);
     if (part === 'headers' && path[0]) path[0] = HEADER_NAMES[path[0]] ?? path[0];
@@ -115,9 +124,9 @@ export const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
  * Headers (and `authorize`) first, then the content type and the JSON body, then params and body
  * validated; the parsed values are handed to the handler, never re-parsed.
  */
-function validation<H extends z.ZodObject, P extends z.ZodObject, B extends z.ZodType>(
-  def: TRouteDefinition<never, H, P, B>,
-  handler: (ctx: TRouteContext<H, P, B>) => Promise<void>,
+function validation<H extends z.ZodObject, P extends z.ZodObject, B extends z.ZodType, Q extends z.ZodObject>(
+  def: TRouteDefinition<never, H, P, B, Q>,
+  handler: (ctx: TRouteContext<H, P, B, Q>) => Promise<void>,
 ): RequestHandler[] {
   const handlers: RequestHandler[] = [];
   const headerErrors = new WeakMap<Request, { headers?: unknown; errors: TFieldError[] }>();
@@ -150,7 +159,7 @@ function validation<H extends z.ZodObject, P extends z.ZodObject, B extends z.Zo
     try {
       const parsedHeaders = headerErrors.get(req);
       const fieldErrors: TFieldError[] = [...(parsedHeaders?.errors ?? [])];
-      const parse = <S extends z.ZodType>(schema: S | undefined, input: unknown, part: 'headers' | 'params' | 'body') => {
+      const parse = <S extends z.ZodType>(schema: S | undefined, input: unknown, part: 'headers' | 'params' | 'query' | 'body') => {
         if (!schema) return undefined;
         const result = schema.safeParse(input);
         if (result.success) return result.data;
@@ -159,9 +168,12 @@ function validation<H extends z.ZodObject, P extends z.ZodObject, B extends z.Zo
       };
       const headers = parsedHeaders?.headers;
       const params = parse(def.params, req.params, 'params');
+      const query = parse(def.query, req.query, 'query');
       const body = parse(def.body, req.body, 'body');
       if (fieldErrors.length > 0) throw AppError.invalid(fieldErrors);
-      await handler({ req, res, headers: headers as z.output<H>, params: params as z.output<P>, body: body as z.output<B> });
+      await handler({
+        req, res, headers: headers as z.output<H>, params: params as z.output<P>, query: query as z.output<Q>, body: body as z.output<B>,
+      });
     } catch (error) {
       next(error);
     }
@@ -174,7 +186,8 @@ export function defineRoute<
   H extends z.ZodObject = z.ZodObject,
   P extends z.ZodObject = z.ZodObject,
   B extends z.ZodType = z.ZodUnknown,
->(def: TRouteDefinition<D, H, P, B>): TRoute<D> {
+  Q extends z.ZodObject = z.ZodObject,
+>(def: TRouteDefinition<D, H, P, B, Q>): TRoute<D> {
   const { handler, authOptions, limits, authorize: _authorize, ...spec } = def;
   return {
     ...spec,
@@ -183,7 +196,7 @@ export function defineRoute<
       ...(def.scope ? [authenticate(deps.verifier, def.scope, authOptions?.(deps))] : []),
       // Before the headers and the body are read: a limited caller costs no parsing.
       ...(limits?.(deps) ?? []),
-      ...validation(def as TRouteDefinition<never, H, P, B>, handler(deps)),
+      ...validation(def as TRouteDefinition<never, H, P, B, Q>, handler(deps)),
     ],
   };
 }

@@ -5,24 +5,30 @@ import {
   ZTokenizeCardRequest,
   ZTokenizeCardResponse,
   ZTokenizeHeaders,
+  ZTokenSearchQuery,
+  ZTokenSearchResponse,
   ZVaultHeaders,
 } from '@folio-vault/shared/vault/schemas';
+import { ZForwardHeaders, ZForwardRequest, ZForwardResponse } from '@folio-vault/shared/vault/forward/schemas';
 import { forPropertyHeader } from '../auth/authenticate.js';
 import { SCOPES } from '../auth/principal.js';
 import { HEADERS } from '../http/openapi-errors.js';
 import { defineRoute, mountRoutes, type TRouteDeps } from '../http/route.js';
 import { tokenizationModeOf as modeOf } from '@folio-vault/shared/vault/tokenization-mode';
-import { auditVaultErrors, recordVaultEvent } from './vault-audit.js';
+import { auditVaultErrors, recordVaultEvent, type TForwardAudit } from './vault-audit.js';
 import type { VaultClient } from './vault-client.js';
 
 /** A card body is small; 16 kB leaves room for billing details in any script. */
 const CARD_BODY_LIMIT = '16kb';
+/** A forward's template body is at most 64 kB (a 400 at `body`); JSON escaping and headers may double it. */
+const FORWARD_BODY_LIMIT = '160kb';
 const TAGS: ['Card vault'] = ['Card vault'];
 
 export interface TVaultDeps extends TRouteDeps {
   vault: VaultClient;
-  /** Rate limits of POST /vault/v1/tokens/card (http/rate-limit.ts). */
+  /** Rate limits of POST /vault/v1/tokens/card and of forwards (http/rate-limit.ts). */
   tokenizeLimits: RequestHandler[];
+  forwardLimits: RequestHandler[];
 }
 
 const tokenizeCard = defineRoute({
@@ -104,7 +110,64 @@ const deleteToken = defineRoute({
   },
 });
 
-export const VAULT_ROUTES = [tokenizeCard, readToken, deleteToken];
+const searchTokens = defineRoute({
+  method: 'get',
+  path: '/vault/v1/tokens',
+  operationId: 'searchCardTokens',
+  summary: 'Find tokens by fingerprint',
+  description:
+    "The property's current tokens (not deleted, not expired) in the request's mode with this fingerprint, newest first, at most 100: " +
+    'a PMS finds the token it already holds for a returning card. Fingerprints are per property.',
+  tags: TAGS,
+  scope: SCOPES.readPayment,
+  headers: ZVaultHeaders,
+  authorize: forPropertyHeader,
+  query: ZTokenSearchQuery,
+  responses: { 200: { description: 'Matching tokens', json: ZTokenSearchResponse } },
+  handler: ({ vault }: TVaultDeps) => async ({ req, res, headers, query }) => {
+    const tokens = await vault.search(query.fingerprint, {
+      propertyId: headers['x-property-id'],
+      mode: modeOf(headers['svc-tokenization-mode']),
+      requestId: String(req.id),
+    });
+    await recordVaultEvent(vault.audit, req, { httpStatus: 200 });
+    res.json({ tokens });
+  },
+});
+
+const forwardToken = defineRoute({
+  method: 'post',
+  path: '/vault/v1/tokens/{id}/forward',
+  operationId: 'forwardCardToken',
+  summary: 'Forward a token to a payment gateway',
+  description:
+    "Sends the template to a configured destination with the stored card substituted for its placeholders; the card number goes to the gateway and never back. " +
+    'Idempotency-Key is required and passed on to the gateway: the same key and body answer the recorded answer without a second call, ' +
+    'and a forward whose earlier attempt may have reached the gateway answers 409 FORWARD_OUTCOME_UNKNOWN. Numbers that look like card numbers are masked in the answer.',
+  tags: TAGS,
+  scope: SCOPES.usePayment,
+  limits: (deps: TVaultDeps) => deps.forwardLimits,
+  headers: ZForwardHeaders,
+  authorize: forPropertyHeader,
+  params: ZTokenIdParams,
+  body: ZForwardRequest,
+  bodyLimit: FORWARD_BODY_LIMIT,
+  responses: {
+    200: { description: "The gateway's answer (whatever its status), masked", json: ZForwardResponse, headers: { RateLimit: HEADERS.rateLimit, 'RateLimit-Policy': HEADERS.rateLimitPolicy } },
+  },
+  errors: [404, 409, 502, 504],
+  handler: ({ vault }: TVaultDeps) => async ({ req, res, headers, params, body }) => {
+    const ref = { propertyId: headers['x-property-id'], mode: modeOf(headers['svc-tokenization-mode']), requestId: String(req.id) };
+    const audit: TForwardAudit = { destination: body.destination, method: body.method, path: body.path };
+    res.locals.forward = audit;
+    await vault.checkMode(ref.propertyId, ref.mode);
+    const answer = await vault.forwards.forward(params.id, body, { ...ref, idempotencyKey: headers['idempotency-key'] }, audit);
+    await recordVaultEvent(vault.audit, req, { httpStatus: 200, tokenId: params.id });
+    res.status(200).json(answer);
+  },
+});
+
+export const VAULT_ROUTES = [tokenizeCard, searchTokens, readToken, deleteToken, forwardToken];
 
 export function vaultRoutes(deps: TVaultDeps): Router {
   const router = mountRoutes(Router(), VAULT_ROUTES, deps);

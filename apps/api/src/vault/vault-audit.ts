@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { auditTokenId, type AuditLog, type TAuditAction } from '@folio-vault/shared/vault/audit-log';
+import { auditTokenId, type AuditLog, type TAuditAction, type TAuditEvent } from '@folio-vault/shared/vault/audit-log';
 import { toAppError, type TErrorCode } from '@folio-vault/shared/errors';
 import { tokenizationModeOf } from '@folio-vault/shared/vault/tokenization-mode';
 
@@ -9,15 +9,27 @@ import { tokenizationModeOf } from '@folio-vault/shared/vault/tokenization-mode'
  * is logged and the request goes on: the vault's own work is already done by then (a delete has
  * shredded), and failing the answer would only make the client retry it.
  */
-const ACTIONS: Record<string, TAuditAction> = { POST: 'token.tokenize', GET: 'token.read', DELETE: 'token.delete' };
+function actionOf(req: Request): TAuditAction | undefined {
+  const path = req.originalUrl.split('?')[0] ?? '';
+  if (req.method === 'POST') return path.endsWith('/forward') ? 'token.forward' : 'token.tokenize';
+  if (req.method === 'GET') return /^\/vault\/v1\/tokens\/?$/.test(path) ? 'token.search' : 'token.read';
+  return req.method === 'DELETE' ? 'token.delete' : undefined;
+}
+
+/**
+ * What a forward route puts in `res.locals.forward` as soon as its request is valid (destination,
+ * method, path template) and once the gateway answered (status, duration), for its audit event.
+ */
+export type TForwardAudit = NonNullable<TAuditEvent['forward']>;
 
 export async function recordVaultEvent(
   audit: AuditLog,
   req: Request,
   event: { httpStatus: number; errorCode?: TErrorCode; tokenId?: string },
 ): Promise<void> {
-  const action = ACTIONS[req.method];
+  const action = actionOf(req);
   if (!action) return;
+  const forward = req.res?.locals.forward as TForwardAudit | undefined;
   try {
     await audit.record({
       action,
@@ -26,6 +38,7 @@ export async function recordVaultEvent(
       mode: tokenizationModeOf(req.get('svc-tokenization-mode')),
       requestId: String(req.id),
       clientAddress: req.socket.remoteAddress,
+      ...(forward ? { forward } : {}),
       ...event,
     });
   } catch (error) {
@@ -38,11 +51,12 @@ export async function recordVaultEvent(
 /**
  * Error middleware for the vault router: records denied (401/403), rejected and failed requests,
  * then hands the error on to the one error handler. Mounted on the tokens path, the token id is
- * the first path segment here (kept only when it is a UUID).
+ * the first path segment here (kept only when it is a UUID; `card` is tokenize's).
  */
 export function auditVaultErrors(audit: AuditLog) {
   return async (error: unknown, req: Request, _res: Response, next: NextFunction) => {
-    const tokenId = req.method === 'POST' ? undefined : auditTokenId(req.path.split('/')[1]);
+    const segment = req.path.split('/')[1];
+    const tokenId = segment === 'card' ? undefined : auditTokenId(segment);
     // Classified once: the error handler takes an AppError as it is, so the answer is the one recorded.
     const answer = toAppError(error);
     await recordVaultEvent(audit, req, { httpStatus: answer.status, errorCode: answer.code, tokenId });

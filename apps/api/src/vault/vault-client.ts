@@ -8,6 +8,8 @@ import { AppError } from '@folio-vault/shared/errors';
 import { deleteCardTokenJob } from '@folio-vault/shared/vault/delete-card-token-job';
 import { readCardTokenJob } from '@folio-vault/shared/vault/read-card-token-job';
 import { tokenizeCardJob, type TSealedCard } from '@folio-vault/shared/vault/tokenize-card-job';
+import { searchCardTokensJob } from '@folio-vault/shared/vault/search-card-tokens-job';
+import type { TForwardDestination } from '@folio-vault/shared/vault/forward/destinations';
 import { JOBS, type TJobName, type TJobPayload, type TJobResult, type TJobs } from '@folio-vault/shared/jobs/registry';
 import type {
   TCardTokenMetadata,
@@ -17,12 +19,30 @@ import type {
 } from '@folio-vault/shared/vault/schemas';
 import type { JobWaiter } from '../jobs/job-waiter.js';
 import { GatewayModes } from './gateway-mode.js';
+import { ForwardClient } from './forward-client.js';
 
-interface TTokenRef {
+export interface TTokenRef {
   propertyId: string;
   mode: TTokenizationMode;
   requestId: string;
 }
+
+export interface TVaultClientOptions {
+  /** The vault queue's waiter (tokenize, read, delete, search) and the forward queue's. */
+  waiter: JobWaiter;
+  forwardWaiter: JobWaiter;
+  pool: TPgPool;
+  transit: TKeyring;
+  /** TOKENIZE_WAIT_MS: how long a vault request waits for its job. */
+  waitMs: number;
+  /** VAULT_CVV_HOLD_SECONDS: 0 drops the CVV here; otherwise it travels sealed for the worker to hold. */
+  cvvHoldSeconds: number;
+  /** VAULT_SHRED_AFTER_EXPIRY_DAYS: a token ends at the latest this long after its card's expiry month. */
+  shredAfterExpiryDays: number;
+  destinations: readonly TForwardDestination[];
+}
+
+const DAY_MS = 86_400_000;
 
 /**
  * The API's side of the vault: it checks what needs the clear card (validation is done by the
@@ -32,29 +52,57 @@ interface TTokenRef {
 export class VaultClient {
   /** The vault's audit trail; written by the API, which knows the caller (vault-audit.ts). */
   readonly audit: AuditLog;
+  /** Forwards to payment gateways (forward-client.ts). */
+  readonly forwards: ForwardClient;
   private readonly gatewayModes: GatewayModes;
+  private readonly waiter: JobWaiter;
+  private readonly transit: TKeyring;
+  private readonly waitMs: number;
 
-  constructor(
-    private readonly waiter: JobWaiter,
-    private readonly pool: TPgPool,
-    private readonly transit: TKeyring,
-    private readonly waitMs: number,
-  ) {
-    this.audit = new AuditLog(pool);
-    this.gatewayModes = new GatewayModes(pool);
+  constructor(private readonly options: TVaultClientOptions) {
+    this.waiter = options.waiter;
+    this.transit = options.transit;
+    this.waitMs = options.waitMs;
+    this.audit = new AuditLog(options.pool);
+    this.gatewayModes = new GatewayModes(options.pool);
+    this.forwards = new ForwardClient(options.forwardWaiter, options.destinations, options.waitMs);
+  }
+
+  /** The mode check of tokenize, for every request that names a property's mode. */
+  async checkMode(propertyId: string, mode: TTokenizationMode): Promise<void> {
+    const knownMode = await this.gatewayModes.find(propertyId);
+    if (knownMode && knownMode !== mode) {
+      throw new AppError(
+        'TOKENIZATION_MODE_MISMATCH',
+        `The property's gateway is in ${knownMode} mode; ${knownMode === 'test' ? 'send SVC-Tokenization-Mode: test' : 'omit SVC-Tokenization-Mode'}.`,
+      );
+    }
+  }
+
+  /**
+   * The token's end: the body's `expires_at`, or the latest allowed — VAULT_SHRED_AFTER_EXPIRY_DAYS
+   * after the end of the card's expiry month (UTC). A later `expires_at` is refused.
+   */
+  private expiresAt(card: TTokenizeCardRequest): string {
+    const cardEnd = Date.UTC(Number(card.expiration.year), Number(card.expiration.month)) + this.options.shredAfterExpiryDays * DAY_MS;
+    if (card.expires_at === undefined) return new Date(cardEnd).toISOString();
+    const asked = Date.parse(card.expires_at);
+    if (asked > cardEnd) {
+      const latest = new Date(cardEnd).toISOString();
+      throw AppError.invalid(
+        [{ path: 'expires_at', message: `must not be after ${latest} (the card's expiry month plus ${this.options.shredAfterExpiryDays} days)` }],
+        `expires_at: must not be after ${latest}, the end of the card's expiry month plus ${this.options.shredAfterExpiryDays} days.`,
+      );
+    }
+    return new Date(asked).toISOString();
   }
 
   async tokenize(
     card: TTokenizeCardRequest,
     ref: TTokenRef & { idempotencyKey?: string },
   ): Promise<TTokenizeCardResponse> {
-    const knownMode = await this.gatewayModes.find(ref.propertyId);
-    if (knownMode && knownMode !== ref.mode) {
-      throw new AppError(
-        'TOKENIZATION_MODE_MISMATCH',
-        `The property's gateway is in ${knownMode} mode; ${knownMode === 'test' ? 'send SVC-Tokenization-Mode: test' : 'omit SVC-Tokenization-Mode'}.`,
-      );
-    }
+    const expiresAt = this.expiresAt(card);
+    await this.checkMode(ref.propertyId, ref.mode);
     if (ref.mode === 'live' && isPublicTestCard(card.card_number)) {
       throw new AppError('TEST_CARD_IN_LIVE_MODE', 'A public test card number cannot be tokenized in live mode.');
     }
@@ -65,6 +113,8 @@ export class VaultClient {
       cardholder_name: card.cardholder_name,
       expiration: card.expiration,
       ...(card.billing_details ? { billing_details: card.billing_details as Record<string, string> } : {}),
+      // Held for a first forward (docs/vault.md#cvv-hold): sealed like the card, never anywhere else.
+      ...(this.options.cvvHoldSeconds > 0 ? { cvv: card.cvv } : {}),
     };
     const result = await this.run(tokenizeCardJob.name, {
       version: 1,
@@ -73,6 +123,7 @@ export class VaultClient {
       mode: ref.mode,
       requestId: ref.requestId,
       sealedCard: sealTransit(this.transit, sealed, transitAad({ tokenId, propertyId: ref.propertyId, mode: ref.mode })),
+      expiresAt,
       ...(ref.idempotencyKey ? { idempotencyKey: ref.idempotencyKey } : {}),
     }, tokenId);
     if (result.outcome === 'idempotency_key_reused') {
@@ -85,6 +136,11 @@ export class VaultClient {
     const result = await this.run(readCardTokenJob.name, { version: 1, tokenId, ...ref }, uuidv7());
     if (result.outcome === 'not_found') throw AppError.notFound('The token');
     return result.token;
+  }
+
+  async search(fingerprint: string, ref: TTokenRef): Promise<TCardTokenMetadata[]> {
+    const result = await this.run(searchCardTokensJob.name, { version: 1, fingerprint, ...ref }, uuidv7());
+    return result.tokens;
   }
 
   async delete(tokenId: string, ref: TTokenRef): Promise<void> {

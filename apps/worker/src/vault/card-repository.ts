@@ -1,10 +1,18 @@
 import type { PoolClient } from 'pg';
 import type { TPgPool } from '@folio-vault/shared/connections';
 import { inTransaction } from '@folio-vault/shared/db/transaction';
+import { FINGERPRINT_VERSION } from '@folio-vault/shared/vault/crypto/fingerprint';
 import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
 
 /**
- * SQL for the vault tables. Test and live tokens are in separate schemas; the mode picks the
+ * Crypto-shredding: the wrapped data key, every ciphertext and the fingerprint are destroyed; the
+ * clear metadata row stays as a tombstone so the id is never reused.
+ */
+const SHRED = `wrapped_dek = NULL, kek_id = NULL, pan_ct = NULL, cardholder_name_ct = NULL, billing_details_ct = NULL,
+               fingerprint = NULL, deleted_at = COALESCE(deleted_at, now())`;
+
+/**
+ * SQL for the vault tables (cards and held_cvvs). Test and live tokens are in separate schemas; the mode picks the
  * schema from this fixed map, never from a string that came from outside.
  */
 const SCHEMA: Record<TTokenizationMode, string> = { test: 'vault_test', live: 'vault_live' };
@@ -18,9 +26,14 @@ export interface TCardRow {
   exp_month: string;
   exp_year: string;
   cardholder_name_masked: string | null;
-  fingerprint: string;
+  /** Null once shredded. */
+  fingerprint: string | null;
   created_at: Date;
   deleted_at: Date | null;
+  expires_at: Date;
+  last_used_at: Date | null;
+  /** From held_cvvs, while a CVV is held and its time has not passed (findCard only). */
+  cvv_held_until?: Date | null;
 }
 
 export interface TNewCardRow {
@@ -38,6 +51,10 @@ export interface TNewCardRow {
   panCt: Buffer;
   cardholderNameCt: Buffer;
   billingDetailsCt: Buffer | null;
+  expiresAt: string;
+  /** The CVV sealed under the record's data key, held `cvvHoldSeconds`; null when none is held. */
+  cvvCt: Buffer | null;
+  cvvHoldSeconds: number;
 }
 
 export interface TWrappedKeyRow {
@@ -53,7 +70,12 @@ export interface TSealedRecordRow extends TWrappedKeyRow {
 }
 
 const METADATA_COLUMNS =
-  'id, property_id, card_brand, first6, last4, exp_month, exp_year, cardholder_name_masked, fingerprint, created_at, deleted_at';
+  'id, property_id, card_brand, first6, last4, exp_month, exp_year, cardholder_name_masked, fingerprint, created_at, deleted_at, expires_at, last_used_at';
+/** The same columns of `c` with the held CVV's end (held_cvvs `h`), for a query that joins them. */
+const METADATA_WITH_CVV = `${METADATA_COLUMNS.split(', ').map((column) => `c.${column}`).join(', ')}, h.held_until AS cvv_held_until`;
+const HELD_CVV_JOIN = 'LEFT JOIN {schema}.held_cvvs h ON h.token_id = c.id AND h.held_until > now()';
+/** A token that can be used: not shredded, not past its end (the sweep may not have run yet). */
+const CURRENT = 'c.deleted_at IS NULL AND c.expires_at > now()';
 
 export class CardRepository {
   constructor(readonly pool: TPgPool) {}
@@ -102,17 +124,26 @@ export class CardRepository {
    * one statement commits on its own, one round trip.
    */
   async insertCard(db: TPgPool | PoolClient, mode: TTokenizationMode, card: TNewCardRow): Promise<TCardRow | undefined> {
+    const schema = SCHEMA[mode];
+    // The held CVV goes in with the card, in the same statement: a re-run that finds the card
+    // already there inserts neither (the CTE's SELECT sees no row).
     const result = await db.query<TCardRow>(
-      `INSERT INTO ${SCHEMA[mode]}.cards
-         (id, property_id, card_brand, first6, last4, exp_month, exp_year, cardholder_name_masked,
-          fingerprint, kek_id, wrapped_dek, pan_ct, cardholder_name_ct, billing_details_ct)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-       ON CONFLICT (id) DO NOTHING
-       RETURNING ${METADATA_COLUMNS}`,
+      `WITH card AS (
+         INSERT INTO ${schema}.cards
+           (id, property_id, card_brand, first6, last4, exp_month, exp_year, cardholder_name_masked,
+            fingerprint, fingerprint_version, kek_id, wrapped_dek, pan_ct, cardholder_name_ct, billing_details_ct, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, ${FINGERPRINT_VERSION}, $10, $11, $12, $13, $14, $15)
+         ON CONFLICT (id) DO NOTHING
+         RETURNING ${METADATA_COLUMNS}
+       ), cvv AS (
+         INSERT INTO ${schema}.held_cvvs (token_id, cvv_ct, held_until)
+         SELECT id, $16, now() + make_interval(secs => $17) FROM card WHERE $16::bytea IS NOT NULL
+       )
+       SELECT * FROM card`,
       [
         card.id, card.propertyId, card.cardBrand, card.first6, card.last4, card.expMonth, card.expYear,
         card.cardholderNameMasked, card.fingerprint, card.kekId, card.wrappedDek, card.panCt,
-        card.cardholderNameCt, card.billingDetailsCt,
+        card.cardholderNameCt, card.billingDetailsCt, card.expiresAt, card.cvvCt, card.cvvHoldSeconds,
       ],
     );
     return result.rows[0];
@@ -125,10 +156,57 @@ export class CardRepository {
     id: string,
   ): Promise<TCardRow | undefined> {
     const result = await db.query<TCardRow>(
-      `SELECT ${METADATA_COLUMNS} FROM ${SCHEMA[mode]}.cards WHERE id = $1 AND property_id = $2`,
+      `SELECT ${METADATA_WITH_CVV} FROM ${SCHEMA[mode]}.cards c ${HELD_CVV_JOIN.replace('{schema}', SCHEMA[mode])}
+        WHERE c.id = $1 AND c.property_id = $2`,
       [id, propertyId],
     );
     return result.rows[0];
+  }
+
+  /** The property's current tokens with this fingerprint, newest first, at most 100. */
+  async findByFingerprint(mode: TTokenizationMode, propertyId: string, fingerprint: string): Promise<TCardRow[]> {
+    const result = await this.pool.query<TCardRow>(
+      `SELECT ${METADATA_WITH_CVV} FROM ${SCHEMA[mode]}.cards c ${HELD_CVV_JOIN.replace('{schema}', SCHEMA[mode])}
+        WHERE c.property_id = $1 AND c.fingerprint = $2 AND ${CURRENT}
+        ORDER BY c.created_at DESC, c.id DESC
+        LIMIT 100`,
+      [propertyId, fingerprint],
+    );
+    return result.rows;
+  }
+
+  /** A current record's ciphertexts and wrapped key, for a forward; undefined when shredded, expired or unknown. */
+  async findSealedRecord(
+    db: TPgPool | PoolClient,
+    mode: TTokenizationMode,
+    propertyId: string,
+    id: string,
+  ): Promise<(TSealedRecordRow & TCardRow) | undefined> {
+    const result = await db.query<TSealedRecordRow & TCardRow>(
+      `SELECT ${METADATA_WITH_CVV}, c.kek_id, c.wrapped_dek, c.pan_ct, c.cardholder_name_ct, c.billing_details_ct
+         FROM ${SCHEMA[mode]}.cards c ${HELD_CVV_JOIN.replace('{schema}', SCHEMA[mode])}
+        WHERE c.id = $1 AND c.property_id = $2 AND ${CURRENT}`,
+      [id, propertyId],
+    );
+    return result.rows[0];
+  }
+
+  /**
+   * Takes the held CVV out: deleted whatever happens next (a CVV serves one authorization), and
+   * answered only when its time has not passed. Inside the caller's transaction, so the delete
+   * commits with the forward's "attempt started" record and before the gateway is called.
+   */
+  async takeHeldCvv(client: PoolClient, mode: TTokenizationMode, tokenId: string): Promise<Buffer | undefined> {
+    const result = await client.query<{ cvv_ct: Buffer; live: boolean }>(
+      `DELETE FROM ${SCHEMA[mode]}.held_cvvs WHERE token_id = $1 RETURNING cvv_ct, held_until > now() AS live`,
+      [tokenId],
+    );
+    const row = result.rows[0];
+    return row?.live ? row.cvv_ct : undefined;
+  }
+
+  async markUsed(mode: TTokenizationMode, id: string): Promise<void> {
+    await this.pool.query(`UPDATE ${SCHEMA[mode]}.cards SET last_used_at = now() WHERE id = $1`, [id]);
   }
 
   /**
@@ -182,18 +260,58 @@ export class CardRepository {
     return result.rows;
   }
 
-  /**
-   * Crypto-shredding: the wrapped data key and every ciphertext are destroyed; the clear metadata
-   * row stays as a tombstone so the id is never reused. Returns false when there is no such card.
-   */
+  /** Crypto-shreds one token (SHRED) and its held CVV. Returns false when there is no such card. */
   async shredCard(mode: TTokenizationMode, propertyId: string, id: string): Promise<boolean> {
+    const schema = SCHEMA[mode];
     const result = await this.pool.query(
-      `UPDATE ${SCHEMA[mode]}.cards
-          SET wrapped_dek = NULL, kek_id = NULL, pan_ct = NULL, cardholder_name_ct = NULL,
-              billing_details_ct = NULL, deleted_at = COALESCE(deleted_at, now())
-        WHERE id = $1 AND property_id = $2`,
+      `WITH cvv AS (
+         DELETE FROM ${schema}.held_cvvs WHERE token_id IN (SELECT id FROM ${schema}.cards WHERE id = $1 AND property_id = $2)
+       )
+       UPDATE ${schema}.cards SET ${SHRED} WHERE id = $1 AND property_id = $2`,
       [id, propertyId],
     );
     return (result.rowCount ?? 0) > 0;
+  }
+
+  /** The sweep: shreds up to `limit` tokens past their end; answers their ids and properties. */
+  async shredExpired(mode: TTokenizationMode, limit: number): Promise<Array<{ id: string; property_id: string }>> {
+    const schema = SCHEMA[mode];
+    const result = await this.pool.query<{ id: string; property_id: string }>(
+      `UPDATE ${schema}.cards SET ${SHRED}
+        WHERE id IN (SELECT id FROM ${schema}.cards WHERE expires_at <= now() AND wrapped_dek IS NOT NULL
+                      ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+        RETURNING id, property_id`,
+      [limit],
+    );
+    return result.rows;
+  }
+
+  /** The sweep: destroys held CVVs past their time and any of a shredded or expired token. */
+  async destroyStaleCvvs(mode: TTokenizationMode): Promise<number> {
+    const schema = SCHEMA[mode];
+    const result = await this.pool.query(
+      `DELETE FROM ${schema}.held_cvvs h
+        WHERE h.held_until <= now()
+           OR EXISTS (SELECT 1 FROM ${schema}.cards c WHERE c.id = h.token_id AND (c.wrapped_dek IS NULL OR c.expires_at <= now()))`,
+    );
+    return result.rowCount ?? 0;
+  }
+
+  /** Records still under the version-1 (global) fingerprint, locked for re-fingerprinting. */
+  async lockOldFingerprints(client: PoolClient, mode: TTokenizationMode, limit: number): Promise<Array<TSealedRecordRow & { property_id: string }>> {
+    const result = await client.query<TSealedRecordRow & { property_id: string }>(
+      `SELECT id, property_id, kek_id, wrapped_dek, pan_ct, cardholder_name_ct, billing_details_ct FROM ${SCHEMA[mode]}.cards
+        WHERE fingerprint_version = 1 AND wrapped_dek IS NOT NULL
+        ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+      [limit],
+    );
+    return result.rows;
+  }
+
+  async setFingerprint(client: PoolClient, mode: TTokenizationMode, id: string, fingerprint: string): Promise<void> {
+    await client.query(
+      `UPDATE ${SCHEMA[mode]}.cards SET fingerprint = $2, fingerprint_version = ${FINGERPRINT_VERSION} WHERE id = $1`,
+      [id, fingerprint],
+    );
   }
 }

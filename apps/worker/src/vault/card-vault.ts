@@ -3,19 +3,28 @@ import type { z } from 'zod';
 import type { TVaultKeys } from '@folio-vault/shared/config';
 import type { TPgPool } from '@folio-vault/shared/connections';
 import { maskName } from '@folio-vault/shared/vault/card/mask';
-import { newDataKey, sealField, wrapDataKey } from '@folio-vault/shared/vault/crypto/envelope';
-import { cardFingerprint, keyedDigest } from '@folio-vault/shared/vault/crypto/fingerprint';
+import { newDataKey, openField, sealField, unwrapDataKey, wrapDataKey } from '@folio-vault/shared/vault/crypto/envelope';
+import { canonicalJson, cardFingerprint, keyedDigest } from '@folio-vault/shared/vault/crypto/fingerprint';
 import type { TKeyring } from '@folio-vault/shared/vault/crypto/keyring';
 import { openTransit, transitAad } from '@folio-vault/shared/vault/crypto/transit';
 import type { TJobResult } from '@folio-vault/shared/jobs/registry';
 import { ZSealedCard, type TSealedCard, type ZTokenizeCardPayload } from '@folio-vault/shared/vault/tokenize-card-job';
 import type { ZVaultJobBase } from '@folio-vault/shared/vault/vault-job-common';
+import type { searchCardTokensJob } from '@folio-vault/shared/vault/search-card-tokens-job';
 import type { TCardBrand } from '@folio-vault/shared/vault/card/brand';
 import type { TCardTokenMetadata, TTokenizationMode } from '@folio-vault/shared/vault/schemas';
-import type { CardRepository, TCardRow } from './card-repository.js';
+import type { CardRepository, TCardRow, TSealedRecordRow } from './card-repository.js';
 
 type TTokenizePayload = z.output<typeof ZTokenizeCardPayload>;
 type TTokenRef = z.output<typeof ZVaultJobBase>;
+
+/** A record opened in the worker's memory, for the moment of a forward (or a re-fingerprint). */
+export interface TOpenedCard {
+  pan: string;
+  holderName: string;
+  billing?: Record<string, string>;
+  cvv?: string;
+}
 
 /** A transit envelope that does not open (wrong key, tampered, replayed into another job). */
 export class SealedCardError extends Error {
@@ -33,18 +42,6 @@ export function recordAad(mode: TTokenizationMode, tokenId: string): string {
   return `${mode}:${tokenId}`;
 }
 
-/** Canonical JSON (sorted keys) so the same card always digests the same for idempotency. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
 /**
  * The only code that holds vault keys. Tokenize decrypts the transit envelope, fingerprints the
  * PAN, seals PAN, name and billing details under a fresh data key wrapped by the mode's KEK, and
@@ -54,10 +51,43 @@ export class CardVault {
   private readonly keks: Record<TTokenizationMode, TKeyring>;
 
   constructor(
-    private readonly repository: CardRepository,
+    readonly repository: CardRepository,
     private readonly keys: TVaultKeys,
+    /** VAULT_CVV_HOLD_SECONDS: how long a CVV that came with the card is held (0: dropped). */
+    private readonly cvvHoldSeconds: number,
   ) {
     this.keks = { test: keys.VAULT_KEK_TEST, live: keys.VAULT_KEK_LIVE };
+  }
+
+  /** A keyed digest of a request, for comparing an idempotent retry with the first (never reversible). */
+  requestDigest(purpose: string, request: unknown): string {
+    return keyedDigest(this.keys.VAULT_FINGERPRINT_KEY, purpose, canonicalJson(request));
+  }
+
+  /** The fingerprint of a PAN in a property (docs/vault.md#fingerprints). */
+  fingerprint(propertyId: string, pan: string): string {
+    return cardFingerprint(this.keys.VAULT_FINGERPRINT_KEY, propertyId, pan);
+  }
+
+  /**
+   * Opens a record's PAN, name and billing details (and a held CVV taken out of held_cvvs) with
+   * its data key; the data key is wiped before this returns. Throws when a key does not open.
+   */
+  openRecord(mode: TTokenizationMode, row: TSealedRecordRow, cvvCt?: Buffer): TOpenedCard {
+    const aad = recordAad(mode, row.id);
+    const dataKey = unwrapDataKey(this.keks[mode], { kekId: row.kek_id, wrapped: row.wrapped_dek }, aad);
+    try {
+      return {
+        pan: openField(dataKey, row.pan_ct, `${aad}:pan`),
+        holderName: openField(dataKey, row.cardholder_name_ct, `${aad}:cardholder_name`),
+        ...(row.billing_details_ct
+          ? { billing: JSON.parse(openField(dataKey, row.billing_details_ct, `${aad}:billing_details`)) as Record<string, string> }
+          : {}),
+        ...(cvvCt ? { cvv: openField(dataKey, cvvCt, `${aad}:cvv`) } : {}),
+      };
+    } finally {
+      dataKey.fill(0);
+    }
   }
 
   private openCard(payload: TTokenizePayload): TSealedCard {
@@ -71,7 +101,7 @@ export class CardVault {
   async tokenize(payload: TTokenizePayload): Promise<TJobResult<'tokenize-card'>> {
     const card = this.openCard(payload);
     const { mode, propertyId, tokenId } = payload;
-    const fingerprint = cardFingerprint(this.keys.VAULT_FINGERPRINT_KEY, card.card_number);
+    const fingerprint = this.fingerprint(propertyId, card.card_number);
 
     const answer = (row: TCardRow) => ({
       outcome: 'tokenized' as const,
@@ -97,8 +127,9 @@ export class CardVault {
     }
     const idempotencyKey = payload.idempotencyKey;
     return this.repository.transaction(async (client) => {
-      // The CVV is not part of the comparison: it is never stored in any form, not even digested.
-      const requestDigest = keyedDigest(this.keys.VAULT_FINGERPRINT_KEY, 'idempotency', canonicalJson(card));
+      // The CVV is not part of the comparison: it is never digested, and a retry may carry another.
+      const { cvv: _cvv, ...compared } = card;
+      const requestDigest = this.requestDigest('idempotency', compared);
       await this.repository.lockIdempotencyKey(client, mode, propertyId, idempotencyKey);
       const previous = await this.repository.findIdempotencyKey(client, mode, propertyId, idempotencyKey);
       if (previous && previous.request_digest !== requestDigest) return { outcome: 'idempotency_key_reused' as const };
@@ -137,6 +168,9 @@ export class CardVault {
         billingDetailsCt: card.billing_details
           ? sealField(dataKey, JSON.stringify(card.billing_details), `${aad}:billing_details`)
           : null,
+        expiresAt: payload.expiresAt,
+        cvvCt: card.cvv && this.cvvHoldSeconds > 0 ? sealField(dataKey, card.cvv, `${aad}:cvv`) : null,
+        cvvHoldSeconds: this.cvvHoldSeconds,
       });
     } finally {
       dataKey.fill(0);
@@ -145,8 +179,14 @@ export class CardVault {
 
   async read(ref: TTokenRef): Promise<TJobResult<'read-card-token'>> {
     const row = await this.repository.findCard(this.repository.pool, ref.mode, ref.propertyId, ref.tokenId);
-    if (!row || row.deleted_at) return { outcome: 'not_found' };
+    // Past its end the token is gone, whether or not the sweep has shredded it yet.
+    if (!row || row.deleted_at || row.expires_at.getTime() <= Date.now()) return { outcome: 'not_found' };
     return { outcome: 'found', token: toMetadata(row, ref.mode) };
+  }
+
+  async search(ref: z.output<typeof searchCardTokensJob.payload>): Promise<TJobResult<'search-card-tokens'>> {
+    const rows = await this.repository.findByFingerprint(ref.mode, ref.propertyId, ref.fingerprint);
+    return { tokens: rows.map((row) => toMetadata(row, ref.mode)) };
   }
 
   async delete(ref: TTokenRef): Promise<TJobResult<'delete-card-token'>> {
@@ -166,6 +206,9 @@ function toMetadata(row: TCardRow, mode: TTokenizationMode): TCardTokenMetadata 
     ...(row.cardholder_name_masked ? { cardholder_name_masked: row.cardholder_name_masked } : {}),
     test_mode: mode === 'test',
     created_at: row.created_at.toISOString(),
-    fingerprint: row.fingerprint,
+    fingerprint: row.fingerprint ?? '',
+    expires_at: row.expires_at.toISOString(),
+    ...(row.cvv_held_until ? { cvv_held_until: row.cvv_held_until.toISOString() } : {}),
+    ...(row.last_used_at ? { last_used_at: row.last_used_at.toISOString() } : {}),
   };
 }

@@ -4,6 +4,9 @@ import { exportFolioJob } from '../exports/export-folio-job.js';
 import { nightAuditManifestJob, nightAuditScheduledJob, nightAuditSourceJob } from '../night-audit/night-audit-job.js';
 import { readCardTokenJob } from '../vault/read-card-token-job.js';
 import { tokenizeCardJob } from '../vault/tokenize-card-job.js';
+import { forwardCardJob } from '../vault/forward/forward-job.js';
+import { searchCardTokensJob } from '../vault/search-card-tokens-job.js';
+import { vaultSweepJob } from '../vault/vault-sweep-job.js';
 
 /**
  * Every job the service runs, by name. `enqueue(name, payload)` and the processors are typed from
@@ -13,6 +16,9 @@ export const JOBS = {
   [tokenizeCardJob.name]: tokenizeCardJob,
   [readCardTokenJob.name]: readCardTokenJob,
   [deleteCardTokenJob.name]: deleteCardTokenJob,
+  [searchCardTokensJob.name]: searchCardTokensJob,
+  [vaultSweepJob.name]: vaultSweepJob,
+  [forwardCardJob.name]: forwardCardJob,
   [exportFolioJob.name]: exportFolioJob,
   [nightAuditSourceJob.name]: nightAuditSourceJob,
   [nightAuditManifestJob.name]: nightAuditManifestJob,
@@ -29,5 +35,6 @@ type TNamesOnQueue<Q extends string> = { [N in TJobName]: TJobs[N]['queue'] exte
 export type TVaultJobName = TNamesOnQueue<'vault'>;
 export type TVaultJobData = TJobPayload<TVaultJobName>;
 export type TVaultJobResult = TJobResult<TVaultJobName>;
+export type TForwardJobName = TNamesOnQueue<'vault-forward'>;
 export type TExportJobName = TNamesOnQueue<'folio-export'>;
 export type TNightAuditJobName = TNamesOnQueue<'night-audit'>;

@@ -13,7 +13,7 @@ import { within } from '../within.js';
  * has the shape of what it claims to be (a UUID, an int64), so a PAN sent as a token id or a
  * property id never lands here.
  */
-export type TAuditAction = 'token.tokenize' | 'token.read' | 'token.delete';
+export type TAuditAction = 'token.tokenize' | 'token.read' | 'token.delete' | 'token.search' | 'token.forward' | 'token.expire';
 export type TAuditOutcome = 'success' | 'denied' | 'not_found' | 'rejected' | 'failed';
 
 export interface TAuditEvent {
@@ -28,6 +28,8 @@ export interface TAuditEvent {
   requestId: string;
   /** The peer address of the request. */
   clientAddress?: string;
+  /** What a forward did: never card data (the path is the caller's template, PAN-redacted). */
+  forward?: { destination: string; method: string; path: string; gatewayStatus?: number; durationMs?: number };
 }
 
 export interface TAuditRow {
@@ -43,6 +45,11 @@ export interface TAuditRow {
   mode: TTokenizationMode | null;
   request_id: string;
   client_address: string | null;
+  destination: string | null;
+  forward_method: string | null;
+  forward_path: string | null;
+  gateway_status: number | null;
+  duration_ms: number | null;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -74,15 +81,20 @@ export function auditPropertyId(value: unknown): string | undefined {
   return BigInt(value) <= MAX_INT64 ? value : undefined;
 }
 
-type TAuditValues = [string | null, TAuditAction, TAuditOutcome, string | null, number, string | null, string | null, string | null, string, string | null];
+type TAuditValues = [
+  string | null, TAuditAction, TAuditOutcome, string | null, number, string | null, string | null, string | null, string, string | null,
+  string | null, string | null, string | null, number | null, number | null,
+];
 
 interface TPendingBatch {
   rows: TAuditValues[];
   written: Promise<void>;
 }
 
-const COLUMNS = '(subject, action, outcome, error_code, http_status, token_id, property_id, mode, request_id, client_address)';
-const COLUMN_TYPES = ['text', 'text', 'text', 'text', 'int', 'uuid', 'bigint', 'text', 'text', 'inet'] as const;
+const COLUMNS =
+  '(subject, action, outcome, error_code, http_status, token_id, property_id, mode, request_id, client_address, ' +
+  'destination, forward_method, forward_path, gateway_status, duration_ms)';
+const COLUMN_TYPES = ['text', 'text', 'text', 'text', 'int', 'uuid', 'bigint', 'text', 'text', 'inet', 'text', 'text', 'text', 'int', 'int'] as const;
 
 export class AuditLog {
   private pending: TPendingBatch | undefined;
@@ -115,6 +127,11 @@ export class AuditLog {
       event.mode ?? null,
       redactPans(event.requestId).slice(0, 128),
       event.clientAddress && isIP(event.clientAddress) ? event.clientAddress : null,
+      event.forward?.destination.slice(0, 100) ?? null,
+      event.forward?.method ?? null,
+      event.forward ? redactPans(event.forward.path).slice(0, 2048) : null,
+      event.forward?.gatewayStatus ?? null,
+      event.forward?.durationMs ?? null,
     ];
     if (!this.pending) {
       const batch: TPendingBatch = { rows: [], written: Promise.resolve() };
@@ -129,7 +146,7 @@ export class AuditLog {
   }
 
   private async write(rows: TAuditValues[]): Promise<void> {
-    // One array parameter per column, unnested side by side: any number of rows, ten parameters.
+    // One array parameter per column, unnested side by side: any number of rows, one parameter per column.
     const columns = COLUMN_TYPES.map((_, index) => rows.map((row) => row[index]));
     const unnest = COLUMN_TYPES.map((type, index) => `$${index + 1}::${type}[]`).join(', ');
     await within(this.pool.query(`INSERT INTO audit.vault_events ${COLUMNS} SELECT * FROM unnest(${unnest})`, columns), this.timeoutMs);
@@ -139,7 +156,7 @@ export class AuditLog {
   async recent(filter: { tokenId?: string; requestId?: string; limit?: number } = {}): Promise<TAuditRow[]> {
     const result = await this.pool.query<TAuditRow>(
       `SELECT id::text, occurred_at, subject, action, outcome, error_code, http_status, token_id, property_id::text, mode, request_id,
-              host(client_address) AS client_address
+              host(client_address) AS client_address, destination, forward_method, forward_path, gateway_status, duration_ms
          FROM audit.vault_events
         WHERE ($1::uuid IS NULL OR token_id = $1::uuid) AND ($2::text IS NULL OR request_id = $2)
         ORDER BY id DESC

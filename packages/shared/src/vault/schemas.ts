@@ -84,6 +84,11 @@ export const ZTokenizeCardRequest = z
     cardholder_name: printableText(100).openapi({ example: 'Zoë Łukasiewicz' }),
     expiration: ZExpiration,
     billing_details: ZBillingDetails.optional(),
+    expires_at: z.iso
+      .datetime({ offset: true, error: 'must be an ISO-8601 date-time with a time zone, such as 2027-01-31T00:00:00Z' })
+      .refine((value) => Date.parse(value) > Date.now(), 'must be in the future')
+      .optional()
+      .openapi({ description: "When the token is shredded; at most VAULT_SHRED_AFTER_EXPIRY_DAYS after the end of the card's expiry month (the default and the latest)." }),
   })
   .superRefine((card, ctx) => {
     // Zod runs object refinements even when a field failed: only judge fields that are valid.
@@ -127,6 +132,10 @@ export const ZTokenizeHeaders = ZVaultHeaders.extend({
     ,
 });
 
+export const ZTokenSearchQuery = z.strictObject({
+  fingerprint: z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'must be a token fingerprint (43 base64url characters)'),
+});
+
 export const ZTokenIdParams = z.object({
   id: z.uuid({ error: 'must be a token id (UUID)' }),
 });
@@ -154,7 +163,13 @@ export const ZCardTokenMetadata = z
     cardholder_name_masked: z.string().optional(),
     test_mode: z.boolean(),
     created_at: z.string(),
-    fingerprint: z.string(),
+    fingerprint: z.string().openapi({ description: 'HMAC-SHA256 of the card number keyed per property: equal within a property for the same card, unrelated across properties' }),
+    expires_at: z.string().openapi({ description: 'When the token is crypto-shredded by the vault sweep' }),
+    cvv_held_until: z.string().optional().openapi({ description: 'Present while a CVV is held for a first forward' }),
+    last_used_at: z.string().optional().openapi({ description: 'The last forward of this token' }),
   })
   .openapi('CardTokenMetadata');
 export type TCardTokenMetadata = z.output<typeof ZCardTokenMetadata>;
+
+/** GET /vault/v1/tokens?fingerprint=: the property's current tokens in the mode, newest first, at most 100. */
+export const ZTokenSearchResponse = z.object({ tokens: z.array(ZCardTokenMetadata) }).openapi('CardTokenSearchResponse');

@@ -7,11 +7,13 @@ import { VAULT_JOB_OPTIONS, ZVaultJobBase } from './vault-job-common.js';
 /**
  * Tokenize a card. The API chooses the token id (UUIDv7) so a job that runs twice (at-least-once
  * delivery) writes one record. The card travels only as `sealedCard`, sealed with the transit key;
- * the CVV is checked by the API and never put on the queue.
+ * the CVV is in it only when it is to be held (VAULT_CVV_HOLD_SECONDS > 0), else the API drops it.
+ * `expiresAt` is the token's end, already bounded by the card's expiry (docs/vault.md#token-lifecycle).
  */
 export const ZTokenizeCardPayload = ZVaultJobBase.extend({
   sealedCard: z.string().startsWith('v1.'),
   idempotencyKey: z.string().min(1).max(255).optional(),
+  expiresAt: z.iso.datetime({ offset: true }),
 });
 
 /** What `sealedCard` opens to in the worker. */
@@ -21,6 +23,7 @@ export const ZSealedCard = z.object({
   cardholder_name: z.string(),
   expiration: z.object({ month: z.string(), year: z.string() }),
   billing_details: z.record(z.string(), z.string()).optional(),
+  cvv: z.string().regex(/^\d{3,4}$/).optional(),
 });
 export type TSealedCard = z.output<typeof ZSealedCard>;
 

@@ -1,14 +1,16 @@
 import { z } from 'zod';
 import { ZTokenizationMode } from './schemas.js';
 
-/** Fields every vault job carries. Never card data in clear: see tokenize-card.ts. */
-export const ZVaultJobBase = z.object({
+/** Fields every vault request carries. Never card data in clear: see tokenize-card-job.ts. */
+export const ZVaultRequestBase = z.object({
   version: z.literal(1),
-  tokenId: z.uuid(),
   propertyId: z.string().regex(/^\d+$/),
   mode: ZTokenizationMode,
   requestId: z.string().max(200),
 });
+
+/** …and a job about one token names it. */
+export const ZVaultJobBase = ZVaultRequestBase.extend({ tokenId: z.uuid() });
 
 /**
  * Vault jobs are request/response: the API waits for them. Completed jobs go quickly (their result

@@ -1,0 +1,103 @@
+import { v7 as uuidv7 } from 'uuid';
+import { AppError } from '@folio-vault/shared/errors';
+import { findDestination, pathAllowed, type TForwardDestination } from '@folio-vault/shared/vault/forward/destinations';
+import { forwardCardJob, type TForwardCardResult } from '@folio-vault/shared/vault/forward/forward-job';
+import type { TForwardRequest, TForwardResponse } from '@folio-vault/shared/vault/forward/schemas';
+import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
+import type { JobWaiter } from '../jobs/job-waiter.js';
+
+interface TForwardRef {
+  propertyId: string;
+  mode: TTokenizationMode;
+  requestId: string;
+  idempotencyKey: string;
+}
+
+/** What the audit trail records of a forward once it has an outcome (never card data). */
+export interface TForwardOutcome {
+  gatewayStatus?: number;
+  durationMs?: number;
+}
+
+const invalid = (path: string, message: string) => AppError.invalid([{ path, message }], `${path}: ${message}.`);
+
+/**
+ * The API's side of a forward (docs/vault.md#forward-to-a-payment-gateway): it checks the request
+ * against the destination (configured, in the token's mode, method and path allowed; the template
+ * rules are the body schema's) and runs the forward job, which holds no card data. It never sees
+ * the card nor the destination's credentials; it waits the destination's time-out plus the vault's
+ * own wait, so a gateway that answers in time is answered.
+ */
+export class ForwardClient {
+  constructor(
+    private readonly waiter: JobWaiter,
+    private readonly destinations: readonly TForwardDestination[],
+    private readonly waitMs: number,
+  ) {}
+
+  /** The destination a request may use, or 400 at the field that is wrong. */
+  check(request: TForwardRequest, mode: TTokenizationMode): TForwardDestination {
+    const destination = findDestination(this.destinations, request.destination);
+    // The name is not echoed: it came from outside and could be anything.
+    if (!destination) throw invalid('destination', 'is not a configured destination');
+    if (!destination.modes.includes(mode)) {
+      throw invalid('destination', `takes ${destination.modes.join(' and ')} tokens only, not ${mode} ones`);
+    }
+    if (!destination.methods.includes(request.method)) {
+      throw invalid('method', `is not allowed for this destination (allowed: ${destination.methods.join(', ')})`);
+    }
+    if (!pathAllowed(destination, request.path)) throw invalid('path', 'is not among the paths this destination allows');
+    return destination;
+  }
+
+  async forward(tokenId: string, request: TForwardRequest, ref: TForwardRef, outcome: TForwardOutcome): Promise<TForwardResponse> {
+    const destination = this.check(request, ref.mode);
+    const forwardId = uuidv7();
+    const value = await this.waiter.run(
+      forwardCardJob.name,
+      {
+        version: 1,
+        tokenId,
+        forwardId,
+        ...ref,
+        destination: destination.name,
+        method: request.method,
+        path: request.path,
+        headers: request.headers ?? {},
+        ...(request.body !== undefined ? { body: request.body } : {}),
+      },
+      { jobId: forwardId, timeoutMs: destination.timeoutMs + this.waitMs, jobOptions: forwardCardJob.options },
+    );
+    return answerOf(forwardCardJob.result.parse(value), outcome);
+  }
+}
+
+/** The job's outcome as the client's answer, or the contract's error. */
+function answerOf(result: TForwardCardResult, outcome: TForwardOutcome): TForwardResponse {
+  switch (result.outcome) {
+    case 'forwarded':
+      outcome.gatewayStatus = result.answer.status;
+      outcome.durationMs = result.answer.duration_ms;
+      return result.answer;
+    case 'gateway_error':
+      outcome.durationMs = result.durationMs;
+      throw new AppError(result.code, result.details);
+    case 'idempotency_key_reused':
+      throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different forward request.');
+    case 'outcome_unknown':
+      throw new AppError(
+        'FORWARD_OUTCOME_UNKNOWN',
+        `An earlier forward with this Idempotency-Key (forward ${result.forwardId}) started and recorded no answer: ` +
+          'it may have reached the gateway, so it is never sent again. Reconcile with the gateway, which received the same Idempotency-Key.',
+      );
+    case 'not_found':
+      throw AppError.notFound('The token');
+    case 'cvv_not_available':
+      throw new AppError(
+        'CVV_NOT_AVAILABLE',
+        'The template asks for {{card.cvv}} and no CVV is held for this token: a CVV serves one forward and is held for VAULT_CVV_HOLD_SECONDS after tokenization.',
+      );
+    case 'destination_unknown':
+      throw AppError.unavailable('The workers do not have this destination configured yet; retry shortly.', 5);
+  }
+}

@@ -1,0 +1,120 @@
+import type { z } from 'zod';
+import type { TMetrics } from '@folio-vault/shared/metrics';
+import type { TResolvedDestination } from '@folio-vault/shared/vault/forward/destinations';
+import type { TForwardCardResult, ZForwardCardPayload } from '@folio-vault/shared/vault/forward/forward-job';
+import { maskHeaders, maskSecrets } from '@folio-vault/shared/vault/forward/mask';
+import { cardValues, substitute, usesCvv } from '@folio-vault/shared/vault/forward/template';
+import type { CardVault, TOpenedCard } from '../card-vault.js';
+import type { TCardRow, TSealedRecordRow } from '../card-repository.js';
+import { GatewayError, type GatewayClients } from './gateway-client.js';
+import type { ForwardAttempts, TRecordedForward } from './forward-attempts.js';
+
+type TForwardPayload = z.output<typeof ZForwardCardPayload>;
+type TRecord = TSealedRecordRow & TCardRow;
+
+/**
+ * The worker's side of a forward (docs/vault.md#forward-to-a-payment-gateway): exactly once toward
+ * the gateway. In one transaction it takes the key's lock, answers a replay from the recorded
+ * attempt, takes the held CVV out when the template asks for it and records "attempt started";
+ * that commits before the call. Then it opens the record, substitutes, calls the destination,
+ * masks the answer and records it. A re-run that finds "started" without an answer (its worker
+ * died mid-call) answers outcome_unknown and never calls again.
+ */
+export class CardForwarder {
+  private readonly destinations: Map<string, TResolvedDestination>;
+
+  constructor(
+    private readonly vault: CardVault,
+    private readonly attempts: ForwardAttempts,
+    private readonly gateways: GatewayClients,
+    destinations: readonly TResolvedDestination[],
+    private readonly metrics?: TMetrics,
+  ) {
+    this.destinations = new Map(destinations.map((destination) => [destination.name, destination]));
+  }
+
+  async forward(payload: TForwardPayload): Promise<TForwardCardResult> {
+    if (!this.destinations.has(payload.destination)) return { outcome: 'destination_unknown' };
+    const begun = await this.begin(payload);
+    if (!('record' in begun)) return begun;
+    const result = await this.call(payload, begun.record, begun.cvvCt);
+    await this.attempts.finish(payload.mode, payload.propertyId, payload.idempotencyKey, result);
+    await this.vault.repository.markUsed(payload.mode, payload.tokenId);
+    return result;
+  }
+
+  /** The transaction before the call: an early answer, or the record (and CVV) to send with. */
+  private begin(payload: TForwardPayload): Promise<TForwardCardResult | { record: TRecord; cvvCt?: Buffer }> {
+    const { mode, propertyId, idempotencyKey: key, tokenId } = payload;
+    const digest = this.vault.requestDigest('forward', {
+      tokenId, destination: payload.destination, method: payload.method, path: payload.path, headers: payload.headers, body: payload.body,
+    });
+    const repository = this.vault.repository;
+    return repository.transaction(async (client) => {
+      await this.attempts.lock(client, mode, propertyId, key);
+      const previous = await this.attempts.find(client, mode, propertyId, key);
+      if (previous && previous.request_digest !== digest) return { outcome: 'idempotency_key_reused' as const };
+      if (previous?.state === 'done' && previous.answer) return previous.answer;
+      if (previous) return { outcome: 'outcome_unknown' as const, forwardId: previous.forward_id };
+      const record = await repository.findSealedRecord(client, mode, propertyId, tokenId);
+      if (!record) return { outcome: 'not_found' as const };
+      let cvvCt: Buffer | undefined;
+      if (usesCvv({ path: payload.path, body: payload.body })) {
+        // Taken out (deleted) in this transaction: whatever the gateway answers, it is used.
+        cvvCt = await repository.takeHeldCvv(client, mode, tokenId);
+        if (!cvvCt) return { outcome: 'cvv_not_available' as const };
+      }
+      await this.attempts.start(client, mode, {
+        propertyId, idempotencyKey: key, requestDigest: digest, forwardId: payload.forwardId, tokenId,
+        destination: payload.destination, method: payload.method,
+      });
+      return { record, ...(cvvCt ? { cvvCt } : {}) };
+    });
+  }
+
+  /** Opens the card, sends, and masks: the card exists in clear only within this call. */
+  private async call(payload: TForwardPayload, record: TRecord, cvvCt: Buffer | undefined): Promise<TRecordedForward> {
+    const card: TOpenedCard = this.vault.openRecord(payload.mode, record, cvvCt);
+    const secrets = { pan: card.pan, ...(card.cvv ? { cvv: card.cvv } : {}) };
+    const values = cardValues({
+      pan: card.pan,
+      ...(card.cvv ? { cvv: card.cvv } : {}),
+      expMonth: record.exp_month,
+      expYear: record.exp_year,
+      holderName: card.holderName,
+      brand: record.card_brand,
+      ...(card.billing ? { billing: card.billing } : {}),
+    });
+    const filled = substitute({ method: payload.method, path: payload.path, headers: payload.headers, body: payload.body }, values);
+    const started = performance.now();
+    try {
+      const answer = await this.gateways.send(payload.destination, {
+        method: payload.method,
+        path: filled.path,
+        headers: { ...payload.headers, 'idempotency-key': payload.idempotencyKey },
+        ...(filled.body !== undefined ? { body: filled.body } : {}),
+      });
+      this.observe(payload.destination, `${Math.floor(answer.status / 100)}xx`, answer.durationMs);
+      return {
+        outcome: 'forwarded',
+        answer: {
+          forward_id: payload.forwardId,
+          destination: payload.destination,
+          status: answer.status,
+          headers: maskHeaders(answer.headers, secrets),
+          body: maskSecrets(answer.body, secrets),
+          duration_ms: answer.durationMs,
+        },
+      };
+    } catch (error) {
+      if (!(error instanceof GatewayError)) throw error;
+      const durationMs = Math.round(error.durationMs ?? performance.now() - started);
+      this.observe(payload.destination, error.code === 'GATEWAY_TIMEOUT' ? 'timeout' : 'unreachable', durationMs);
+      return { outcome: 'gateway_error', forwardId: payload.forwardId, code: error.code, details: maskSecrets(error.message, secrets), durationMs };
+    }
+  }
+
+  private observe(destination: string, result: string, durationMs: number): void {
+    this.metrics?.forwardDuration.observe({ destination, result }, durationMs / 1000);
+  }
+}

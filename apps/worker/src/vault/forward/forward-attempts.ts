@@ -1,0 +1,66 @@
+import type { PoolClient } from 'pg';
+import type { TPgPool } from '@folio-vault/shared/connections';
+import type { TForwardCardResult } from '@folio-vault/shared/vault/forward/forward-job';
+import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
+
+/**
+ * SQL for forward_attempts: one row per (property, Idempotency-Key) in each mode's schema. The row
+ * is committed in state `started` before the gateway is called and set to `done` with the masked
+ * answer after; a key is bound for good (a payment key is never sent twice, however late).
+ */
+const SCHEMA: Record<TTokenizationMode, string> = { test: 'vault_test', live: 'vault_live' };
+
+/** What a replay answers: the recorded outcome of the one call (already masked). */
+export type TRecordedForward = Extract<TForwardCardResult, { outcome: 'forwarded' | 'gateway_error' }>;
+
+export interface TForwardAttemptRow {
+  request_digest: string;
+  forward_id: string;
+  state: 'started' | 'done';
+  answer: TRecordedForward | null;
+}
+
+export interface TNewForwardAttempt {
+  propertyId: string;
+  idempotencyKey: string;
+  requestDigest: string;
+  forwardId: string;
+  tokenId: string;
+  destination: string;
+  method: string;
+}
+
+export class ForwardAttempts {
+  constructor(private readonly pool: TPgPool) {}
+
+  /** Serializes forwards that share a key until the transaction ends. */
+  async lock(client: PoolClient, mode: TTokenizationMode, propertyId: string, key: string): Promise<void> {
+    await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`forward:${mode}:${propertyId}:${key}`]);
+  }
+
+  async find(client: PoolClient, mode: TTokenizationMode, propertyId: string, key: string): Promise<TForwardAttemptRow | undefined> {
+    const result = await client.query<TForwardAttemptRow>(
+      `SELECT request_digest, forward_id, state, answer FROM ${SCHEMA[mode]}.forward_attempts
+        WHERE property_id = $1 AND idempotency_key = $2`,
+      [propertyId, key],
+    );
+    return result.rows[0];
+  }
+
+  async start(client: PoolClient, mode: TTokenizationMode, attempt: TNewForwardAttempt): Promise<void> {
+    await client.query(
+      `INSERT INTO ${SCHEMA[mode]}.forward_attempts
+         (property_id, idempotency_key, request_digest, forward_id, token_id, destination, method, state)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 'started')`,
+      [attempt.propertyId, attempt.idempotencyKey, attempt.requestDigest, attempt.forwardId, attempt.tokenId, attempt.destination, attempt.method],
+    );
+  }
+
+  async finish(mode: TTokenizationMode, propertyId: string, key: string, answer: TRecordedForward): Promise<void> {
+    await this.pool.query(
+      `UPDATE ${SCHEMA[mode]}.forward_attempts SET state = 'done', answer = $3, finished_at = now()
+        WHERE property_id = $1 AND idempotency_key = $2`,
+      [propertyId, key, JSON.stringify(answer)],
+    );
+  }
+}

@@ -1,0 +1,76 @@
+import type { AuditLog } from '@folio-vault/shared/vault/audit-log';
+import type { TJobResult } from '@folio-vault/shared/jobs/registry';
+import type { Logger } from '@folio-vault/shared/logger';
+import type { TMetrics } from '@folio-vault/shared/metrics';
+import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
+import type { CardVault } from './card-vault.js';
+
+const MODES: TTokenizationMode[] = ['test', 'live'];
+/** Rows per statement; a sweep goes on batch after batch until a batch comes back short. */
+const BATCH = 500;
+/** At most this many batches per mode and action in one run: the next run carries on. */
+const MAX_BATCHES = 40;
+
+/**
+ * The vault's housekeeping (docs/vault.md#token-lifecycle), run by the `vault-sweep` job every
+ * VAULT_SWEEP_SECONDS. Each step is one set-based statement per batch with SKIP LOCKED, so sweeps
+ * on several workers at once share the work instead of repeating it:
+ * - tokens past `expires_at` are crypto-shredded (and their held CVV destroyed), one audit event each;
+ * - held CVVs past `cvv_held_until` are destroyed (a stale one is never used, swept or not);
+ * - records still under the version-1 (global) fingerprint get the per-property one.
+ */
+export class VaultSweep {
+  constructor(
+    private readonly vault: CardVault,
+    private readonly audit: AuditLog,
+    private readonly logger: Logger,
+    private readonly metrics?: TMetrics,
+  ) {}
+
+  async run(): Promise<TJobResult<'vault-sweep'>> {
+    const totals = { shredded: 0, cvvsDestroyed: 0, refingerprinted: 0 };
+    for (const mode of MODES) {
+      totals.shredded += await this.repeat(() => this.shredExpired(mode));
+      totals.cvvsDestroyed += await this.vault.repository.destroyStaleCvvs(mode);
+      totals.refingerprinted += await this.repeat(() => this.refingerprint(mode));
+    }
+    this.metrics?.vaultSweep.inc({ action: 'shredded' }, totals.shredded);
+    this.metrics?.vaultSweep.inc({ action: 'cvv_destroyed' }, totals.cvvsDestroyed);
+    this.metrics?.vaultSweep.inc({ action: 'refingerprinted' }, totals.refingerprinted);
+    if (totals.shredded + totals.cvvsDestroyed + totals.refingerprinted > 0) this.logger.info(totals, 'vault sweep');
+    return totals;
+  }
+
+  private async repeat(batch: () => Promise<number>): Promise<number> {
+    let total = 0;
+    for (let n = 0; n < MAX_BATCHES; n += 1) {
+      const done = await batch();
+      total += done;
+      if (done < BATCH) break;
+    }
+    return total;
+  }
+
+  private async shredExpired(mode: TTokenizationMode): Promise<number> {
+    const shredded = await this.vault.repository.shredExpired(mode, BATCH);
+    await Promise.all(
+      shredded.map((row) =>
+        this.audit.record({ action: 'token.expire', httpStatus: 200, tokenId: row.id, propertyId: row.property_id, mode, requestId: 'vault-sweep' }),
+      ),
+    );
+    return shredded.length;
+  }
+
+  /** One transaction per batch: the rows stay locked from reading the PAN to writing the fingerprint. */
+  private refingerprint(mode: TTokenizationMode): Promise<number> {
+    const repository = this.vault.repository;
+    return repository.transaction(async (client) => {
+      const rows = await repository.lockOldFingerprints(client, mode, BATCH);
+      for (const row of rows) {
+        const { pan } = this.vault.openRecord(mode, row);
+        await repository.setFingerprint(client, mode, row.id, this.vault.fingerprint(row.property_id, pan));
+      }
+      return rows.length;
+    });
+  }
+}

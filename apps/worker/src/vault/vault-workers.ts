@@ -1,0 +1,58 @@
+import { Worker, type Queue, type WorkerOptions } from 'bullmq';
+import { vaultKeys, type TWorkerConfig } from '@folio-vault/shared/config';
+import type { TPgPool, TRedisClient } from '@folio-vault/shared/connections';
+import type { Logger } from '@folio-vault/shared/logger';
+import type { TMetrics } from '@folio-vault/shared/metrics';
+import { QUEUE_NAMES } from '@folio-vault/shared/queues';
+import { AuditLog } from '@folio-vault/shared/vault/audit-log';
+import { VAULT_SWEEP_SCHEDULER_ID, vaultSweepJob } from '@folio-vault/shared/vault/vault-sweep-job';
+import { createProcessor } from '../jobs/processor-base.js';
+import { CardRepository } from './card-repository.js';
+import { CardVault } from './card-vault.js';
+import { CardForwarder } from './forward/card-forwarder.js';
+import { ForwardAttempts } from './forward/forward-attempts.js';
+import { GatewayClients } from './forward/gateway-client.js';
+import { forwardHandlers, vaultHandlers } from './vault-processor.js';
+import { VaultSweep } from './vault-sweep.js';
+
+export interface TVaultWorkers {
+  workers: Worker[];
+  /** The forward destinations' HTTP pools; closed after the workers. */
+  gateways: GatewayClients;
+}
+
+/**
+ * The vault's consumers: the vault queue (tokenize, read, delete, search, sweep) and the forward
+ * queue, each WORKER_CONCURRENCY wide, with the keys and the destinations' credentials that only a
+ * worker holds.
+ */
+export function startVaultWorkers(
+  config: TWorkerConfig,
+  deps: { pool: TPgPool; connection: TRedisClient; logger: Logger; metrics: TMetrics; locking: Partial<WorkerOptions> },
+): TVaultWorkers {
+  const { pool, connection, logger, metrics } = deps;
+  const vault = new CardVault(new CardRepository(pool), vaultKeys(config), config.VAULT_CVV_HOLD_SECONDS);
+  const sweep = new VaultSweep(vault, new AuditLog(pool), logger, metrics);
+  const gateways = new GatewayClients(config.forwardGateways);
+  const forwarder = new CardForwarder(vault, new ForwardAttempts(pool), gateways, config.forwardGateways, metrics);
+  const options = { connection, prefix: config.QUEUE_PREFIX, concurrency: config.WORKER_CONCURRENCY, ...deps.locking };
+  return {
+    workers: [
+      new Worker(QUEUE_NAMES.vault, createProcessor(vaultHandlers(vault, sweep), logger, metrics), options),
+      new Worker(QUEUE_NAMES.forward, createProcessor(forwardHandlers(forwarder), logger, metrics), options),
+    ],
+    gateways,
+  };
+}
+
+/**
+ * Upserts the vault sweep's job scheduler (one stable id: every worker upserting it at start leaves
+ * one schedule, at the interval of the last one started).
+ */
+export async function scheduleVaultSweep(queue: Queue, everySeconds: number): Promise<void> {
+  await queue.upsertJobScheduler(
+    VAULT_SWEEP_SCHEDULER_ID,
+    { every: everySeconds * 1000 },
+    { name: vaultSweepJob.name, data: { version: 1 }, opts: vaultSweepJob.options },
+  );
+}

@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { QUEUE_NAMES } from '../../queues.js';
+import type { TJobDefinition } from '../../jobs/definition.js';
+import { ZVaultJobBase } from '../vault-job-common.js';
+import { FORWARD_METHODS } from './destinations.js';
+import { ZForwardResponse } from './schemas.js';
+
+/**
+ * Forward a token to a payment gateway (docs/vault.md#forward-to-a-payment-gateway). The payload
+ * is the caller's template — destination, method, path, headers and body with placeholders — and
+ * never card data: the worker opens the record and substitutes. `forwardId` is chosen by the API.
+ */
+export const ZForwardCardPayload = ZVaultJobBase.extend({
+  forwardId: z.uuid(),
+  idempotencyKey: z.string().min(1).max(255),
+  destination: z.string().min(1).max(100),
+  method: z.enum(FORWARD_METHODS),
+  path: z.string().min(1).max(2048),
+  headers: z.record(z.string(), z.string()),
+  body: z.string().optional(),
+});
+
+export const ZGatewayErrorCode = z.enum(['GATEWAY_UNREACHABLE', 'GATEWAY_TIMEOUT']);
+
+export const ZForwardCardResult = z.discriminatedUnion('outcome', [
+  /** The gateway answered (any status); `answer` is already masked. */
+  z.object({ outcome: z.literal('forwarded'), answer: ZForwardResponse }),
+  /** The gateway could not be reached, failed TLS, redirected, answered too much or too late. */
+  z.object({
+    outcome: z.literal('gateway_error'),
+    forwardId: z.string(),
+    code: ZGatewayErrorCode,
+    details: z.string(),
+    durationMs: z.number().int(),
+  }),
+  z.object({ outcome: z.literal('idempotency_key_reused') }),
+  /** An earlier attempt with this key started and recorded no answer: it is never sent again. */
+  z.object({ outcome: z.literal('outcome_unknown'), forwardId: z.string() }),
+  z.object({ outcome: z.literal('not_found') }),
+  z.object({ outcome: z.literal('cvv_not_available') }),
+  /** The workers have no such destination (their VAULT_FORWARD_DESTINATIONS differs from the API's). */
+  z.object({ outcome: z.literal('destination_unknown') }),
+]);
+export type TForwardCardResult = z.output<typeof ZForwardCardResult>;
+
+export const forwardCardJob = {
+  name: 'forward-card-token',
+  queue: QUEUE_NAMES.forward,
+  version: 1,
+  payload: ZForwardCardPayload,
+  result: ZForwardCardResult,
+  // A retry is safe: an attempt that got as far as the gateway is recorded before the call, so a
+  // re-run answers outcome_unknown instead of calling again. Results hold the masked answer only.
+  options: {
+    attempts: 3,
+    backoff: { type: 'exponential', delay: 200 },
+    removeOnComplete: { age: 300, count: 10_000 },
+    removeOnFail: { age: 24 * 3600, count: 10_000 },
+  },
+} as const satisfies TJobDefinition;
