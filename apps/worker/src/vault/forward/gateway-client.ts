@@ -1,0 +1,237 @@
+import { Pool, type Dispatcher } from 'undici';
+import type { TResolvedDestination } from '@folio-vault/shared/vault/forward/destinations';
+
+/**
+ * The forward proxy's outbound HTTP: one undici Pool per configured destination, bound to that
+ * destination's origin. Safety rules of the contract, and where each one is kept:
+ * - Only the configured host: a Pool connects to the origin it was built with and nowhere else,
+ *   whatever the request path says (a path that is not origin-form is refused before sending).
+ *   undici reads no HTTP(S)_PROXY from the environment (only its EnvHttpProxyAgent does, and it is
+ *   not used here), and these pools do not go through the global dispatcher.
+ * - No redirects: undici's `request` never follows one (that takes a redirect interceptor, not
+ *   used here); a 3xx answer is refused as a failure and its body dropped.
+ * - TLS: the destination's `ca` replaces the default roots, `rejectUnauthorized` is always true,
+ *   and the destination's client certificate is presented when it has one.
+ * - One deadline for the whole exchange (sending to the last body byte), and a 1 MiB answer cap
+ *   counted while the body streams in.
+ * Nothing is logged here (the caller logs), and no error message holds the request's body or headers.
+ */
+
+export interface TGatewayRequest {
+  method: string;
+  /** Starts with '/', may hold a query; appended to the destination's basePath. */
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface TGatewayAnswer {
+  status: number;
+  /** Lower-case names; only content-type, date and the gateway's request-id headers that are present. */
+  headers: Record<string, string>;
+  /** UTF-8 text. */
+  body: string;
+  /** Integer milliseconds from sending to the last body byte. */
+  durationMs: number;
+}
+
+export type TGatewayFailure = 'connect' | 'tls' | 'redirect' | 'too_large' | 'timeout' | 'protocol';
+
+export const MAX_GATEWAY_ANSWER_BYTES = 1024 * 1024;
+
+const FAILURE_PHRASES: Record<TGatewayFailure, string> = {
+  connect: 'could not be reached',
+  tls: 'failed TLS verification against the certificates configured for it',
+  redirect: 'answered with a redirect, which is never followed',
+  too_large: `answered more than ${MAX_GATEWAY_ANSWER_BYTES} bytes`,
+  timeout: 'did not answer within its time-out',
+  protocol: 'answered with malformed HTTP',
+};
+
+export class GatewayError extends Error {
+  readonly code: 'GATEWAY_UNREACHABLE' | 'GATEWAY_TIMEOUT';
+
+  constructor(
+    destinationName: string,
+    readonly failure: TGatewayFailure,
+    readonly durationMs: number,
+    /** The low-level error code (ECONNREFUSED, UNABLE_TO_VERIFY_LEAF_SIGNATURE…), never any text. */
+    readonly detail?: string,
+  ) {
+    super(`the payment gateway "${destinationName}" ${FAILURE_PHRASES[failure]}`);
+    this.name = 'GatewayError';
+    this.code = failure === 'timeout' ? 'GATEWAY_TIMEOUT' : 'GATEWAY_UNREACHABLE';
+  }
+}
+
+/** Answer headers kept, everything else the gateway sends is dropped. */
+const KEPT_ANSWER_HEADERS = [
+  'content-type', 'date', 'x-request-id', 'request-id', 'x-correlation-id', 'correlation-id', 'x-trace-id', 'traceparent',
+];
+/** Hop-by-hop and framing headers: never taken from the caller (undici refuses some, the rest are set here). */
+const DROPPED_REQUEST_HEADERS = new Set([
+  'host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'expect', 'te', 'trailer',
+  'proxy-connection', 'proxy-authorization', 'user-agent',
+]);
+/** X.509 verification codes OpenSSL gives Node (tls.TLSSocket#authorizationError). */
+const TLS_CODES = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'UNABLE_TO_DECRYPT_CERT_SIGNATURE', 'UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY',
+  'CERT_SIGNATURE_FAILURE', 'CERT_NOT_YET_VALID', 'CERT_HAS_EXPIRED', 'CERT_REVOKED', 'CERT_UNTRUSTED', 'CERT_REJECTED',
+  'INVALID_CA', 'PATH_LENGTH_EXCEEDED', 'INVALID_PURPOSE', 'HOSTNAME_MISMATCH', 'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+const PROTOCOL_CODES = new Set(['UND_ERR_RES_CONTENT_LENGTH_MISMATCH', 'UND_ERR_HEADERS_OVERFLOW', 'UND_ERR_NOT_SUPPORTED']);
+
+function errorCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** The failure an undici or Node error stands for, looking through `cause` (connect errors wrap). */
+function classify(error: unknown): { failure: TGatewayFailure; detail?: string } {
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 5; depth += 1) {
+    const code = errorCode(current);
+    // llhttp's errors: their `data` holds the gateway's bytes, so only a name or code goes on.
+    if ((current as Error).name === 'HTTPParserError') return { failure: 'protocol', detail: code ?? 'HTTPParserError' };
+    if (code) {
+      if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') return { failure: 'too_large', detail: code };
+      if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return { failure: 'timeout', detail: code };
+      if (TLS_CODES.has(code) || code.startsWith('ERR_SSL_') || code.startsWith('ERR_TLS_')) return { failure: 'tls', detail: code };
+      if (code.startsWith('HPE_') || PROTOCOL_CODES.has(code)) return { failure: 'protocol', detail: code };
+    }
+    current = (current as { cause?: unknown }).cause;
+  }
+  // Refused, reset, closed early, DNS, connect time-out: the gateway could not be reached.
+  return { failure: 'connect', detail: errorCode(error) };
+}
+
+function outgoingHeaders(destination: TResolvedDestination, request: TGatewayRequest): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    const lower = name.toLowerCase();
+    if (!DROPPED_REQUEST_HEADERS.has(lower)) headers[lower] = value;
+  }
+  headers['user-agent'] = 'folio-vault';
+  for (const [name, value] of Object.entries(destination.resolvedHeaders)) {
+    const lower = name.toLowerCase();
+    if (lower !== 'content-length' && lower !== 'transfer-encoding' && lower !== 'connection') headers[lower] = value;
+  }
+  if (request.body !== undefined) headers['content-length'] = String(Buffer.byteLength(request.body, 'utf8'));
+  return headers;
+}
+
+function keptAnswerHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const name of KEPT_ANSWER_HEADERS) {
+    const value = headers[name];
+    if (value !== undefined) kept[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return kept;
+}
+
+class TooLarge extends Error {}
+
+/** Drops an answer body unread: destroying it closes the connection (undici's abort error is expected, not thrown). */
+function discard(body: Dispatcher.ResponseData['body']): void {
+  body.on('error', () => undefined);
+  body.destroy();
+}
+
+/** The body as UTF-8 text, refused (and the stream destroyed) as soon as it passes the cap. */
+async function readCapped(body: Dispatcher.ResponseData['body']): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_GATEWAY_ANSWER_BYTES) {
+      discard(body);
+      throw new TooLarge();
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
+}
+
+function buildPool(destination: TResolvedDestination): Pool {
+  const url = new URL(destination.origin);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && destination.allowInsecure)) {
+    throw new Error(`forward destination "${destination.name}" must use https (or allow insecure http)`);
+  }
+  const { ca, cert, key } = destination.tls;
+  // The Pool's own timers sit past the exchange deadline: the AbortController in send() decides.
+  const backstop = destination.timeoutMs + 1_000;
+  return new Pool(url.origin, {
+    connect: {
+      timeout: backstop,
+      ...(url.protocol === 'https:'
+        ? { rejectUnauthorized: true, ...(ca ? { ca } : {}), ...(cert ? { cert } : {}), ...(key ? { key } : {}) }
+        : {}),
+    },
+    headersTimeout: backstop,
+    bodyTimeout: backstop,
+    maxResponseSize: MAX_GATEWAY_ANSWER_BYTES,
+  });
+}
+
+/** One undici Pool per destination, bound to its origin (it cannot talk to another host), with its CA and client certificate; built once at worker start. */
+export class GatewayClients {
+  private readonly destinations = new Map<string, { destination: TResolvedDestination; pool: Pool }>();
+
+  constructor(destinations: readonly TResolvedDestination[]) {
+    for (const destination of destinations) {
+      this.destinations.set(destination.name, { destination, pool: buildPool(destination) });
+    }
+  }
+
+  async send(destinationName: string, request: TGatewayRequest): Promise<TGatewayAnswer> {
+    const entry = this.destinations.get(destinationName);
+    if (!entry) throw new Error(`unknown forward destination "${destinationName}"`);
+    const { destination, pool } = entry;
+    const path = destination.basePath + request.path;
+    // Origin-form only: an absolute URL would be sent as the request target to the configured host.
+    if (!request.path.startsWith('/') || !path.startsWith('/')) {
+      throw new Error(`the request path for forward destination "${destinationName}" must start with "/"`);
+    }
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), destination.timeoutMs);
+    try {
+      const answer = await pool.request({
+        path,
+        method: request.method as Dispatcher.HttpMethod,
+        headers: outgoingHeaders(destination, request),
+        body: request.body ?? null,
+        signal: deadline.signal,
+      });
+      if (answer.statusCode >= 300 && answer.statusCode <= 399) {
+        discard(answer.body);
+        throw new GatewayError(destinationName, 'redirect', elapsed(), String(answer.statusCode));
+      }
+      const body = await readCapped(answer.body);
+      return { status: answer.statusCode, headers: keptAnswerHeaders(answer.headers), body, durationMs: elapsed() };
+    } catch (error) {
+      throw this.failure(destinationName, error, deadline.signal.aborted, elapsed());
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private failure(destinationName: string, error: unknown, timedOut: boolean, durationMs: number): Error {
+    if (error instanceof GatewayError) return error;
+    if (error instanceof TooLarge) return new GatewayError(destinationName, 'too_large', durationMs);
+    if (timedOut) return new GatewayError(destinationName, 'timeout', durationMs);
+    if (errorCode(error) === 'UND_ERR_INVALID_ARG') {
+      // A request undici refuses to send (a header value with control characters…): the caller's fault.
+      return new Error(`the request for forward destination "${destinationName}" was refused before sending (invalid argument)`);
+    }
+    const { failure, detail } = classify(error);
+    return new GatewayError(destinationName, failure, durationMs, detail);
+  }
+
+  /** Closes every pool; an exchange in flight ends first (within its deadline). */
+  async close(): Promise<void> {
+    await Promise.all([...this.destinations.values()].map(({ pool }) => pool.close()));
+  }
+}
