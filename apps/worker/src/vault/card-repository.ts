@@ -3,6 +3,7 @@ import type { TPgPool } from '@folio-vault/shared/connections';
 import { inTransaction } from '@folio-vault/shared/db/transaction';
 import { FINGERPRINT_VERSION } from '@folio-vault/shared/vault/crypto/fingerprint';
 import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
+import { VAULT_SCHEMA } from './idempotency-keys.js';
 
 /**
  * Crypto-shredding: the wrapped data key, every ciphertext and the fingerprint are destroyed; the
@@ -12,10 +13,11 @@ const SHRED = `wrapped_dek = NULL, kek_id = NULL, pan_ct = NULL, cardholder_name
                fingerprint = NULL, deleted_at = COALESCE(deleted_at, now())`;
 
 /**
- * SQL for the vault tables (cards and held_cvvs). Test and live tokens are in separate schemas; the mode picks the
- * schema from this fixed map, never from a string that came from outside.
+ * SQL for the cards and held_cvvs tables (tokenize's idempotency_keys: idempotency-keys.ts; forwards:
+ * forward/forward-attempts.ts). Test and live tokens are in separate schemas; VAULT_SCHEMA picks one
+ * from the mode, never from a string that came from outside.
  */
-const SCHEMA: Record<TTokenizationMode, string> = { test: 'vault_test', live: 'vault_live' };
+const SCHEMA = VAULT_SCHEMA;
 
 export interface TCardRow {
   id: string;
@@ -82,40 +84,6 @@ export class CardRepository {
 
   transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
     return inTransaction(this.pool, work);
-  }
-
-  /** Serializes requests that share an idempotency key until the transaction ends. */
-  async lockIdempotencyKey(client: PoolClient, mode: TTokenizationMode, propertyId: string, key: string): Promise<void> {
-    await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`${mode}:${propertyId}:${key}`]);
-  }
-
-  async findIdempotencyKey(
-    client: PoolClient,
-    mode: TTokenizationMode,
-    propertyId: string,
-    key: string,
-  ): Promise<{ request_digest: string; token_id: string } | undefined> {
-    const result = await client.query<{ request_digest: string; token_id: string }>(
-      `SELECT request_digest, token_id FROM ${SCHEMA[mode]}.idempotency_keys
-        WHERE property_id = $1 AND idempotency_key = $2 AND created_at > now() - interval '24 hours'`,
-      [propertyId, key],
-    );
-    return result.rows[0];
-  }
-
-  async saveIdempotencyKey(
-    client: PoolClient,
-    mode: TTokenizationMode,
-    row: { propertyId: string; key: string; requestDigest: string; tokenId: string },
-  ): Promise<void> {
-    // An expired row (older than 24 h) is replaced; a live one was found before we got here.
-    await client.query(
-      `INSERT INTO ${SCHEMA[mode]}.idempotency_keys (property_id, idempotency_key, request_digest, token_id)
-       VALUES ($1, $2, $3, $4)
-       ON CONFLICT (property_id, idempotency_key)
-       DO UPDATE SET request_digest = EXCLUDED.request_digest, token_id = EXCLUDED.token_id, created_at = now()`,
-      [row.propertyId, row.key, row.requestDigest, row.tokenId],
-    );
   }
 
   /**

@@ -14,6 +14,7 @@ import type { searchCardTokensJob } from '@folio-vault/shared/vault/search-card-
 import type { TCardBrand } from '@folio-vault/shared/vault/card/brand';
 import type { TCardTokenMetadata, TTokenizationMode } from '@folio-vault/shared/vault/schemas';
 import type { CardRepository, TCardRow, TSealedRecordRow } from './card-repository.js';
+import { IdempotencyKeys } from './idempotency-keys.js';
 
 type TTokenizePayload = z.output<typeof ZTokenizeCardPayload>;
 type TTokenRef = z.output<typeof ZVaultJobBase>;
@@ -49,6 +50,7 @@ export function recordAad(mode: TTokenizationMode, tokenId: string): string {
  */
 export class CardVault {
   private readonly keks: Record<TTokenizationMode, TKeyring>;
+  private readonly idempotencyKeys = new IdempotencyKeys();
 
   constructor(
     readonly repository: CardRepository,
@@ -130,12 +132,12 @@ export class CardVault {
       // The CVV is not part of the comparison: it is never digested, and a retry may carry another.
       const { cvv: _cvv, ...compared } = card;
       const requestDigest = this.requestDigest('idempotency', compared);
-      await this.repository.lockIdempotencyKey(client, mode, propertyId, idempotencyKey);
-      const previous = await this.repository.findIdempotencyKey(client, mode, propertyId, idempotencyKey);
+      await this.idempotencyKeys.lock(client, mode, propertyId, idempotencyKey);
+      const previous = await this.idempotencyKeys.find(client, mode, propertyId, idempotencyKey);
       if (previous && previous.request_digest !== requestDigest) return { outcome: 'idempotency_key_reused' as const };
       if (previous) return answer(await found(client, previous.token_id));
       const inserted = await this.insert(client, payload, card, fingerprint);
-      await this.repository.saveIdempotencyKey(client, mode, { propertyId, key: idempotencyKey, requestDigest, tokenId });
+      await this.idempotencyKeys.save(client, mode, { propertyId, key: idempotencyKey, requestDigest, tokenId });
       return answer(inserted ?? (await found(client, tokenId)));
     });
   }

@@ -2,13 +2,14 @@ import type { PoolClient } from 'pg';
 import type { TPgPool } from '@folio-vault/shared/connections';
 import type { TForwardCardResult } from '@folio-vault/shared/vault/forward/forward-job';
 import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
+import { VAULT_SCHEMA } from '../idempotency-keys.js';
 
 /**
  * SQL for forward_attempts: one row per (property, Idempotency-Key) in each mode's schema. The row
  * is committed in state `started` before the gateway is called and set to `done` with the masked
  * answer after; a key is bound for good (a payment key is never sent twice, however late).
  */
-const SCHEMA: Record<TTokenizationMode, string> = { test: 'vault_test', live: 'vault_live' };
+const SCHEMA = VAULT_SCHEMA;
 
 /** What a replay answers: the recorded outcome of the one call (already masked). */
 export type TRecordedForward = Extract<TForwardCardResult, { outcome: 'forwarded' | 'gateway_error' }>;
