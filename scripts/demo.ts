@@ -1,25 +1,60 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import jwt from 'jsonwebtoken';
 import { startLocalServices } from '@folio-vault/dev-services/provision';
 import { bootstrap } from '@folio-vault/shared/bootstrap';
 import { generateDemoLedger } from '@folio-vault/shared/ledger/demo-ledger';
+import { startDemoGateway } from './demo-gateway.js';
 import { startApiAndWorker } from './run-together.js';
 
 /**
  * `npm run demo`: the whole service in one go, through its HTTP API — a development token, a test
- * card tokenized, a demo ledger imported, a folio exported to ./out/ (PDF in English and Spanish,
- * and XLSX). Starts local Redis/PostgreSQL like `npm start` when none answers.
+ * card tokenized, the card forwarded to a local demo payment gateway (the answer masked), a demo
+ * ledger imported, a folio exported to ./out/ (PDF in English and Spanish, and XLSX). Starts local
+ * Redis/PostgreSQL like `npm start` when none answers.
  */
 const PROPERTY = 1;
+const DESTINATION = 'demo-gateway';
 // The demo talks to a person: the service's own log lines only when something goes wrong.
 process.env.LOG_LEVEL ??= 'warn';
+
+// A local gateway over plain HTTP, as a test-mode destination (allowInsecure: development only).
+// Its key is read by the worker from the environment (env:NAME), as a real gateway's would be.
+process.env.DEMO_GATEWAY_KEY ??= `Bearer sk_test_${randomUUID().replace(/-/g, '')}`;
+const gateway = await startDemoGateway({ authorization: process.env.DEMO_GATEWAY_KEY });
+const added = addDestination({
+  name: DESTINATION, url: gateway.origin, modes: ['test'], paths: ['/v1/charges'], methods: ['POST'],
+  headers: { Authorization: 'env:DEMO_GATEWAY_KEY' }, timeoutMs: 5000, allowInsecure: true,
+});
+
 const bootstrapped = await bootstrap('all', { services: startLocalServices });
 const { config, logger } = bootstrapped;
+bootstrapped.onShutdown(() => gateway.close());
 const { api } = await startApiAndWorker({ ...bootstrapped, logger: logger.child({ demo: true }) }, { port: 0 });
 const base = `http://127.0.0.1:${api.port}`;
 
-const token = jwt.sign({ scope: 'read:payment write:payment', property_ids: [PROPERTY] }, config.JWT_SECRET!, {
+/**
+ * Adds the demo gateway to VAULT_FORWARD_DESTINATIONS: a list the user set (inline or as a file)
+ * is kept and the demo's destination appended to it. Answers why not when it cannot be added.
+ */
+function addDestination(destination: Record<string, unknown>): { ok: true } | { ok: false; why: string } {
+  const setting = process.env.VAULT_FORWARD_DESTINATIONS?.trim() ?? '';
+  let list: unknown = [];
+  try {
+    if (setting !== '') list = JSON.parse(setting.startsWith('[') ? setting : readFileSync(setting, 'utf8'));
+  } catch {
+    return { ok: false, why: 'VAULT_FORWARD_DESTINATIONS is set and is not a JSON list the demo can add to (the settings check says why)' };
+  }
+  if (!Array.isArray(list)) return { ok: false, why: 'VAULT_FORWARD_DESTINATIONS is set and is not a JSON list' };
+  if (list.some((entry) => (entry as { name?: unknown } | null)?.name === destination.name)) {
+    return { ok: false, why: `VAULT_FORWARD_DESTINATIONS already has a destination named "${String(destination.name)}"; the demo does not replace it` };
+  }
+  process.env.VAULT_FORWARD_DESTINATIONS = JSON.stringify([...list, destination]);
+  return { ok: true };
+}
+
+const token = jwt.sign({ scope: 'read:payment write:payment use:payment', property_ids: [PROPERTY] }, config.JWT_SECRET!, {
   algorithm: 'HS256', expiresIn: 600, subject: 'demo', issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE,
 });
 const headers = { authorization: `Bearer ${token}`, 'x-property-id': String(PROPERTY), 'content-type': 'application/json' };
@@ -31,13 +66,41 @@ async function call(path: string, body: unknown, extra: Record<string, string> =
   return res;
 }
 
+/**
+ * A charge sent through the vault: the card's number and CVV go into the template's placeholders in
+ * the worker, the gateway sees them, the client gets the answer masked. The same Idempotency-Key
+ * again answers the recorded answer without calling the gateway a second time.
+ */
+async function forwardDemo(tokenId: string): Promise<void> {
+  const charge = {
+    destination: DESTINATION,
+    method: 'POST',
+    path: '/v1/charges',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({
+      amount: 12010, currency: 'EUR', description: 'Room 204',
+      card: { number: '{{card.number}}', cvc: '{{card.cvv}}', exp_month: '{{card.exp_month}}', exp_year: '{{card.exp_year}}', name: '{{card.holder_name}}' },
+    }),
+  };
+  const extra = { 'svc-tokenization-mode': 'test', 'idempotency-key': `demo-charge-${randomUUID()}` };
+  const forward = async () => (await call(`/vault/v1/tokens/${tokenId}/forward`, charge, extra)).json() as Promise<{ status: number; body: string }>;
+  const answer = await forward();
+  step(`forwarded to ${DESTINATION} (${gateway.origin}, test mode): the gateway answered ${answer.status}, masked for the client:`);
+  step(`  ${answer.body}`);
+  const replay = await forward();
+  step(`same Idempotency-Key again: ${replay.body === answer.body ? 'the recorded answer' : 'a different answer (unexpected)'}; charges the gateway took: ${gateway.charges()}`);
+}
+
 try {
   step(`development token for property ${PROPERTY}: ${token.slice(0, 24)}…`);
   const card = await (await call('/vault/v1/tokens/card', {
     card_number: '4111 1111 1111 1111', cvv: '123', cardholder_name: 'Zoë Łukasiewicz',
     expiration: { month: '08', year: String(new Date().getUTCFullYear() + 3) },
-  }, { 'svc-tokenization-mode': 'test', 'idempotency-key': 'demo-card-1' })).json() as { id: string; card_brand: string; last4: string };
+  }, { 'svc-tokenization-mode': 'test', 'idempotency-key': `demo-card-${randomUUID()}` })).json() as { id: string; card_brand: string; last4: string };
   step(`test card tokenized: ${card.id} (${card.card_brand} •••• ${card.last4})`);
+
+  if (added.ok) await forwardDemo(card.id);
+  else step(`forward skipped: ${added.why}`);
 
   const ledger = generateDemoLedger({ propertyId: PROPERTY, folios: 12 });
   const counts = await (await call('/accounting/v1.0/import', ledger)).json() as Record<string, number>;
