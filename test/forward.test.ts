@@ -1,0 +1,183 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cardBody, futureYear } from './support/cards.js';
+import { auditRowOf, destinationsSetting, forward, getToken, tokenize } from './support/forward.js';
+import { createTestPki, failWith, startGateway, type TTestGateway } from './support/gateway.js';
+import { createWorld, type TWorld } from './support/world.js';
+
+/**
+ * A forward through the real API, queue, worker and PostgreSQL to real local HTTPS gateways (their
+ * certificates signed by a CA made for this file and given as each destination's `ca`): what the
+ * gateway receives, what the caller gets back (never the card), idempotency, the CVV hold, audit.
+ */
+const ACME_KEY = `Bearer sk_test_${randomUUID()}`;
+const YEAR = futureYear();
+const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+let world: TWorld;
+let acme: TTestGateway;
+let declines: TTestGateway;
+let broken: TTestGateway;
+
+beforeAll(async () => {
+  const pki = await createTestPki();
+  [acme, declines, broken] = await Promise.all([
+    startGateway({ pki }),
+    startGateway({ pki, handler: failWith(402) }),
+    startGateway({ pki, handler: failWith(500) }),
+  ]);
+  const setting = destinationsSetting([
+    { name: 'acme', url: acme.origin, paths: ['/v1/charges', '/v1/tokens/*'], methods: ['POST', 'PUT'], headers: { Authorization: 'env:ACME_KEY' }, ca: pki.ca },
+    { name: 'declines', url: declines.origin, ca: pki.ca },
+    { name: 'broken', url: broken.origin, ca: pki.ca },
+  ]);
+  world = await createWorld({ env: { VAULT_FORWARD_DESTINATIONS: setting, ACME_KEY } });
+});
+
+afterAll(async () => {
+  await world?.close();
+  await Promise.all([acme, declines, broken].map((gateway) => gateway?.close()));
+});
+
+const JSON_TEMPLATE = '{"number":"{{card.number}}","cvc":"{{card.cvv}}","exp":"{{card.exp_month}}/{{card.exp_year2}}"}';
+const NUMBER_ONLY = '{"number":"{{card.number}}"}';
+const json = (body: string, extra: Record<string, unknown> = {}) => ({
+  destination: 'acme', path: '/v1/charges', headers: { 'Content-Type': 'application/json' }, body, ...extra,
+});
+
+describe('what the gateway receives', () => {
+  it('a JSON body, query placeholders, the configured and the caller headers; the caller gets the answer masked', async () => {
+    const id = await tokenize(world, cardBody({ card_number: '4111111111111111', cvv: '123', cardholder_name: 'Sara Ryder' }));
+    const key = randomUUID();
+    const requestId = randomUUID();
+    const path = '/v1/charges?first6={{card.first6}}&name={{card.holder_name}}&brand={{card.brand}}';
+    const before = acme.calls();
+    const res = await forward(world, id, json(JSON_TEMPLATE, { path, headers: { 'Content-Type': 'application/json', 'X-Caller-Ref': 'folio-42' } }), { key, requestId });
+
+    expect(res.status, res.text).toBe(200);
+    expect(acme.calls()).toBe(before + 1);
+    const received = acme.requests.at(-1)!;
+    expect(received.method).toBe('POST');
+    expect(received.path).toBe('/v1/charges?first6=411111&name=Sara%20Ryder&brand=VISA');
+    expect(received.body).toBe(`{"number":"4111111111111111","cvc":"123","exp":"08/${YEAR.slice(-2)}"}`);
+    expect(received.headers).toMatchObject({
+      authorization: ACME_KEY, 'x-caller-ref': 'folio-42', 'idempotency-key': key, 'content-type': 'application/json',
+    });
+
+    expect(res.body).toEqual({
+      forward_id: expect.stringMatching(UUID_V7),
+      destination: 'acme',
+      status: 200,
+      headers: { 'content-type': 'application/json', 'x-request-id': `gw-${acme.calls()}`, date: expect.any(String) },
+      body: JSON.stringify({ id: 'ch_1', status: 'succeeded', echo: `{"number":"411111******1111","cvc":"***","exp":"08/${YEAR.slice(-2)}"}` }),
+      duration_ms: expect.any(Number),
+    });
+    expect(Number.isInteger(res.body.duration_ms)).toBe(true);
+    expect(res.text).not.toContain('4111111111111111');
+    expect(res.text).not.toMatch(/cvc\\":\\"123/);
+
+    const row = await auditRowOf(world, requestId);
+    expect(row).toMatchObject({
+      action: 'token.forward', outcome: 'success', http_status: 200, error_code: null, token_id: id, property_id: '1', mode: 'test',
+      destination: 'acme', forward_method: 'POST', forward_path: path, gateway_status: 200,
+    });
+    expect(Number.isInteger(row.duration_ms)).toBe(true);
+    expect(JSON.stringify(row)).not.toContain('4111111111111111');
+  });
+
+  it('a form body, each value form-encoded', async () => {
+    const id = await tokenize(world, cardBody({ card_number: '4242424242424242', cvv: '456', cardholder_name: 'Zoë Ryder' }));
+    const body = 'number={{card.number}}&cvc={{card.cvv}}&exp_month={{card.exp_month}}&exp_year={{card.exp_year}}&name={{card.holder_name}}';
+    const res = await forward(world, id, { destination: 'acme', path: '/v1/charges', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body });
+
+    expect(res.status, res.text).toBe(200);
+    const received = acme.requests.at(-1)!;
+    expect(received.headers['content-type']).toBe('application/x-www-form-urlencoded');
+    expect(received.body).toBe(`number=4242424242424242&cvc=456&exp_month=08&exp_year=${YEAR}&name=Zo%C3%AB%20Ryder`);
+    expect(JSON.parse(res.body.body).echo).toBe(`number=424242******4242&cvc=***&exp_month=08&exp_year=${YEAR}&name=Zo%C3%AB%20Ryder`);
+    expect(res.text).not.toContain('4242424242424242');
+  });
+
+  it('an XML body, each value XML-escaped, with PUT to a wildcard path', async () => {
+    const id = await tokenize(world, cardBody({ card_number: '5555555555554444', cvv: '789', cardholder_name: "Sara O'Neil & Co" }));
+    const body = '<charge><number>{{card.number}}</number><cvv>{{card.cvv}}</cvv><exp>{{card.exp_month}}/{{card.exp_year}}</exp><name>{{card.holder_name}}</name></charge>';
+    const res = await forward(world, id, { destination: 'acme', method: 'put', path: '/v1/tokens/tok_9', headers: { 'Content-Type': 'application/xml' }, body });
+
+    expect(res.status, res.text).toBe(200);
+    const received = acme.requests.at(-1)!;
+    expect(received.method).toBe('PUT');
+    expect(received.path).toBe('/v1/tokens/tok_9');
+    expect(received.body).toBe(`<charge><number>5555555555554444</number><cvv>789</cvv><exp>08/${YEAR}</exp><name>Sara O&apos;Neil &amp; Co</name></charge>`);
+    expect(JSON.parse(res.body.body).echo).toBe(
+      `<charge><number>555555******4444</number><cvv>***</cvv><exp>08/${YEAR}</exp><name>Sara O&apos;Neil &amp; Co</name></charge>`,
+    );
+    expect(res.text).not.toContain('5555555555554444');
+  });
+
+  it.each([
+    ['declines', 402, () => declines],
+    ['broken', 500, () => broken],
+  ] as const)("a gateway's %s answer (%i) is still 200 to the caller, with the gateway's status", async (destination, status, gateway) => {
+    const id = await tokenize(world, cardBody({ card_number: '378282246310005', cvv: '1234' }));
+    const requestId = randomUUID();
+    const res = await forward(world, id, json(NUMBER_ONLY, { destination }), { requestId });
+
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({
+      destination, status, headers: { 'content-type': 'application/json', 'x-request-id': `gw-${gateway().calls()}` },
+      body: JSON.stringify({ error: { code: 'gateway_error', status } }),
+    });
+    expect(gateway().requests.at(-1)!.body).toBe('{"number":"378282246310005"}');
+    expect(await auditRowOf(world, requestId)).toMatchObject({ action: 'token.forward', http_status: 200, destination, gateway_status: status });
+  });
+});
+
+describe('idempotency', () => {
+  it('the same key and body answer the recorded answer without a second call; another body with the key is 409', async () => {
+    const id = await tokenize(world, cardBody());
+    const key = randomUUID();
+    const before = acme.calls();
+    const first = await forward(world, id, json(NUMBER_ONLY), { key });
+    const second = await forward(world, id, json(NUMBER_ONLY), { key });
+
+    expect(first.status, first.text).toBe(200);
+    expect(second.status, second.text).toBe(200);
+    expect(second.body).toEqual(first.body);
+    expect(acme.calls()).toBe(before + 1);
+    expect(acme.requests.at(-1)!.headers['idempotency-key']).toBe(key);
+
+    const other = await forward(world, id, json('{"card":"{{card.number}}"}'), { key });
+    expect(other.status, other.text).toBe(409);
+    expect(other.body.errorCode).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect(acme.calls()).toBe(before + 1);
+  });
+});
+
+describe('the CVV hold', () => {
+  it('serves one forward; then {{card.cvv}} is refused before any call and forwards without it still work', async () => {
+    const id = await tokenize(world, cardBody({ card_number: '6011111111111117', cvv: '321' }));
+    const held = await getToken(world, id);
+    expect(held.body.cvv_held_until).toEqual(expect.any(String));
+    expect(held.body.last_used_at).toBeUndefined();
+    const before = acme.calls();
+
+    const first = await forward(world, id, json(JSON_TEMPLATE));
+    expect(first.status, first.text).toBe(200);
+    expect(acme.requests.at(-1)!.body).toBe(`{"number":"6011111111111117","cvc":"321","exp":"08/${YEAR.slice(-2)}"}`);
+    const used = await getToken(world, id);
+    expect(used.status).toBe(200);
+    expect(used.body.cvv_held_until).toBeUndefined();
+    expect(Date.parse(used.body.last_used_at)).toBeGreaterThanOrEqual(Date.parse(used.body.created_at));
+
+    const again = await forward(world, id, json(JSON_TEMPLATE));
+    expect(again.status, again.text).toBe(400);
+    expect(again.body.errorCode).toBe('CVV_NOT_AVAILABLE');
+    expect(again.text).not.toContain('6011111111111117');
+    expect(acme.calls()).toBe(before + 1);
+
+    const without = await forward(world, id, json(NUMBER_ONLY));
+    expect(without.status, without.text).toBe(200);
+    expect(acme.calls()).toBe(before + 2);
+    expect(acme.requests.at(-1)!.body).toBe('{"number":"6011111111111117"}');
+  });
+});
