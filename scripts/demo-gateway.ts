@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { pathToFileURL } from 'node:url';
 
 /**
  * `npm run demo`'s payment gateway: plain HTTP on 127.0.0.1 at a free port, for a destination with
@@ -8,6 +9,9 @@ import type { AddressInfo } from 'node:net';
  * `POST /v1/charges` like a card gateway — a charge id derived from the Idempotency-Key, and the
  * card number it received echoed back — so the demo can show that the vault masks the answer.
  * It keeps nothing but a count of the charges it took.
+ *
+ * On its own, for the curl session of docs/vault.md#forward-to-a-payment-gateway:
+ * `DEMO_GATEWAY_KEY='Bearer sk_test_demo' npx tsx scripts/demo-gateway.ts [PORT]` (default 4242).
  */
 export interface TDemoGateway {
   /** `http://127.0.0.1:<port>`. */
@@ -18,7 +22,7 @@ export interface TDemoGateway {
 }
 
 /** The Authorization header the gateway wants (set on the destination as `env:<name>`). */
-export type TDemoGatewayOptions = { authorization: string };
+export type TDemoGatewayOptions = { authorization: string; port?: number };
 
 const MAX_BODY = 64 * 1024;
 
@@ -79,7 +83,7 @@ export async function startDemoGateway(options: TDemoGatewayOptions): Promise<TD
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
+    server.listen(options.port ?? 0, '127.0.0.1', resolve);
   });
   const { port } = server.address() as AddressInfo;
   return {
@@ -91,4 +95,16 @@ export async function startDemoGateway(options: TDemoGatewayOptions): Promise<TD
         server.closeAllConnections();
       }),
   };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const authorization = process.env.DEMO_GATEWAY_KEY;
+  const port = Number(process.argv[2] ?? 4242);
+  if (!authorization || !Number.isInteger(port) || port < 1 || port > 65_535) {
+    console.error('demo-gateway: set DEMO_GATEWAY_KEY (the Authorization value it wants) and give a port (default 4242)');
+    process.exit(2);
+  }
+  const gateway = await startDemoGateway({ authorization, port });
+  console.log(`demo-gateway: listening on ${gateway.origin}; POST /v1/charges wants Authorization: <DEMO_GATEWAY_KEY>`);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void gateway.close().then(() => process.exit(0)));
 }
