@@ -4,7 +4,9 @@ import { createPgPool } from '@folio-vault/shared/connections';
 import { withDevKeys } from '@folio-vault/shared/dev-keys';
 import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
 import { CardRepository } from '@folio-vault/worker/vault/card-repository';
+import { CardVault } from '@folio-vault/worker/vault/card-vault';
 import { KeyRotator } from '@folio-vault/worker/vault/key-rotation';
+import { Refingerprinter } from '@folio-vault/worker/vault/refingerprint';
 import { fail } from './cli-support.js';
 
 /**
@@ -12,7 +14,9 @@ import { fail } from './cli-support.js';
  * Re-wraps every vault record's data key under the active (first) KEK of VAULT_KEK_TEST and
  * VAULT_KEK_LIVE, in batches, while the service runs; running it again is harmless. With --verify
  * it changes nothing and opens every record with the configured keys: run it with the old key
- * removed from the keyring before destroying that key. Prints key ids and counts, never keys.
+ * removed from the keyring before destroying that key. It also gives records still under the old
+ * global fingerprint (version 1) the per-property one, as the vault sweep does (refingerprint.ts).
+ * Prints key ids and counts, never keys.
  * Exit code 0 = done, 1 = records left that these keys cannot re-wrap or open, 2 = bad settings.
  */
 const COMMAND = 'keys:rotate';
@@ -44,7 +48,10 @@ try {
 
 const keks = { test: keys.VAULT_KEK_TEST, live: keys.VAULT_KEK_LIVE };
 const pool = createPgPool(databaseUrl, { max: 2 });
-const rotator = new KeyRotator(new CardRepository(pool), keks, batchSize);
+const repository = new CardRepository(pool);
+const rotator = new KeyRotator(repository, keks, batchSize);
+// The CVV hold is a tokenize setting; nothing here tokenizes.
+const refingerprinter = new Refingerprinter(new CardVault(repository, keys, 0), batchSize);
 const counts = (byKek: Record<string, number>) =>
   Object.entries(byKek).map(([id, n]) => `${id}=${n}`).join(', ') || 'none';
 
@@ -69,6 +76,12 @@ try {
     } else if (retirable.length > 0) {
       console.log(`${COMMAND} ${mode}: ${retirable.join(', ')} wrap no record any more and can be removed from VAULT_KEK_${mode.toUpperCase()}`);
     }
+    const refingerprint = await refingerprinter.run(mode);
+    console.log(
+      `${COMMAND} ${mode}: ${refingerprint.refingerprinted} records re-fingerprinted per property; ` +
+        `${refingerprint.unreadable} under the old fingerprint do not open with these keys`,
+    );
+    if (refingerprint.unreadable) process.exitCode = 1;
   }
 } catch (error) {
   console.error(`${COMMAND}: ${(error as Error).message}`);

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@folio-vault/shared/config';
@@ -16,7 +16,8 @@ const report = (line: string) => console.log(line);
 /**
  * `npm run keys:rotate`: records tokenized under the old KEKs are re-wrapped under new ones while
  * the service runs (tokenize requests keep coming during the rotation), stay readable, and open in
- * a process that no longer has the old keys; deleted tokens stay shredded.
+ * a process that no longer has the old keys; deleted tokens stay shredded. Records still under the
+ * old global fingerprint (version 1) get the per-property one.
  */
 const entry = (id: string) => `${id}:${randomBytes(32).toString('base64')}`;
 const OLD = { test: entry('test-kek-old'), live: entry('live-kek-old') };
@@ -168,5 +169,39 @@ describe('npm run keys:rotate', () => {
     expect(output).toMatch(/keys:rotate live: 0 data keys re-wrapped under live-kek-new; 1 under a key id not configured/);
     expect(output).toMatch(/1 records are still wrapped by an older key/);
     expect((await rows('live')).find((row) => row.id === orphan)!.wrapped_dek).not.toBeNull();
+  });
+
+  it('gives records under the old global fingerprint the per-property one, passing over those that do not open', async () => {
+    // No sweep may run meanwhile: it re-fingerprints too.
+    await worker?.close();
+    worker = undefined;
+    const fingerprintKey = world.config.VAULT_FINGERPRINT_KEY!;
+    const hmac = (text: string) => createHmac('sha256', fingerprintKey).update(text).digest('base64url');
+    const [unreadable, readable] = (await rows('live')).filter((row) => row.kek_id === 'live-kek-new');
+    const testRow = (await rows('test')).find((row) => row.wrapped_dek)!;
+    const orphan = (await rows('live')).find((row) => row.kek_id === 'live-kek-lost')!;
+    const old = [unreadable!, readable!, testRow, orphan];
+    // Rows as the version-1 code left them; the first (in id order) under a key no one holds, so a
+    // batch of one starting there must move past it.
+    for (const row of old) {
+      await world.pool.query(
+        `UPDATE vault_${cards.get(row.id)!.mode}.cards SET fingerprint = $2, fingerprint_version = 1 WHERE id = $1`,
+        [row.id, hmac(`pan:${cards.get(row.id)!.pan}`)],
+      );
+    }
+    await world.pool.query(`UPDATE vault_live.cards SET kek_id = 'live-kek-lost' WHERE id = $1`, [unreadable!.id]);
+
+    const { code, output } = await rotate(NEW, ['--batch-size', '1']);
+    expect(code, output).toBe(1);
+    expect(output).toContain('keys:rotate test: 1 records re-fingerprinted per property; 0 under the old fingerprint do not open with these keys');
+    expect(output).toContain('keys:rotate live: 1 records re-fingerprinted per property; 2 under the old fingerprint do not open with these keys');
+    for (const row of old) {
+      const { mode, pan } = cards.get(row.id)!;
+      const after = await world.pool.query(`SELECT fingerprint, fingerprint_version FROM vault_${mode}.cards WHERE id = $1`, [row.id]);
+      const opened = row === readable || row === testRow;
+      expect(after.rows[0], row.id).toEqual(
+        opened ? { fingerprint: hmac(`pan:v2:1:${pan}`), fingerprint_version: 2 } : { fingerprint: hmac(`pan:${pan}`), fingerprint_version: 1 },
+      );
+    }
   });
 });

@@ -265,13 +265,21 @@ export class CardRepository {
     return result.rowCount ?? 0;
   }
 
-  /** Records still under the version-1 (global) fingerprint, locked for re-fingerprinting. */
-  async lockOldFingerprints(client: PoolClient, mode: TTokenizationMode, limit: number): Promise<Array<TSealedRecordRow & { property_id: string }>> {
+  /**
+   * The next batch (in id order, after `afterId`) of records still under the version-1 (global)
+   * fingerprint, locked for re-fingerprinting; rows another transaction holds are skipped.
+   */
+  async lockOldFingerprints(
+    client: PoolClient,
+    mode: TTokenizationMode,
+    limit: number,
+    afterId?: string,
+  ): Promise<Array<TSealedRecordRow & { property_id: string }>> {
     const result = await client.query<TSealedRecordRow & { property_id: string }>(
       `SELECT id, property_id, kek_id, wrapped_dek, pan_ct, cardholder_name_ct, billing_details_ct FROM ${SCHEMA[mode]}.cards
-        WHERE fingerprint_version = 1 AND wrapped_dek IS NOT NULL
+        WHERE fingerprint_version = 1 AND wrapped_dek IS NOT NULL AND ($2::uuid IS NULL OR id > $2::uuid)
         ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-      [limit],
+      [limit, afterId ?? null],
     );
     return result.rows;
   }

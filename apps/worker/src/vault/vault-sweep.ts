@@ -4,6 +4,7 @@ import type { Logger } from '@folio-vault/shared/logger';
 import type { TMetrics } from '@folio-vault/shared/metrics';
 import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
 import type { CardVault } from './card-vault.js';
+import { Refingerprinter } from './refingerprint.js';
 
 const MODES: TTokenizationMode[] = ['test', 'live'];
 /** Rows per statement; a sweep goes on batch after batch until a batch comes back short. */
@@ -17,22 +18,31 @@ const MAX_BATCHES = 40;
  * on several workers at once share the work instead of repeating it:
  * - tokens past `expires_at` are crypto-shredded (and their held CVV destroyed), one audit event each;
  * - held CVVs past `cvv_held_until` are destroyed (a stale one is never used, swept or not);
- * - records still under the version-1 (global) fingerprint get the per-property one.
+ * - records still under the version-1 (global) fingerprint get the per-property one (refingerprint.ts,
+ *   shared with keys:rotate); one that does not open with this worker's keys is passed over and logged.
  */
 export class VaultSweep {
+  private readonly refingerprinter: Refingerprinter;
+
   constructor(
     private readonly vault: CardVault,
     private readonly audit: AuditLog,
     private readonly logger: Logger,
     private readonly metrics?: TMetrics,
-  ) {}
+  ) {
+    this.refingerprinter = new Refingerprinter(vault, BATCH);
+  }
 
   async run(): Promise<TJobResult<'vault-sweep'>> {
     const totals = { shredded: 0, cvvsDestroyed: 0, refingerprinted: 0 };
     for (const mode of MODES) {
       totals.shredded += await this.repeat(() => this.shredExpired(mode));
       totals.cvvsDestroyed += await this.vault.repository.destroyStaleCvvs(mode);
-      totals.refingerprinted += await this.repeat(() => this.refingerprint(mode));
+      const refingerprint = await this.refingerprinter.run(mode, MAX_BATCHES);
+      totals.refingerprinted += refingerprint.refingerprinted;
+      if (refingerprint.unreadable > 0) {
+        this.logger.warn({ mode, unreadable: refingerprint.unreadable }, 'vault sweep: records under the old fingerprint do not open with these keys');
+      }
     }
     this.metrics?.vaultSweep.inc({ action: 'shredded' }, totals.shredded);
     this.metrics?.vaultSweep.inc({ action: 'cvv_destroyed' }, totals.cvvsDestroyed);
@@ -59,18 +69,5 @@ export class VaultSweep {
       ),
     );
     return shredded.length;
-  }
-
-  /** One transaction per batch: the rows stay locked from reading the PAN to writing the fingerprint. */
-  private refingerprint(mode: TTokenizationMode): Promise<number> {
-    const repository = this.vault.repository;
-    return repository.transaction(async (client) => {
-      const rows = await repository.lockOldFingerprints(client, mode, BATCH);
-      for (const row of rows) {
-        const { pan } = this.vault.openRecord(mode, row);
-        await repository.setFingerprint(client, mode, row.id, this.vault.fingerprint(row.property_id, pan));
-      }
-      return rows.length;
-    });
   }
 }
