@@ -112,6 +112,34 @@ describe('tokenize rate limits (429 RATE_LIMITED)', () => {
   });
 });
 
+describe('forward rate limits (429 RATE_LIMITED)', () => {
+  const TOKEN_ID = '01a20b4e-3168-7708-a1a3-db6235496beb';
+  /** A forward to no configured destination: counted by the limiter first, then refused at `destination`. */
+  const forward = (sub: string, property: number) =>
+    request(world.url)
+      .post(`/vault/v1/tokens/${TOKEN_ID}/forward`)
+      .set('Authorization', `Bearer ${world.token({ sub, properties: [property], scope: 'use:payment' })}`)
+      .set('X-Property-Id', String(property))
+      .set('SVC-Tokenization-Mode', 'test')
+      .set('Idempotency-Key', `rl-${sub}`)
+      .send({ destination: 'none', path: '/v1/charges' });
+
+  it('counts forwards apart from tokenizations, with the same limits, per subject', async () => {
+    // frank's tokenize budget is spent; his forwards have their own.
+    for (let i = 0; i < PER_SUBJECT; i += 1) expect((await tokenize('frank', 11)).status).toBe(200);
+    expectError(await tokenize('frank', 11), 429, 'RATE_LIMITED');
+    for (let i = 0; i < PER_SUBJECT; i += 1) {
+      const refused = log.seen('forward under the limit', await forward('frank', 11));
+      expectError(refused, 400, 'INVALID_REQUEST');
+      expect(refused.headers.ratelimit).toMatch(new RegExp(`"forward-subject"; r=${PER_SUBJECT - 1 - i}; t=\\d+`));
+    }
+    const limited = log.seen('forward over the limit', await forward('frank', 11));
+    expectError(limited, 429, 'RATE_LIMITED');
+    expectRetryAfter(limited, WINDOW_SECONDS);
+    expect(limited.body.errorDetails).toBe('Too many forward requests for this caller; retry after the time in Retry-After.');
+  });
+});
+
 describe('with a Redis of its own that hangs, then goes away', () => {
   let dir: string;
   let port: number;
