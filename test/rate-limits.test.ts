@@ -97,7 +97,7 @@ describe('tokenize rate limits (429 RATE_LIMITED)', () => {
   it('keeps counters under the queue prefix, with a TTL, and no card data in keys or values', async () => {
     const keys = await world.redis.keys(`${world.config.QUEUE_PREFIX}:rate-limit:*`);
     expect(keys.length).toBeGreaterThan(0);
-    const pattern = new RegExp(`^${world.config.QUEUE_PREFIX.replace(/[{}.]/g, '\\$&')}:rate-limit:tokenize-(subject|property):[A-Za-z0-9_-]{1,22}$`);
+    const pattern = new RegExp(`^${world.config.QUEUE_PREFIX.replace(/[{}.]/g, '\\$&')}:rate-limit:(tokenize|forward)-(subject|property):[A-Za-z0-9_-]{1,22}$`);
     for (const key of keys) {
       expect(key).toMatch(pattern);
       expect(key).not.toMatch(/alice|bob|carol/);
