@@ -196,6 +196,12 @@ describe('templateProblems: headers', () => {
     ]);
   });
 
+  it('refuses a header given twice in another case, where the escaping would follow one and the gateway the other', () => {
+    expect(problemsOf({ headers: { 'Content-Type': 'application/json', 'content-type': 'text/plain' } })).toEqual([
+      { path: 'headers.content-type', message: 'is given twice (header names are case-insensitive)' },
+    ]);
+  });
+
   it('allows at most 30 headers', () => {
     const headers = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`X-H${i}`, 'v']));
     expect(problemsOf({ headers: headers(30) })).toEqual([]);

@@ -167,7 +167,13 @@ export function templateProblems(request: TForwardTemplate): TTemplateProblem[] 
   if (headers !== undefined && headers !== null && typeof headers === 'object') {
     const names = Object.keys(headers);
     if (names.length > MAX_HEADERS) add('headers', [`must have at most ${MAX_HEADERS} headers`]);
-    for (const name of names) add(`headers.${name}`, headerMessages(name, headers[name]));
+    const seen = new Set<string>();
+    for (const name of names) {
+      add(`headers.${name}`, headerMessages(name, headers[name]));
+      // Names are case-insensitive: Content-Type and content-type would leave the escaping to chance.
+      if (seen.has(name.toLowerCase())) add(`headers.${name}`, ['is given twice (header names are case-insensitive)']);
+      seen.add(name.toLowerCase());
+    }
   }
   if (typeof request.body === 'string' && request.body !== '') {
     add('body', bodyMessages({ ...request, method: typeof request.method === 'string' ? request.method : 'POST' }, request.body));
