@@ -86,7 +86,8 @@ export const ZTokenizeCardRequest = z
     billing_details: ZBillingDetails.optional(),
     expires_at: z.iso
       .datetime({ offset: true, error: 'must be an ISO-8601 date-time with a time zone, such as 2027-01-31T00:00:00Z' })
-      .refine((value) => Date.parse(value) > Date.now(), 'must be in the future')
+      // Zod runs the refinement even when the format failed: judge only a value that is a date-time.
+      .refine((value) => Number.isNaN(Date.parse(value)) || Date.parse(value) > Date.now(), 'must be in the future')
       .optional()
       .openapi({ description: "When the token is shredded; at most VAULT_SHRED_AFTER_EXPIRY_DAYS after the end of the card's expiry month (the default and the latest)." }),
   })
