@@ -31,7 +31,7 @@ beforeAll(async () => {
     { name: 'declines', url: declines.origin, ca: pki.ca },
     { name: 'broken', url: broken.origin, ca: pki.ca },
   ]);
-  world = await createWorld({ env: { VAULT_FORWARD_DESTINATIONS: setting, ACME_KEY } });
+  world = await createWorld({ env: { VAULT_FORWARD_DESTINATIONS: setting, ACME_KEY, WORKER_HEALTH_PORT: 'ephemeral' } });
 });
 
 afterAll(async () => {
@@ -179,5 +179,21 @@ describe('the CVV hold', () => {
     expect(without.status, without.text).toBe(200);
     expect(acme.calls()).toBe(before + 2);
     expect(acme.requests.at(-1)!.body).toBe('{"number":"6011111111111117"}');
+  });
+});
+
+describe('metrics', () => {
+  it("counts every forward in the worker's vault_forward_duration_seconds by destination and status class, without card data", async () => {
+    const res = await fetch(`http://127.0.0.1:${world.worker!.healthPort}/metrics`);
+    const text = await res.text();
+    expect(res.status).toBe(200);
+    const count = (destination: string, result: string) =>
+      Number(new RegExp(`^vault_forward_duration_seconds_count\\{destination="${destination}",result="${result}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+    // One sample per call that reached a gateway (replays and refusals reach none): as many as each gateway counted.
+    expect(acme.calls()).toBeGreaterThan(0);
+    expect(count('acme', '2xx')).toBe(acme.calls());
+    expect(count('declines', '4xx')).toBe(declines.calls());
+    expect(count('broken', '5xx')).toBe(broken.calls());
+    expect(text).not.toMatch(/4111111111111111|4242424242424242/);
   });
 });
