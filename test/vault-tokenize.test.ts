@@ -290,6 +290,15 @@ describe('POST /vault/v1/tokens/card — Idempotency-Key', () => {
     expect(reused.body.errorCode).toBe('IDEMPOTENCY_KEY_REUSED');
   });
 
+  it("answers 409 for the same key and card with another expires_at (the token's end is part of the request)", async () => {
+    const key = `idem-expiry-${Date.now()}`;
+    const inAMonth = new Date(Date.now() + 30 * 86_400_000).toISOString();
+    expect((await tokenize(cardBody(), { 'Idempotency-Key': key })).status).toBe(200);
+    const reused = await tokenize({ ...cardBody(), expires_at: inAMonth }, { 'Idempotency-Key': key });
+    expect(reused.status).toBe(409);
+    expect(reused.body.errorCode).toBe('IDEMPOTENCY_KEY_REUSED');
+  });
+
   it('gives concurrent requests with one key one token', async () => {
     const key = `idem-race-${Date.now()}`;
     const answers = await Promise.all(Array.from({ length: 8 }, () => tokenize(cardBody(), { 'Idempotency-Key': key })));

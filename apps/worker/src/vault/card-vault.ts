@@ -130,8 +130,9 @@ export class CardVault {
     const idempotencyKey = payload.idempotencyKey;
     return this.repository.transaction(async (client) => {
       // The CVV is not part of the comparison: it is never digested, and a retry may carry another.
+      // The token's end is: the same card with another expires_at is another request.
       const { cvv: _cvv, ...compared } = card;
-      const requestDigest = this.requestDigest('idempotency', compared);
+      const requestDigest = this.requestDigest('idempotency', { ...compared, expires_at: payload.expiresAt });
       await this.idempotencyKeys.lock(client, mode, propertyId, idempotencyKey);
       const previous = await this.idempotencyKeys.find(client, mode, propertyId, idempotencyKey);
       if (previous && previous.request_digest !== requestDigest) return { outcome: 'idempotency_key_reused' as const };
