@@ -1,19 +1,14 @@
 import type { TMachine } from './support.js';
 import type { TExportE2eSize } from './export-e2e.js';
 import type { TBaselineResult } from './pdfkit-baseline.js';
+import { forwardSection } from './report-forward.js';
+import { header, int, machineLine, mark, msText, sec, table, type TRun } from './report-format.js';
 
 /**
  * docs/benchmarks.md from the benchmarks' JSON results (bench/run.ts): the machine, the goals of
  * issue 6 met or not, a table per benchmark with its ratios to the baselines measured in the same
  * run, and the commands to reproduce. Pure: results in, Markdown out.
  */
-export interface TRun {
-  command: string;
-  quick: boolean;
-  seconds: number;
-  result: unknown;
-  error?: string;
-}
 
 interface TLatency {
   p50: number;
@@ -23,7 +18,6 @@ interface TLatency {
   mean?: number;
   perSecond?: number;
 }
-type TBaseline = TBaselineResult;
 interface TExportResult {
   machine: TMachine;
   sizes: TExportE2eSize[];
@@ -46,7 +40,7 @@ interface TNightAuditResult {
 }
 interface TRenderResult {
   machine: TMachine;
-  sizes: Array<{ rows: number; pages: number; ms: number; maxRssMb: number; bytes: number; baseline: TBaseline; ratio: number }>;
+  sizes: Array<{ rows: number; pages: number; ms: number; maxRssMb: number; bytes: number; baseline: TBaselineResult; ratio: number }>;
 }
 interface TListingResult {
   machine: TMachine;
@@ -75,24 +69,6 @@ export const GOALS = {
   tokenizeShareOfBare: 0.5,
   tokenizeP99Ms: 50,
 };
-
-const mark = (ok: boolean) => (ok ? '✔' : '✘');
-const int = (value: number) => Math.round(value).toLocaleString('en-US');
-const sec = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-const msText = (ms: number) => `${ms.toFixed(1)} ms`;
-const table = (head: string[], rows: string[][]) =>
-  [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
-const machineLine = (m: TMachine | undefined) => (m ? `${m.cores} × ${m.cpu}, ${m.memoryGiB} GiB, Node ${m.node}` : 'unknown');
-
-function header(name: string, run: TRun): string[] {
-  const result = run.result as { machine?: TMachine } | undefined;
-  return [
-    `Measured ${result?.machine?.date.slice(0, 16).replace('T', ' ') ?? '?'} UTC${run.quick ? ' — **quick run (small sizes, a smoke check, not the figures to quote)**' : ''}; took ${Math.round(run.seconds)} s.`,
-    `Command: \`${run.command}\``,
-    ...(run.error ? [`**${name} failed: ${run.error}.** Figures below, if any, are partial.`] : []),
-    '',
-  ];
-}
 
 function exportSection(run: TRun, goals: string[][]): string[] {
   const r = run.result as TExportResult | undefined;
@@ -283,6 +259,7 @@ export function renderReport(runs: Partial<Record<string, TRun>>, here: TMachine
   if (runs['night-audit']) sections.push(...goalsOf(runs['night-audit'], nightAuditSection, goals));
   if (runs.render) sections.push(...renderSection(runs.render));
   if (runs.latency) sections.push(...latencySection(runs.latency));
+  if (runs.forward) sections.push(...forwardSection(runs.forward));
   if (runs.listing) sections.push(...listingSection(runs.listing));
   const machines = new Set(Object.values(runs).map((run) => machineLine((run?.result as { machine?: TMachine } | undefined)?.machine)));
   return [
@@ -308,10 +285,11 @@ export function renderReport(runs: Partial<Record<string, TRun>>, here: TMachine
     '',
     '```sh',
     'npm run bench                                  # everything (tens of minutes on 2 cores)',
-    'npm run bench -- --only export,tokenize        # some: export | tokenize | night-audit | render | listing | latency',
+    'npm run bench -- --only export,tokenize        # some: export | tokenize | night-audit | render | listing | latency | forward',
     'npm run bench:quick                            # smoke check at small sizes → out/benchmarks-quick.md',
     'npx tsx bench/export-e2e.ts --rows 1000,5000   # one benchmark by hand, printed only',
     'npx tsx bench/tokenize-load.ts --duration 10 --connections 50',
+    'BENCH_FORWARD_REQUESTS=1000 BENCH_FORWARD_CLIENTS=10 npx tsx bench/forward-overhead.ts',
     'npx tsx bench/pdfkit-baseline.ts --rows 5000 --out /tmp/folio.pdf',
     'BENCH_NIGHT_AUDIT_FOLIOS=1000 BENCH_NIGHT_AUDIT_CONFIGS=1x1,2x1 npx tsx bench/night-audit.ts',
     '```',

@@ -5,7 +5,7 @@
  * HTML comment), so `--only` re-measures some benchmarks and keeps the others' last figures.
  *
  *   npm run bench                                   # everything, full sizes (slow: tens of minutes)
- *   npm run bench -- --only export,tokenize         # export | tokenize | night-audit | render | listing | latency
+ *   npm run bench -- --only export,tokenize         # export | tokenize | night-audit | render | listing | latency | forward
  *   npm run bench:quick                             # small sizes, a smoke check; writes out/benchmarks-quick.md
  *   npm run bench -- --only export --export-rows 1000,5000   # some export sizes only
  *   npm run bench -- --out /tmp/bench.md
@@ -16,10 +16,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ROOT } from '../test/support/processes.js';
-import { renderReport, type TRun } from './report.js';
+import { renderReport } from './report.js';
+import type { TRun } from './report-format.js';
 import { machine } from './support.js';
 
-const BENCHMARKS = ['render', 'listing', 'export', 'tokenize', 'latency', 'night-audit'] as const;
+const BENCHMARKS = ['render', 'listing', 'export', 'tokenize', 'latency', 'forward', 'night-audit'] as const;
 type TName = (typeof BENCHMARKS)[number];
 
 /** Script, arguments and environment of each benchmark, full and quick. */
@@ -29,6 +30,7 @@ const PLAN: Record<TName, { script: string; full: { args?: string[]; env?: Recor
   export: { script: 'bench/export-e2e.ts', full: {}, quick: { args: ['--rows', '1000'] } },
   tokenize: { script: 'bench/tokenize-load.ts', full: {}, quick: { args: ['--duration', '3'] } },
   latency: { script: 'bench/tokenize-latency.ts', full: {}, quick: { env: { BENCH_REQUESTS: '200' } } },
+  forward: { script: 'bench/forward-overhead.ts', full: {}, quick: { env: { BENCH_FORWARD_REQUESTS: '200' } } },
   'night-audit': {
     script: 'bench/night-audit.ts',
     full: { env: { BENCH_NIGHT_AUDIT_FOLIOS: '1000', BENCH_NIGHT_AUDIT_CONFIGS: '1x1,2x1,1x2,2x2' } },

@@ -100,3 +100,16 @@ export function machine(): TMachine {
 export function meanLoad(samples: number[]): number {
   return samples.reduce((a, b) => a + b, 0) / Math.max(samples.length, 1);
 }
+
+/** Runs `work` while sampling the 1-minute load average every second; its mean comes with the value. */
+export async function withLoad<T>(work: () => Promise<T>): Promise<{ value: T; load: number }> {
+  const loads: number[] = [];
+  const timer = setInterval(() => loads.push(os.loadavg()[0]!), 1000);
+  try {
+    const value = await work();
+    loads.push(os.loadavg()[0]!);
+    return { value, load: meanLoad(loads) };
+  } finally {
+    clearInterval(timer);
+  }
+}
