@@ -10,7 +10,7 @@ import { maskPan, redactPans } from '@folio-vault/shared/vault/card/redact-pan';
 import { findBinary, freePort } from '@folio-vault/dev-services/process-utils';
 import { startRedisServer, type TRunningService } from '@folio-vault/dev-services/redis-server';
 import { cardBody, futureYear, generatedPan } from './support/cards.js';
-import { dumpRedis, findCvvs, findPans } from './support/secret-scan.js';
+import { dumpRedis, dumpRows, findCvvs, findPans, scanStore, withoutJsonNumbers, type TScan } from './support/secret-scan.js';
 import { createWorld, type TWorld } from './support/world.js';
 
 // Tests print their figures.
@@ -161,22 +161,13 @@ afterAll(async () => {
   if (world) await rm(world.config.STORAGE_DIR, { recursive: true, force: true });
 });
 
-interface TScan {
-  store: string;
-  bytes: number;
-  pans: string[];
-  cvvs: string[];
-}
 const scans: TScan[] = [];
 /** Scans one store's text; `cvvText` is the same text with what cannot hold a CVV by construction removed. */
-function scan(store: string, text: string, cvvText = text): TScan {
-  const result = { store, bytes: Buffer.byteLength(text), pans: findPans(text, allPans), cvvs: findCvvs(cvvText, cvvs) };
+function scan(store: string, text: string, cvvText: string, units: string): TScan {
+  const result = scanStore(store, text, { pans: allPans, cvvs }, { cvvText, units });
   scans.push(result);
-  report(`residue ${store}: ${result.pans.length} PAN hits, ${result.cvvs.length} CVV hits over ${result.bytes} bytes`);
   return result;
 }
-/** JSON numbers in log lines are timings, pids and counts; a CVV enters as a string. */
-const withoutJsonNumbers = (text: string) => text.replace(/":-?\d+(\.\d+)?(?=[,}])/g, '":0');
 
 async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
@@ -198,14 +189,14 @@ describe('card-data residue', () => {
     expect(keys).toBeGreaterThan(0);
     // The jobs that carried the cards are there, sealed.
     expect((text.match(/sealedCard\\?":\\?"v1\./g) ?? []).length).toBeGreaterThanOrEqual(livePans.length + testPans.length);
-    const live = scan('redis keys', text);
+    const live = scan('redis keys', text, text, `${keys} keys`);
     const aofFiles = (await filesUnder(redisDir)).filter((file) => /appendonly/.test(file));
     expect(aofFiles.length).toBeGreaterThan(0);
     const aof = (await Promise.all(aofFiles.map((file) => readFile(file)))).map((buffer) => buffer.toString('latin1')).join('\n');
     // The AOF holds every write, the card jobs' included (so the scan looked where they went).
     expect(aof).toContain('sealedCard');
     // RESP framing (*<count>, $<length>) is numbers by construction.
-    const onDisk = scan('redis AOF', aof, aof.replace(/^[*$:]\d+\r$/gm, ''));
+    const onDisk = scan('redis AOF', aof, aof.replace(/^[*$:]\d+\r$/gm, ''), `${aofFiles.length} files`);
     expect(live.pans.concat(onDisk.pans), 'PANs in Redis').toEqual([]);
     expect(live.cvvs.concat(onDisk.cvvs), 'CVVs in Redis').toEqual([]);
   });
@@ -219,7 +210,7 @@ describe('card-data residue', () => {
     expect(dump).toContain('Residue Hotel');
     expect(dump).toMatch(/COPY audit\.vault_events/);
     // bytea ciphertext dumps as hex, which holds digit runs by chance: not a place a CVV can be in clear.
-    const hits = scan('postgres dump', dump, dump.replace(/\\x[0-9a-f]+/g, ''));
+    const hits = scan('postgres dump', dump, dump.replace(/\\x[0-9a-f]+/g, ''), `${dumpRows(dump)} rows`);
     expect(hits.pans).toEqual([]);
     expect(hits.cvvs).toEqual([]);
     expect(dump).not.toContain('Łukasiewicz');
@@ -229,7 +220,7 @@ describe('card-data residue', () => {
   it('every log line', () => {
     const text = world.logs.join('');
     expect(world.logs.length).toBeGreaterThan(50);
-    const hits = scan('logs', text, withoutJsonNumbers(text));
+    const hits = scan('logs', text, withoutJsonNumbers(text), `${world.logs.length} lines`);
     // The PANs sent in URL paths reached the log, masked.
     expect(text).toContain(`/vault/v1/tokens/${maskPan(rejectedPans[1]!)}`);
     expect(text).toContain(`/vault/v1/cards/${maskPan(rejectedPans[0]!)}`);
@@ -258,7 +249,7 @@ describe('card-data residue', () => {
     expect(text).toContain('Nightly rate');
     // CVVs are looked for in the documents' text: the raw bytes are compressed streams and PDF
     // object numbers, where any three digits turn up by chance.
-    const hits = scan('objects', `${raw.join('\n')}\n${text}`, text);
+    const hits = scan('objects', `${raw.join('\n')}\n${text}`, text, `${files.length} files`);
     expect(hits.pans).toEqual([]);
     expect(hits.cvvs).toEqual([]);
   });
@@ -266,7 +257,7 @@ describe('card-data residue', () => {
   it('every HTTP answer (headers and bodies)', () => {
     const text = answers.join('\n');
     expect(answers.length).toBeGreaterThan(40);
-    const hits = scan('http answers', text, withoutJsonNumbers(text));
+    const hits = scan('http answers', text, withoutJsonNumbers(text), `${answers.length / 2} answers`);
     expect(hits.pans).toEqual([]);
     expect(hits.cvvs).toEqual([]);
   });
@@ -275,7 +266,7 @@ describe('card-data residue', () => {
     const pans = scans.reduce((n, s) => n + s.pans.length, 0);
     const cvvHits = scans.reduce((n, s) => n + s.cvvs.length, 0);
     const bytes = scans.reduce((n, s) => n + s.bytes, 0);
-    report(`residue: ${pans} PAN hits, ${cvvHits} CVV hits over ${bytes} bytes scanned (${scans.map((s) => s.store).join(', ')})`);
+    report(`residue: ${pans} PAN hits, ${cvvHits} CVV hits over ${bytes} bytes scanned (${scans.map((s) => `${s.store}: ${s.units}`).join(', ')})`);
     expect(scans.map((s) => s.store)).toEqual(['redis keys', 'redis AOF', 'postgres dump', 'logs', 'objects', 'http answers']);
     expect(pans).toBe(0);
     expect(cvvHits).toBe(0);
