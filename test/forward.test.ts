@@ -4,6 +4,11 @@ import { cardBody, futureYear } from './support/cards.js';
 import { auditRowOf, destinationsSetting, forward, getToken, tokenize } from './support/forward.js';
 import { createTestPki, failWith, startGateway, type TTestGateway } from './support/gateway.js';
 import { createWorld, type TWorld } from './support/world.js';
+import { Queue, QueueEvents } from 'bullmq';
+import { QUEUE_NAMES } from '@folio-vault/shared/queues';
+import { createRedis } from '@folio-vault/shared/connections';
+import { vaultSweepJob } from '@folio-vault/shared/vault/vault-sweep-job';
+import { FORWARD_ANSWER_RETENTION_DAYS } from '@folio-vault/worker/vault/vault-sweep';
 
 /**
  * A forward through the real API, queue, worker and PostgreSQL to real local HTTPS gateways (their
@@ -151,7 +156,45 @@ describe('idempotency', () => {
     expect(other.body.errorCode).toBe('IDEMPOTENCY_KEY_REUSED');
     expect(acme.calls()).toBe(before + 1);
   });
+
+  it('keeps the answer FORWARD_ANSWER_RETENTION_DAYS; then the sweep drops it and the key stays bound (409, never a second call)', async () => {
+    const id = await tokenize(world, cardBody());
+    const key = randomUUID();
+    const before = acme.calls();
+    const first = await forward(world, id, json(NUMBER_ONLY), { key });
+    expect(first.status).toBe(200);
+    const age = (days: number) =>
+      world.pool.query('UPDATE vault_test.forward_attempts SET finished_at = now() - make_interval(days => $2) WHERE idempotency_key = $1', [key, days]);
+    await age(FORWARD_ANSWER_RETENTION_DAYS - 1);
+    expect((await runSweep()).forwardAnswersDropped).toBe(0);
+    expect((await forward(world, id, json(NUMBER_ONLY), { key })).body).toEqual(first.body);
+    await age(FORWARD_ANSWER_RETENTION_DAYS + 1);
+    expect((await runSweep()).forwardAnswersDropped).toBe(1);
+    const late = await forward(world, id, json(NUMBER_ONLY), { key });
+    expect(late.status).toBe(409);
+    expect(late.body.errorCode).toBe('FORWARD_OUTCOME_UNKNOWN');
+    expect(late.body.errorDetails).toContain(first.body.forward_id);
+    expect(acme.calls()).toBe(before + 1);
+  });
 });
+
+/** One vault sweep, run now on the world's queue, and its result. */
+async function runSweep(): Promise<{ forwardAnswersDropped: number }> {
+  const connection = createRedis(world.config.REDIS_URL, 'producer');
+  const eventsConnection = createRedis(world.config.REDIS_URL, 'events');
+  const queue = new Queue(QUEUE_NAMES.vault, { connection, prefix: world.config.QUEUE_PREFIX });
+  const events = new QueueEvents(QUEUE_NAMES.vault, { connection: eventsConnection, prefix: world.config.QUEUE_PREFIX });
+  try {
+    await events.waitUntilReady();
+    const job = await queue.add(vaultSweepJob.name, { version: 1 });
+    return (await job.waitUntilFinished(events, 20_000)) as { forwardAnswersDropped: number };
+  } finally {
+    await events.close();
+    await queue.close();
+    connection.disconnect();
+    eventsConnection.disconnect();
+  }
+}
 
 describe('the CVV hold', () => {
   it('serves one forward; then {{card.cvv}} is refused before any call and forwards without it still work', async () => {

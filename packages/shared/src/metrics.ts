@@ -116,7 +116,7 @@ export function createMetrics(options: TMetricsOptions = {}): TMetrics {
     }),
     vaultSweep: new Counter({
       name: 'vault_sweep_total',
-      help: 'What the vault sweep did: tokens shredded at their end, held CVVs destroyed, records re-fingerprinted.',
+      help: 'What the vault sweep did: tokens shredded at their end, held CVVs destroyed, records re-fingerprinted, old forward answers dropped.',
       labelNames: ['action'] as const,
       registers,
     }),

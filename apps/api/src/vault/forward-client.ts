@@ -53,21 +53,32 @@ export class ForwardClient {
   async forward(tokenId: string, request: TForwardRequest, ref: TForwardRef, outcome: TForwardOutcome): Promise<TForwardResponse> {
     const destination = this.check(request, ref.mode);
     const forwardId = uuidv7();
-    const value = await this.waiter.run(
-      forwardCardJob.name,
-      {
-        version: 1,
-        tokenId,
-        forwardId,
-        ...ref,
-        destination: destination.name,
-        method: request.method,
-        path: request.path,
-        headers: request.headers ?? {},
-        ...(request.body !== undefined ? { body: request.body } : {}),
-      },
-      { jobId: forwardId, timeoutMs: destination.timeoutMs + this.waitMs, jobOptions: forwardCardJob.options },
-    );
+    const payload = {
+      version: 1 as const,
+      tokenId,
+      forwardId,
+      ...ref,
+      destination: destination.name,
+      method: request.method,
+      path: request.path,
+      headers: request.headers ?? {},
+      ...(request.body !== undefined ? { body: request.body } : {}),
+    };
+    let value: unknown;
+    try {
+      const options = { jobId: forwardId, timeoutMs: destination.timeoutMs + this.waitMs, jobOptions: forwardCardJob.options };
+      value = await this.waiter.run(forwardCardJob.name, payload, options);
+    } catch (error) {
+      // The job may still run (it waited behind slow gateways, or its result was lost): say how to retry safely.
+      if (error instanceof AppError && error.code === 'SERVICE_UNAVAILABLE') {
+        throw AppError.unavailable(
+          'The forward has no answer yet and may still be sent. Retry with the same Idempotency-Key and body: ' +
+            'the answer is then the recorded one (or 409 FORWARD_OUTCOME_UNKNOWN), never a second call.',
+          error.retryAfterSeconds,
+        ).withCause(error);
+      }
+      throw error;
+    }
     return answerOf(forwardCardJob.result.parse(value), outcome);
   }
 }
@@ -99,5 +110,7 @@ function answerOf(result: TForwardCardResult, outcome: TForwardOutcome): TForwar
       );
     case 'destination_unknown':
       throw AppError.unavailable('The workers do not have this destination configured yet; retry shortly.', 5);
+    case 'refused':
+      throw invalid(result.path, result.message);
   }
 }

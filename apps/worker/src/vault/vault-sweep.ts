@@ -5,12 +5,19 @@ import type { TMetrics } from '@folio-vault/shared/metrics';
 import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
 import type { CardVault } from './card-vault.js';
 import { Refingerprinter } from './refingerprint.js';
+import type { ForwardAttempts } from './forward/forward-attempts.js';
 
 const MODES: TTokenizationMode[] = ['test', 'live'];
 /** Rows per statement; a sweep goes on batch after batch until a batch comes back short. */
 const BATCH = 500;
 /** At most this many batches per mode and action in one run: the next run carries on. */
 const MAX_BATCHES = 40;
+/**
+ * How long a forward's recorded answer is kept for replays: far beyond any gateway's own idempotency
+ * window (a day at the common ones). Then the answer goes (the table must not grow by up to 1 MB per
+ * forward for ever); the key stays bound, so a replay answers FORWARD_OUTCOME_UNKNOWN, never a second call.
+ */
+export const FORWARD_ANSWER_RETENTION_DAYS = 30;
 
 /**
  * The vault's housekeeping (docs/vault.md#token-lifecycle), run by the `vault-sweep` job every
@@ -18,6 +25,7 @@ const MAX_BATCHES = 40;
  * on several workers at once share the work instead of repeating it:
  * - tokens past `expires_at` are crypto-shredded (and their held CVV destroyed), one audit event each;
  * - held CVVs past `cvv_held_until` are destroyed (a stale one is never used, swept or not);
+ * - forwards' recorded answers older than FORWARD_ANSWER_RETENTION_DAYS are dropped (keys stay bound);
  * - records still under the version-1 (global) fingerprint get the per-property one (refingerprint.ts,
  *   shared with keys:rotate); one that does not open with this worker's keys is passed over and logged.
  */
@@ -28,16 +36,18 @@ export class VaultSweep {
     private readonly vault: CardVault,
     private readonly audit: AuditLog,
     private readonly logger: Logger,
+    private readonly attempts: ForwardAttempts,
     private readonly metrics?: TMetrics,
   ) {
     this.refingerprinter = new Refingerprinter(vault, BATCH);
   }
 
   async run(): Promise<TJobResult<'vault-sweep'>> {
-    const totals = { shredded: 0, cvvsDestroyed: 0, refingerprinted: 0 };
+    const totals = { shredded: 0, cvvsDestroyed: 0, refingerprinted: 0, forwardAnswersDropped: 0 };
     for (const mode of MODES) {
       totals.shredded += await this.repeat(() => this.shredExpired(mode));
       totals.cvvsDestroyed += await this.vault.repository.destroyStaleCvvs(mode);
+      totals.forwardAnswersDropped += await this.attempts.forgetAnswersOlderThan(mode, FORWARD_ANSWER_RETENTION_DAYS);
       const refingerprint = await this.refingerprinter.run(mode, MAX_BATCHES);
       totals.refingerprinted += refingerprint.refingerprinted;
       if (refingerprint.unreadable > 0) {
@@ -47,7 +57,8 @@ export class VaultSweep {
     this.metrics?.vaultSweep.inc({ action: 'shredded' }, totals.shredded);
     this.metrics?.vaultSweep.inc({ action: 'cvv_destroyed' }, totals.cvvsDestroyed);
     this.metrics?.vaultSweep.inc({ action: 'refingerprinted' }, totals.refingerprinted);
-    if (totals.shredded + totals.cvvsDestroyed + totals.refingerprinted > 0) this.logger.info(totals, 'vault sweep');
+    this.metrics?.vaultSweep.inc({ action: 'forward_answer_dropped' }, totals.forwardAnswersDropped);
+    if (Object.values(totals).some((n) => n > 0)) this.logger.info(totals, 'vault sweep');
     return totals;
   }
 

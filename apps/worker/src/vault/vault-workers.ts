@@ -32,9 +32,10 @@ export function startVaultWorkers(
 ): TVaultWorkers {
   const { pool, connection, logger, metrics } = deps;
   const vault = new CardVault(new CardRepository(pool), vaultKeys(config), config.VAULT_CVV_HOLD_SECONDS);
-  const sweep = new VaultSweep(vault, new AuditLog(pool), logger, metrics);
+  const attempts = new ForwardAttempts(pool);
+  const sweep = new VaultSweep(vault, new AuditLog(pool), logger, attempts, metrics);
   const gateways = new GatewayClients(config.forwardGateways);
-  const forwarder = new CardForwarder(vault, new ForwardAttempts(pool), gateways, config.forwardGateways, metrics);
+  const forwarder = new CardForwarder(vault, attempts, gateways, config.forwardGateways, logger, metrics);
   const options = { connection, prefix: config.QUEUE_PREFIX, concurrency: config.WORKER_CONCURRENCY, ...deps.locking };
   return {
     workers: [

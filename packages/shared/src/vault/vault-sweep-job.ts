@@ -5,7 +5,8 @@ import type { TJobDefinition } from '../jobs/definition.js';
 /**
  * The vault's housekeeping, every VAULT_SWEEP_SECONDS (a BullMQ job scheduler upserted at worker
  * start; safe on every worker at once): crypto-shreds expired tokens, destroys held CVVs past
- * their time, and re-fingerprints records still under the old global fingerprint.
+ * their time, re-fingerprints records still under the old global fingerprint, and drops forwards'
+ * recorded answers past their retention (the keys stay bound).
  */
 export const vaultSweepJob = {
   name: 'vault-sweep',
@@ -16,6 +17,7 @@ export const vaultSweepJob = {
     shredded: z.number().int(),
     cvvsDestroyed: z.number().int(),
     refingerprinted: z.number().int(),
+    forwardAnswersDropped: z.number().int(),
   }),
   options: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },
 } as const satisfies TJobDefinition;

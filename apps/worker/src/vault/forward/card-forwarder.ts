@@ -1,9 +1,10 @@
 import type { z } from 'zod';
 import type { TMetrics } from '@folio-vault/shared/metrics';
-import type { TResolvedDestination } from '@folio-vault/shared/vault/forward/destinations';
+import { pathAllowed, type TResolvedDestination } from '@folio-vault/shared/vault/forward/destinations';
 import type { TForwardCardResult, ZForwardCardPayload } from '@folio-vault/shared/vault/forward/forward-job';
-import { maskHeaders, maskSecrets } from '@folio-vault/shared/vault/forward/mask';
-import { cardValues, substitute, usesCvv } from '@folio-vault/shared/vault/forward/template';
+import { maskHeaders, maskSecrets, type TMaskedSecrets } from '@folio-vault/shared/vault/forward/mask';
+import { cardValues, substitute, templateProblems, usesCvv } from '@folio-vault/shared/vault/forward/template';
+import type { Logger } from '@folio-vault/shared/logger';
 import type { CardVault, TOpenedCard } from '../card-vault.js';
 import type { TCardRow, TSealedRecordRow } from '../card-repository.js';
 import { GatewayError, type GatewayClients } from './gateway-client.js';
@@ -11,6 +12,18 @@ import type { ForwardAttempts, TRecordedForward } from './forward-attempts.js';
 
 type TForwardPayload = z.output<typeof ZForwardCardPayload>;
 type TRecord = TSealedRecordRow & TCardRow;
+interface TPrepared {
+  filled: { path: string; body?: string };
+  secrets: TMaskedSecrets;
+}
+
+/** The destination's own rules and the template's, as the API checks them; undefined when all hold. */
+function refusalOf(destination: TResolvedDestination, payload: TForwardPayload): { path: string; message: string } | undefined {
+  if (!destination.modes.includes(payload.mode)) return { path: 'destination', message: `takes ${destination.modes.join(' and ')} tokens only` };
+  if (!destination.methods.includes(payload.method)) return { path: 'method', message: 'is not allowed for this destination' };
+  if (!pathAllowed(destination, payload.path)) return { path: 'path', message: 'is not among the paths this destination allows' };
+  return templateProblems({ method: payload.method, path: payload.path, headers: payload.headers, body: payload.body })[0];
+}
 
 /**
  * The worker's side of a forward (docs/vault.md#forward-to-a-payment-gateway): exactly once toward
@@ -28,18 +41,38 @@ export class CardForwarder {
     private readonly attempts: ForwardAttempts,
     private readonly gateways: GatewayClients,
     destinations: readonly TResolvedDestination[],
+    private readonly logger: Logger,
     private readonly metrics?: TMetrics,
   ) {
     this.destinations = new Map(destinations.map((destination) => [destination.name, destination]));
   }
 
   async forward(payload: TForwardPayload): Promise<TForwardCardResult> {
-    if (!this.destinations.has(payload.destination)) return { outcome: 'destination_unknown' };
+    const destination = this.destinations.get(payload.destination);
+    if (!destination) return { outcome: 'destination_unknown' };
+    // The worker is where the card is opened: it judges the request again, whatever the API (or
+    // anything else that could write to the queue) let through.
+    const refusal = refusalOf(destination, payload);
+    if (refusal) return { outcome: 'refused', ...refusal };
     const begun = await this.begin(payload);
     if (!('record' in begun)) return begun;
-    const result = await this.call(payload, begun.record, begun.cvvCt);
-    await this.attempts.finish(payload.mode, payload.propertyId, payload.idempotencyKey, result);
-    await this.vault.repository.markUsed(payload.mode, payload.tokenId);
+    let prepared: TPrepared;
+    try {
+      prepared = this.prepare(payload, begun.record, begun.cvvCt);
+    } catch (error) {
+      // Nothing was sent: the key is free again (the CVV, taken out, stays used).
+      await this.attempts.release(payload.mode, payload.propertyId, payload.idempotencyKey, payload.forwardId);
+      throw error;
+    }
+    const result = await this.call(payload, prepared);
+    try {
+      await this.attempts.finish(payload.mode, payload.propertyId, payload.idempotencyKey, payload.forwardId, result);
+      await this.vault.repository.markUsed(payload.mode, payload.tokenId);
+    } catch (error) {
+      // The call was made: its answer goes to the caller even when it cannot be recorded (a replay
+      // then answers outcome_unknown, which is true to what the vault knows). Never a retry.
+      this.logger.error({ err: { message: (error as Error).message }, forwardId: payload.forwardId }, 'forward answer not recorded');
+    }
     return result;
   }
 
@@ -72,10 +105,10 @@ export class CardForwarder {
     });
   }
 
-  /** Opens the card, sends, and masks: the card exists in clear only within this call. */
-  private async call(payload: TForwardPayload, record: TRecord, cvvCt: Buffer | undefined): Promise<TRecordedForward> {
+  /** Opens the card and fills the template: the card exists in clear from here to the end of call(). */
+  private prepare(payload: TForwardPayload, record: TRecord, cvvCt: Buffer | undefined): TPrepared {
     const card: TOpenedCard = this.vault.openRecord(payload.mode, record, cvvCt);
-    const secrets = { pan: card.pan, ...(card.cvv ? { cvv: card.cvv } : {}) };
+    const secrets = { pan: card.pan, holderName: card.holderName, ...(card.cvv ? { cvv: card.cvv } : {}) };
     const values = cardValues({
       pan: card.pan,
       ...(card.cvv ? { cvv: card.cvv } : {}),
@@ -86,6 +119,11 @@ export class CardForwarder {
       ...(card.billing ? { billing: card.billing } : {}),
     });
     const filled = substitute({ method: payload.method, path: payload.path, headers: payload.headers, body: payload.body }, values);
+    return { filled, secrets };
+  }
+
+  /** Sends and masks the answer. */
+  private async call(payload: TForwardPayload, { filled, secrets }: TPrepared): Promise<TRecordedForward> {
     const started = performance.now();
     try {
       const answer = await this.gateways.send(payload.destination, {

@@ -57,11 +57,33 @@ export class ForwardAttempts {
     );
   }
 
-  async finish(mode: TTokenizationMode, propertyId: string, key: string, answer: TRecordedForward): Promise<void> {
+  /** Drops an attempt that never sent anything (it failed before the call), so its key can be used again. */
+  async release(mode: TTokenizationMode, propertyId: string, key: string, forwardId: string): Promise<void> {
+    await this.pool.query(
+      `DELETE FROM ${SCHEMA[mode]}.forward_attempts WHERE property_id = $1 AND idempotency_key = $2 AND forward_id = $3 AND state = 'started'`,
+      [propertyId, key, forwardId],
+    );
+  }
+
+  /**
+   * The sweep: recorded answers older than `days` are dropped (they may hold up to 1 MB each). The
+   * row stays: its key is bound for good, and a replay past that answers outcome_unknown.
+   */
+  async forgetAnswersOlderThan(mode: TTokenizationMode, days: number): Promise<number> {
+    const result = await this.pool.query(
+      `UPDATE ${SCHEMA[mode]}.forward_attempts SET answer = NULL
+        WHERE answer IS NOT NULL AND finished_at < now() - make_interval(days => $1)`,
+      [days],
+    );
+    return result.rowCount ?? 0;
+  }
+
+  async finish(mode: TTokenizationMode, propertyId: string, key: string, forwardId: string, answer: TRecordedForward): Promise<void> {
     await this.pool.query(
       `UPDATE ${SCHEMA[mode]}.forward_attempts SET state = 'done', answer = $3, finished_at = now()
-        WHERE property_id = $1 AND idempotency_key = $2`,
-      [propertyId, key, JSON.stringify(answer)],
+        WHERE property_id = $1 AND idempotency_key = $2 AND forward_id = $4 AND state = 'started'`,
+      // jsonb refuses U+0000, which a gateway's answer may hold: it becomes U+FFFD.
+      [propertyId, key, JSON.stringify(answer).replaceAll('\\u0000', '\\ufffd'), forwardId],
     );
   }
 }
