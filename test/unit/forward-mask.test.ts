@@ -64,3 +64,21 @@ describe('maskHeaders', () => {
     });
   });
 });
+
+describe('maskSecrets: what a template or a gateway can put next to the number', () => {
+  const secrets = { pan: '4111111111111111', cvv: '123', holderName: 'Zoë Ryder' };
+
+  it('masks this card inside a longer digit run, twice in a row, and against its CVV on either side', () => {
+    expect(maskSecrets('"41111111111111115"', secrets)).toBe('"411111******11115"');
+    expect(maskSecrets('54111111111111111', secrets)).toBe('5411111******1111');
+    expect(maskSecrets('41111111111111114111111111111111', secrets)).toBe('411111******1111411111******1111');
+    expect(maskSecrets('x4111111111111111123', secrets)).toBe('x411111******1111***');
+    expect(maskSecrets('1234111111111111111', secrets)).toBe('***411111******1111');
+  });
+
+  it("masks the holder's name as written and as a JSON string holds it", () => {
+    expect(maskSecrets('{"name":"Zoë Ryder"}', secrets)).toBe('{"name":"Z** R****"}');
+    expect(maskSecrets(JSON.stringify({ name: 'Zoë Ryder' }, null, 0).replace('ë', '\\u00eb'), secrets)).toBe('{"name":"Zoë Ryder"}'.replace('Zoë Ryder', 'Z** R****'));
+  });
+});
+

@@ -297,3 +297,29 @@ describe('ZForwardHeaders', () => {
     expect(messageOf('')).toBe('must not be empty');
   });
 });
+
+describe('templateProblems: what the masking of the answer needs', () => {
+  it.each([
+    ['{"n":"{{card.number}}5"}', '{{card.number}} must not touch a digit or another placeholder (the answer could not be masked)'],
+    ['{"n":"9{{card.number}}"}', '{{card.number}} must not touch a digit or another placeholder (the answer could not be masked)'],
+    ['{"n":"{{card.number}}{{card.cvv}}"}', '{{card.number}} must not touch a digit or another placeholder (the answer could not be masked)'],
+    ['{"n":"{{card.exp_month}}{{card.cvv}}"}', '{{card.cvv}} must not touch a digit or another placeholder (the answer could not be masked)'],
+  ])('refuses %s', (body, message) => {
+    expect(problemsOf({ headers: { 'Content-Type': 'application/json' }, body })).toContainEqual({ path: 'body', message });
+  });
+
+  it('accepts the number and the CVV apart, and other placeholders side by side', () => {
+    const body = '{"n":"{{card.number}}","c":"{{card.cvv}}","e":"{{card.exp_month}}/{{card.exp_year2}}{{card.last4}}"}';
+    expect(problemsOf({ headers: { 'Content-Type': 'application/json' }, body })).toEqual([]);
+  });
+
+  it('refuses characters undici would refuse to send: non-ASCII in a header value or the path, and Accept-Encoding', () => {
+    expect(problemsOf({ headers: { 'X-Note': 'caf\u00e9 \u20ac' } })).toEqual([{ path: 'headers.X-Note', message: 'must be visible ASCII, spaces or tabs' }]);
+    expect(problemsOf({ headers: { 'X-Note': 'a\u0001b' } })).toEqual([{ path: 'headers.X-Note', message: 'must be visible ASCII, spaces or tabs' }]);
+    expect(problemsOf({ path: '/v1/tokens/\u20ac' })).toEqual([{ path: 'path', message: 'must be ASCII (percent-encode anything else)' }]);
+    expect(problemsOf({ headers: { 'Accept-Encoding': 'gzip' } })).toEqual([
+      { path: 'headers.Accept-Encoding', message: 'is not allowed: the answer is read as text, never compressed' },
+    ]);
+  });
+});
+

@@ -89,6 +89,7 @@ const FORBIDDEN_HEADERS: Record<string, string> = {
   cookie: 'is not allowed',
   'content-length': 'is not allowed: the vault sets it',
   'idempotency-key': 'is not allowed: the vault sets it',
+  'accept-encoding': 'is not allowed: the answer is read as text, never compressed',
 };
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
@@ -96,6 +97,24 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'te', 'trailer', 'transf
 function describe(name: string): string {
   const plain = /^[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z][A-Za-z0-9_]*)*$/.test(name) && name.length <= 64 && !holdsPan(name);
   return plain ? `unknown placeholder {{${name}}}` : 'unknown placeholder';
+}
+
+/**
+ * The card number and the CVV must not touch a digit or another placeholder: a gateway echoing the
+ * joined digits would hand back a run the answer's masking cannot take apart (mask.ts).
+ */
+function touchingPlaceholders(text: string): string[] {
+  const messages: string[] = [];
+  for (const match of text.matchAll(PLACEHOLDER)) {
+    const name = match[1]!.trim();
+    if (name !== 'card.number' && name !== 'card.cvv') continue;
+    const start = match.index;
+    const end = start + match[0].length;
+    const before = /\d$/.test(text.slice(0, start)) || text.slice(0, start).endsWith('}}');
+    const after = /^\d/.test(text.slice(end)) || text.slice(end).startsWith('{{');
+    if (before || after) messages.push(`{{${name}}} must not touch a digit or another placeholder (the answer could not be masked)`);
+  }
+  return [...new Set(messages)];
 }
 
 function unknownPlaceholders(text: string): string[] {
@@ -118,10 +137,11 @@ function pathMessages(path: string): string[] {
   if (/[@\\#]/.test(plain)) messages.push('must not contain @, \\ or #');
   if (plain.includes('://') || /^[A-Za-z][A-Za-z0-9+.-]*:/.test(plain)) messages.push('must be a path, not a URL with a scheme');
   if (/[\s\p{Cc}]/u.test(plain)) messages.push('must not contain spaces or control characters');
+  else if (/[^\x21-\x7e]/.test(plain)) messages.push('must be ASCII (percent-encode anything else)');
   if (/%(?:2e|2f|5c)/i.test(plain)) messages.push('must not contain percent-encoded ., / or \\');
   const [templatePathPart, ...query] = path.split('?');
   if (placeholdersIn(templatePathPart!).length > 0) messages.push('placeholders are only allowed in the query string');
-  messages.push(...unknownPlaceholders(query.join('?')));
+  messages.push(...unknownPlaceholders(query.join('?')), ...touchingPlaceholders(query.join('?')));
   return messages;
 }
 
@@ -136,6 +156,7 @@ function headerMessages(name: string, value: unknown): string[] {
   const messages: string[] = [];
   if (value.length > MAX_HEADER_VALUE) messages.push(`must be at most ${MAX_HEADER_VALUE} characters`);
   if (/[\r\n\0]/.test(value)) messages.push('must not contain line breaks or NUL characters');
+  else if (/[^\t\x20-\x7e]/.test(value)) messages.push('must be visible ASCII, spaces or tabs');
   if (placeholdersIn(value).length > 0) messages.push('placeholders are not allowed in headers');
   return messages;
 }
@@ -143,7 +164,7 @@ function headerMessages(name: string, value: unknown): string[] {
 function bodyMessages(request: TForwardTemplate, body: string): string[] {
   const messages: string[] = [];
   if (request.method.toUpperCase() === 'GET') messages.push('a GET request has no body');
-  messages.push(...unknownPlaceholders(body));
+  messages.push(...unknownPlaceholders(body), ...touchingPlaceholders(body));
   if (placeholdersIn(body).length === 0) return messages;
   const kind = templateKindOf(contentTypeOf(request.headers));
   if (kind === 'none') {
