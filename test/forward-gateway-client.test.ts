@@ -174,12 +174,13 @@ describe('TLS', () => {
   });
 
   // TLS 1.3: the client's handshake is done before the server checks for a certificate, so the
-  // server's refusal reaches undici as the connection closing ("other side closed"), not a TLS error.
-  it('fails as connect without the client certificate the gateway requires', async () => {
+  // server's refusal reaches undici as the connection closing ("other side closed"), not a TLS error:
+  // the vault cannot tell it from a gateway that read the request and hung up, so it says "may have".
+  it('fails as reset without the client certificate the gateway requires', async () => {
     const gw = await gateway({ requireClientCert: true });
     const error = await gatewayError(clients(destination(gw.origin)).send('acme-pay', POST));
     expect({ code: error.code, failure: error.failure, detail: error.detail }).toEqual({
-      code: 'GATEWAY_UNREACHABLE', failure: 'connect', detail: 'UND_ERR_SOCKET',
+      code: 'GATEWAY_UNREACHABLE', failure: 'reset', detail: 'UND_ERR_SOCKET',
     });
     expect(gw.calls()).toBe(0);
   });
@@ -243,6 +244,14 @@ describe('unreachable and slow gateways', () => {
     });
     const error = await gatewayError(clients(destination(gw.origin, { timeoutMs: 300 })).send('acme-pay', POST));
     expect({ code: error.code, failure: error.failure }).toEqual({ code: 'GATEWAY_TIMEOUT', failure: 'timeout' });
+  });
+
+  it('fails as reset, not as "nothing sent", when the gateway reads the request and closes the connection', async () => {
+    const gw = await gateway({ handler: ({ req }) => req.socket.destroy() });
+    const error = await gatewayError(clients(destination(gw.origin)).send('acme-pay', POST));
+    expect({ code: error.code, failure: error.failure }).toEqual({ code: 'GATEWAY_UNREACHABLE', failure: 'reset' });
+    expect(error.message).toBe('the payment gateway "acme-pay" closed the connection without an answer: it may have received the request');
+    expect(gw.calls()).toBe(1);
   });
 
   it('fails as connect on a closed port', async () => {

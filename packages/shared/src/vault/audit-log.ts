@@ -127,7 +127,7 @@ export class AuditLog {
       event.mode ?? null,
       redactPans(event.requestId).slice(0, 128),
       event.clientAddress && isIP(event.clientAddress) ? event.clientAddress : null,
-      event.forward?.destination.slice(0, 100) ?? null,
+      event.forward ? redactPans(event.forward.destination).slice(0, 100) : null,
       event.forward?.method ?? null,
       event.forward ? redactPans(event.forward.path).slice(0, 2048) : null,
       event.forward?.gatewayStatus ?? null,

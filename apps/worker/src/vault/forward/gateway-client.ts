@@ -35,12 +35,13 @@ export interface TGatewayAnswer {
   durationMs: number;
 }
 
-export type TGatewayFailure = 'connect' | 'tls' | 'redirect' | 'too_large' | 'timeout' | 'protocol';
+export type TGatewayFailure = 'connect' | 'reset' | 'tls' | 'redirect' | 'too_large' | 'timeout' | 'protocol';
 
 export const MAX_GATEWAY_ANSWER_BYTES = 1024 * 1024;
 
 const FAILURE_PHRASES: Record<TGatewayFailure, string> = {
-  connect: 'could not be reached',
+  connect: 'could not be reached (nothing was sent)',
+  reset: 'closed the connection without an answer: it may have received the request',
   tls: 'failed TLS verification against the certificates configured for it',
   redirect: 'answered with a redirect, which is never followed',
   too_large: `answered more than ${MAX_GATEWAY_ANSWER_BYTES} bytes`,
@@ -80,6 +81,8 @@ const TLS_CODES = new Set([
   'CERT_SIGNATURE_FAILURE', 'CERT_NOT_YET_VALID', 'CERT_HAS_EXPIRED', 'CERT_REVOKED', 'CERT_UNTRUSTED', 'CERT_REJECTED',
   'INVALID_CA', 'PATH_LENGTH_EXCEEDED', 'INVALID_PURPOSE', 'HOSTNAME_MISMATCH', 'ERR_TLS_CERT_ALTNAME_INVALID',
 ]);
+/** Errors that happen before a connection exists: the request cannot have been sent. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 const PROTOCOL_CODES = new Set(['UND_ERR_RES_CONTENT_LENGTH_MISMATCH', 'UND_ERR_HEADERS_OVERFLOW', 'UND_ERR_NOT_SUPPORTED']);
 
 function errorCode(error: unknown): string | undefined {
@@ -102,8 +105,11 @@ function classify(error: unknown): { failure: TGatewayFailure; detail?: string }
     }
     current = (current as { cause?: unknown }).cause;
   }
-  // Refused, reset, closed early, DNS, connect time-out: the gateway could not be reached.
-  return { failure: 'connect', detail: errorCode(error) };
+  // Refused, DNS, unroutable, connect time-out: nothing was sent. Anything else (a reset or a close
+  // once connected) may have come after the gateway read the request: a client must not take it as
+  // "not sent" and retry under a new key.
+  const code = errorCode(error) ?? errorCode((error as { cause?: unknown } | null)?.cause);
+  return { failure: code && NOT_SENT_CODES.has(code) ? 'connect' : 'reset', detail: errorCode(error) };
 }
 
 function outgoingHeaders(destination: TResolvedDestination, request: TGatewayRequest): Record<string, string> {
