@@ -92,6 +92,23 @@ describe('parseDestinations', () => {
       `${P}[0].allowInsecure: is not allowed in production`,
     ]);
     expect(problemsOf({ allowInsecure: 'yes' })).toEqual([`${P}[0].allowInsecure: must be true or false`]);
+    // Real cards go over https only, whatever NODE_ENV says.
+    expect(problemsOf({ url: 'http://localhost:4010', allowInsecure: true, modes: ['test', 'live'] })).toEqual([
+      `${P}[0].allowInsecure: is not allowed for a destination of live tokens (real cards go over https only)`,
+    ]);
+  });
+
+  it('reserves the headers the vault sets per request', () => {
+    expect(problemsOf({ headers: { 'Idempotency-Key': 'fixed', 'User-Agent': 'x' } })).toEqual([
+      `${P}[0].headers.Idempotency-Key: is not allowed: the vault sets it`,
+      `${P}[0].headers.User-Agent: is not allowed: the vault sets it`,
+    ]);
+  });
+
+  it('takes a JSON object as inline text and never echoes it as a file name', () => {
+    const problems = parseDestinations('{"name": "acme", "headers": {"Authorization": "Bearer sk_live_secret"}}', { production: false }).problems;
+    expect(problems).toEqual([`${P}must be a JSON array of destinations`]);
+    expect(problems.join('\n')).not.toContain('sk_live_secret');
   });
 
   it('checks modes', () => {

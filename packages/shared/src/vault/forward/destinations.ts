@@ -42,7 +42,8 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const FIELDS = new Set(['name', 'url', 'modes', 'paths', 'methods', 'headers', 'timeoutMs', 'ca', 'cert', 'key', 'allowInsecure']);
-const RESERVED_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection']);
+// The vault sets these per request: a fixed Idempotency-Key would make every forward one to the gateway.
+const RESERVED_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'idempotency-key', 'user-agent']);
 const TLS_FIELDS = ['ca', 'cert', 'key'] as const;
 
 const defaultReadFile = (path: string) => readFileSync(path, 'utf8');
@@ -59,7 +60,8 @@ function errorCode(error: unknown): string {
 /** The setting's text as a JSON value, or the one problem that stops reading it. */
 function readSetting(setting: string, readFile: (path: string) => string): { value?: unknown; problem?: string } {
   const trimmed = setting.trim();
-  const inline = trimmed.startsWith('[');
+  // JSON of any shape is inline (and never echoed: it may hold credentials or keys); a path is one line.
+  const inline = /^[[{"]/.test(trimmed) || /[\r\n]/.test(trimmed);
   let text = trimmed;
   if (!inline) {
     try {
@@ -170,6 +172,9 @@ function optionProblems(entry: Record<string, unknown>, at: string, production: 
   if (entry.key !== undefined && entry.cert === undefined) out.push(line(`${at}.cert`, 'is required with key'));
   if (entry.allowInsecure !== undefined && typeof entry.allowInsecure !== 'boolean') out.push(line(`${at}.allowInsecure`, 'must be true or false'));
   if (entry.allowInsecure === true && production) out.push(line(`${at}.allowInsecure`, 'is not allowed in production'));
+  if (entry.allowInsecure === true && Array.isArray(entry.modes) && entry.modes.includes('live')) {
+    out.push(line(`${at}.allowInsecure`, 'is not allowed for a destination of live tokens (real cards go over https only)'));
+  }
 }
 
 function parseEntry(entry: unknown, at: string, production: boolean, out: string[]): TForwardDestination | undefined {
