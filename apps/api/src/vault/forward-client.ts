@@ -98,8 +98,9 @@ function answerOf(result: TForwardCardResult, outcome: TForwardOutcome): TForwar
     case 'outcome_unknown':
       throw new AppError(
         'FORWARD_OUTCOME_UNKNOWN',
-        `An earlier forward with this Idempotency-Key (forward ${result.forwardId}) started and recorded no answer: ` +
-          'it may have reached the gateway, so it is never sent again. Reconcile with the gateway, which received the same Idempotency-Key.',
+        `An earlier forward with this Idempotency-Key (forward ${result.forwardId}) has no recorded answer: it is still in flight, ` +
+          'its worker stopped mid-call, or its answer is past retention. It may have reached the gateway, so it is never sent again; ' +
+          'retry later for a recorded answer, or reconcile with the gateway, which received the same Idempotency-Key.',
       );
     case 'not_found':
       throw AppError.notFound('The token');
