@@ -107,6 +107,19 @@ export function createMetrics(options: TMetricsOptions = {}): TMetrics {
       labelNames: ['format'] as const,
       registers,
     }),
+    ...vaultMetrics(registers),
+    observeQueues(queues) {
+      for (const queue of queues) if (!observed.includes(queue)) observed.push(queue);
+    },
+    async scrape() {
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+  };
+}
+
+/** The vault's own: forwards to payment gateways and what the vault sweep did. */
+function vaultMetrics(registers: Registry[]): Pick<TMetrics, 'forwardDuration' | 'vaultSweep'> {
+  return {
     forwardDuration: new Histogram({
       name: 'vault_forward_duration_seconds',
       help: 'Forwards to payment gateways by destination and result: the status class (2xx…5xx) or the gateway error (unreachable, timeout).',
@@ -120,12 +133,6 @@ export function createMetrics(options: TMetricsOptions = {}): TMetrics {
       labelNames: ['action'] as const,
       registers,
     }),
-    observeQueues(queues) {
-      for (const queue of queues) if (!observed.includes(queue)) observed.push(queue);
-    },
-    async scrape() {
-      return { contentType: registry.contentType, body: await registry.metrics() };
-    },
   };
 }
 
