@@ -9,14 +9,13 @@
  *
  *   npx tsx bench/tokenize-load.ts [--duration 10] [--connections 50] [--shapes split,single]
  */
-import os from 'node:os';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { Queue, QueueEvents, Worker } from 'bullmq';
 import { createPgPool, createRedis } from '@folio-vault/shared/connections';
 import { futureYear, generatedPan } from '../test/support/cards.js';
 import { benchToken, freePort, liftedRateLimits, startService, type TServiceProcess } from './service-processes.js';
-import { benchEnvironment, machine, meanLoad, summary, writeResult } from './support.js';
+import { benchEnvironment, machine, summary, withLoad, writeResult } from './support.js';
 
 const { values } = parseArgs({
   options: {
@@ -61,18 +60,6 @@ const { config, services, rawEnv } = await benchEnvironment();
   await pool.end();
 }
 
-/** Samples the 1-minute load average while `work` runs. */
-async function withLoad<T>(work: () => Promise<T>): Promise<{ value: T; load: number }> {
-  const loads: number[] = [];
-  const timer = setInterval(() => loads.push(os.loadavg()[0]!), 1000);
-  try {
-    const value = await work();
-    loads.push(os.loadavg()[0]!);
-    return { value, load: meanLoad(loads) };
-  } finally {
-    clearInterval(timer);
-  }
-}
 
 async function bareBullmq(seconds: number, callers: number): Promise<TLoadFigures> {
   const connection = createRedis(config.REDIS_URL, 'worker');

@@ -39,3 +39,18 @@ function luhn(digits: string): boolean {
   }
   return sum % 10 === 0;
 }
+
+/** Luhn check digit for a body of digits (computed independently of the code under test). */
+export function luhnCheckDigit(body: string): string {
+  let sum = 0;
+  for (let i = 0; i < body.length; i += 1) {
+    // Walking from the right of the body: the digit next to the check digit is doubled.
+    let d = Number(body[body.length - 1 - i]);
+    if (i % 2 === 0) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return String((10 - (sum % 10)) % 10);
+}

@@ -3,6 +3,7 @@ import { CARD_BRANDS, cvvLengthFor, detectBrand, validLengthsFor, type TCardBran
 import { isLuhnValid } from '@folio-vault/shared/vault/card/luhn';
 import { maskName } from '@folio-vault/shared/vault/card/mask';
 import { PUBLIC_TEST_CARD_NUMBERS, isPublicTestCard } from '@folio-vault/shared/vault/card/test-cards';
+import { luhnCheckDigit as checkDigit } from '../support/cards.js';
 
 /** The public test numbers allowed as literals in this repository. */
 const PUBLIC_NUMBERS = [
@@ -17,20 +18,6 @@ const PUBLIC_NUMBERS = [
   '5105105105105100',
 ];
 
-/** Luhn check digit for a body of digits (computed independently of the code under test). */
-function checkDigit(body: string): string {
-  let sum = 0;
-  for (let i = 0; i < body.length; i += 1) {
-    // Walking from the right of the body: the digit next to the check digit is doubled.
-    let d = Number(body[body.length - 1 - i]);
-    if (i % 2 === 0) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-  }
-  return String((10 - (sum % 10)) % 10);
-}
 
 /** A Luhn-valid number of the given length starting with prefix, made up at run time (zero-filled). */
 function pan(prefix: string, length = 16): string {

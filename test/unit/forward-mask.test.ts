@@ -1,21 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { maskHeaders, maskSecrets } from '@folio-vault/shared/vault/forward/mask';
+import { luhnCheckDigit as checkDigit } from '../support/cards.js';
 
 const secrets = { pan: '4111111111111111', cvv: '737' };
 
-/** Luhn check digit for a body of digits (computed independently of the code under test). */
-function checkDigit(body: string): string {
-  let sum = 0;
-  for (let i = 0; i < body.length; i += 1) {
-    let d = Number(body[body.length - 1 - i]);
-    if (i % 2 === 0) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-  }
-  return String((10 - (sum % 10)) % 10);
-}
 
 describe('maskSecrets', () => {
   it("masks this card's number to first six and last four", () => {
