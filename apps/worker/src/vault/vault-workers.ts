@@ -53,9 +53,9 @@ export function startVaultWorkers(
 export async function scheduleVaultSweep(queue: Queue, everySeconds: number): Promise<void> {
   await queue.upsertJobScheduler(
     VAULT_SWEEP_SCHEDULER_ID,
-    // The first sweep runs at once: a worker that starts re-fingerprints old records and shreds what
-    // expired while no worker ran, without waiting a whole interval.
-    { every: everySeconds * 1000, immediately: true },
+    // BullMQ runs an `every` scheduler's first job at once: a worker that starts re-fingerprints old
+    // records and shreds what expired while no worker ran, without waiting a whole interval.
+    { every: everySeconds * 1000 },
     { name: vaultSweepJob.name, data: { version: 1 }, opts: vaultSweepJob.options },
   );
 }
