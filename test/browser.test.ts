@@ -7,6 +7,8 @@ import { startWorker } from '@folio-vault/worker/worker';
 import { cardBody } from './support/cards.js';
 import { PROPERTY_1, importOk } from './support/ledger-fixture.js';
 import { createWorld, type TWorld } from './support/world.js';
+import { Queue } from 'bullmq';
+import { VAULT_SWEEP_SCHEDULER_ID, vaultSweepJob } from '@folio-vault/shared/vault/vault-sweep-job';
 
 /**
  * The operator's pages in a real browser: Debian's Chromium driven by playwright-core (which never
@@ -62,6 +64,12 @@ beforeAll(async () => {
   } finally {
     await worker.close();
   }
+  // The worker's housekeeping (the vault sweep's scheduler, its first run and its next one) is not
+  // this file's doing: removed, so the counts below are the file's own.
+  const vaultQueue = new Queue(QUEUE_NAMES.vault, { connection: world.redis, prefix: world.config.QUEUE_PREFIX });
+  await vaultQueue.removeJobScheduler(VAULT_SWEEP_SCHEDULER_ID);
+  for (const job of await vaultQueue.getJobs(['completed', 'waiting', 'delayed', 'failed'])) if (job.name === vaultSweepJob.name) await job.remove();
+  await vaultQueue.close();
 
   await importOk(world, payments, 1, {
     property: PROPERTY_1,
