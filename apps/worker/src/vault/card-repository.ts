@@ -242,9 +242,9 @@ export class CardRepository {
   }
 
   /** The sweep: shreds up to `limit` tokens past their end; answers their ids and properties. */
-  async shredExpired(mode: TTokenizationMode, limit: number): Promise<Array<{ id: string; property_id: string }>> {
+  async shredExpired(client: PoolClient, mode: TTokenizationMode, limit: number): Promise<Array<{ id: string; property_id: string }>> {
     const schema = SCHEMA[mode];
-    const result = await this.pool.query<{ id: string; property_id: string }>(
+    const result = await client.query<{ id: string; property_id: string }>(
       `UPDATE ${schema}.cards SET ${SHRED}
         WHERE id IN (SELECT id FROM ${schema}.cards WHERE expires_at <= now() AND wrapped_dek IS NOT NULL
                       ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)

@@ -23,7 +23,8 @@ export const FORWARD_ANSWER_RETENTION_DAYS = 30;
  * The vault's housekeeping (docs/vault.md#token-lifecycle), run by the `vault-sweep` job every
  * VAULT_SWEEP_SECONDS. Each step is one set-based statement per batch with SKIP LOCKED, so sweeps
  * on several workers at once share the work instead of repeating it:
- * - tokens past `expires_at` are crypto-shredded (and their held CVV destroyed), one audit event each;
+ * - tokens past `expires_at` are crypto-shredded (and their held CVV destroyed), each with its audit
+ *   event in the same transaction;
  * - held CVVs past `cvv_held_until` are destroyed (a stale one is never used, swept or not);
  * - forwards' recorded answers older than FORWARD_ANSWER_RETENTION_DAYS are dropped (keys stay bound);
  * - records still under the version-1 (global) fingerprint get the per-property one (refingerprint.ts,
@@ -72,13 +73,16 @@ export class VaultSweep {
     return total;
   }
 
-  private async shredExpired(mode: TTokenizationMode): Promise<number> {
-    const shredded = await this.vault.repository.shredExpired(mode, BATCH);
-    await Promise.all(
-      shredded.map((row) =>
-        this.audit.record({ action: 'token.expire', httpStatus: 200, tokenId: row.id, propertyId: row.property_id, mode, requestId: 'vault-sweep' }),
-      ),
-    );
-    return shredded.length;
+  /** One transaction per batch: a token is shredded with its audit event, or neither is. */
+  private shredExpired(mode: TTokenizationMode): Promise<number> {
+    const repository = this.vault.repository;
+    return repository.transaction(async (client) => {
+      const shredded = await repository.shredExpired(client, mode, BATCH);
+      await this.audit.recordWith(
+        client,
+        shredded.map((row) => ({ action: 'token.expire', httpStatus: 200, tokenId: row.id, propertyId: row.property_id, mode, requestId: 'vault-sweep' })),
+      );
+      return shredded.length;
+    });
   }
 }

@@ -96,6 +96,29 @@ const COLUMNS =
   'destination, forward_method, forward_path, gateway_status, duration_ms)';
 const COLUMN_TYPES = ['text', 'text', 'text', 'text', 'int', 'uuid', 'bigint', 'text', 'text', 'inet', 'text', 'text', 'text', 'int', 'int'] as const;
 
+/** An event as the row's column values: free text from outside masked, ids kept only when well-formed. */
+function valuesOf(event: TAuditEvent): TAuditValues {
+  // Subject and request id are text from outside (a token claim, a header): masked like a log line.
+  const subject = event.subject === undefined ? null : [...redactPans(event.subject)].slice(0, MAX_SUBJECT).join('');
+  return [
+    subject,
+    event.action,
+    outcomeOf(event.httpStatus),
+    event.errorCode ?? null,
+    event.httpStatus,
+    auditTokenId(event.tokenId) ?? null,
+    auditPropertyId(event.propertyId) ?? null,
+    event.mode ?? null,
+    redactPans(event.requestId).slice(0, 128),
+    event.clientAddress && isIP(event.clientAddress) ? event.clientAddress : null,
+    event.forward ? redactPans(event.forward.destination).slice(0, 100) : null,
+    event.forward?.method ?? null,
+    event.forward ? redactPans(event.forward.path).slice(0, 2048) : null,
+    event.forward?.gatewayStatus ?? null,
+    event.forward?.durationMs ?? null,
+  ];
+}
+
 export class AuditLog {
   private pending: TPendingBatch | undefined;
 
@@ -114,25 +137,7 @@ export class AuditLog {
    * instead of one each; every caller still waits for its own row.
    */
   async record(event: TAuditEvent): Promise<void> {
-    // Subject and request id are text from outside (a token claim, a header): masked like a log line.
-    const subject = event.subject === undefined ? null : [...redactPans(event.subject)].slice(0, MAX_SUBJECT).join('');
-    const row: TAuditValues = [
-      subject,
-      event.action,
-      outcomeOf(event.httpStatus),
-      event.errorCode ?? null,
-      event.httpStatus,
-      auditTokenId(event.tokenId) ?? null,
-      auditPropertyId(event.propertyId) ?? null,
-      event.mode ?? null,
-      redactPans(event.requestId).slice(0, 128),
-      event.clientAddress && isIP(event.clientAddress) ? event.clientAddress : null,
-      event.forward ? redactPans(event.forward.destination).slice(0, 100) : null,
-      event.forward?.method ?? null,
-      event.forward ? redactPans(event.forward.path).slice(0, 2048) : null,
-      event.forward?.gatewayStatus ?? null,
-      event.forward?.durationMs ?? null,
-    ];
+    const row = valuesOf(event);
     if (!this.pending) {
       const batch: TPendingBatch = { rows: [], written: Promise.resolve() };
       batch.written = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
@@ -145,11 +150,19 @@ export class AuditLog {
     await this.pending.written;
   }
 
-  private async write(rows: TAuditValues[]): Promise<void> {
+  /**
+   * Writes `events` now on `db` (a transaction's client): the events commit or roll back with the
+   * work they record (the vault sweep's shredding, say).
+   */
+  async recordWith(db: Pick<TPgPool, 'query'>, events: TAuditEvent[]): Promise<void> {
+    if (events.length > 0) await this.write(events.map(valuesOf), db);
+  }
+
+  private async write(rows: TAuditValues[], db: Pick<TPgPool, 'query'> = this.pool): Promise<void> {
     // One array parameter per column, unnested side by side: any number of rows, one parameter per column.
     const columns = COLUMN_TYPES.map((_, index) => rows.map((row) => row[index]));
     const unnest = COLUMN_TYPES.map((type, index) => `$${index + 1}::${type}[]`).join(', ');
-    await within(this.pool.query(`INSERT INTO audit.vault_events ${COLUMNS} SELECT * FROM unnest(${unnest})`, columns), this.timeoutMs);
+    await within(db.query(`INSERT INTO audit.vault_events ${COLUMNS} SELECT * FROM unnest(${unnest})`, columns), this.timeoutMs);
   }
 
   /** Newest first; for operators and tests. */
