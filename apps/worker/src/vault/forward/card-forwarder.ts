@@ -66,8 +66,11 @@ export class CardForwarder {
     }
     const result = await this.call(payload, prepared);
     try {
-      await this.attempts.finish(payload.mode, payload.propertyId, payload.idempotencyKey, payload.forwardId, result);
-      await this.vault.repository.markUsed(payload.mode, payload.tokenId);
+      // Two tables, two connections at once: one round trip of waiting instead of two.
+      await Promise.all([
+        this.attempts.finish(payload.mode, payload.propertyId, payload.idempotencyKey, payload.forwardId, result),
+        this.vault.repository.markUsed(payload.mode, payload.tokenId),
+      ]);
     } catch (error) {
       // The call was made: its answer goes to the caller even when it cannot be recorded (a replay
       // then answers outcome_unknown, which is true to what the vault knows). Never a retry.
