@@ -7,7 +7,8 @@ import { cardValues, substitute, templateProblems, usesCvv } from '@folio-vault/
 import type { Logger } from '@folio-vault/shared/logger';
 import type { CardVault, TOpenedCard } from '../card-vault.js';
 import type { TCardRow, TSealedRecordRow } from '../card-repository.js';
-import { GatewayError, type GatewayClients } from './gateway-client.js';
+import { UnrecoverableError } from 'bullmq';
+import { GatewayError, NotSentError, type GatewayClients } from './gateway-client.js';
 import type { ForwardAttempts, TRecordedForward } from './forward-attempts.js';
 
 type TForwardPayload = z.output<typeof ZForwardCardPayload>;
@@ -148,6 +149,11 @@ export class CardForwarder {
         },
       };
     } catch (error) {
+      // Nothing left the worker: the attempt is released (the key is free again) and the job fails.
+      if (error instanceof NotSentError) {
+        await this.attempts.release(payload.mode, payload.propertyId, payload.idempotencyKey, payload.forwardId);
+        throw new UnrecoverableError(error.message);
+      }
       if (!(error instanceof GatewayError)) throw error;
       const durationMs = Math.round(error.durationMs ?? performance.now() - started);
       this.observe(payload.destination, error.code === 'GATEWAY_TIMEOUT' ? 'timeout' : 'unreachable', durationMs);

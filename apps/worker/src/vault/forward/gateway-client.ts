@@ -181,6 +181,14 @@ function buildPool(destination: TResolvedDestination): Pool {
 }
 
 /** One undici Pool per destination, bound to its origin (it cannot talk to another host), with its CA and client certificate; built once at worker start. */
+/** A request refused before anything was sent (unknown destination, a path or header undici will not send). */
+export class NotSentError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NotSentError';
+  }
+}
+
 export class GatewayClients {
   private readonly destinations = new Map<string, { destination: TResolvedDestination; pool: Pool }>();
 
@@ -192,12 +200,12 @@ export class GatewayClients {
 
   async send(destinationName: string, request: TGatewayRequest): Promise<TGatewayAnswer> {
     const entry = this.destinations.get(destinationName);
-    if (!entry) throw new Error(`unknown forward destination "${destinationName}"`);
+    if (!entry) throw new NotSentError(`unknown forward destination "${destinationName}"`);
     const { destination, pool } = entry;
     const path = destination.basePath + request.path;
     // Origin-form only: an absolute URL would be sent as the request target to the configured host.
     if (!request.path.startsWith('/') || !path.startsWith('/')) {
-      throw new Error(`the request path for forward destination "${destinationName}" must start with "/"`);
+      throw new NotSentError(`the request path for forward destination "${destinationName}" must start with "/"`);
     }
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
@@ -230,7 +238,7 @@ export class GatewayClients {
     if (timedOut) return new GatewayError(destinationName, 'timeout', durationMs);
     if (errorCode(error) === 'UND_ERR_INVALID_ARG') {
       // A request undici refuses to send (a header value with control characters…): the caller's fault.
-      return new Error(`the request for forward destination "${destinationName}" was refused before sending (invalid argument)`);
+      return new NotSentError(`the request for forward destination "${destinationName}" was refused before sending (invalid argument)`);
     }
     const { failure, detail } = classify(error);
     return new GatewayError(destinationName, failure, durationMs, detail);
