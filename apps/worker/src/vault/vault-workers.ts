@@ -37,6 +37,15 @@ export function startVaultWorkers(
   const gateways = new GatewayClients(config.forwardGateways);
   const forwarder = new CardForwarder(vault, attempts, gateways, config.forwardGateways, logger, metrics);
   const options = { connection, prefix: config.QUEUE_PREFIX, concurrency: config.WORKER_CONCURRENCY, ...deps.locking };
+  // A forward still waiting on its gateway when the grace ends is handed back, and its client gets
+  // FORWARD_OUTCOME_UNKNOWN: say so at start when a destination may wait longer than the grace.
+  const slow = config.forwardGateways.filter((destination) => destination.timeoutMs >= config.SHUTDOWN_GRACE_MS);
+  if (slow.length > 0) {
+    logger.warn(
+      { destinations: slow.map((destination) => destination.name), shutdownGraceMs: config.SHUTDOWN_GRACE_MS },
+      'forward destinations may wait longer than SHUTDOWN_GRACE_MS: a forward in flight at shutdown would end as FORWARD_OUTCOME_UNKNOWN',
+    );
+  }
   return {
     workers: [
       new Worker(QUEUE_NAMES.vault, createProcessor(vaultHandlers(vault, sweep), logger, metrics), options),
