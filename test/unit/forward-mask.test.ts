@@ -64,6 +64,14 @@ describe('maskSecrets: what a template or a gateway can put next to the number',
     expect(maskSecrets('1234111111111111111', secrets)).toBe('***411111******1111');
   });
 
+  it("masks the holder's name in upper case, percent-encoded (%20 or +) and XML-escaped", () => {
+    const named = { ...secrets, holderName: "Zoë O'Neil" };
+    expect(maskSecrets('NAME=ZOË O\'NEIL', named)).toBe('NAME=Z** O*****');
+    expect(maskSecrets('name=Zo%C3%AB%20O\'Neil&x=1', named)).toBe('name=Z** O*****&x=1');
+    expect(maskSecrets('name=Zo%C3%AB+O\'Neil', named)).toBe('name=Z** O*****');
+    expect(maskSecrets('<n>Zoë O&apos;Neil</n>', named)).toBe('<n>Z** O*****</n>');
+  });
+
   it("masks the holder's name as written and as a JSON string holds it", () => {
     expect(maskSecrets('{"name":"Zoë Ryder"}', secrets)).toBe('{"name":"Z** R****"}');
     expect(maskSecrets(JSON.stringify({ name: 'Zoë Ryder' }, null, 0).replace('ë', '\\u00eb'), secrets)).toBe('{"name":"Zoë Ryder"}'.replace('Zoë Ryder', 'Z** R****'));

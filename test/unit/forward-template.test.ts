@@ -308,6 +308,17 @@ describe('templateProblems: what the masking of the answer needs', () => {
     expect(problemsOf({ headers: { 'Content-Type': 'application/json' }, body })).toContainEqual({ path: 'body', message });
   });
 
+  it.each([
+    ['a percent-encoded digit in a form body', 'application/x-www-form-urlencoded', 'cvc={{card.cvv}}%31'],
+    ['a JSON \\u escape', 'application/json', '{"c":"{{card.cvv}}\\u0031"}'],
+    ['a decimal XML reference', 'application/xml', '<c>{{card.cvv}}&#49;</c>'],
+    ['a hex XML reference before it', 'application/xml', '<c>&#x31;{{card.cvv}}</c>'],
+  ])('refuses the CVV against %s (the gateway reads a digit there)', (_, contentType, body) => {
+    expect(problemsOf({ headers: { 'Content-Type': contentType }, body })).toContainEqual({
+      path: 'body', message: '{{card.cvv}} must not touch a digit or another placeholder (the answer could not be masked)',
+    });
+  });
+
   it('accepts the number and the CVV apart, and other placeholders side by side', () => {
     const body = '{"n":"{{card.number}}","c":"{{card.cvv}}","e":"{{card.exp_month}}/{{card.exp_year2}}{{card.last4}}"}';
     expect(problemsOf({ headers: { 'Content-Type': 'application/json' }, body })).toEqual([]);

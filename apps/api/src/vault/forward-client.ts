@@ -1,7 +1,8 @@
 import { v7 as uuidv7 } from 'uuid';
 import { AppError } from '@folio-vault/shared/errors';
 import { findDestination, pathAllowed, type TForwardDestination } from '@folio-vault/shared/vault/forward/destinations';
-import { forwardCardJob, type TForwardCardResult } from '@folio-vault/shared/vault/forward/forward-job';
+import type { z } from 'zod';
+import { forwardCardJob, type TForwardCardResult, type ZForwardCardPayload } from '@folio-vault/shared/vault/forward/forward-job';
 import type { TForwardRequest, TForwardResponse } from '@folio-vault/shared/vault/forward/schemas';
 import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
 import type { JobWaiter } from '../jobs/job-waiter.js';
@@ -53,8 +54,8 @@ export class ForwardClient {
   async forward(tokenId: string, request: TForwardRequest, ref: TForwardRef, outcome: TForwardOutcome): Promise<TForwardResponse> {
     const destination = this.check(request, ref.mode);
     const forwardId = uuidv7();
-    const payload = {
-      version: 1 as const,
+    const payload: z.input<typeof ZForwardCardPayload> = {
+      version: 1,
       tokenId,
       forwardId,
       ...ref,
@@ -113,5 +114,8 @@ function answerOf(result: TForwardCardResult, outcome: TForwardOutcome): TForwar
       throw AppError.unavailable('The workers do not have this destination configured yet; retry shortly.', 5);
     case 'refused':
       throw invalid(result.path, result.message);
+    case 'not_sent':
+      // The destination's configuration or the template holds what the HTTP client will not send.
+      throw new AppError('GATEWAY_UNREACHABLE', `${result.details}; nothing was sent, and the Idempotency-Key is free again.`);
   }
 }

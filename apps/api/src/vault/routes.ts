@@ -158,12 +158,12 @@ const forwardToken = defineRoute({
   errors: [404, 409, 502, 504],
   handler: ({ vault }: TVaultDeps) => async ({ req, res, headers, params, body }) => {
     const ref = { propertyId: headers['x-property-id'], mode: modeOf(headers['svc-tokenization-mode']), requestId: String(req.id) };
+    await vault.checkMode(ref.propertyId, ref.mode);
     // Checked before it is recorded: the audit trail keeps a configured destination's name, never
     // whatever text a refused request carried there.
     const destination = vault.forwards.check(body, ref.mode);
     const audit: TForwardAudit = { destination: destination.name, method: body.method, path: body.path };
     res.locals.forward = audit;
-    await vault.checkMode(ref.propertyId, ref.mode);
     const answer = await vault.forwards.forward(params.id, body, { ...ref, idempotencyKey: headers['idempotency-key'] }, audit);
     await recordVaultEvent(vault.audit, req, { httpStatus: 200, tokenId: params.id });
     res.status(200).json(answer);

@@ -23,7 +23,7 @@ export const FORWARD_ANSWER_RETENTION_DAYS = 30;
  * The vault's housekeeping (docs/vault.md#token-lifecycle), run by the `vault-sweep` job every
  * VAULT_SWEEP_SECONDS. Each step is one set-based statement per batch with SKIP LOCKED, so sweeps
  * on several workers at once share the work instead of repeating it:
- * - tokens past `expires_at` are crypto-shredded (and their held CVV destroyed), each with its audit
+ * - tokens past `expires_at` are crypto-shredded (their held CVV goes in the next step), each with its audit
  *   event in the same transaction;
  * - held CVVs past `cvv_held_until` are destroyed (a stale one is never used, swept or not);
  * - forwards' recorded answers older than FORWARD_ANSWER_RETENTION_DAYS are dropped (keys stay bound);

@@ -7,12 +7,12 @@ import { cardValues, substitute, templateProblems, usesCvv } from '@folio-vault/
 import type { Logger } from '@folio-vault/shared/logger';
 import type { CardVault, TOpenedCard } from '../card-vault.js';
 import type { TCardRow, TSealedRecordRow } from '../card-repository.js';
-import { UnrecoverableError } from 'bullmq';
 import { GatewayError, NotSentError, type GatewayClients } from './gateway-client.js';
 import type { ForwardAttempts, TRecordedForward } from './forward-attempts.js';
 
 type TForwardPayload = z.output<typeof ZForwardCardPayload>;
 type TRecord = TSealedRecordRow & TCardRow;
+type TNotSent = Extract<TForwardCardResult, { outcome: 'not_sent' }>;
 interface TPrepared {
   filled: { path: string; body?: string };
   secrets: TMaskedSecrets;
@@ -66,6 +66,7 @@ export class CardForwarder {
       throw error;
     }
     const result = await this.call(payload, prepared);
+    if (result.outcome === 'not_sent') return result;
     try {
       // Two tables, two connections at once: one round trip of waiting instead of two.
       await Promise.all([
@@ -127,7 +128,7 @@ export class CardForwarder {
   }
 
   /** Sends and masks the answer. */
-  private async call(payload: TForwardPayload, { filled, secrets }: TPrepared): Promise<TRecordedForward> {
+  private async call(payload: TForwardPayload, { filled, secrets }: TPrepared): Promise<TRecordedForward | TNotSent> {
     const started = performance.now();
     try {
       const answer = await this.gateways.send(payload.destination, {
@@ -144,7 +145,8 @@ export class CardForwarder {
           destination: payload.destination,
           status: answer.status,
           headers: maskHeaders(answer.headers, secrets),
-          body: maskSecrets(answer.body, secrets),
+          // U+0000 (binary in an answer) cannot be stored in jsonb: it is U+FFFD for the caller and the record alike.
+          body: maskSecrets(answer.body.replaceAll('\0', '\uFFFD'), secrets),
           duration_ms: answer.durationMs,
         },
       };
@@ -152,7 +154,7 @@ export class CardForwarder {
       // Nothing left the worker: the attempt is released (the key is free again) and the job fails.
       if (error instanceof NotSentError) {
         await this.attempts.release(payload.mode, payload.propertyId, payload.idempotencyKey, payload.forwardId);
-        throw new UnrecoverableError(error.message);
+        return { outcome: 'not_sent', details: error.message };
       }
       if (!(error instanceof GatewayError)) throw error;
       const durationMs = Math.round(error.durationMs ?? performance.now() - started);

@@ -82,8 +82,7 @@ export class ForwardAttempts {
     await this.pool.query(
       `UPDATE ${SCHEMA[mode]}.forward_attempts SET state = 'done', answer = $3, finished_at = now()
         WHERE property_id = $1 AND idempotency_key = $2 AND forward_id = $4 AND state = 'started'`,
-      // jsonb refuses U+0000, which a gateway's answer may hold: it becomes U+FFFD.
-      [propertyId, key, JSON.stringify(answer).replaceAll('\\u0000', '\\ufffd'), forwardId],
+      [propertyId, key, JSON.stringify(answer), forwardId],
     );
   }
 }

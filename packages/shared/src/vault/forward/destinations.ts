@@ -152,6 +152,7 @@ function headersProblems(raw: unknown, at: string, out: string[]): Record<string
     else if (RESERVED_HEADERS.has(name.toLowerCase())) out.push(line(where, 'is not allowed: the vault sets it'));
     else if (typeof value !== 'string') out.push(line(where, 'must be a string'));
     else if (/[\r\n]/.test(value)) out.push(line(where, 'must not contain line breaks'));
+    else if (/[^\t\x20-\x7e]/.test(value)) out.push(line(where, 'must be visible ASCII, spaces or tabs'));
     else if (value.startsWith('env:') && !ENV_NAME.test(value.slice(4))) out.push(line(where, 'must name an environment variable after env:'));
     else headers[name] = value;
   }
@@ -253,6 +254,7 @@ export function resolveDestinationSecrets(
       const secret = env[variable];
       if (secret === undefined || secret.trim() === '') problems.push(line(where, `environment variable ${variable} is not set`));
       else if (/[\r\n]/.test(secret)) problems.push(line(where, `environment variable ${variable} contains a line break`));
+      else if (/[^\t\x20-\x7e]/.test(secret)) problems.push(line(where, `environment variable ${variable} holds characters other than visible ASCII, spaces or tabs`));
       else resolvedHeaders[name] = secret;
     }
     const tls: TResolvedDestination['tls'] = {};

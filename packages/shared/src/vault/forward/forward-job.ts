@@ -40,6 +40,8 @@ export const ZForwardCardResult = z.discriminatedUnion('outcome', [
   z.object({ outcome: z.literal('cvv_not_available') }),
   /** The workers have no such destination (their VAULT_FORWARD_DESTINATIONS differs from the API's). */
   z.object({ outcome: z.literal('destination_unknown') }),
+  /** The request could not be sent (the HTTP client refused it); nothing left the worker and the key is free. */
+  z.object({ outcome: z.literal('not_sent'), details: z.string() }),
   /** The worker's own check of the destination's and the template's rules refused it (400 at `path`). */
   z.object({ outcome: z.literal('refused'), path: z.string(), message: z.string() }),
 ]);

@@ -34,12 +34,20 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
 const asciiJson = (text: string) =>
   JSON.stringify(text).slice(1, -1).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
-/** The holder's name as written and as JSON strings hold it, masked as the token's metadata masks it. */
+const xmlEscaped = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
+
+/**
+ * The holder's name, in any case, as written and in every form the vault's own escaping or a JSON
+ * encoder gives it (JSON, ASCII-only JSON, percent-encoding with %20 or +, XML), masked as the
+ * token's metadata masks it.
+ */
 function maskNames(text: string, name: string | undefined): string {
   const trimmed = name?.trim();
   if (!trimmed || trimmed.length < 2) return text;
-  const forms = [...new Set([trimmed, JSON.stringify(trimmed).slice(1, -1), asciiJson(trimmed)])];
-  return text.replace(new RegExp(forms.map(escapeRegExp).join('|'), 'g'), () => maskName(trimmed));
+  const encoded = encodeURIComponent(trimmed);
+  const forms = [trimmed, JSON.stringify(trimmed).slice(1, -1), asciiJson(trimmed), encoded, encoded.replace(/%20/g, '+'), xmlEscaped(trimmed)];
+  return text.replace(new RegExp([...new Set(forms)].map(escapeRegExp).join('|'), 'giu'), () => maskName(trimmed));
 }
 
 /** "4111 1111 1111 1111" → "4111 11** **** 1111": digits masked as maskPan does, separators kept. */

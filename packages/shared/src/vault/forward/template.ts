@@ -99,6 +99,11 @@ function describe(name: string): string {
   return plain ? `unknown placeholder {{${name}}}` : 'unknown placeholder';
 }
 
+/** A digit as the gateway will read it: plain, percent-encoded, a JSON \\u escape or an XML character reference. */
+const DIGIT = String.raw`(?:\d|%3\d|\\u003\d|&#0*(?:4[89]|5[0-7]);|&#x0*3\d;)`;
+const DIGIT_BEFORE = new RegExp(`${DIGIT}$`, 'i');
+const DIGIT_AFTER = new RegExp(`^${DIGIT}`, 'i');
+
 /**
  * The card number and the CVV must not touch a digit or another placeholder: a gateway echoing the
  * joined digits would hand back a run the answer's masking cannot take apart (mask.ts).
@@ -110,8 +115,8 @@ function touchingPlaceholders(text: string): string[] {
     if (name !== 'card.number' && name !== 'card.cvv') continue;
     const start = match.index;
     const end = start + match[0].length;
-    const before = /\d$/.test(text.slice(0, start)) || text.slice(0, start).endsWith('}}');
-    const after = /^\d/.test(text.slice(end)) || text.slice(end).startsWith('{{');
+    const before = DIGIT_BEFORE.test(text.slice(0, start)) || text.slice(0, start).endsWith('}}');
+    const after = DIGIT_AFTER.test(text.slice(end)) || text.slice(end).startsWith('{{');
     if (before || after) messages.push(`{{${name}}} must not touch a digit or another placeholder (the answer could not be masked)`);
   }
   return [...new Set(messages)];
