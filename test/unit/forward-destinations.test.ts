@@ -58,6 +58,9 @@ describe('parseDestinations', () => {
     ]);
   });
 
+});
+
+describe('parseDestinations: the rules of each field', () => {
   it('checks names: pattern and uniqueness', () => {
     expect(problemsOf({ name: undefined })).toEqual([`${P}[0].name: is required`]);
     for (const name of ['-acme', 'a b', 'x'.repeat(65), 7]) {
@@ -111,6 +114,9 @@ describe('parseDestinations', () => {
     expect(problems.join('\n')).not.toContain('sk_live_secret');
   });
 
+});
+
+describe('parseDestinations: modes, paths, methods and headers', () => {
   it('checks modes', () => {
     expect(problemsOf({ modes: [] })).toEqual([`${P}[0].modes: must be a non-empty array of "test" and "live"`]);
     expect(problemsOf({ modes: 'test' })).toEqual([`${P}[0].modes: must be a non-empty array of "test" and "live"`]);
@@ -167,6 +173,9 @@ describe('parseDestinations', () => {
     expect(problems.join()).not.toContain('secret');
   });
 
+});
+
+describe('parseDestinations: options, and every problem at once', () => {
   it('checks timeoutMs, TLS fields and unknown fields', () => {
     for (const timeoutMs of [0, 60001, 1.5, '100']) {
       expect(problemsOf({ timeoutMs })).toEqual([`${P}[0].timeoutMs: must be an integer from 1 to 60000`]);
