@@ -5,18 +5,29 @@ import type { TPgPool } from '../connections.js';
  * Runs `work` in one transaction on one pooled connection: committed when it resolves (whatever
  * it returns, an early answer included), rolled back when it throws, the connection always handed
  * back.
+ *
+ * While the connection is checked out it has an 'error' listener of its own: node-postgres gives
+ * one only to idle clients, so a server that goes away (a restart, a failover) in the middle of a
+ * transaction would otherwise raise an unhandled 'error' event and end the process. The failed
+ * query rejects as usual; the broken connection is destroyed instead of going back to the pool.
  */
 export async function inTransaction<T>(pool: TPgPool, work: (client: PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  let broken: Error | undefined;
+  const onError = (error: Error) => {
+    broken = error;
+  };
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     const result = await work(client);
     await client.query('COMMIT');
     return result;
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    if (!broken) await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   } finally {
-    client.release();
+    client.off('error', onError);
+    client.release(broken);
   }
 }
