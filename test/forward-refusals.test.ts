@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import request from 'supertest';
+import type request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cardBody } from './support/cards.js';
-import { auditRowOf, closedPort, destinationsSetting, forward, tokenize } from './support/forward.js';
+import { auditRowOf, closedPort, deleteToken, destinationsSetting, forward, tokenize } from './support/forward.js';
 import { answerBytes, createTestPki, neverAnswer, redirectTo, startGateway, type TTestGateway } from './support/gateway.js';
 import { createWorld, type TWorld } from './support/world.js';
 
@@ -109,11 +109,7 @@ describe('requests refused at a field, before any call', () => {
   it("another property's token and a deleted token: 404", async () => {
     const elsewhere = await tokenize(world, card(), { property: '2' });
     const gone = await tokenize(world, card());
-    const deleted = await request(world.url)
-      .delete(`/vault/v1/tokens/${gone}`)
-      .set('Authorization', `Bearer ${world.token({ properties: [1], scope: 'write:payment' })}`)
-      .set('X-Property-Id', '1')
-      .set('SVC-Tokenization-Mode', 'test');
+    const deleted = await deleteToken(world, gone);
     expect(deleted.status).toBe(204);
     for (const id of [elsewhere, gone]) {
       const res = await forward(world, id, valid());

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cardBody } from './support/cards.js';
 import { until } from './support/faults.js';
-import { FORWARD_SCOPE, getToken, tokenize } from './support/forward.js';
+import { deleteToken, getToken, tokenize } from './support/forward.js';
 import { createWorld, type TWorld } from './support/world.js';
 
 /**
@@ -108,11 +108,7 @@ describe('fingerprints are per property; GET /vault/v1/tokens?fingerprint=', () 
     const extra = await tokenize(world, card);
     const fingerprint = await fingerprintOf(extra);
     expect(ids(await search({ fingerprint }))).toEqual([extra, second, first]);
-    const deleted = await request(world.url)
-      .delete(`/vault/v1/tokens/${extra}`)
-      .set('Authorization', `Bearer ${world.token({ properties: [1], scope: FORWARD_SCOPE })}`)
-      .set('X-Property-Id', '1')
-      .set('SVC-Tokenization-Mode', 'test');
+    const deleted = await deleteToken(world, extra);
     expect(deleted.status).toBe(204);
     expect(ids(await search({ fingerprint }))).toEqual([second, first]);
   });

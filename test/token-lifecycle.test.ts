@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditLog } from '@folio-vault/shared/vault/audit-log';
 import { cardBody, futureYear } from './support/cards.js';
 import { until } from './support/faults.js';
-import { FORWARD_SCOPE, getToken, tokenize } from './support/forward.js';
+import { FORWARD_SCOPE, deleteToken, getToken, tokenize } from './support/forward.js';
 import { createWorld, type TWorld } from './support/world.js';
 
 /**
@@ -139,11 +139,7 @@ describe('the held CVV goes with the token', () => {
   it('DELETE of the token removes its held_cvvs row', async () => {
     const id = await tokenize(world, cardBody());
     expect(await heldCvvRows(world, id)).toBe(1);
-    const res = await request(world.url)
-      .delete(`/vault/v1/tokens/${id}`)
-      .set('Authorization', `Bearer ${world.token({ properties: [1], scope: FORWARD_SCOPE })}`)
-      .set('X-Property-Id', '1')
-      .set('SVC-Tokenization-Mode', 'test');
+    const res = await deleteToken(world, id);
     expect(res.status).toBe(204);
     expect(await heldCvvRows(world, id)).toBe(0);
   });

@@ -72,8 +72,15 @@ export function forward(world: TWorld, tokenId: string, body: Record<string, unk
 }
 
 export function getToken(world: TWorld, tokenId: string, options: TCallOptions = {}): request.Test {
-  const req = request(world.url)
-    .get(`/vault/v1/tokens/${tokenId}`)
+  return tokenRequest(world, 'get', tokenId, options);
+}
+
+export function deleteToken(world: TWorld, tokenId: string, options: TCallOptions = {}): request.Test {
+  return tokenRequest(world, 'delete', tokenId, options);
+}
+
+function tokenRequest(world: TWorld, method: 'get' | 'delete', tokenId: string, options: TCallOptions): request.Test {
+  const req = request(world.url)[method](`/vault/v1/tokens/${tokenId}`)
     .set('Authorization', `Bearer ${bearerOf(world, options)}`)
     .set('X-Property-Id', options.property ?? '1');
   if (options.test !== false) req.set('SVC-Tokenization-Mode', 'test');
