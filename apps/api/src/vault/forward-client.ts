@@ -51,8 +51,14 @@ export class ForwardClient {
     return destination;
   }
 
-  async forward(tokenId: string, request: TForwardRequest, ref: TForwardRef, outcome: TForwardOutcome): Promise<TForwardResponse> {
-    const destination = this.check(request, ref.mode);
+  /** Runs the forward to `destination`, which check() answered for this request. */
+  async forward(
+    tokenId: string,
+    request: TForwardRequest,
+    destination: TForwardDestination,
+    ref: TForwardRef,
+    outcome: TForwardOutcome,
+  ): Promise<TForwardResponse> {
     const forwardId = uuidv7();
     const payload: z.input<typeof ZForwardCardPayload> = {
       version: 1,

@@ -164,7 +164,7 @@ const forwardToken = defineRoute({
     const destination = vault.forwards.check(body, ref.mode);
     const audit: TForwardAudit = { destination: destination.name, method: body.method, path: body.path };
     res.locals.forward = audit;
-    const answer = await vault.forwards.forward(params.id, body, { ...ref, idempotencyKey: headers['idempotency-key'] }, audit);
+    const answer = await vault.forwards.forward(params.id, body, destination, { ...ref, idempotencyKey: headers['idempotency-key'] }, audit);
     await recordVaultEvent(vault.audit, req, { httpStatus: 200, tokenId: params.id });
     res.status(200).json(answer);
   },

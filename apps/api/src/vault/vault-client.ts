@@ -55,14 +55,8 @@ export class VaultClient {
   /** Forwards to payment gateways (forward-client.ts). */
   readonly forwards: ForwardClient;
   private readonly gatewayModes: GatewayModes;
-  private readonly waiter: JobWaiter;
-  private readonly transit: TKeyring;
-  private readonly waitMs: number;
 
   constructor(private readonly options: TVaultClientOptions) {
-    this.waiter = options.waiter;
-    this.transit = options.transit;
-    this.waitMs = options.waitMs;
     this.audit = new AuditLog(options.pool);
     this.gatewayModes = new GatewayModes(options.pool);
     this.forwards = new ForwardClient(options.forwardWaiter, options.destinations, options.waitMs);
@@ -122,7 +116,7 @@ export class VaultClient {
       propertyId: ref.propertyId,
       mode: ref.mode,
       requestId: ref.requestId,
-      sealedCard: sealTransit(this.transit, sealed, transitAad({ tokenId, propertyId: ref.propertyId, mode: ref.mode })),
+      sealedCard: sealTransit(this.options.transit, sealed, transitAad({ tokenId, propertyId: ref.propertyId, mode: ref.mode })),
       expiresAt,
       ...(ref.idempotencyKey ? { idempotencyKey: ref.idempotencyKey } : {}),
     }, tokenId);
@@ -150,9 +144,9 @@ export class VaultClient {
 
   private async run<N extends TJobName>(name: N, payload: TJobPayload<N>, jobId: string): Promise<TJobResult<N>> {
     const definition: TJobs[N] = JOBS[name];
-    const value = await this.waiter.run(name, payload, {
+    const value = await this.options.waiter.run(name, payload, {
       jobId,
-      timeoutMs: this.waitMs,
+      timeoutMs: this.options.waitMs,
       jobOptions: definition.options,
     });
     return definition.result.parse(value) as TJobResult<N>;

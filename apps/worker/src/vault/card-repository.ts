@@ -75,7 +75,9 @@ const METADATA_COLUMNS =
   'id, property_id, card_brand, first6, last4, exp_month, exp_year, cardholder_name_masked, fingerprint, created_at, deleted_at, expires_at, last_used_at';
 /** The same columns of `c` with the held CVV's end (held_cvvs `h`), for a query that joins them. */
 const METADATA_WITH_CVV = `${METADATA_COLUMNS.split(', ').map((column) => `c.${column}`).join(', ')}, h.held_until AS cvv_held_until`;
-const HELD_CVV_JOIN = 'LEFT JOIN {schema}.held_cvvs h ON h.token_id = c.id AND h.held_until > now()';
+/** `cards c` of a mode with its live held CVV (`h`), for the metadata queries. */
+const cardsWithCvv = (mode: TTokenizationMode) =>
+  `${SCHEMA[mode]}.cards c LEFT JOIN ${SCHEMA[mode]}.held_cvvs h ON h.token_id = c.id AND h.held_until > now()`;
 /** A token that can be used: not shredded, not past its end (the sweep may not have run yet). */
 const CURRENT = 'c.deleted_at IS NULL AND c.expires_at > now()';
 
@@ -124,7 +126,7 @@ export class CardRepository {
     id: string,
   ): Promise<TCardRow | undefined> {
     const result = await db.query<TCardRow>(
-      `SELECT ${METADATA_WITH_CVV} FROM ${SCHEMA[mode]}.cards c ${HELD_CVV_JOIN.replace('{schema}', SCHEMA[mode])}
+      `SELECT ${METADATA_WITH_CVV} FROM ${cardsWithCvv(mode)}
         WHERE c.id = $1 AND c.property_id = $2`,
       [id, propertyId],
     );
@@ -134,7 +136,7 @@ export class CardRepository {
   /** The property's current tokens with this fingerprint, newest first, at most 100. */
   async findByFingerprint(mode: TTokenizationMode, propertyId: string, fingerprint: string): Promise<TCardRow[]> {
     const result = await this.pool.query<TCardRow>(
-      `SELECT ${METADATA_WITH_CVV} FROM ${SCHEMA[mode]}.cards c ${HELD_CVV_JOIN.replace('{schema}', SCHEMA[mode])}
+      `SELECT ${METADATA_WITH_CVV} FROM ${cardsWithCvv(mode)}
         WHERE c.property_id = $1 AND c.fingerprint = $2 AND ${CURRENT}
         ORDER BY c.created_at DESC, c.id DESC
         LIMIT 100`,
@@ -152,7 +154,7 @@ export class CardRepository {
   ): Promise<(TSealedRecordRow & TCardRow) | undefined> {
     const result = await db.query<TSealedRecordRow & TCardRow>(
       `SELECT ${METADATA_WITH_CVV}, c.kek_id, c.wrapped_dek, c.pan_ct, c.cardholder_name_ct, c.billing_details_ct
-         FROM ${SCHEMA[mode]}.cards c ${HELD_CVV_JOIN.replace('{schema}', SCHEMA[mode])}
+         FROM ${cardsWithCvv(mode)}
         WHERE c.id = $1 AND c.property_id = $2 AND ${CURRENT}`,
       [id, propertyId],
     );

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { QUEUE_NAMES } from '../../queues.js';
 import type { TJobDefinition } from '../../jobs/definition.js';
-import { ZVaultJobBase } from '../vault-job-common.js';
+import { VAULT_JOB_OPTIONS, ZVaultJobBase } from '../vault-job-common.js';
 import { FORWARD_METHODS } from './destinations.js';
 import { ZForwardResponse } from './schemas.js';
 
@@ -55,10 +55,5 @@ export const forwardCardJob = {
   result: ZForwardCardResult,
   // A retry is safe: an attempt that got as far as the gateway is recorded before the call, so a
   // re-run answers outcome_unknown instead of calling again. Results hold the masked answer only.
-  options: {
-    attempts: 3,
-    backoff: { type: 'exponential', delay: 200 },
-    removeOnComplete: { age: 300, count: 10_000 },
-    removeOnFail: { age: 24 * 3600, count: 10_000 },
-  },
+  options: VAULT_JOB_OPTIONS,
 } as const satisfies TJobDefinition;
