@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import type { DestinationStream } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createLogger, wantsPrettyLogs } from '@folio-vault/shared/logger';
+import { redactPans } from '@folio-vault/shared/vault/card/redact-pan';
 
 /** A destination that keeps what is written, and resolves once `lines` lines have arrived. */
 function sink(lines = 1): { stream: DestinationStream & Writable; text: () => string; done: Promise<void> } {
@@ -36,6 +37,17 @@ describe('logger', () => {
     await out.done;
     const line = JSON.parse(out.text().split('\n')[0]!) as Record<string, unknown>;
     expect(line).toMatchObject({ level: 40, name: 'folio-vault-api', msg: 'redis unavailable', path: '/vault/411111******1111' });
+  });
+
+  it('keeps a request id whole even when its digit groups read as a card number', async () => {
+    // 567330 0004 4031 is a Luhn-valid 14-digit Maestro-range number once the dashes are dropped.
+    const requestId = '5f567330-0004-4031-b96e-de59c2c2f485';
+    const out = sink();
+    createLogger({ destination: out.stream, name: 'folio-vault-api' }).info({ requestId, path: '/vault/4111111111111111' }, 'done');
+    await out.done;
+    const line = JSON.parse(out.text().split('\n')[0]!) as Record<string, unknown>;
+    expect(line).toMatchObject({ requestId, path: '/vault/411111******1111' });
+    expect(redactPans('id 567330-0004-4031 end')).toBe('id 567330****4031 end');
   });
 
   it('writes a line a person reads when pretty, masked the same way', async () => {
