@@ -1,7 +1,9 @@
 import type { TMachine } from './support.js';
 import type { TExportE2eSize } from './export-e2e.js';
 import type { TBaselineResult } from './pdfkit-baseline.js';
+import { exportMemorySection } from './report-export-memory.js';
 import { forwardSection } from './report-forward.js';
+import { listingSection } from './report-listing.js';
 import { header, int, machineLine, mark, msText, sec, table, type TRun } from './report-format.js';
 
 /**
@@ -41,16 +43,6 @@ interface TNightAuditResult {
 interface TRenderResult {
   machine: TMachine;
   sizes: Array<{ rows: number; pages: number; ms: number; maxRssMb: number; bytes: number; baseline: TBaselineResult; ratio: number }>;
-}
-interface TListingResult {
-  machine: TMachine;
-  rows: number;
-  importRowsPerSecond: number;
-  firstPage: TLatency;
-  firstPageTotals: TLatency;
-  firstPageByAmount: TLatency;
-  walk1100: { pages: number; rows: number; ms: number };
-  walk100: { pages: number; rows: number; ms: number };
 }
 interface TLatencyResult {
   machine: TMachine;
@@ -201,28 +193,6 @@ function renderSection(run: TRun): string[] {
   return lines;
 }
 
-function listingSection(run: TRun): string[] {
-  const r = run.result as TListingResult | undefined;
-  const lines = ['## Ledger listing', '', ...header('listing', run)];
-  if (!r) return lines;
-  lines.push(
-    `One source of ${int(r.rows)} transactions (imported at ${int(r.importRowsPerSecond)} rows/s), the listing module the API calls, against PostgreSQL.`,
-    '',
-    table(
-      ['query', 'p50', 'p99'],
-      [
-        ['first page (100)', msText(r.firstPage.p50), msText(r.firstPage.p99)],
-        ['first page (100) + includeTotal', msText(r.firstPageTotals.p50), msText(r.firstPageTotals.p99)],
-        ['first page by amount desc, no voided', msText(r.firstPageByAmount.p50), msText(r.firstPageByAmount.p99)],
-      ],
-    ),
-    '',
-    `Full walk with the cursor: limit 1100 — ${r.walk1100.pages} pages in ${sec(r.walk1100.ms)}; limit 100 — ${r.walk100.pages} pages in ${sec(r.walk100.ms)} (${(r.walk100.ms / r.walk100.pages).toFixed(2)} ms a page).`,
-    '',
-  );
-  return lines;
-}
-
 function latencySection(run: TRun): string[] {
   const r = run.result as TLatencyResult | undefined;
   const lines = ['## Tokenize latency, sequential', '', ...header('latency', run)];
@@ -255,6 +225,7 @@ export function renderReport(runs: Partial<Record<string, TRun>>, here: TMachine
   const goals: string[][] = [];
   const sections: string[] = [];
   if (runs.export) sections.push(...goalsOf(runs.export, exportSection, goals));
+  if (runs['export-memory']) sections.push(...goalsOf(runs['export-memory'], exportMemorySection, goals));
   if (runs.tokenize) sections.push(...goalsOf(runs.tokenize, tokenizeSection, goals));
   if (runs['night-audit']) sections.push(...goalsOf(runs['night-audit'], nightAuditSection, goals));
   if (runs.render) sections.push(...renderSection(runs.render));
@@ -285,9 +256,10 @@ export function renderReport(runs: Partial<Record<string, TRun>>, here: TMachine
     '',
     '```sh',
     'npm run bench                                  # everything (tens of minutes on 2 cores)',
-    'npm run bench -- --only export,tokenize        # some: export | tokenize | night-audit | render | listing | latency | forward',
+    'npm run bench -- --only export,tokenize        # some: export | export-memory | tokenize | night-audit | render | listing | latency | forward',
     'npm run bench:quick                            # smoke check at small sizes → out/benchmarks-quick.md',
     'npx tsx bench/export-e2e.ts --rows 1000,5000   # one benchmark by hand, printed only',
+    'npx tsx bench/export-memory.ts --formats PDF --rows 5000,50000',
     'npx tsx bench/tokenize-load.ts --duration 10 --connections 50',
     'BENCH_FORWARD_REQUESTS=1000 BENCH_FORWARD_CLIENTS=10 npx tsx bench/forward-overhead.ts',
     'npx tsx bench/pdfkit-baseline.ts --rows 5000 --out /tmp/folio.pdf',

@@ -22,6 +22,7 @@ export async function benchEnvironment(): Promise<{ config: TAllConfig; logger: 
     VAULT_KEK_TEST: key('bench-test'),
     VAULT_KEK_LIVE: key('bench-live'),
     VAULT_FINGERPRINT_KEY: randomBytes(32).toString('base64'),
+    EXPORT_LINK_KEY: randomBytes(32).toString('base64'),
     VAULT_TRANSIT_KEY: key('bench-transit'),
     STORAGE_DIR: `/tmp/fv-bench-${randomBytes(3).toString('hex')}`,
   };

@@ -11,7 +11,8 @@ import { startApiAndWorker } from './run-together.js';
 /**
  * `npm run demo`: the whole service in one go, through its HTTP API — a development token, a test
  * card tokenized, the card forwarded to a local demo payment gateway (the answer masked), a demo
- * ledger imported, a folio exported to ./out/ (PDF in English and Spanish, and XLSX). Starts local
+ * ledger imported (stays, users, its visa payments naming that card's token, a payment in a foreign
+ * currency), a folio exported to ./out/ (PDF in English and Spanish, and XLSX). Starts local
  * Redis/PostgreSQL like `npm start` when none answers.
  */
 const PROPERTY = 1;
@@ -91,6 +92,23 @@ async function forwardDemo(tokenId: string): Promise<void> {
   step(`same Idempotency-Key again: ${replay.body === answer.body ? 'the recorded answer' : 'a different answer (unexpected)'}; charges the gateway took: ${gateway.charges()}`);
 }
 
+/**
+ * What the listing answers for the payments the import linked to the card token (their brand and
+ * last four filled from the vault), and the payment a guest tendered in a foreign currency.
+ */
+async function describePayments(ledger: ReturnType<typeof generateDemoLedger>, tokenId: string): Promise<void> {
+  const linked = ledger.transactions.filter((t) => (t.payment as { cardTokenId?: string } | undefined)?.cardTokenId === tokenId);
+  const first = linked[0];
+  if (first) {
+    const res = await call('/accounting/v1.0/folios/transactions', { sourceKind: first.sourceKind, sourceId: first.sourceId, descriptionFilters: ['cards_visa'] });
+    const body = await res.json() as { groups: Record<string, { transactions: Array<{ paymentDetails?: { creditCardType?: string; cardTrailingDigits?: string } }> }> };
+    const details = Object.values(body.groups).flatMap((group) => group.transactions).find((row) => row.paymentDetails)?.paymentDetails;
+    step(`${linked.length} visa deposits linked to card token ${tokenId}; the listing shows them as ${details?.creditCardType ?? '?'} •••• ${details?.cardTrailingDigits ?? '?'}`);
+  }
+  const foreign = ledger.transactions.find((t) => t.foreignCurrency);
+  if (foreign) step(`paid in a foreign currency: ${String(foreign.amount)} ${String(foreign.currency)} tendered as ${String(foreign.foreignCurrencyAmount)} ${String(foreign.foreignCurrency)} (${String(foreign.sourceIdentifier)})`);
+}
+
 try {
   step(`development token for property ${PROPERTY}: ${token.slice(0, 24)}…`);
   const card = await (await call('/vault/v1/tokens/card', {
@@ -102,9 +120,11 @@ try {
   if (added.ok) await forwardDemo(card.id);
   else step(`forward skipped: ${added.why}`);
 
-  const ledger = generateDemoLedger({ propertyId: PROPERTY, folios: 12 });
+  // The visa deposits name the card just tokenized; the import labels them from the vault.
+  const ledger = generateDemoLedger({ propertyId: PROPERTY, folios: 12, cardTokenId: card.id });
   const counts = await (await call('/accounting/v1.0/import', ledger)).json() as Record<string, number>;
-  step(`demo ledger imported: ${counts.folios} folios, ${counts.transactions} transactions (${String(ledger.property.name)})`);
+  step(`demo ledger imported: ${counts.folios} folios, ${counts.transactions} transactions, ${counts.reservations} stays, ${counts.users} users (${String(ledger.property.name)})`);
+  await describePayments(ledger, card.id);
 
   const folio = ledger.folios[0]!;
   const guest = ledger.recipients.find((r) => r.type === 'GUEST')!;

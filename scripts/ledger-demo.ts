@@ -6,8 +6,10 @@ import { fail, openDatabase, parsePropertyId } from './cli-support.js';
 
 /**
  * `npm run ledger:demo -- --property 1 [--folios N] [--out FILE]`
- * Generates realistic demo data for a property and imports it (or, with --out, writes it as NDJSON
- * for `npm run ledger:import`).
+ * Generates realistic demo data for a property (stays, users, charges, card and cash payments, one
+ * in a foreign currency) and imports it (or, with --out, writes it as NDJSON for
+ * `npm run ledger:import`). Its card payments name no vault token: there is none to name here
+ * (`npm run demo` tokenizes a card first and links the visa payments to it).
  */
 const COMMAND = 'ledger:demo';
 const { values } = parseArgs({ options: { property: { type: 'string' }, folios: { type: 'string', default: '12' }, out: { type: 'string' } } });
@@ -26,7 +28,7 @@ if (values.out) {
   try {
     const counts = await importRecords(pool, propertyId, recordsOfDocument(ledger));
     const sources = ledger.folios.map((f) => `${f.sourceKind} ${f.sourceId}`);
-    console.log(`demo ledger for property ${propertyId} (${String(ledger.property.name)}, ${String(ledger.property.currency)}): ${counts.folios} folios, ${counts.transactions} transactions, ${counts.recipients} recipients`);
+    console.log(`demo ledger for property ${propertyId} (${String(ledger.property.name)}, ${String(ledger.property.currency)}): ${counts.folios} folios, ${counts.transactions} transactions, ${counts.recipients} recipients, ${counts.reservations} stays, ${counts.users} users`);
     console.log(`sources: ${sources.slice(0, 5).join(', ')}${sources.length > 5 ? `, … (${sources.length} in all)` : ''}`);
   } finally {
     await pool.end();

@@ -2,14 +2,20 @@ import { createReadStream, readFileSync, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { SingleBar } from 'cli-progress';
-import { BatchImportError, importRecords, recordsOfDocument, type TLedgerKind, type TLedgerRecord } from '@folio-vault/shared/ledger/batch-import';
+import { BatchImportError, emptyCounts, importRecords, LEDGER_KINDS, recordsOfDocument, type TLedgerKind, type TLedgerRecord } from '@folio-vault/shared/ledger/batch-import';
+import type { TCardTokenResolver } from '@folio-vault/shared/ledger/import-ledger';
+import type { TPgPool } from '@folio-vault/shared/connections';
+import { creditCardTypeOf, type TCardBrand } from '@folio-vault/shared/vault/card/brand';
+import { findCardLabels } from '@folio-vault/worker/vault/card-repository';
 import { fail, openDatabase, parsePropertyId } from './cli-support.js';
 
 /**
  * `npm run ledger:import -- --property 1 FILE`
- * FILE is NDJSON (one record a line: {"property":{…}}, {"recipient":{…}}, {"folio":{…}} or
- * {"transaction":{…}}), streamed in batches of 10,000, or a JSON document shaped like the import
- * API's body ({property, recipients, folios, transactions}), read whole.
+ * FILE is NDJSON (one record a line: {"property":{…}}, {"recipient":{…}}, {"reservation":{…}},
+ * {"user":{…}}, {"folio":{…}} or {"transaction":{…}}), streamed in batches of 10,000, or a JSON
+ * document shaped like the import API's body ({property, recipients, reservations, users, folios,
+ * transactions}), read whole. A payment's cardTokenId is checked against the vault's tables
+ * directly (this runs beside the database, as the workers do): see cardTokensOf.
  */
 const COMMAND = 'ledger:import';
 const { values, positionals } = parseArgs({ options: { property: { type: 'string' } }, allowPositionals: true });
@@ -23,7 +29,7 @@ try {
   fail(COMMAND, `cannot read ${file}`);
 }
 
-const KINDS: TLedgerKind[] = ['property', 'recipient', 'folio', 'transaction'];
+const KINDS = LEDGER_KINDS;
 const bar = new SingleBar({ format: 'importing |{bar}| {percentage}% | {records} records', stream: process.stderr, hideCursor: true });
 let bytesRead = 0;
 let records = 0;
@@ -41,12 +47,12 @@ async function* ndjson(path: string): AsyncGenerator<TLedgerRecord> {
     try {
       parsed = JSON.parse(text);
     } catch {
-      throw new BatchImportError([`line ${line}: not valid JSON`], { property: 0, recipients: 0, folios: 0, transactions: 0 });
+      throw new BatchImportError([`line ${line}: not valid JSON`], emptyCounts());
     }
     const keys = parsed && typeof parsed === 'object' ? Object.keys(parsed) : [];
     const kind = keys[0] as TLedgerKind;
     if (keys.length !== 1 || !KINDS.includes(kind)) {
-      throw new BatchImportError([`line ${line}: must be one of {"property":…}, {"recipient":…}, {"folio":…}, {"transaction":…}`], { property: 0, recipients: 0, folios: 0, transactions: 0 });
+      throw new BatchImportError([`line ${line}: must be one object with one key, one of ${KINDS.join(', ')}`], emptyCounts());
     }
     records += 1;
     yield { kind, value: (parsed as Record<string, unknown>)[kind], origin: `line ${line} (${kind})` };
@@ -80,14 +86,28 @@ function looksLikeNdjson(path: string): boolean {
   }
 }
 
+/**
+ * The payments' card tokens, read from the vault's cards tables (test and live) through the
+ * worker's repository: the brand and last four only, never a key or a ciphertext.
+ */
+function cardTokensOf(db: TPgPool): TCardTokenResolver {
+  return async (tokenIds) => {
+    const rows = await findCardLabels(db, propertyId, tokenIds);
+    return new Map(rows.map((row) => [row.id, { creditCardType: creditCardTypeOf(row.card_brand as TCardBrand), cardTrailingDigits: row.last4 }]));
+  };
+}
+
 const isNdjson = looksLikeNdjson(file);
 const pool = await openDatabase();
 bar.start(Math.max(size, 1), 0, { records: 0 });
 try {
-  const counts = await importRecords(pool, propertyId, isNdjson ? ndjson(file) : jsonDocument(file), () => bar.update(bytesRead, { records }));
+  const counts = await importRecords(pool, propertyId, isNdjson ? ndjson(file) : jsonDocument(file), () => bar.update(bytesRead, { records }), cardTokensOf(pool));
   bar.update(Math.max(size, 1), { records });
   bar.stop();
-  console.log(`imported for property ${propertyId}: ${counts.property} property, ${counts.recipients} recipients, ${counts.folios} folios, ${counts.transactions} transactions`);
+  console.log(
+    `imported for property ${propertyId}: ${counts.property} property, ${counts.recipients} recipients, ${counts.reservations} reservations, ` +
+      `${counts.users} users, ${counts.folios} folios, ${counts.transactions} transactions`,
+  );
 } catch (error) {
   bar.stop();
   if (error instanceof BatchImportError) {

@@ -9,6 +9,8 @@ import { PROPERTY_1, importOk } from './support/ledger-fixture.js';
 import { createWorld, type TWorld } from './support/world.js';
 import { Queue } from 'bullmq';
 import { VAULT_SWEEP_SCHEDULER_ID, vaultSweepJob } from '@folio-vault/shared/vault/vault-sweep-job';
+import { RETENTION_SWEEP_SCHEDULER_ID, retentionSweepJob } from '@folio-vault/shared/exports/retention-sweep-job';
+import { webhookSweepJob } from '@folio-vault/shared/webhooks/webhook-jobs';
 
 /**
  * The operator's pages in a real browser: Debian's Chromium driven by playwright-core (which never
@@ -64,12 +66,20 @@ beforeAll(async () => {
   } finally {
     await worker.close();
   }
-  // The worker's housekeeping (the vault sweep's scheduler, its first run and its next one) is not
-  // this file's doing: removed, so the counts below are the file's own.
-  const vaultQueue = new Queue(QUEUE_NAMES.vault, { connection: world.redis, prefix: world.config.QUEUE_PREFIX });
-  await vaultQueue.removeJobScheduler(VAULT_SWEEP_SCHEDULER_ID);
-  for (const job of await vaultQueue.getJobs(['completed', 'waiting', 'delayed', 'failed'])) if (job.name === vaultSweepJob.name) await job.remove();
-  await vaultQueue.close();
+  // The worker's housekeeping (the vault sweep, the retention sweep and the webhooks' lost-job sweep:
+  // their schedulers, first runs and next ones) is not this file's doing: removed, so the counts
+  // below are the file's own.
+  const housekeeping = [
+    [QUEUE_NAMES.vault, VAULT_SWEEP_SCHEDULER_ID, vaultSweepJob.name],
+    [QUEUE_NAMES.export, RETENTION_SWEEP_SCHEDULER_ID, retentionSweepJob.name],
+    [QUEUE_NAMES.webhooks, webhookSweepJob.name, webhookSweepJob.name],
+  ] as const;
+  for (const [name, schedulerId, jobName] of housekeeping) {
+    const queue = new Queue(name, { connection: world.redis, prefix: world.config.QUEUE_PREFIX });
+    await queue.removeJobScheduler(schedulerId);
+    for (const job of await queue.getJobs(['completed', 'waiting', 'delayed', 'failed'])) if (job.name === jobName) await job.remove();
+    await queue.close();
+  }
 
   await importOk(world, payments, 1, {
     property: PROPERTY_1,

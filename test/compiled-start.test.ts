@@ -93,6 +93,7 @@ beforeAll(async () => {
     MINIO_SECRET_KEY: s3.env.MINIO_SECRET_KEY ?? process.env.MINIO_SECRET_KEY!,
     MINIO_BUCKET: `fvt-${randomBytes(4).toString('hex')}`,
     VAULT_TRANSIT_KEY: keys.VAULT_TRANSIT_KEY!,
+    EXPORT_LINK_KEY: keys.EXPORT_LINK_KEY!,
   };
   const port = await freePort();
   apiUrl = `http://127.0.0.1:${port}`;
@@ -186,7 +187,7 @@ describe('the compiled service under plain node', () => {
       .set('X-Property-Id', '1')
       .send({ property: PROPERTY_1, folios: ledgerFolios(), transactions: ledgerTransactions() });
     expect(imported.status, JSON.stringify(imported.body)).toBe(200);
-    expect(imported.body).toEqual({ property: 1, recipients: 0, folios: 2, transactions: 27 });
+    expect(imported.body).toEqual({ property: 1, recipients: 0, reservations: 0, users: 0, folios: 2, transactions: 27 });
 
     const res = await request(apiUrl)
       .post('/fiscal-document/v1/folios/export')

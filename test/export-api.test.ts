@@ -614,6 +614,10 @@ describe('status and file', () => {
       pages: 1,
       sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
       fileUrl: `${accepted.statusUrl}/file`,
+      // Download links and retention: test/export-delivery.test.ts.
+      expiresAt: expect.any(String),
+      downloadUrl: expect.stringMatching(new RegExp(`^${accepted.statusUrl}/file\\?expires=\\d+&signature=[\\w-]{43}$`)),
+      downloadUrlExpiresAt: expect.any(String),
     });
     expect(Date.parse(status.completedAt!)).toBeGreaterThanOrEqual(Date.parse(status.createdAt));
 

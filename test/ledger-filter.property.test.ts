@@ -1,11 +1,14 @@
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importLedger } from '@folio-vault/shared/ledger/import-ledger';
+import { importLedger as importLedgerWith } from '@folio-vault/shared/ledger/import-ledger';
 import { totalsOfFilter } from '@folio-vault/shared/ledger/list-transactions';
 import { SqlParams, transactionFilterSql, type TTransactionFilter } from '@folio-vault/shared/ledger/transaction-filter';
-import { ZImportRequest, type TTransaction } from '@folio-vault/shared/ledger/schemas';
+import { ZImportRequest, type TImportRequest, type TTransaction } from '@folio-vault/shared/ledger/schemas';
 import { createDatabase } from './support/world.js';
+
+/** These ledgers name no card token: a resolver that knows none. */
+const importLedger = (db: pg.Pool, propertyId: string, data: TImportRequest) => importLedgerWith(db, propertyId, data, async () => new Map());
 
 /**
  * The SQL transaction filter (listing and export) against a second, in-memory implementation
@@ -384,7 +387,7 @@ async function load(model: TModel): Promise<void> {
     const all = ZImportRequest.parse(property.raw);
     await importLedger(pool, property.id, { ...all, transactions: all.transactions.slice(0, property.split) });
     if (property.split < all.transactions.length) {
-      await importLedger(pool, property.id, { property: undefined, recipients: [], folios: [], transactions: all.transactions.slice(property.split) });
+      await importLedger(pool, property.id, { property: undefined, recipients: [], reservations: [], users: [], folios: [], transactions: all.transactions.slice(property.split) });
     }
   }
 }

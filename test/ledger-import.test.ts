@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postImport } from './support/ledger-fixture.js';
+import { postImport, transaction } from './support/ledger-fixture.js';
 import { createWorld, type TWorld } from './support/world.js';
 
 /**
@@ -28,22 +28,6 @@ const property = (id: number, extra: Record<string, unknown> = {}) => ({
 });
 const recipient = (extra: Record<string, unknown> = {}) => ({ type: 'GUEST', id: '900', name: 'Zoë Łukasiewicz', email: 'zoe@example.com', ...extra });
 const folio = (extra: Record<string, unknown> = {}) => ({ id: '101', sourceKind: 'RESERVATION', sourceId: '5001', name: 'Guest folio', ...extra });
-const transaction = (extra: Record<string, unknown> = {}) => ({
-  id: '1',
-  folioId: '101',
-  sourceKind: 'RESERVATION',
-  sourceId: '5001',
-  transactionDatetime: '2026-03-10T14:00:00Z',
-  serviceDate: '2026-03-10',
-  internalTransactionCode: 'RR',
-  internalCodeGroup: 'ROOM_REVENUE_RATE',
-  description: 'Room rate',
-  quantity: '1',
-  amount: '120.00',
-  currency: 'EUR',
-  posted: true,
-  ...extra,
-});
 
 const send = (propertyId: number, body: unknown, bearer = token) => postImport(world, bearer, propertyId, body);
 
@@ -84,14 +68,14 @@ describe('accepted imports', () => {
       transactions: [transaction(), transaction({ id: '2' }), transaction({ id: '3', folioId: '102' })],
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body).toEqual({ property: 1, recipients: 2, folios: 2, transactions: 3 });
+    expect(res.body).toEqual({ property: 1, recipients: 2, reservations: 0, users: 0, folios: 2, transactions: 3 });
     expect(await rowCounts(1)).toEqual({ properties: 1, recipients: 2, folios: 2, transactions: 3 });
   });
 
   it('answers zero counts for an empty body', async () => {
     const res = await send(1, {});
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ property: 0, recipients: 0, folios: 0, transactions: 0 });
+    expect(res.body).toEqual({ property: 0, recipients: 0, reservations: 0, users: 0, folios: 0, transactions: 0 });
   });
 
   it('takes null as absent for optional fields and for the lists', async () => {
@@ -102,7 +86,7 @@ describe('accepted imports', () => {
       transactions: [transaction({ notes: null, subSourceId: null, originId: null, paymentMethod: null, parentId: null, rootId: null, isVoid: null, userId: null })],
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body).toEqual({ property: 1, recipients: 0, folios: 1, transactions: 1 });
+    expect(res.body).toEqual({ property: 1, recipients: 0, reservations: 0, users: 0, folios: 1, transactions: 1 });
     expect(await storedTransaction(2, '1')).toEqual([
       { id: '1', amount: '120.00', quantity: '1', description: 'Room rate', posted: true, root_id: '1', notes: null, user_id: null },
     ]);
@@ -334,7 +318,7 @@ describe('a large batch', () => {
     });
     const res = await send(7, { property: property(7), transactions });
     expect(res.status, JSON.stringify(res.body).slice(0, 500)).toBe(200);
-    expect(res.body).toEqual({ property: 1, recipients: 0, folios: 0, transactions: count });
+    expect(res.body).toEqual({ property: 1, recipients: 0, reservations: 0, users: 0, folios: 0, transactions: count });
     const stored = await world.pool.query<{ n: number; distinct_ids: number; total: string; min: string; max: string }>(
       `SELECT count(*)::int AS n, count(DISTINCT id)::int AS distinct_ids, sum(amount)::text AS total, min(id)::text AS min, max(id)::text AS max
          FROM transactions WHERE property_id = 7`,

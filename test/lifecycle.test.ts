@@ -46,11 +46,11 @@ describe('npm run start:worker and start:api as separate processes', () => {
     expect(await api.exited).toBe(1);
     expect(await worker.exited).toBe(1);
     const linesFor = (output: string, setting: string) => output.split('\n').filter((line) => line.includes(`setting ${setting}:`));
-    // The API needs a JWT key and the transit key, and never asks for a key-encryption key.
-    for (const setting of ['PORT', 'JWT_SECRET', 'VAULT_TRANSIT_KEY']) expect(linesFor(api.output(), setting), setting).toHaveLength(1);
+    // The API needs a JWT key, the transit key and the link key (it checks download links), and never asks for a key-encryption key.
+    for (const setting of ['PORT', 'JWT_SECRET', 'VAULT_TRANSIT_KEY', 'EXPORT_LINK_KEY']) expect(linesFor(api.output(), setting), setting).toHaveLength(1);
     for (const setting of ['VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY']) expect(linesFor(api.output(), setting), setting).toHaveLength(0);
-    // The worker needs every vault key and no JWT key.
-    for (const setting of ['PORT', 'VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY']) {
+    // The worker needs every vault key and the link key (webhooks carry signed links), and no JWT key.
+    for (const setting of ['PORT', 'VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY', 'EXPORT_LINK_KEY']) {
       expect(linesFor(worker.output(), setting), setting).toHaveLength(1);
     }
     expect(linesFor(worker.output(), 'JWT_SECRET')).toHaveLength(0);

@@ -127,6 +127,8 @@ describe('a night-audit batch', () => {
     expect(status).toEqual({
       batchId, businessDate: '2026-11-21', format: 'PDF', status: 'completed', total: 2, completed: 2, failed: 0,
       manifestKey: 'night-audit/1/2026-11-21/manifest.json',
+      // Kept NIGHT_AUDIT_RETENTION_DAYS (test/export-delivery.test.ts checks the span).
+      expiresAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
     });
     first = JSON.parse(readFileSync(objectPath(world, status.manifestKey), 'utf8'));
     expect(first.files.map((f) => f.key)).toEqual(['night-audit/1/2026-11-21/HOUSE_ACCOUNT-900.pdf', 'night-audit/1/2026-11-21/RESERVATION-100.pdf']);

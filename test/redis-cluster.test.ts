@@ -119,6 +119,8 @@ describe('the service on the cluster', () => {
     expect(status).toEqual({
       batchId: started.body.batchId, businessDate: '2026-11-21', format: 'PDF', status: 'completed', total: 4, completed: 4, failed: 0,
       manifestKey: 'night-audit/1/2026-11-21/manifest.json',
+      // Kept NIGHT_AUDIT_RETENTION_DAYS (test/export-delivery.test.ts checks the span).
+      expiresAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
     });
     const manifest = JSON.parse(readFileSync(objectPath(status.manifestKey as string), 'utf8')) as { files: Array<{ key: string; sha256: string; size: number }> };
     expect(manifest.files.map((file) => file.key)).toEqual(SOURCES.map((source) => `night-audit/1/2026-11-21/${source}.pdf`));

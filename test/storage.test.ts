@@ -1,7 +1,7 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { text } from 'node:stream/consumers';
+import { buffer, text } from 'node:stream/consumers';
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { provisionServices, type TProvisioned } from '@folio-vault/dev-services/provision';
@@ -14,25 +14,20 @@ import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
  * server from the provisioning module (MINIO_ENDPOINT, else MinIO by testcontainers, else s3rver).
  */
 let s3: TProvisioned;
+let minioSettings: ConstructorParameters<typeof MinioStorage>[0];
 const drivers: Array<[string, () => ObjectStorage]> = [];
 
 beforeAll(async () => {
   s3 = await provisionServices({ env: process.env, mode: 'ephemeral', need: { s3: true } });
   const endpoint = s3.env.MINIO_ENDPOINT ?? process.env.MINIO_ENDPOINT!;
   const bucket = `fvt-${randomBytes(4).toString('hex')}`;
-  drivers.push(
-    ['fs', () => new FsStorage(mkdtempSync(join(tmpdir(), 'fv-objects-')))],
-    [
-      'minio',
-      () =>
-        new MinioStorage({
-          endpoint,
-          accessKey: s3.env.MINIO_ACCESS_KEY ?? process.env.MINIO_ACCESS_KEY!,
-          secretKey: s3.env.MINIO_SECRET_KEY ?? process.env.MINIO_SECRET_KEY!,
-          bucket,
-        }),
-    ],
-  );
+  minioSettings = {
+    endpoint,
+    accessKey: s3.env.MINIO_ACCESS_KEY ?? process.env.MINIO_ACCESS_KEY!,
+    secretKey: s3.env.MINIO_SECRET_KEY ?? process.env.MINIO_SECRET_KEY!,
+    bucket,
+  };
+  drivers.push(['fs', () => new FsStorage(mkdtempSync(join(tmpdir(), 'fv-objects-')))], ['minio', () => new MinioStorage(minioSettings)]);
 });
 afterAll(async () => s3?.stop());
 
@@ -60,7 +55,59 @@ describe.each(['fs', 'minio'])('%s storage', (name) => {
     expect(await storage().size('exports/none.pdf')).toBeUndefined();
   });
 
+  it('uploads a file by path (putFile): size and sha256 of the file, the same bytes read back, the file left in place', async () => {
+    const store = storage();
+    // Larger than a stream's 64 kB chunk, so the upload and the digest both take several reads.
+    const body = randomBytes(300_000);
+    const file = join(mkdtempSync(join(tmpdir(), 'fv-putfile-')), 'rendered.pdf');
+    writeFileSync(file, body);
+    const stored = await store.putFile('exports/1/streamed.pdf', file, 'application/pdf');
+    expect(stored).toEqual({ key: 'exports/1/streamed.pdf', size: 300_000, sha256: createHash('sha256').update(body).digest('hex') });
+    expect(await store.size('exports/1/streamed.pdf')).toBe(300_000);
+    expect((await buffer(await store.get('exports/1/streamed.pdf'))).equals(body)).toBe(true);
+    expect(readFileSync(file).equals(body)).toBe(true);
+  });
+
+  it('deletes an object (its size is then undefined) and deleting a missing key is no error', async () => {
+    const store = storage();
+    await store.put('exports/1/to-delete.pdf', Buffer.from('gone soon'), 'application/pdf');
+    expect(await store.size('exports/1/to-delete.pdf')).toBe(9);
+    await store.delete('exports/1/to-delete.pdf');
+    expect(await store.size('exports/1/to-delete.pdf')).toBeUndefined();
+    await expect(store.delete('exports/1/to-delete.pdf')).resolves.toBeUndefined();
+    await expect(store.delete('exports/1/never-there.pdf')).resolves.toBeUndefined();
+  });
+
   it.each(['../etc/passwd', '/abs', 'a//b', 'a/../b', ''])('refuses the unsafe key %j', async (key) => {
     await expect(storage().put(key, Buffer.from('x'), 'text/plain')).rejects.toThrow(/not allowed/);
+  });
+});
+
+describe('presigned links', () => {
+  it('the folder driver cannot presign: undefined (the API signs its own path instead)', async () => {
+    const store = drivers.find(([driver]) => driver === 'fs')![1]();
+    await store.put('exports/1/signed.pdf', Buffer.from('x'), 'application/pdf');
+    expect(await store.presignedGet('exports/1/signed.pdf', 60, 'folio.pdf')).toBeUndefined();
+  });
+
+  it('the S3 driver presigns a URL whose plain GET (no credentials) answers the bytes', async () => {
+    const store = drivers.find(([driver]) => driver === 'minio')![1]();
+    const body = randomBytes(70_000);
+    await store.put('exports/1/presigned.pdf', body, 'application/pdf');
+    const url = await store.presignedGet('exports/1/presigned.pdf', 60, 'folio-RESERVATION-7.pdf');
+    expect(new URL(url!).origin).toBe(new URL(minioSettings.endpoint).origin);
+    expect(new URL(url!).searchParams.get('X-Amz-Expires')).toBe('60');
+    const res = await fetch(url!);
+    expect(res.status).toBe(200);
+    expect(Buffer.from(await res.arrayBuffer()).equals(body)).toBe(true);
+  });
+
+  it('with a public endpoint the presigned URL names that host, not the one the worker uploads to', async () => {
+    const store = new MinioStorage({ ...minioSettings, publicEndpoint: 'https://files.folio-vault.example:8443' });
+    const url = new URL((await store.presignedGet('exports/1/presigned.pdf', 300, 'folio.pdf'))!);
+    expect(url.origin).toBe('https://files.folio-vault.example:8443');
+    expect(url.pathname).toBe(`/${minioSettings.bucket}/exports/1/presigned.pdf`);
+    expect(url.searchParams.get('X-Amz-Expires')).toBe('300');
+    expect(url.searchParams.get('response-content-disposition')).toBe('attachment; filename="folio.pdf"');
   });
 });

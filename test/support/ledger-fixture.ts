@@ -216,3 +216,21 @@ export async function importLedgerFixture(world: TWorld, token: string): Promise
     transactions: property2Transactions(),
   });
 }
+
+/** One valid room-rate transaction of folio 101 of reservation 5001, with `extra` over it (import tests). */
+export const transaction = (extra: Record<string, unknown> = {}) => ({
+  id: '1',
+  folioId: '101',
+  sourceKind: 'RESERVATION',
+  sourceId: '5001',
+  transactionDatetime: '2026-03-10T14:00:00Z',
+  serviceDate: '2026-03-10',
+  internalTransactionCode: 'RR',
+  internalCodeGroup: 'ROOM_REVENUE_RATE',
+  description: 'Room rate',
+  quantity: '1',
+  amount: '120.00',
+  currency: 'EUR',
+  posted: true,
+  ...extra,
+});

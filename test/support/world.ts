@@ -48,6 +48,7 @@ export function testKeys(): Record<string, string> {
     VAULT_KEK_TEST: randomKey('test-kek-1'),
     VAULT_KEK_LIVE: randomKey('live-kek-1'),
     VAULT_FINGERPRINT_KEY: randomBytes(32).toString('base64'),
+    EXPORT_LINK_KEY: randomBytes(32).toString('base64'),
     VAULT_TRANSIT_KEY: randomKey('transit-1'),
   };
 }

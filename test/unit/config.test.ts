@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, vaultKeys } from '@folio-vault/shared/config';
 import { withDevKeys } from '@folio-vault/shared/dev-keys';
 
-const KEY_NAMES = ['JWT_SECRET', 'VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY'] as const;
+const KEY_NAMES = ['JWT_SECRET', 'VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY', 'EXPORT_LINK_KEY'] as const;
 
 function requiredKeys(): Record<string, string> {
   return {
@@ -15,6 +15,7 @@ function requiredKeys(): Record<string, string> {
     VAULT_KEK_LIVE: `live-kek-1:${randomBytes(32).toString('base64')}`,
     VAULT_FINGERPRINT_KEY: randomBytes(32).toString('base64'),
     VAULT_TRANSIT_KEY: `transit-1:${randomBytes(32).toString('base64')}`,
+    EXPORT_LINK_KEY: randomBytes(32).toString('base64'),
   };
 }
 
@@ -51,6 +52,14 @@ describe('loadConfig — defaults', () => {
     expect(config.STORAGE_DRIVER).toBe('fs');
     expect(config.STORAGE_DIR).toBe('./.data/objects');
     expect(config.NODE_ENV).toBe('development');
+    expect(config.EXPORT_LINK_TTL_SECONDS).toBe(900);
+    expect(config.EXPORT_LINK_KEY.length).toBe(32);
+    expect(config.MINIO_PUBLIC_ENDPOINT).toBeUndefined();
+    expect(config.EXPORT_RETENTION_SECONDS).toBe(259_200);
+    expect(config.NIGHT_AUDIT_RETENTION_DAYS).toBe(400);
+    expect(config.RETENTION_SWEEP_SECONDS).toBe(300);
+    expect(config.WEBHOOK_RETRY_SCHEDULE).toEqual([5, 60, 300, 1800, 7200, 21_600, 43_200, 86_400]);
+    expect([config.WEBHOOK_ALLOW_INSECURE, config.WEBHOOK_ALLOW_PRIVATE]).toEqual([false, false]);
   });
 
   it('parses the keys into keyrings and a 32-byte fingerprint key', () => {
@@ -126,6 +135,17 @@ describe('loadConfig — one clear line per bad setting', () => {
     ['WORKER_LOCK_MS=500', { WORKER_LOCK_MS: '500' }, 'WORKER_LOCK_MS', /1000-3600000 ms/],
     ['WORKER_LOCK_MS=abc', { WORKER_LOCK_MS: 'abc' }, 'WORKER_LOCK_MS', /milliseconds/],
     ['NODE_ENV=staging', { NODE_ENV: 'staging' }, 'NODE_ENV', /development|production/],
+    ['EXPORT_LINK_TTL_SECONDS=0', { EXPORT_LINK_TTL_SECONDS: '0' }, 'EXPORT_LINK_TTL_SECONDS', /1-604800/],
+    ['EXPORT_LINK_TTL_SECONDS=abc', { EXPORT_LINK_TTL_SECONDS: 'abc' }, 'EXPORT_LINK_TTL_SECONDS', /number/],
+    ['EXPORT_LINK_KEY with a short key', { EXPORT_LINK_KEY: randomBytes(16).toString('base64') }, 'EXPORT_LINK_KEY', /32 bytes/],
+    ['MINIO_PUBLIC_ENDPOINT=ftp://x', { MINIO_PUBLIC_ENDPOINT: 'ftp://files.example' }, 'MINIO_PUBLIC_ENDPOINT', /http/],
+    ['EXPORT_RETENTION_SECONDS=0', { EXPORT_RETENTION_SECONDS: '0' }, 'EXPORT_RETENTION_SECONDS', /1-315360000/],
+    ['NIGHT_AUDIT_RETENTION_DAYS=0', { NIGHT_AUDIT_RETENTION_DAYS: '0' }, 'NIGHT_AUDIT_RETENTION_DAYS', /1-3650/],
+    ['RETENTION_SWEEP_SECONDS=1.5', { RETENTION_SWEEP_SECONDS: '1.5' }, 'RETENTION_SWEEP_SECONDS', /integer|whole/],
+    ['WEBHOOK_RETRY_SCHEDULE=abc', { WEBHOOK_RETRY_SCHEDULE: 'abc' }, 'WEBHOOK_RETRY_SCHEDULE', /whole numbers of seconds/],
+    ['WEBHOOK_RETRY_SCHEDULE=5,0', { WEBHOOK_RETRY_SCHEDULE: '5,0' }, 'WEBHOOK_RETRY_SCHEDULE', /1-604800/],
+    ['WEBHOOK_ALLOW_PRIVATE=maybe', { WEBHOOK_ALLOW_PRIVATE: 'maybe' }, 'WEBHOOK_ALLOW_PRIVATE', /true or false/],
+    ['WEBHOOK_ALLOW_INSECURE=on', { WEBHOOK_ALLOW_INSECURE: 'on' }, 'WEBHOOK_ALLOW_INSECURE', /true or false/],
   ];
 
   it.each(cases)('%s', (_name, overrides, setting, message) => {
@@ -269,7 +289,7 @@ describe('withDevKeys — development', () => {
     expect(env.VAULT_KEK_TEST).toBe(own.VAULT_KEK_TEST);
     expect(env.JWT_SECRET).toBe(own.JWT_SECRET);
     const stored = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
-    expect(Object.keys(stored).sort()).toEqual(['VAULT_FINGERPRINT_KEY', 'VAULT_KEK_LIVE', 'VAULT_TRANSIT_KEY']);
+    expect(Object.keys(stored).sort()).toEqual(['EXPORT_LINK_KEY', 'VAULT_FINGERPRINT_KEY', 'VAULT_KEK_LIVE', 'VAULT_TRANSIT_KEY']);
     expect(readFileSync(file, 'utf8')).not.toContain(own.VAULT_KEK_TEST);
   });
 
@@ -335,9 +355,11 @@ describe('withDevKeys — development', () => {
     const file = tempFile('roles.json');
     const api = withDevKeys({ NODE_ENV: 'development' }, { file, role: 'api' });
     const worker = withDevKeys({ NODE_ENV: 'development' }, { file, role: 'worker' });
-    expect(KEY_NAMES.filter((name) => api[name])).toEqual(['JWT_SECRET', 'VAULT_TRANSIT_KEY']);
-    expect(KEY_NAMES.filter((name) => worker[name])).toEqual(['VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY']);
+    // The link key too: the API checks download links, a worker signs the ones its webhooks carry.
+    expect(KEY_NAMES.filter((name) => api[name])).toEqual(['JWT_SECRET', 'VAULT_TRANSIT_KEY', 'EXPORT_LINK_KEY']);
+    expect(KEY_NAMES.filter((name) => worker[name])).toEqual(['VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY', 'EXPORT_LINK_KEY']);
     expect(worker.VAULT_TRANSIT_KEY).toBe(api.VAULT_TRANSIT_KEY);
+    expect(worker.EXPORT_LINK_KEY).toBe(api.EXPORT_LINK_KEY);
     expect(Object.keys(JSON.parse(readFileSync(file, 'utf8')) as object).sort()).toEqual([...KEY_NAMES].sort());
     expect(() => loadConfig(api, 'api')).not.toThrow();
     expect(() => loadConfig(worker, 'worker')).not.toThrow();
@@ -352,7 +374,7 @@ describe('problems across settings are reported with the others', () => {
     } catch (error) {
       problems = (error as ConfigError).problems;
     }
-    for (const setting of ['PORT', 'JWT_SECRET', 'VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY']) {
+    for (const setting of ['PORT', 'JWT_SECRET', 'VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY', 'EXPORT_LINK_KEY']) {
       expect(problems.filter((line) => line.startsWith(`${setting}:`)), setting).toHaveLength(1);
     }
   });

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { AppError, connectionFailureOf, toAppError } from '@folio-vault/shared/errors';
+import { AppError, connectionFailureOf, describeFieldErrors, toAppError } from '@folio-vault/shared/errors';
+import { z } from '@folio-vault/shared/schemas/zod';
 import { FsStorage } from '@folio-vault/shared/storage/fs-storage';
 import { MinioStorage } from '@folio-vault/shared/storage/minio-storage';
 
@@ -211,5 +212,65 @@ describe('toAppError — ours and the rest', () => {
       uriError = Object.assign(error as Error, { status: 400 });
     }
     expect(toAppError(uriError)).toMatchObject({ code: 'INVALID_REQUEST', status: 400, fieldErrors: [{ path: 'path', message: 'is not valid percent-encoding' }] });
+  });
+});
+
+describe('errorDetails of a validation error (docs/api.md#errors)', () => {
+  const ONE_SENTENCE = /^[^\r\n]+[.!?]$/;
+  const SECOND_SENTENCE = /[.!?] +\p{Lu}/u;
+
+  it('names the one field error as one sentence', () => {
+    const error = AppError.invalid([{ path: 'sourceKind', message: 'must be one of RESERVATION, HOUSE_ACCOUNT, GROUP_PROFILE, ACCOUNTS_RECEIVABLE_LEDGER' }]);
+    expect(error).toMatchObject({ code: 'INVALID_REQUEST', status: 400 });
+    expect(error.message).toBe('sourceKind: must be one of RESERVATION, HOUSE_ACCOUNT, GROUP_PROFILE, ACCOUNTS_RECEIVABLE_LEDGER.');
+  });
+
+  it('names the first of several and counts the others', () => {
+    const fieldErrors = [
+      { path: 'transactions.0.currency', message: 'must be an ISO 4217 currency code such as "EUR"' },
+      { path: 'transactions.1.serviceDate', message: 'must be a date YYYY-MM-DD' },
+      { path: 'property.timezone', message: 'must be an IANA time zone such as "Europe/Madrid"' },
+    ];
+    expect(AppError.invalid(fieldErrors).message).toBe('transactions.0.currency: must be an ISO 4217 currency code such as "EUR" (and 2 more field errors).');
+    expect(describeFieldErrors(fieldErrors.slice(0, 2))).toBe('transactions.0.currency: must be an ISO 4217 currency code such as "EUR" (and 1 more field error).');
+  });
+
+  it('drops a full stop the message already has, and keeps explicit details', () => {
+    expect(describeFieldErrors([{ path: 'body', message: 'is not valid JSON.' }])).toBe('body: is not valid JSON.');
+    expect(AppError.invalid([{ path: 'body', message: 'is not valid JSON' }], 'The request body is not valid JSON.').message).toBe('The request body is not valid JSON.');
+    expect(describeFieldErrors([])).toBe('The request is not valid.');
+  });
+
+  it("words zod's issues as clauses, so errorDetails stays one sentence", () => {
+    const schema = z.strictObject({
+      kind: z.enum(['A', 'B']),
+      name: z.string().max(3),
+      tags: z.array(z.string()).min(1),
+      id: z.uuid(),
+      count: z.int(),
+      when: z.iso.date(),
+      flag: z.boolean(),
+      needed: z.string(),
+    });
+    const result = schema.safeParse({ kind: 'C', name: 'long', tags: [], id: 'x', count: 1.5, when: '2026-13-01', flag: 'yes', extra: 1 });
+    const fieldErrors = result.error!.issues.map((issue) => ({ path: issue.path.join('.') || '(body)', message: issue.message }));
+    expect(fieldErrors).toEqual([
+      { path: 'kind', message: 'must be one of A, B' },
+      { path: 'name', message: 'must be at most 3 characters' },
+      { path: 'tags', message: 'must have at least 1 item' },
+      { path: 'id', message: 'must be a UUID' },
+      { path: 'count', message: 'must be an integer' },
+      { path: 'when', message: 'must be a date YYYY-MM-DD' },
+      { path: 'flag', message: 'must be a boolean' },
+      { path: 'needed', message: 'is required' },
+      { path: '(body)', message: 'has unknown field extra' },
+    ]);
+    const details = AppError.invalid(fieldErrors).message;
+    expect(details).toBe('kind: must be one of A, B (and 8 more field errors).');
+    for (const fieldError of fieldErrors) {
+      const sentence = describeFieldErrors([fieldError]);
+      expect(sentence).toMatch(ONE_SENTENCE);
+      expect(sentence).not.toMatch(SECOND_SENTENCE);
+    }
   });
 });

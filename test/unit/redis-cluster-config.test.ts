@@ -16,6 +16,7 @@ function requiredKeys(): Record<string, string> {
     VAULT_KEK_TEST: `test-kek-1:${randomBytes(32).toString('base64')}`,
     VAULT_KEK_LIVE: `live-kek-1:${randomBytes(32).toString('base64')}`,
     VAULT_FINGERPRINT_KEY: randomBytes(32).toString('base64'),
+    EXPORT_LINK_KEY: randomBytes(32).toString('base64'),
     VAULT_TRANSIT_KEY: `transit-1:${randomBytes(32).toString('base64')}`,
   };
 }

@@ -5,9 +5,10 @@ import { LEDGER_ROUTES, ledgerRoutes, type TLedgerDeps } from './ledger/routes.j
 import { NIGHT_AUDIT_ROUTES, nightAuditRoutes, type TNightAuditDeps } from './night-audit/routes.js';
 import { OPS_ROUTES, opsRoutes, type TOpsDeps } from './ops/routes.js';
 import { VAULT_ROUTES, vaultRoutes, type TVaultDeps } from './vault/routes.js';
+import { WEBHOOK_ROUTES, webhookRoutes, type TWebhookDeps } from './webhooks/routes.js';
 
 /** What the domains' routes need, together: each route takes the part of it it needs. */
-export interface TDomainDeps extends TOpsDeps, TVaultDeps, TLedgerDeps, TExportDeps, TNightAuditDeps {}
+export interface TDomainDeps extends TOpsDeps, TVaultDeps, TLedgerDeps, TExportDeps, TNightAuditDeps, TWebhookDeps {}
 
 /** A domain: the route definitions it documents, and its router (those routes, mounted, and what it adds beside them). */
 export interface TDomain {
@@ -25,5 +26,6 @@ export const DOMAINS: readonly TDomain[] = [
   { routes: LEDGER_ROUTES, router: ledgerRoutes },
   { routes: EXPORT_ROUTES, router: exportRoutes },
   { routes: NIGHT_AUDIT_ROUTES, router: nightAuditRoutes },
+  { routes: WEBHOOK_ROUTES, router: webhookRoutes },
   { routes: OPS_ROUTES, router: opsRoutes },
 ];

@@ -16,6 +16,7 @@ const TAGS = [
   { name: 'Ledger', description: 'Import a property\'s ledger and list a source\'s folio transactions.' },
   { name: 'Folio export', description: 'Folios as PDF or XLSX: answered at once, or accepted with a status to poll.' },
   { name: 'Night audit', description: 'Every folio that moved on a business date, exported in one batch.' },
+  { name: 'Webhooks', description: 'Endpoints that are told, signed per Standard Webhooks, when an export or a night audit ends.' },
   { name: 'Operations', description: 'Liveness, readiness, metrics and this document.' },
 ];
 

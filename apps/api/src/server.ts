@@ -12,6 +12,8 @@ import { ExportService } from './exports/export-service.js';
 import { vaultRateLimits } from './http/rate-limit.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { VaultClient } from './vault/vault-client.js';
+import { QUEUE_NAMES } from '@folio-vault/shared/queues';
+import { WebhookService } from './webhooks/webhook-service.js';
 
 export interface TRunningApi {
   server: Server;
@@ -53,12 +55,22 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
       shredAfterExpiryDays: config.VAULT_SHRED_AFTER_EXPIRY_DAYS,
       destinations: config.forwardDestinations,
     }),
-    exports: new ExportService(pool, new JobWaiter(resources.exportQueue, resources.exportEvents), storage, config.EXPORT_QUEUE_CAP_PER_PROPERTY),
+    exports: new ExportService(pool, new JobWaiter(resources.exportQueue, resources.exportEvents), storage, config.EXPORT_QUEUE_CAP_PER_PROPERTY, {
+      linkKey: config.EXPORT_LINK_KEY,
+      ttlSeconds: config.EXPORT_LINK_TTL_SECONDS,
+    }),
     tokenizeLimits: vaultRateLimits(redis, config.QUEUE_PREFIX, limits, logger, 'tokenize'),
     forwardLimits: vaultRateLimits(redis, config.QUEUE_PREFIX, limits, logger, 'forward'),
     exportWaitMs: config.EXPORT_WAIT_MS,
     flows,
     nightAuditQueue,
+    webhooks: new WebhookService({
+      pool,
+      queue: queues.find((queue) => queue.name === QUEUE_NAMES.webhooks)!,
+      transit: config.VAULT_TRANSIT_KEY,
+      rules: { allowInsecure: config.WEBHOOK_ALLOW_INSECURE, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
+      schedule: config.WEBHOOK_RETRY_SCHEDULE,
+    }),
     openApiDocument: buildOpenApiDocument(),
     redis,
     pool,

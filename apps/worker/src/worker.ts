@@ -15,9 +15,11 @@ import { logWorkerError } from './jobs/worker-errors.js';
 import { exportHandlers } from './exports/export-processor.js';
 import { nightAuditHandlers, nightAuditSourceHandler } from './night-audit/night-audit-processor.js';
 import { scheduleVaultSweep, startVaultWorkers } from './vault/vault-workers.js';
+import { RetentionSweep, scheduleRetentionSweep } from './exports/retention-sweep.js';
 import { NightAuditor } from './night-audit/night-auditor.js';
 import { syncAllNightAuditSchedules } from '@folio-vault/shared/night-audit/schedules';
 import { closeWorkerParts } from './worker-shutdown.js';
+import { startWebhookWorker, type TWebhookInternals } from './webhooks/webhook-worker.js';
 
 export interface TRunningWorker {
   /** The port of the health server (WORKER_HEALTH_PORT; "ephemeral" gives a free one), when it runs. */
@@ -30,6 +32,8 @@ export interface TStartWorkerOptions {
   metrics?: TMetrics;
   /** The process's connection log when the API runs in it too (scripts/run-together.ts); its owner closes it. */
   connections?: ConnectionLog;
+  /** Tests only: shorter webhook time-outs and sweeps, an injected resolver (webhooks/webhook-worker.ts). */
+  webhookInternals?: TWebhookInternals;
 }
 
 export async function startWorker(config: TWorkerConfig, logger: Logger, options: TStartWorkerOptions = {}): Promise<TRunningWorker> {
@@ -43,7 +47,9 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   renderer.warm();
   const exportStore = new ExportStore(pool);
   const storage = watchStorage(createStorage(config), connections);
-  const exporter = new FolioExporter(pool, exportStore, storage, renderer);
+  // Webhook deliveries (their own queue); the exporter and the night auditor announce through its outbox.
+  const webhooks = startWebhookWorker(config, { pool, connection, storage, logger, metrics, locking: { lockDuration: config.WORKER_LOCK_MS, stalledInterval: config.WORKER_LOCK_MS } }, options.webhookInternals);
+  const exporter = new FolioExporter(pool, exportStore, storage, renderer, { exportSeconds: config.EXPORT_RETENTION_SECONDS, nightAuditDays: config.NIGHT_AUDIT_RETENTION_DAYS }, webhooks.outbox);
   const flows = quiet(new FlowProducer({ connection, prefix: config.QUEUE_PREFIX }));
   const auditor = new NightAuditor(pool, exporter, storage, flows);
 
@@ -52,7 +58,13 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   const locking = { lockDuration: config.WORKER_LOCK_MS, stalledInterval: config.WORKER_LOCK_MS };
   const vault = startVaultWorkers(config, { pool, connection, logger, metrics, locking });
   // Renders run in the render pool, so the export worker takes as many jobs as the pool has processes.
-  const exportWorker = new Worker(QUEUE_NAMES.export, createProcessor(exportHandlers(exporter, exportStore, nightAuditSourceHandler(auditor, logger), logger), logger, metrics), {
+  const retention = new RetentionSweep(pool, storage, logger, metrics);
+  const exportProcessor = createProcessor(
+    { ...exportHandlers(exporter, exportStore, nightAuditSourceHandler(auditor, logger), logger), 'retention-sweep': () => retention.run() },
+    logger,
+    metrics,
+  );
+  const exportWorker = new Worker(QUEUE_NAMES.export, exportProcessor, {
     connection,
     prefix: config.QUEUE_PREFIX,
     concurrency: config.EXPORT_CONCURRENCY,
@@ -64,7 +76,7 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
     concurrency: 2,
     ...locking,
   });
-  const workers = [...vault.workers, exportWorker, nightAuditWorker];
+  const workers = [...vault.workers, exportWorker, nightAuditWorker, webhooks.worker];
   for (const worker of workers) {
     worker.on('error', (error) => logWorkerError(error, worker.name, logger, connections));
   }
@@ -74,13 +86,16 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   const schedulerConnection = watchRedis(createRedis(config.REDIS_URL, 'producer'), connections);
   const nightAuditQueue = new Queue(QUEUE_NAMES.nightAudit, { connection: schedulerConnection, prefix: config.QUEUE_PREFIX });
   const vaultQueue = new Queue(QUEUE_NAMES.vault, { connection: schedulerConnection, prefix: config.QUEUE_PREFIX });
+  const exportQueue = new Queue(QUEUE_NAMES.export, { connection: schedulerConnection, prefix: config.QUEUE_PREFIX });
   const warnNotSynced = (what: string) => (error: unknown) => {
     logger.warn({ err: { message: (error as Error).message } }, `${what} not synced`);
     return 0;
   };
   const scheduled = await syncAllNightAuditSchedules(pool, nightAuditQueue).catch(warnNotSynced('night-audit schedules'));
   await scheduleVaultSweep(vaultQueue, config.VAULT_SWEEP_SECONDS).catch(warnNotSynced('vault sweep schedule'));
-  await Promise.all([nightAuditQueue.close(), vaultQueue.close()]);
+  await webhooks.schedule().catch(warnNotSynced('webhook sweep schedule'));
+  await scheduleRetentionSweep(exportQueue, config.RETENTION_SWEEP_SECONDS).catch(warnNotSynced('retention sweep schedule'));
+  await Promise.all([nightAuditQueue.close(), vaultQueue.close(), exportQueue.close()]);
   schedulerConnection.disconnect();
   logger.info({ queues: workers.map((worker) => worker.name), concurrency: config.WORKER_CONCURRENCY, exportConcurrency: config.EXPORT_CONCURRENCY }, 'worker ready');
   if (scheduled) logger.info({ properties: scheduled }, 'night-audit schedules synced');
@@ -91,7 +106,7 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
     healthPort: health?.port,
     close: (graceMs = config.SHUTDOWN_GRACE_MS) => {
       if (!options.connections) connections.close();
-      return closeWorkerParts({ health, workers, renderer, flows, gateways: vault.gateways, connection, pool }, graceMs, logger);
+      return closeWorkerParts({ health, workers, renderer, flows: { close: async () => void (await Promise.all([flows.close(), webhooks.queue.close()])) }, gateways: vault.gateways, connection, pool }, graceMs, logger);
     },
   };
 }

@@ -86,3 +86,25 @@ export const healthPort = z
     ctx.addIssue({ code: 'custom', message: 'must be 0 (off), 1-65535 or "ephemeral"' });
     return z.NEVER;
   });
+
+/** "true" or "false" (also 1/0, yes/no), for switches that are off unless set. */
+export const booleanSetting = z
+  .string()
+  .transform((value, ctx) => {
+    const text = value.trim().toLowerCase();
+    if (['true', '1', 'yes'].includes(text)) return true;
+    if (['false', '0', 'no'].includes(text)) return false;
+    ctx.addIssue({ code: 'custom', message: 'must be true or false' });
+    return z.NEVER;
+  });
+
+/** Seconds between attempts, comma-separated ("5,60,300"): whole numbers 1-604800, at most 20 of them. */
+export const retrySchedule = z.string().transform((value, ctx) => {
+  const parts = value.split(',').map((part) => part.trim());
+  const seconds = parts.map(Number);
+  if (parts.length > 20 || parts.some((part) => !/^\d+$/.test(part)) || seconds.some((n) => n < 1 || n > 604_800)) {
+    ctx.addIssue({ code: 'custom', message: 'must be up to 20 whole numbers of seconds (1-604800) separated by commas, e.g. 5,60,300' });
+    return z.NEVER;
+  }
+  return seconds;
+});

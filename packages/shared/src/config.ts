@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { TKeyring } from './vault/crypto/keyring.js';
 import { parseDestinations, resolveDestinationSecrets, type TForwardDestination, type TResolvedDestination } from './vault/forward/destinations.js';
-import { healthPort, keyringSetting, limitCount, optionalText, port, positiveMs, redisUrl, singleKeySetting, urlWithProtocols, wholeNumberIn } from './config-fields.js';
+import { booleanSetting, healthPort, keyringSetting, limitCount, optionalText, port, positiveMs, redisUrl, retrySchedule, singleKeySetting, urlWithProtocols, wholeNumberIn } from './config-fields.js';
 
 /**
  * All settings (docs/api.md#settings), parsed once at start. A bad setting stops the start with one
@@ -64,6 +64,17 @@ const ZSharedSettings = z.object({
   // Forward destinations (docs/vault.md#destinations): inline JSON or a file path, checked in
   // crossSettingProblems; the API reads names, modes, paths and methods, the worker also the secrets.
   VAULT_FORWARD_DESTINATIONS: optionalText,
+  // Delivery of exports (docs/export.md#download-links, #webhooks, #retention).
+  EXPORT_LINK_TTL_SECONDS: wholeNumberIn(1, 604_800).default(900),
+  /** Signs the folder driver's download links; the API checks them, a worker signs them for webhooks. */
+  EXPORT_LINK_KEY: singleKeySetting(),
+  MINIO_PUBLIC_ENDPOINT: urlWithProtocols(['http:', 'https:']).optional(),
+  EXPORT_RETENTION_SECONDS: wholeNumberIn(1, 315_360_000).default(259_200),
+  NIGHT_AUDIT_RETENTION_DAYS: wholeNumberIn(1, 3650).default(400),
+  RETENTION_SWEEP_SECONDS: wholeNumberIn(1, 86_400).default(300),
+  WEBHOOK_RETRY_SCHEDULE: retrySchedule.default([5, 60, 300, 1800, 7200, 21_600, 43_200, 86_400]),
+  WEBHOOK_ALLOW_INSECURE: booleanSetting.default(false),
+  WEBHOOK_ALLOW_PRIVATE: booleanSetting.default(false),
 });
 
 
@@ -112,7 +123,9 @@ export interface TVaultKeys {
 }
 
 /** What any process reads (storage, Redis, PostgreSQL, limits, the worker's health server). */
-export type TConfig = z.output<typeof ZSharedSettings> & {
+export type TConfig = Omit<z.output<typeof ZSharedSettings>, 'EXPORT_LINK_KEY'> & {
+  /** Present in every loaded config: a start without it is refused (crossSettingProblems). */
+  EXPORT_LINK_KEY: Buffer;
   role: TProcessRole;
   /** VAULT_FORWARD_DESTINATIONS parsed: what the API checks a forward against (no secret resolved). */
   forwardDestinations: TForwardDestination[];
@@ -149,7 +162,7 @@ function crossSettingProblems(env: Record<string, string | undefined>, role: TPr
   const jwtSources = [env.JWT_SECRET, env.JWT_PUBLIC_KEY, env.JWT_JWKS_URL].filter(Boolean).length;
   if (jwtSources === 0 && role !== 'worker') problems.push('JWT_SECRET: one of JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URL is required');
   if (jwtSources > 1) problems.push('JWT_SECRET: set only one of JWT_SECRET, JWT_PUBLIC_KEY and JWT_JWKS_URL');
-  for (const name of requiredKeysOf(role)) {
+  for (const name of [...requiredKeysOf(role), 'EXPORT_LINK_KEY' as const]) {
     if (!env[name]) problems.push(`${name}: is required`);
   }
   if (env.STORAGE_DRIVER === 'minio') {

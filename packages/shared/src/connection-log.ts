@@ -126,6 +126,9 @@ export function watchStorage(storage: ObjectStorage, log: ConnectionLog): Object
     driver: storage.driver,
     ping: () => storage.ping(),
     put: (key, body, contentType) => reported(storage.put(key, body, contentType)),
+    putFile: (key, path, contentType) => reported(storage.putFile(key, path, contentType)),
+    delete: (key) => reported(storage.delete(key)),
+    presignedGet: (key, seconds, filename) => storage.presignedGet(key, seconds, filename),
     get: (key) => reported(storage.get(key)),
     size: (key) => reported(storage.size(key)),
   };

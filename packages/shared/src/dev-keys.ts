@@ -16,6 +16,7 @@ const GENERATED = {
   VAULT_KEK_LIVE: () => `dev-live-1:${randomBytes(32).toString('base64')}`,
   VAULT_FINGERPRINT_KEY: () => randomBytes(32).toString('base64'),
   VAULT_TRANSIT_KEY: () => `dev-transit-1:${randomBytes(32).toString('base64')}`,
+  EXPORT_LINK_KEY: () => randomBytes(32).toString('base64'),
 } as const;
 
 type TDevKeyName = keyof typeof GENERATED;

@@ -16,6 +16,7 @@ export const ERROR_STATUS = {
   IDEMPOTENCY_KEY_REUSED: 409,
   EXPORT_NOT_READY: 409,
   FORWARD_OUTCOME_UNKNOWN: 409,
+  EXPORT_EXPIRED: 410,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
@@ -69,7 +70,8 @@ export class AppError extends Error {
     return new AppError(this.code, this.message, { fieldErrors: this.fieldErrors, retryAfterSeconds: this.retryAfterSeconds, cause });
   }
 
-  static invalid(fieldErrors: TFieldError[], details = 'The request is not valid.'): AppError {
+  /** Without `details`, the sentence names the first field error and how many more there are. */
+  static invalid(fieldErrors: TFieldError[], details = describeFieldErrors(fieldErrors)): AppError {
     return new AppError('INVALID_REQUEST', details, { fieldErrors });
   }
 
@@ -81,6 +83,18 @@ export class AppError extends Error {
   static unavailable(details: string, retryAfterSeconds = 2): AppError {
     return new AppError('SERVICE_UNAVAILABLE', details, { retryAfterSeconds });
   }
+}
+
+/**
+ * errorDetails of a validation error: the first problem a client can act on, and how many more
+ * there are ("sourceKind: must be one of RESERVATION, HOUSE_ACCOUNT (and 2 more field errors).").
+ */
+export function describeFieldErrors(fieldErrors: TFieldError[]): string {
+  const first = fieldErrors[0];
+  if (!first) return 'The request is not valid.';
+  const sentence = `${first.path}: ${first.message.replace(/[.\s]+$/, '')}`;
+  const more = fieldErrors.length - 1;
+  return more > 0 ? `${sentence} (and ${more} more field error${more === 1 ? '' : 's'}).` : `${sentence}.`;
 }
 
 /** A store the service depends on; its outage is answered 503, never 500. */

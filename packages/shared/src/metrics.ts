@@ -32,6 +32,12 @@ export interface TMetrics {
   forwardDuration: Histogram<'destination' | 'result'>;
   /** Vault sweep actions: tokens shredded, CVVs destroyed, records re-fingerprinted. */
   vaultSweep: Counter<'action'>;
+  /** Objects the retention sweep deleted, by kind: export, night_audit_file, night_audit_manifest. */
+  retentionSweepDeleted: Counter<'kind'>;
+  /** Webhook deliveries by event type and outcome: succeeded, failed (for good) or retried (an attempt failed, another is due). */
+  webhookDeliveries: Counter<'event' | 'outcome'>;
+  /** Every attempt to send a webhook, by event type. */
+  webhookAttempts: Counter<'event'>;
   /** Queues whose depth `queue_jobs` reports (read on scrape, each bounded by a timeout). */
   observeQueues(queues: readonly TCountableQueue[]): void;
   /** The exposition text and its content type. */
@@ -108,6 +114,13 @@ export function createMetrics(options: TMetricsOptions = {}): TMetrics {
       registers,
     }),
     ...vaultMetrics(registers),
+    retentionSweepDeleted: new Counter({
+      name: 'retention_sweep_deleted_total',
+      help: 'Objects the retention sweep deleted past their expiry, by kind (export, night_audit_file, night_audit_manifest); one already gone counts too.',
+      labelNames: ['kind'] as const,
+      registers,
+    }),
+    ...webhookMetrics(registers),
     observeQueues(queues) {
       for (const queue of queues) if (!observed.includes(queue)) observed.push(queue);
     },
@@ -131,6 +144,24 @@ function vaultMetrics(registers: Registry[]): Pick<TMetrics, 'forwardDuration' |
       name: 'vault_sweep_total',
       help: 'What the vault sweep did: tokens shredded at their end, held CVVs destroyed, records re-fingerprinted, old forward answers dropped.',
       labelNames: ['action'] as const,
+      registers,
+    }),
+  };
+}
+
+/** Webhooks (docs/export.md#webhooks): label values are event types and outcomes, never an endpoint URL. */
+function webhookMetrics(registers: Registry[]): Pick<TMetrics, 'webhookDeliveries' | 'webhookAttempts'> {
+  return {
+    webhookDeliveries: new Counter({
+      name: 'webhook_deliveries_total',
+      help: 'Webhook delivery outcomes by event type: succeeded, failed (no attempt left, or its endpoint deleted) or retried (an attempt failed and another is scheduled).',
+      labelNames: ['event', 'outcome'] as const,
+      registers,
+    }),
+    webhookAttempts: new Counter({
+      name: 'webhook_delivery_attempts_total',
+      help: 'Webhook HTTP attempts by event type.',
+      labelNames: ['event'] as const,
       registers,
     }),
   };

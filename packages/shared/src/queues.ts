@@ -10,6 +10,8 @@ export const QUEUE_NAMES = {
   forward: 'vault-forward',
   export: 'folio-export',
   nightAudit: 'night-audit',
+  // Webhook deliveries wait on receivers (10 s each) and retry for a day: apart from everything else.
+  webhooks: 'webhooks',
 } as const;
 
 export type TQueueName = (typeof QUEUE_NAMES)[keyof typeof QUEUE_NAMES];

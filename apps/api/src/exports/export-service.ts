@@ -7,6 +7,7 @@ import type { TLanguage } from '@folio-vault/shared/i18n/languages';
 import { exportFolioJob } from '@folio-vault/shared/exports/export-folio-job';
 import { ExportStore, type TExportRow } from '@folio-vault/shared/exports/export-store';
 import type { TExportStatus, TExportStatusBody, TFolioExportRequest } from '@folio-vault/shared/exports/schemas';
+import { checkLinkSignature, downloadLink } from '@folio-vault/shared/exports/download-links';
 import { countFoliosOfSource, recipientExists, sourceExists } from '@folio-vault/shared/ledger/ledger-store';
 import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
 import type { JobWaiter } from '../jobs/job-waiter.js';
@@ -32,6 +33,8 @@ export class ExportService {
     private readonly storage: ObjectStorage,
     /** EXPORT_QUEUE_CAP_PER_PROPERTY: queued + running exports a property may have at once. */
     private readonly inFlightCap: number,
+    /** EXPORT_LINK_KEY and EXPORT_LINK_TTL_SECONDS: download links (docs/export.md#download-links). */
+    private readonly links: { linkKey: Buffer; ttlSeconds: number },
   ) {
     this.store = new ExportStore(pool);
   }
@@ -86,7 +89,33 @@ export class ExportService {
     return row;
   }
 
-  statusBody(row: TExportRow): TExportStatusBody {
+  /**
+   * The export a valid download link names, whatever its property: the signature is the
+   * authorization. 403 ACCESS_DENIED for a link tampered with, expired or signed for another export.
+   */
+  checkLink(exportId: string, expires: string, signature: string): void {
+    const verdict = checkLinkSignature(this.links.linkKey, exportId, expires, signature);
+    if (verdict === 'expired') throw new AppError('ACCESS_DENIED', 'This download link has expired; read the export status for a new one.');
+    if (verdict !== 'valid') throw new AppError('ACCESS_DENIED', 'This download link is not valid.');
+  }
+
+  async findForLink(exportId: string): Promise<TExportRow> {
+    const row = await this.store.findById(exportId);
+    if (!row) throw AppError.notFound('The export');
+    return row;
+  }
+
+  /**
+   * The status answer; a completed export's carries a download link valid EXPORT_LINK_TTL_SECONDS
+   * from this read (a presigned MinIO URL, or the signed file path with the folder driver).
+   */
+  async statusBody(row: TExportRow): Promise<TExportStatusBody> {
+    const alive = row.status === 'completed' && row.object_key && row.filename;
+    const link = alive
+      ? await downloadLink(this.storage, this.links, { exportId: row.id, objectKey: row.object_key!, filename: row.filename! }).catch((error: unknown) => {
+          throw AppError.unavailable('The file store cannot be reached right now; retry shortly.').withCause(error);
+        })
+      : undefined;
     return {
       exportId: row.id,
       status: row.status,
@@ -98,11 +127,17 @@ export class ExportService {
       ...(row.pages !== null ? { pages: row.pages } : {}),
       ...(row.sha256 ? { sha256: row.sha256 } : {}),
       ...(row.status === 'completed' ? { fileUrl: `${statusPath(row.id)}/file` } : {}),
+      // Shown while the file lives and, once expired, as when it went.
+      ...((row.status === 'completed' || row.status === 'expired') && row.expires_at ? { expiresAt: row.expires_at.toISOString() } : {}),
+      ...(link ?? {}),
     };
   }
 
-  /** The finished file; 409 EXPORT_NOT_READY before. */
+  /** The finished file; 409 EXPORT_NOT_READY before, 410 EXPORT_EXPIRED once the retention sweep deleted it. */
   async file(row: TExportRow): Promise<{ stream: Readable; size: number; filename: string }> {
+    if (row.status === 'expired') {
+      throw new AppError('EXPORT_EXPIRED', 'The export is past its retention and its file was deleted. Request the export again.');
+    }
     if (row.status !== 'completed' || !row.object_key || !row.filename || row.size === null) {
       throw new AppError(
         'EXPORT_NOT_READY',

@@ -1,12 +1,14 @@
-import { Router, type Response } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { negotiateLanguage } from '@folio-vault/shared/i18n/languages';
-import { ZExportAccepted, ZExportHeaders, ZExportIdParams, ZExportStatus, ZFolioExportRequest } from '@folio-vault/shared/exports/schemas';
+import {
+  ZExportAccepted, ZExportFileHeaders, ZExportFileQuery, ZExportHeaders, ZExportIdParams, ZExportStatus, ZFolioExportRequest,
+} from '@folio-vault/shared/exports/schemas';
 import { AppError } from '@folio-vault/shared/errors';
-import { forPropertyHeader } from '../auth/authenticate.js';
+import { assertPropertyAccess, forPropertyHeader } from '../auth/authenticate.js';
 import { SCOPES } from '../auth/principal.js';
 import { HEADERS } from '../http/openapi-errors.js';
 import type { TResponseDoc } from '../http/route-docs.js';
-import { defineRoute, mountRoutes, type TRouteDeps } from '../http/route.js';
+import { defineRoute, mountRoutes, type TRouteDeps, type TSignedAccess } from '../http/route.js';
 import type { TExportRow } from '@folio-vault/shared/exports/export-store';
 import { statusPath, type ExportService } from './export-service.js';
 
@@ -117,25 +119,51 @@ const exportStatus = defineRoute({
   handler: ({ exports }: TExportDeps) => async ({ res, headers, params }) => {
     const row = await exports.find(headers['x-property-id'], params.exportId);
     if (row.status === 'queued' || row.status === 'running') res.set('Retry-After', '2');
-    res.json(exports.statusBody(row));
+    res.json(await exports.statusBody(row));
   },
 });
+
+/**
+ * The download link's check (docs/export.md#download-links): a request with `expires` or
+ * `signature` in its query is a link and is judged as one (403 when it is not valid for this
+ * export, even if a JWT came along); one with neither goes through the JWT as usual.
+ */
+const downloadLinkAccess = ({ exports }: TExportDeps): TSignedAccess => (req) => {
+  const { expires, signature } = req.query;
+  if (expires === undefined && signature === undefined) return 'absent';
+  exports.checkLink(String(req.params.exportId), typeof expires === 'string' ? expires : '', typeof signature === 'string' ? signature : '');
+  return 'granted';
+};
+
+/** With the JWT, X-Property-Id is required (the schema leaves it optional for links) and must be allowed. */
+function forPropertyOfJwt(req: Request, headers: { 'x-property-id'?: string }): void {
+  const propertyId = headers['x-property-id'];
+  if (propertyId === undefined) throw AppError.invalid([{ path: 'X-Property-Id', message: 'is required' }]);
+  assertPropertyAccess(req.principal, propertyId);
+}
 
 const exportFile = defineRoute({
   method: 'get',
   path: '/fiscal-document/v1/folios/exports/{exportId}/file',
   operationId: 'getFolioExportFile',
   summary: 'Export file',
-  description: 'The finished file; 409 EXPORT_NOT_READY before (with Retry-After while it is queued or running).',
+  description:
+    'The finished file; 409 EXPORT_NOT_READY before (with Retry-After while it is queued or running), 410 EXPORT_EXPIRED once ' +
+    'past its retention (EXPORT_RETENTION_SECONDS). Two ways in: the JWT with X-Property-Id, or a download link (the status\'s ' +
+    'downloadUrl with the folder driver) whose expires and signature query parameters stand for both: then neither Authorization ' +
+    'nor X-Property-Id is needed. A link tampered with, expired or signed for another export answers 403 ACCESS_DENIED.',
   tags: TAGS,
   scope: SCOPES.readPayment,
-  headers: ZExportHeaders,
-  authorize: forPropertyHeader,
+  headers: ZExportFileHeaders,
+  authorize: forPropertyOfJwt,
+  signedAccess: downloadLinkAccess,
   params: ZExportIdParams,
+  query: ZExportFileQuery,
   responses: { 200: FILE_ANSWER },
-  errors: [404, 409],
-  handler: ({ exports }: TExportDeps) => async ({ res, headers, params }) => {
-    const row = await exports.find(headers['x-property-id'], params.exportId);
+  errors: [404, 409, 410],
+  handler: ({ exports }: TExportDeps) => async ({ res, headers, params, signed }) => {
+    // authorize (JWT callers only) made sure X-Property-Id is there.
+    const row = signed ? await exports.findForLink(params.exportId) : await exports.find(headers['x-property-id']!, params.exportId);
     await sendFile(res, exports, row);
   },
 });

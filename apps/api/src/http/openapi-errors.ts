@@ -35,6 +35,7 @@ const ERROR_RESPONSES: Record<number, TErrorDoc> = {
   403: { name: 'Forbidden', description: 'The token lacks the scope of the operation or may not act for X-Property-Id.' },
   404: { name: 'NotFound', description: 'No such entity for this property (and mode); the answer never says which.' },
   409: { name: 'Conflict', description: 'The request conflicts with the state of the entity.', headers: { 'Retry-After': HEADERS.retryAfter(false) } },
+  410: { name: 'Gone', description: 'The entity existed and is gone for good (an export past its retention).' },
   413: { name: 'PayloadTooLarge', description: 'The body is larger than the operation accepts.' },
   415: { name: 'UnsupportedMediaType', description: 'The body is not UTF-8 JSON (Content-Type: application/json).' },
   429: {

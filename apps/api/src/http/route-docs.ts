@@ -46,7 +46,8 @@ export function registerRoute(registry: OpenAPIRegistry, route: TRouteSpec): voi
     description: route.description ? `${route.description} ${scopeLine}` : scopeLine,
     tags: route.tags,
     // OpenAPI 3.1 lets a bearer scheme list the roles it needs: here the token's scope.
-    security: route.scope ? [{ bearerAuth: [route.scope] }] : [],
+    // A route that admits a signed link also works with no scheme at all (the empty requirement).
+    security: route.scope ? [{ bearerAuth: [route.scope] }, ...(route.signedLink ? [{}] : [])] : [],
     request: {
       headers: route.headers,
       params: route.params,

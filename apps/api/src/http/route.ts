@@ -41,7 +41,16 @@ export interface TRouteSpec {
   responses: Record<number, TResponseDoc>;
   /** Error statuses of this route beyond the ones its parts imply (route-docs.ts: impliedErrors). */
   errors?: number[];
+  /** The route also admits a signed link instead of the JWT: set by defineRoute from `signedAccess`. */
+  signedLink?: boolean;
 }
+
+/**
+ * A route's check of a signed link (a download link, docs/export.md#download-links): 'absent' when
+ * the request carries none (then the JWT is required as usual), 'granted' when its signature is
+ * valid; it throws (403 ACCESS_DENIED) for a link that is tampered with, expired or for another entity.
+ */
+export type TSignedAccess = (req: Request) => 'absent' | 'granted';
 
 export interface TRouteContext<H extends z.ZodType, P extends z.ZodType, B extends z.ZodType, Q extends z.ZodType = z.ZodObject> {
   req: Request;
@@ -50,6 +59,8 @@ export interface TRouteContext<H extends z.ZodType, P extends z.ZodType, B exten
   params: z.output<P>;
   query: z.output<Q>;
   body: z.output<B>;
+  /** True when a signed link let the request in (no JWT, `authorize` not run): see `signedAccess`. */
+  signed: boolean;
 }
 
 export interface TRouteDefinition<
@@ -72,6 +83,12 @@ export interface TRouteDefinition<
    * property gets 403 whatever the body holds (and its body is never parsed).
    */
   authorize?: (req: Request, headers: z.output<H>) => void;
+  /**
+   * Lets a request with a valid signed link in without the JWT: authentication and `authorize` are
+   * skipped and the handler sees `signed: true`. Its headers schema must then not require what only
+   * a JWT caller sends (X-Property-Id); `authorize` checks that for JWT callers.
+   */
+  signedAccess?: (deps: D) => TSignedAccess;
   handler: (deps: D) => (ctx: TRouteContext<H, P, B, Q>) => Promise<void>;
 }
 
@@ -92,7 +109,7 @@ const HEADER_NAMES: Record<string, string> = {
  * Every problem in every part is reported at once with its path: a body field as
  * "expiration.month", a header by its name ("X-Property-Id"), a path parameter by its name.
  */
-function issuesToFieldErrors(issues: z.core.$ZodIssue[], part: 'headers' | 'params' | 'query' | 'body'): TFieldError[] {
+function issuesToFieldErrors(issues: z.core.$ZodIssue[], part: 'headers' | 'params' | 'query' | 'body', input: unknown): TFieldError[] {
   return issues.map((issue) => {
     const path = issue.path.map(String);
     if (part === 'headers' && path[0]) path[0] = HEADER_NAMES[path[0]] ?? path[0];
@@ -100,11 +117,16 @@ function issuesToFieldErrors(issues: z.core.$ZodIssue[], part: 'headers' | 'para
     if (issue.code === 'unrecognized_keys') {
       return { path: [...path, ...issue.keys].join('.') || part, message: 'is not a known field' };
     }
-    if (issue.code === 'invalid_type' && issue.input === undefined) {
+    // zod's issues do not carry the input: a field is missing when the input has nothing at its path.
+    if (issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined) {
       return { path: path.join('.') || part, message: 'is required' };
     }
     return { path: path.join('.') || part, message: issue.message };
   });
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  return path.reduce<unknown>((value, key) => (value !== null && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined), input);
 }
 
 const jsonParsers = new Map<string, RequestHandler>();
@@ -115,6 +137,34 @@ function jsonParser(limit: string): RequestHandler {
     jsonParsers.set(limit, parser);
   }
   return parser;
+}
+
+/** Requests a signed link let in (see `signedAccess`): they skip authentication and `authorize`. */
+const signedRequests = new WeakSet<Request>();
+
+/**
+ * The route's signed-link check, then the JWT unless the link granted access: a request with a bad
+ * link is refused even if it also carries a token, so a link never fails over to something else.
+ */
+function authentication<D extends TRouteDeps>(def: TRouteDefinition<D, z.ZodObject, z.ZodObject, z.ZodType, z.ZodObject>, deps: D): RequestHandler[] {
+  if (!def.scope) return [];
+  const jwt = authenticate(deps.verifier, def.scope, def.authOptions?.(deps));
+  if (!def.signedAccess) return [jwt];
+  const check = def.signedAccess(deps);
+  return [
+    (req, res, next) => {
+      let access: 'absent' | 'granted';
+      try {
+        access = check(req);
+      } catch (error) {
+        next(error);
+        return;
+      }
+      if (access === 'absent') return jwt(req, res, next);
+      signedRequests.add(req);
+      next();
+    },
+  ];
 }
 
 /** `/a/{id}/b` → `/a/:id/b`. */
@@ -134,12 +184,12 @@ function validation<H extends z.ZodObject, P extends z.ZodObject, B extends z.Zo
     if (!def.headers) return next();
     const result = def.headers.safeParse(req.headers);
     if (!result.success) {
-      headerErrors.set(req, { errors: issuesToFieldErrors(result.error.issues, 'headers') });
+      headerErrors.set(req, { errors: issuesToFieldErrors(result.error.issues, 'headers', req.headers) });
       return next();
     }
     headerErrors.set(req, { headers: result.data, errors: [] });
     try {
-      def.authorize?.(req, result.data as z.output<H>);
+      if (!signedRequests.has(req)) def.authorize?.(req, result.data as z.output<H>);
       next();
     } catch (error) {
       next(error);
@@ -163,7 +213,7 @@ function validation<H extends z.ZodObject, P extends z.ZodObject, B extends z.Zo
         if (!schema) return undefined;
         const result = schema.safeParse(input);
         if (result.success) return result.data;
-        fieldErrors.push(...issuesToFieldErrors(result.error.issues, part));
+        fieldErrors.push(...issuesToFieldErrors(result.error.issues, part, input));
         return undefined;
       };
       const headers = parsedHeaders?.headers;
@@ -173,6 +223,7 @@ function validation<H extends z.ZodObject, P extends z.ZodObject, B extends z.Zo
       if (fieldErrors.length > 0) throw AppError.invalid(fieldErrors);
       await handler({
         req, res, headers: headers as z.output<H>, params: params as z.output<P>, query: query as z.output<Q>, body: body as z.output<B>,
+        signed: signedRequests.has(req),
       });
     } catch (error) {
       next(error);
@@ -188,12 +239,13 @@ export function defineRoute<
   B extends z.ZodType = z.ZodUnknown,
   Q extends z.ZodObject = z.ZodObject,
 >(def: TRouteDefinition<D, H, P, B, Q>): TRoute<D> {
-  const { handler, authOptions, limits, authorize: _authorize, ...spec } = def;
+  const { handler, authOptions: _authOptions, limits, authorize: _authorize, signedAccess, ...spec } = def;
   return {
     ...spec,
     ...(limits ? { rateLimited: true } : {}),
+    ...(signedAccess ? { signedLink: true } : {}),
     handlers: (deps) => [
-      ...(def.scope ? [authenticate(deps.verifier, def.scope, authOptions?.(deps))] : []),
+      ...authentication(def as unknown as TRouteDefinition<D, z.ZodObject, z.ZodObject, z.ZodType, z.ZodObject>, deps),
       // Before the headers and the body are read: a limited caller costs no parsing.
       ...(limits?.(deps) ?? []),
       ...validation(def as TRouteDefinition<never, H, P, B, Q>, handler(deps)),

@@ -6,10 +6,12 @@ import { importLedger } from '@folio-vault/shared/ledger/import-ledger';
 import { syncNightAuditSchedule } from '@folio-vault/shared/night-audit/schedules';
 import { listTransactions } from '@folio-vault/shared/ledger/list-transactions';
 import { ZPropertyHeaders } from '@folio-vault/shared/schemas/common';
-import { ZImportRequest, ZImportResponse, ZListTransactionsRequest, ZListTransactionsResponse } from '@folio-vault/shared/ledger/schemas';
+import { ZImportRequest, ZImportResponse } from '@folio-vault/shared/ledger/schemas';
+import { ZListTransactionsRequest, ZListTransactionsResponse } from '@folio-vault/shared/ledger/listing-schemas';
 import { forPropertyHeader } from '../auth/authenticate.js';
 import { SCOPES } from '../auth/principal.js';
 import { defineRoute, mountRoutes, type TRouteDeps } from '../http/route.js';
+import type { VaultClient } from '../vault/vault-client.js';
 
 /**
  * The listing is a query, not a job: the API reads the ledger directly through the one ledger
@@ -22,6 +24,8 @@ const TAGS: ['Ledger'] = ['Ledger'];
 export interface TLedgerDeps extends TRouteDeps {
   pool: TPgPool;
   nightAuditQueue: Queue;
+  /** Payments that name a card token are checked and labelled by the vault workers (never SQL on the vault here). */
+  vault: VaultClient;
 }
 
 const importLedgerRoute = defineRoute({
@@ -29,7 +33,8 @@ const importLedgerRoute = defineRoute({
   path: '/accounting/v1.0/import',
   operationId: 'importLedger',
   summary: 'Import ledger data',
-  description: "Upserts the property, recipients, folios and transactions of X-Property-Id in one database transaction; the property's night audit follows its nightAuditTime.",
+  description:
+    "Upserts the property, recipients, reservations, users, folios and transactions of X-Property-Id in one database transaction; a payment's cardTokenId must name a current card token of the property (test or live). The property's night audit follows its nightAuditTime.",
   tags: TAGS,
   scope: SCOPES.writePayment,
   headers: ZPropertyHeaders,
@@ -37,8 +42,9 @@ const importLedgerRoute = defineRoute({
   body: ZImportRequest,
   bodyLimit: IMPORT_BODY_LIMIT,
   responses: { 200: { description: 'Counts of records upserted', json: ZImportResponse } },
-  handler: ({ pool, nightAuditQueue }: TLedgerDeps) => async ({ res, headers, body }) => {
-    const counts = await importLedger(pool, headers['x-property-id'], body);
+  handler: ({ pool, nightAuditQueue, vault }: TLedgerDeps) => async ({ req, res, headers, body }) => {
+    const propertyId = headers['x-property-id'];
+    const counts = await importLedger(pool, propertyId, body, (tokenIds) => vault.cardLabels(propertyId, tokenIds, String(req.id)));
     // The property's daily night audit follows its nightAuditTime and time zone.
     if (body.property) {
       await syncNightAuditSchedule(nightAuditQueue, { id: body.property.id, timezone: body.property.timezone, nightAuditTime: body.property.nightAuditTime }).catch(

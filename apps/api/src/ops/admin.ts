@@ -4,9 +4,11 @@ import { ExpressAdapter } from '@bull-board/express';
 import type { Queue } from 'bullmq';
 import { Router, type Express, type NextFunction, type Request, type Response } from 'express';
 import { AppError } from '@folio-vault/shared/errors';
+import type { TPgPool } from '@folio-vault/shared/connections';
 import { authenticate } from '../auth/authenticate.js';
 import type { TJwtVerifier } from '../auth/jwt-verifier.js';
 import { SCOPES } from '../auth/principal.js';
+import { DELIVERY_PANEL_PATH, deliveryPanel } from './delivery-panel.js';
 
 /** Where the queue dashboard lives, and the cookie that carries its JWT in a browser. */
 export const DASHBOARD_PATH = '/admin/queues';
@@ -18,6 +20,8 @@ export interface TAdminDeps {
   queues: readonly Queue[];
   /** Mark the dashboard cookie Secure (production). */
   secureCookies: boolean;
+  /** The database every process shares: the delivery panel reads its figures there, whichever process did the work. */
+  pool: TPgPool;
 }
 
 /** Job fields the dashboard never shows, even sealed. */
@@ -71,7 +75,8 @@ function tokenFromQuery(deps: TAdminDeps) {
 
 /**
  * docs/api.md#operations: `GET /metrics` (Prometheus text; admin JWT or METRICS_TOKEN) and the BullMQ
- * dashboard at /admin/queues (admin JWT as a bearer header or the dashboard cookie; read-only).
+ * dashboard at /admin/queues (admin JWT as a bearer header or the dashboard cookie; read-only), with
+ * the delivery panel at /admin/queues/delivery (delivery-panel.ts) behind the same check.
  */
 export function adminRoutes(deps: TAdminDeps): Router {
   const router = Router();
@@ -84,7 +89,8 @@ export function adminRoutes(deps: TAdminDeps): Router {
       return adapter;
     }),
     serverAdapter: board,
-    options: { uiConfig: { boardTitle: 'Folio Vault queues' } },
+    // The delivery panel is linked from the dashboard's header (a relative link: the board's base is DASHBOARD_PATH/).
+    options: { uiConfig: { boardTitle: 'Folio Vault queues', miscLinks: [{ text: 'Delivery', url: DELIVERY_PANEL_PATH.slice(1) }] } },
   });
   const dashboard = board.getRouter() as Express;
   dashboard.disable('x-powered-by');
@@ -97,6 +103,7 @@ export function adminRoutes(deps: TAdminDeps): Router {
       res.set('Cache-Control', 'no-store');
       next();
     },
+    deliveryPanel(deps.pool),
     dashboard,
   );
   return router;

@@ -9,6 +9,7 @@ import { deleteCardTokenJob } from '@folio-vault/shared/vault/delete-card-token-
 import { readCardTokenJob } from '@folio-vault/shared/vault/read-card-token-job';
 import { tokenizeCardJob, type TSealedCard } from '@folio-vault/shared/vault/tokenize-card-job';
 import { searchCardTokensJob } from '@folio-vault/shared/vault/search-card-tokens-job';
+import { cardTokenLabelsJob, MAX_LABEL_TOKEN_IDS } from '@folio-vault/shared/vault/card-token-labels-job';
 import type { TForwardDestination } from '@folio-vault/shared/vault/forward/destinations';
 import { JOBS, type TJobName, type TJobPayload, type TJobResult, type TJobs } from '@folio-vault/shared/jobs/registry';
 import type {
@@ -135,6 +136,21 @@ export class VaultClient {
   async search(fingerprint: string, ref: TTokenRef): Promise<TCardTokenMetadata[]> {
     const result = await this.run(searchCardTokensJob.name, { version: 1, fingerprint, ...ref }, uuidv7());
     return result.tokens;
+  }
+
+  /**
+   * The creditCardType and last four of those of `tokenIds` that are current tokens of the property,
+   * test or live (a ledger import's card payments): asked of the vault workers, in jobs of at most
+   * MAX_LABEL_TOKEN_IDS ids. An id missing from the answer names no such token.
+   */
+  async cardLabels(propertyId: string, tokenIds: string[], requestId: string): Promise<Map<string, { creditCardType: string; cardTrailingDigits: string }>> {
+    const labels = new Map<string, { creditCardType: string; cardTrailingDigits: string }>();
+    for (let i = 0; i < tokenIds.length; i += MAX_LABEL_TOKEN_IDS) {
+      const payload = { version: 1 as const, propertyId, requestId, tokenIds: tokenIds.slice(i, i + MAX_LABEL_TOKEN_IDS) };
+      const result = await this.run(cardTokenLabelsJob.name, payload, uuidv7());
+      for (const { id, ...label } of result.tokens) labels.set(id, label);
+    }
+    return labels;
   }
 
   async delete(tokenId: string, ref: TTokenRef): Promise<void> {

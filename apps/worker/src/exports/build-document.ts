@@ -1,9 +1,10 @@
 import type { TPgPool } from '@folio-vault/shared/connections';
-import type { TDocumentFolio, TFolioDocument } from '@folio-vault/shared/exports/folio-document';
+import type { TDocumentFolio, TDocumentStay, TFolioDocument } from '@folio-vault/shared/exports/folio-document';
 import { translator } from '@folio-vault/shared/i18n/catalog';
 import type { TLanguage } from '@folio-vault/shared/i18n/languages';
 import { findRecipient, foliosOfSource, selectTransactions } from '@folio-vault/shared/ledger/ledger-store';
 import { withTieBreak } from '@folio-vault/shared/ledger/sort';
+import { findStay } from '@folio-vault/shared/ledger/stay-store';
 import type { TTransactionFilter } from '@folio-vault/shared/ledger/transaction-filter';
 import type { TTransactionRow } from '@folio-vault/shared/ledger/transaction-view';
 import { findPropertyProfile, type TPropertyProfile } from '@folio-vault/shared/properties/property-store';
@@ -57,6 +58,36 @@ function toLedgerRow(row: TTransactionRow): TLedgerRow {
     ...(row.parent_id ? { parentId: row.parent_id } : {}),
     ...(row.sub_source_id ? { subSourceId: row.sub_source_id } : {}),
     ...(row.sub_source_identifier ? { room: row.sub_source_identifier } : {}),
+    ...(row.payment?.creditCardType
+      ? { card: { brand: row.payment.creditCardType, ...(row.payment.cardTrailingDigits ? { lastFour: row.payment.cardTrailingDigits } : {}) } }
+      : {}),
+    ...(row.foreign_currency && row.foreign_currency_amount !== null
+      ? { foreign: { amount: row.foreign_currency_amount, currency: row.foreign_currency.trim() } }
+      : {}),
+  };
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The stay block of a RESERVATION source whose reservation was imported; undefined otherwise.
+ * Archived rooms (moved out of, or taken off the booking) are left out: the block names the rooms
+ * the stay holds, while rows posted to an archived room still name it in their own line.
+ */
+async function loadStay(pool: TPgPool, propertyId: string, request: TFolioExportRequest): Promise<TDocumentStay | undefined> {
+  if (request.sourceKind !== 'RESERVATION') return undefined;
+  const stay = await findStay(pool, propertyId, request.sourceId);
+  if (!stay) return undefined;
+  const nights = Math.round((Date.parse(`${stay.checkout_date}T00:00:00Z`) - Date.parse(`${stay.checkin_date}T00:00:00Z`)) / DAY_MS);
+  return {
+    guestName: stay.guest_name,
+    checkinDate: stay.checkin_date,
+    checkoutDate: stay.checkout_date,
+    nights,
+    rooms: stay.rooms.filter((room) => !room.archived).map((room) => ({ name: room.roomName, ...(room.roomTypeName ? { type: room.roomTypeName } : {}) })),
+    ...(stay.adults !== null ? { adults: stay.adults } : {}),
+    ...(stay.children !== null ? { children: stay.children } : {}),
+    status: stay.status,
   };
 }
 
@@ -73,11 +104,14 @@ export async function buildFolioDocument(
   const property = loaded ?? (await loadProperty(pool, propertyId));
 
   const folioRows = await foliosOfSource(pool, propertyId, request.sourceKind, request.sourceId, request.folioIds);
-  const transactions = await selectTransactions(pool, exportFilter(propertyId, request, property.timezone), property.timezone, withTieBreak(request.sort));
+  const transactions = selectTransactions(pool, exportFilter(propertyId, request, property.timezone), property.timezone, withTieBreak(request.sort));
 
   // Folios in id order; a transaction whose folio was never imported still gets its own folio.
+  // Rows are read in batches and only their ledger form is kept (docs/export.md#streaming).
   const byFolio = new Map<string, TLedgerRow[]>(folioRows.map((folio) => [folio.id, []]));
-  for (const row of transactions) {
+  let firstIdentifier: string | null | undefined;
+  for await (const row of transactions) {
+    firstIdentifier ??= row.source_identifier;
     const list = byFolio.get(row.folio_id) ?? [];
     list.push(toLedgerRow(row));
     byFolio.set(row.folio_id, list);
@@ -91,7 +125,8 @@ export async function buildFolioDocument(
   });
 
   const recipient = request.recipient ? await loadRecipient(pool, propertyId, request.recipient) : undefined;
-  const identifier = folioRows.find((folio) => folio.source_identifier)?.source_identifier ?? transactions[0]?.source_identifier ?? undefined;
+  const stay = await loadStay(pool, propertyId, request);
+  const identifier = folioRows.find((folio) => folio.source_identifier)?.source_identifier ?? firstIdentifier ?? undefined;
   return {
     language,
     generatedAt: now.toISOString(),
@@ -105,6 +140,7 @@ export async function buildFolioDocument(
       // A house account is known by its name; a reservation by its identifier.
       ...(request.sourceKind === 'HOUSE_ACCOUNT' && folioRows[0] ? { name: folioRows[0].name } : {}),
     },
+    ...(stay ? { stay } : {}),
     ...(recipient ? { recipient } : {}),
     filters: {
       ...(request.dateFrom ? { dateFrom: request.dateFrom } : {}),

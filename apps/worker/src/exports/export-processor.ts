@@ -15,7 +15,7 @@ export function exportHandlers(
   store: ExportStore,
   nightAuditSource: THandler<'night-audit-source'>,
   logger: Logger,
-): THandlers<TExportJobName> {
+): THandlers<Exclude<TExportJobName, 'retention-sweep'>> {
   return {
     'night-audit-source': nightAuditSource,
     'export-folio': async (payload, job) => {
@@ -24,7 +24,10 @@ export function exportHandlers(
       } catch (error) {
         const last = isLastAttempt(job, error);
         const message = exportFailureReason(error, attemptOf(job), last);
-        await (last ? store.fail(payload.exportId, message) : store.retrying(payload.exportId, message)).catch(() => undefined);
+        // Failed for good: export.failed is recorded in the failure's transaction, its job added after.
+        const announced = last ? exporter.webhooks?.exportFailed(payload.exportId, payload.propertyId, message) : undefined;
+        await (last ? store.fail(payload.exportId, message, announced?.publish) : store.retrying(payload.exportId, message)).catch(() => undefined);
+        await announced?.enqueue();
         throw error;
       }
     },

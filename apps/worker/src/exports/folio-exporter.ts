@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Job } from 'bullmq';
@@ -13,6 +13,7 @@ import { ZFolioExportRequest, type TExportFormat } from '@folio-vault/shared/exp
 import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
 import { buildFolioDocument } from './build-document.js';
 import type { RenderPool } from './render-pool.js';
+import type { WebhookOutbox } from '../webhooks/outbox.js';
 
 /**
  * One export job: ledger → document → render (in the render pool) → upload with size and sha256
@@ -33,6 +34,10 @@ export class FolioExporter {
     private readonly store: ExportStore,
     private readonly storage: ObjectStorage,
     private readonly renderer: RenderPool,
+    /** How long files are kept (EXPORT_RETENTION_SECONDS, NIGHT_AUDIT_RETENTION_DAYS). */
+    readonly retention: { exportSeconds: number; nightAuditDays: number },
+    /** Announces completions and failures to webhooks (docs/export.md#webhooks); absent, nothing is announced. */
+    readonly webhooks?: WebhookOutbox,
   ) {}
 
   async run(payload: TPayload, job: Job, log: Logger): Promise<TStoredResult> {
@@ -51,13 +56,18 @@ export class FolioExporter {
       ...published,
       filename: `folio-${request.sourceKind}-${request.sourceId}-${localDate(now, document.timezone)}.${extension}`,
     };
-    await this.store.complete(payload.exportId, result);
+    // export.completed is recorded in the completion's transaction, its job added once committed.
+    const announced = await this.webhooks?.exportCompleted(payload.exportId, payload.propertyId, result);
+    await this.store.complete(payload.exportId, result, this.retention.exportSeconds, announced?.publish);
+    await announced?.enqueue();
     return result;
   }
 
   /**
-   * Renders a document in the render pool to a temp file and uploads it whole (known length) under
-   * `key`: the same key on a re-run replaces the object, never adds one.
+   * Renders a document in the render pool to a temp file and uploads it under `key` as a stream of
+   * known length (storage.putFile): the file never sits whole in the worker's memory, so a
+   * 50,000-row export costs the worker no more than a small one (bench/export-memory.ts). The same
+   * key on a re-run replaces the object, never adds one.
    */
   async publish(
     document: TFolioDocument,
@@ -72,7 +82,7 @@ export class FolioExporter {
       const rendered = await this.renderer.render(format, document, temp);
       log.info({ key, format, rows: rendered.rows, pages: rendered.pages, ms: Math.round(performance.now() - started) }, 'document rendered');
       await onRendered();
-      const stored = await this.storage.put(key, await readFile(temp), CONTENT_TYPES[format]);
+      const stored = await this.storage.putFile(key, temp, CONTENT_TYPES[format]);
       return { key, size: stored.size, sha256: stored.sha256, pages: rendered.pages, rows: rendered.rows };
     } finally {
       await rm(temp, { force: true });

@@ -1,5 +1,5 @@
 import Big from 'big.js';
-import type { TDocumentRow, TDocumentSection, TDocumentTotals } from '@folio-vault/shared/exports/folio-document';
+import type { TDocumentCard, TDocumentRow, TDocumentSection, TDocumentTotals, TForeignAmount } from '@folio-vault/shared/exports/folio-document';
 import { isCredit } from '@folio-vault/shared/ledger/money';
 import type { TCodeGroup } from '@folio-vault/shared/ledger/schemas';
 
@@ -38,6 +38,10 @@ export interface TLedgerRow {
   room?: string;
   /** A line made by compactRevenue out of room revenue and the taxes and fees posted against it. */
   compacted?: boolean;
+  /** A payment's card, when the ledger knows its brand. */
+  card?: TDocumentCard;
+  /** A payment tendered in another currency. */
+  foreign?: TForeignAmount;
 }
 
 /** A canonical decimal string (see the module comment); normalises a "-0" away. */
@@ -211,6 +215,8 @@ export function toDocumentRow(row: TLedgerRow): TDocumentRow {
     pending: !row.posted,
     ...(row.compacted ? { compacted: true } : {}),
     ...(row.room !== undefined ? { room: row.room } : {}),
+    ...(row.card ? { card: row.card } : {}),
+    ...(row.foreign ? { foreign: row.foreign } : {}),
   };
 }
 

@@ -69,8 +69,12 @@ export class NightAuditor {
     };
     const key = manifestKey(payload.propertyId, payload.businessDate);
     await this.storage.put(key, Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`), 'application/json');
-    await closeBatch(this.pool, payload.batchId, payload.run, failures.length > 0, key);
-    return { manifestKey: key, total: items.length, completed: files.length, failed: failures.length };
+    const outcome = { manifestKey: key, total: items.length, completed: files.length, failed: failures.length };
+    // night_audit.completed is recorded in the closing transaction, its job added once committed.
+    const announced = this.exporter.webhooks?.nightAuditCompleted(payload, outcome);
+    await closeBatch(this.pool, payload.batchId, payload.run, failures.length > 0, key, this.exporter.retention.nightAuditDays, announced?.publish);
+    await announced?.enqueue();
+    return outcome;
   }
 
   async scheduled(payload: TScheduledPayload, now = new Date()) {

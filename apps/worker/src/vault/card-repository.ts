@@ -13,9 +13,8 @@ const SHRED = `wrapped_dek = NULL, kek_id = NULL, pan_ct = NULL, cardholder_name
                fingerprint = NULL, deleted_at = COALESCE(deleted_at, now())`;
 
 /**
- * SQL for the cards and held_cvvs tables (tokenize's idempotency_keys: idempotency-keys.ts; forwards:
- * forward/forward-attempts.ts). Test and live tokens are in separate schemas; VAULT_SCHEMA picks one
- * from the mode, never from a string that came from outside.
+ * SQL for the cards and held_cvvs tables (tokenize's idempotency_keys: idempotency-keys.ts; forwards: forward/forward-attempts.ts).
+ * Test and live tokens are in separate schemas; VAULT_SCHEMA picks one from the mode, never from a string that came from outside.
  */
 const SCHEMA = VAULT_SCHEMA;
 
@@ -80,6 +79,12 @@ const cardsWithCvv = (mode: TTokenizationMode) =>
   `${SCHEMA[mode]}.cards c LEFT JOIN ${SCHEMA[mode]}.held_cvvs h ON h.token_id = c.id AND h.held_until > now()`;
 /** A token that can be used: not shredded, not past its end (the sweep may not have run yet). */
 const CURRENT = 'c.deleted_at IS NULL AND c.expires_at > now()';
+
+/** Brand and last four of the property's current tokens among `ids`, test and live alike (a ledger import's payments; ledger:import calls it too). */
+export async function findCardLabels(db: TPgPool | PoolClient, propertyId: string, ids: string[]): Promise<Array<{ id: string; card_brand: string; last4: string }>> {
+  const select = (mode: TTokenizationMode) => `SELECT c.id, c.card_brand, c.last4 FROM ${SCHEMA[mode]}.cards c WHERE c.property_id = $1 AND c.id = ANY($2::uuid[]) AND ${CURRENT}`;
+  return (await db.query<{ id: string; card_brand: string; last4: string }>(`${select('test')} UNION ALL ${select('live')}`, [propertyId, ids])).rows;
+}
 
 export class CardRepository {
   constructor(readonly pool: TPgPool) {}

@@ -11,9 +11,10 @@ import type { TJobResult } from '@folio-vault/shared/jobs/registry';
 import { ZSealedCard, type TSealedCard, type ZTokenizeCardPayload } from '@folio-vault/shared/vault/tokenize-card-job';
 import type { ZVaultJobBase } from '@folio-vault/shared/vault/vault-job-common';
 import type { searchCardTokensJob } from '@folio-vault/shared/vault/search-card-tokens-job';
-import type { TCardBrand } from '@folio-vault/shared/vault/card/brand';
+import type { cardTokenLabelsJob } from '@folio-vault/shared/vault/card-token-labels-job';
+import { creditCardTypeOf, type TCardBrand } from '@folio-vault/shared/vault/card/brand';
 import type { TCardTokenMetadata, TTokenizationMode } from '@folio-vault/shared/vault/schemas';
-import type { CardRepository, TCardRow, TSealedRecordRow } from './card-repository.js';
+import { findCardLabels, type CardRepository, type TCardRow, type TSealedRecordRow } from './card-repository.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
 
 type TTokenizePayload = z.output<typeof ZTokenizeCardPayload>;
@@ -190,6 +191,12 @@ export class CardVault {
   async search(ref: z.output<typeof searchCardTokensJob.payload>): Promise<TJobResult<'search-card-tokens'>> {
     const rows = await this.repository.findByFingerprint(ref.mode, ref.propertyId, ref.fingerprint);
     return { tokens: rows.map((row) => toMetadata(row, ref.mode)) };
+  }
+
+  /** A ledger import's card payments: brand code and last four of the property's current tokens, test or live. */
+  async cardLabels(ref: z.output<typeof cardTokenLabelsJob.payload>): Promise<TJobResult<'card-token-labels'>> {
+    const rows = await findCardLabels(this.repository.pool, ref.propertyId, ref.tokenIds);
+    return { tokens: rows.map((row) => ({ id: row.id, creditCardType: creditCardTypeOf(row.card_brand as TCardBrand), cardTrailingDigits: row.last4 })) };
   }
 
   async delete(ref: TTokenRef): Promise<TJobResult<'delete-card-token'>> {

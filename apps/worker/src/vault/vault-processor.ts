@@ -19,6 +19,7 @@ export function vaultHandlers(vault: CardVault, sweep: VaultSweep): THandlers<TV
     'read-card-token': (payload) => vault.read(payload),
     'delete-card-token': (payload) => vault.delete(payload),
     'search-card-tokens': (payload) => vault.search(payload),
+    'card-token-labels': (payload) => vault.cardLabels(payload),
     'vault-sweep': () => sweep.run(),
   };
 }

@@ -1,3 +1,4 @@
+import type { PoolClient } from 'pg';
 import { inTransaction } from '../db/transaction.js';
 import type { TPgPool } from '../connections.js';
 import type { TLanguage } from '../i18n/languages.js';
@@ -21,7 +22,12 @@ export interface TExportRow {
   size: string | null;
   pages: number | null;
   sha256: string | null;
+  /** When the file is (completed) or was (expired) deleted by the retention sweep. */
+  expires_at: Date | null;
 }
+
+/** How many expired exports one sweep statement takes; the sweep repeats until a batch comes back short. */
+export const EXPIRE_BATCH = 100;
 
 /** What a completed export stored: its file and what the worker measured of it. */
 export interface TStoredResult {
@@ -40,6 +46,18 @@ export interface TNewExport {
   digest: string;
   language: TLanguage;
   request: TFolioExportRequest;
+}
+
+/** Records what a status change announces (webhooks/outbox), inside the change's transaction. */
+export type TPublish = (client: PoolClient) => Promise<void>;
+
+const SELECT_ROW = `SELECT id, status, progress, created_at, completed_at, error, object_key, filename, size::text AS size, pages, sha256, expires_at
+  FROM exports`;
+
+/** How many records retention has expired: all of them, and those due in the last 24 hours. */
+export interface TExpiredCounts {
+  all: number;
+  last24h: number;
 }
 
 /** joined: an identical export was already in flight; full: the property is at its cap. */
@@ -84,12 +102,52 @@ export class ExportStore {
   }
 
   async find(propertyId: string, exportId: string): Promise<TExportRow | undefined> {
-    const result = await this.pool.query<TExportRow>(
-      `SELECT id, status, progress, created_at, completed_at, error, object_key, filename, size::text AS size, pages, sha256
-         FROM exports WHERE id = $1 AND property_id = $2`,
-      [exportId, propertyId],
-    );
+    const result = await this.pool.query<TExportRow>(`${SELECT_ROW} WHERE id = $1 AND property_id = $2`, [exportId, propertyId]);
     return result.rows[0];
+  }
+
+  /**
+   * By id alone: for a download link, whose signature names the export (the link is the
+   * authorization, there is no property header to match).
+   */
+  async findById(exportId: string): Promise<TExportRow | undefined> {
+    const result = await this.pool.query<TExportRow>(`${SELECT_ROW} WHERE id = $1`, [exportId]);
+    return result.rows[0];
+  }
+
+  /**
+   * Expires up to EXPIRE_BATCH completed exports past `expires_at` (docs/export.md#retention):
+   * `remove` deletes each object while the rows are locked, then they are marked expired in the same
+   * transaction. SKIP LOCKED lets sweeps on several workers share the work; a sweep that dies after a
+   * delete leaves the row completed, and the next one deletes again (a missing object is no error).
+   * Answers how many were expired.
+   */
+  async expireDue(remove: (objectKey: string) => Promise<void>): Promise<number> {
+    return inTransaction(this.pool, async (client) => {
+      const due = await client.query<{ id: string; object_key: string | null }>(
+        `SELECT id, object_key FROM exports WHERE status = 'completed' AND expires_at <= now()
+          ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [EXPIRE_BATCH],
+      );
+      for (const row of due.rows) if (row.object_key) await remove(row.object_key);
+      if (due.rows.length > 0) {
+        await client.query(`UPDATE exports SET status = 'expired' WHERE id = ANY($1::uuid[])`, [due.rows.map((row) => row.id)]);
+      }
+      return due.rows.length;
+    });
+  }
+
+  /**
+   * Exports of every property the retention sweep has expired, and those of them due in the last
+   * 24 hours (by expires_at: the sweep expires a file at its next run after that), for the
+   * operator's delivery panel (apps/api/src/ops/delivery-panel.ts).
+   */
+  async expiredCounts(): Promise<TExpiredCounts> {
+    const result = await this.pool.query<TExpiredCounts>(
+      `SELECT count(*)::float8 AS "all", count(*) FILTER (WHERE expires_at >= now() - interval '24 hours')::float8 AS "last24h"
+         FROM exports WHERE status = 'expired'`,
+    );
+    return result.rows[0]!;
   }
 
   /** Marks the export running; answers its stored result when a previous delivery completed it. */
@@ -108,13 +166,21 @@ export class ExportStore {
     await this.pool.query(`UPDATE exports SET progress = $2 WHERE id = $1 AND status = 'running'`, [exportId, progress]);
   }
 
-  async complete(exportId: string, result: TStoredResult): Promise<void> {
-    await this.pool.query(
-      `UPDATE exports SET status = 'completed', progress = 100, completed_at = now(), object_key = $2, filename = $3,
-         size = $4, sha256 = $5, pages = $6, rows = $7, error = NULL
-       WHERE id = $1`,
-      [exportId, result.key, result.filename, result.size, result.sha256, result.pages, result.rows],
-    );
+  /**
+   * Completes the export, kept `retentionSeconds` from now (EXPORT_RETENTION_SECONDS); `publish`
+   * runs in the same transaction, so the event it records (a webhook delivery) commits with the
+   * status or not at all.
+   */
+  async complete(exportId: string, result: TStoredResult, retentionSeconds: number, publish?: TPublish): Promise<void> {
+    await inTransaction(this.pool, async (client) => {
+      await client.query(
+        `UPDATE exports SET status = 'completed', progress = 100, completed_at = now(), object_key = $2, filename = $3,
+           size = $4, sha256 = $5, pages = $6, rows = $7, error = NULL, expires_at = now() + make_interval(secs => $8)
+         WHERE id = $1`,
+        [exportId, result.key, result.filename, result.size, result.sha256, result.pages, result.rows, retentionSeconds],
+      );
+      await publish?.(client);
+    });
   }
 
   /** Back to queued while a retry is pending, so the status does not claim progress. */
@@ -122,7 +188,14 @@ export class ExportStore {
     await this.pool.query(`UPDATE exports SET status = 'queued', progress = 0, error = $2 WHERE id = $1 AND status <> 'completed'`, [exportId, error]);
   }
 
-  async fail(exportId: string, error: string): Promise<void> {
-    await this.pool.query(`UPDATE exports SET status = 'failed', completed_at = now(), error = $2 WHERE id = $1 AND status <> 'completed'`, [exportId, error]);
+  /** Fails the export unless it completed; `publish` runs in the same transaction, only when it did fail here. */
+  async fail(exportId: string, error: string, publish?: TPublish): Promise<void> {
+    await inTransaction(this.pool, async (client) => {
+      const failed = await client.query(
+        `UPDATE exports SET status = 'failed', completed_at = now(), error = $2 WHERE id = $1 AND status NOT IN ('completed', 'failed', 'expired')`,
+        [exportId, error],
+      );
+      if (failed.rowCount) await publish?.(client);
+    });
   }
 }

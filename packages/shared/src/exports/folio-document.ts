@@ -23,6 +23,40 @@ export interface TDocumentRow {
   compacted?: boolean;
   /** Room (sub-source identifier), when known. */
   room?: string;
+  /** The card a payment was made with, when the ledger knows its brand. */
+  card?: TDocumentCard;
+  /** What the guest tendered in another currency (the row's amount is in the property's currency). */
+  foreign?: TForeignAmount;
+}
+
+export interface TDocumentCard {
+  /** The brand code as imported (visa, master, amex… or any lowercase code). */
+  brand: string;
+  /** Last four digits, when known. */
+  lastFour?: string;
+}
+
+export interface TForeignAmount {
+  /** Exact decimal string, signed like the row's amount. */
+  amount: string;
+  /** ISO 4217 code. */
+  currency: string;
+}
+
+/** The stay behind a RESERVATION source (only when its reservation was imported). */
+export interface TDocumentStay {
+  guestName: string;
+  /** YYYY-MM-DD calendar dates. */
+  checkinDate: string;
+  checkoutDate: string;
+  /** checkout − checkin in days. */
+  nights: number;
+  /** The booked rooms in the imported order; archived rooms (moved out of, removed) are left out. */
+  rooms: Array<{ name: string; type?: string }>;
+  adults?: number;
+  children?: number;
+  /** The reservation status code (checked_out, canceled, no_show…). */
+  status: string;
 }
 
 export interface TDocumentTotals {
@@ -67,6 +101,7 @@ export interface TFolioDocument {
   currency: string;
   property: { name: string; address?: string };
   source: { kind: string; id: string; identifier?: string; name?: string };
+  stay?: TDocumentStay;
   recipient?: { type: string; name: string; address?: string; taxLabel: 'taxId' | 'documentNumber'; taxNumber?: string };
   filters: TAppliedFilters;
   folios: TDocumentFolio[];

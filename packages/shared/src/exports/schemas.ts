@@ -70,7 +70,8 @@ export const ZExportHeaders = ZPropertyHeaders.extend({
   prefer: z.string().max(200).optional(),
 });
 
-export const EXPORT_STATUSES = ['queued', 'running', 'completed', 'failed'] as const;
+/** expired: past EXPORT_RETENTION_SECONDS, its file deleted by the retention sweep (docs/export.md#retention). */
+export const EXPORT_STATUSES = ['queued', 'running', 'completed', 'failed', 'expired'] as const;
 export type TExportStatus = (typeof EXPORT_STATUSES)[number];
 
 export const ZExportAccepted = z
@@ -89,8 +90,28 @@ export const ZExportStatus = z
     pages: z.number().optional(),
     sha256: z.string().optional(),
     fileUrl: z.string().optional(),
+    expiresAt: z.string().optional().openapi({
+      description: 'When the file is (completed) or was (expired) deleted: EXPORT_RETENTION_SECONDS after completion.',
+    }),
+    downloadUrl: z.string().optional().openapi({
+      description:
+        'Completed only: fetches the file without the JWT until downloadUrlExpiresAt (EXPORT_LINK_TTL_SECONDS from this read). ' +
+        'A presigned MinIO URL, or with the folder driver the API path of the file with expires and signature, relative like fileUrl.',
+    }),
+    downloadUrlExpiresAt: z.string().optional(),
   })
   .openapi('FolioExportStatus');
 export type TExportStatusBody = z.output<typeof ZExportStatus>;
 
 export const ZExportIdParams = z.object({ exportId: z.uuid({ error: 'must be an export id (UUID)' }) });
+
+/** A download link's query (docs/export.md#download-links): both or neither; with them no JWT is needed. */
+export const ZExportFileQuery = z.strictObject({
+  expires: z.string().max(20).optional().openapi({ description: "A download link's expiry (Unix seconds); sent with signature." }),
+  signature: z.string().max(100).optional().openapi({ description: "A download link's signature; with a valid one, no Authorization or X-Property-Id is needed." }),
+});
+
+/** The file route's headers: X-Property-Id is required with the JWT and not read with a download link. */
+export const ZExportFileHeaders = ZExportHeaders.extend({
+  'x-property-id': ZExportHeaders.shape['x-property-id'].optional(),
+});

@@ -1,4 +1,5 @@
 import type { TLanguage } from './languages.js';
+import { SOURCE_CATALOGS, type TSourceLabel } from './source-catalog.js';
 
 /**
  * Labels of the folio export in each language. Placeholders are {name}. A key added here must be
@@ -8,10 +9,6 @@ const en = {
   title: 'Folio',
   property: 'Property',
   source: 'Source',
-  'source.RESERVATION': 'Reservation',
-  'source.HOUSE_ACCOUNT': 'House account',
-  'source.GROUP_PROFILE': 'Group profile',
-  'source.ACCOUNTS_RECEIVABLE_LEDGER': 'Accounts receivable ledger',
   folio: 'Folio',
   recipient: 'Bill to',
   taxId: 'Tax ID',
@@ -61,17 +58,15 @@ const en = {
   'subtotal.credits': 'Subtotal of credits',
 };
 
-export type TLabel = keyof typeof en;
-type TCatalog = Record<TLabel, string>;
+type TBaseLabel = keyof typeof en;
+/** Every label: these and those of the source and its stay (source-catalog.ts). */
+export type TLabel = TBaseLabel | TSourceLabel;
+type TCatalog = Record<TBaseLabel, string>;
 
 const es: TCatalog = {
   title: 'Folio',
   property: 'Establecimiento',
   source: 'Origen',
-  'source.RESERVATION': 'Reserva',
-  'source.HOUSE_ACCOUNT': 'Cuenta de la casa',
-  'source.GROUP_PROFILE': 'Perfil de grupo',
-  'source.ACCOUNTS_RECEIVABLE_LEDGER': 'Libro de cuentas por cobrar',
   folio: 'Folio',
   recipient: 'Facturar a',
   taxId: 'NIF',
@@ -125,10 +120,6 @@ const pt: TCatalog = {
   title: 'Fólio',
   property: 'Propriedade',
   source: 'Origem',
-  'source.RESERVATION': 'Reserva',
-  'source.HOUSE_ACCOUNT': 'Conta da casa',
-  'source.GROUP_PROFILE': 'Perfil de grupo',
-  'source.ACCOUNTS_RECEIVABLE_LEDGER': 'Razão de contas a receber',
   folio: 'Fólio',
   recipient: 'Faturar a',
   taxId: 'NIF',
@@ -182,10 +173,6 @@ const fr: TCatalog = {
   title: 'Folio',
   property: 'Établissement',
   source: 'Origine',
-  'source.RESERVATION': 'Réservation',
-  'source.HOUSE_ACCOUNT': 'Compte maison',
-  'source.GROUP_PROFILE': 'Profil de groupe',
-  'source.ACCOUNTS_RECEIVABLE_LEDGER': 'Grand livre clients',
   folio: 'Folio',
   recipient: 'Facturer à',
   taxId: 'N° TVA',
@@ -239,10 +226,6 @@ const de: TCatalog = {
   title: 'Folio',
   property: 'Betrieb',
   source: 'Quelle',
-  'source.RESERVATION': 'Reservierung',
-  'source.HOUSE_ACCOUNT': 'Hauskonto',
-  'source.GROUP_PROFILE': 'Gruppenprofil',
-  'source.ACCOUNTS_RECEIVABLE_LEDGER': 'Debitorenkonto',
   folio: 'Folio',
   recipient: 'Rechnung an',
   taxId: 'USt-IdNr.',
@@ -292,7 +275,13 @@ const de: TCatalog = {
   'subtotal.credits': 'Zwischensumme Haben',
 };
 
-const CATALOGS: Record<TLanguage, TCatalog> = { en, es, pt, fr, de };
+const CATALOGS: Record<TLanguage, Record<TLabel, string>> = {
+  en: { ...en, ...SOURCE_CATALOGS.en },
+  es: { ...es, ...SOURCE_CATALOGS.es },
+  pt: { ...pt, ...SOURCE_CATALOGS.pt },
+  fr: { ...fr, ...SOURCE_CATALOGS.fr },
+  de: { ...de, ...SOURCE_CATALOGS.de },
+};
 
 export type TTranslate = (label: TLabel, values?: Record<string, string | number>) => string;
 

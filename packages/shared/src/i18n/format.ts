@@ -5,10 +5,12 @@ import type { TLanguage } from './languages.js';
  * time zone. Formatters are built once per document, not per row. Money is formatted from the
  * exact decimal string (Intl formats a numeric string without going through a float).
  */
-const LOCALES: Record<TLanguage, string> = { en: 'en-GB', es: 'es-ES', pt: 'pt-PT', fr: 'fr-FR', de: 'de-DE' };
+export const LOCALES: Record<TLanguage, string> = { en: 'en-GB', es: 'es-ES', pt: 'pt-PT', fr: 'fr-FR', de: 'de-DE' };
 
 export interface TFormatters {
   money(amount: string): string;
+  /** An amount in another currency (a foreign tender), in the language's currency format. */
+  foreignMoney(amount: string, currency: string): string;
   number(value: string): string;
   dateTime(iso: string): string;
   /** A calendar date (YYYY-MM-DD), not shifted by any time zone. */
@@ -22,9 +24,26 @@ export function formatters(language: TLanguage, timezone: string, currency: stri
   const number = new Intl.NumberFormat(locale, { maximumFractionDigits: 6 });
   const dateTime = new Intl.DateTimeFormat(locale, { timeZone: timezone, dateStyle: 'short', timeStyle: 'short' });
   const date = new Intl.DateTimeFormat(locale, { timeZone: 'UTC', dateStyle: 'short' });
+  // One formatter per foreign currency met in the document: few, and made once each.
+  const foreign = new Map<string, Intl.NumberFormat | undefined>([[currency, money]]);
+  const foreignMoney = (amount: string, code: string): string => {
+    if (!foreign.has(code)) {
+      let made: Intl.NumberFormat | undefined;
+      try {
+        made = new Intl.NumberFormat(locale, { style: 'currency', currency: code });
+      } catch {
+        made = undefined;
+      }
+      foreign.set(code, made);
+    }
+    const made = foreign.get(code);
+    // A code Intl refuses still shows: the number and the code as given.
+    return made ? made.format(amount as unknown as number) : `${number.format(amount as unknown as number)} ${code}`;
+  };
   return {
     locale,
     money: (amount) => money.format(amount as unknown as number),
+    foreignMoney,
     number: (value) => number.format(value as unknown as number),
     dateTime: (iso) => dateTime.format(new Date(iso)),
     date: (value) => date.format(new Date(`${value}T00:00:00Z`)),

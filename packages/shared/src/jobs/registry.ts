@@ -6,7 +6,10 @@ import { readCardTokenJob } from '../vault/read-card-token-job.js';
 import { tokenizeCardJob } from '../vault/tokenize-card-job.js';
 import { forwardCardJob } from '../vault/forward/forward-job.js';
 import { searchCardTokensJob } from '../vault/search-card-tokens-job.js';
+import { cardTokenLabelsJob } from '../vault/card-token-labels-job.js';
 import { vaultSweepJob } from '../vault/vault-sweep-job.js';
+import { retentionSweepJob } from '../exports/retention-sweep-job.js';
+import { webhookDeliveryJob, webhookSweepJob } from '../webhooks/webhook-jobs.js';
 
 /**
  * Every job the service runs, by name. `enqueue(name, payload)` and the processors are typed from
@@ -17,12 +20,16 @@ export const JOBS = {
   [readCardTokenJob.name]: readCardTokenJob,
   [deleteCardTokenJob.name]: deleteCardTokenJob,
   [searchCardTokensJob.name]: searchCardTokensJob,
+  [cardTokenLabelsJob.name]: cardTokenLabelsJob,
   [vaultSweepJob.name]: vaultSweepJob,
   [forwardCardJob.name]: forwardCardJob,
   [exportFolioJob.name]: exportFolioJob,
   [nightAuditSourceJob.name]: nightAuditSourceJob,
   [nightAuditManifestJob.name]: nightAuditManifestJob,
   [nightAuditScheduledJob.name]: nightAuditScheduledJob,
+  [retentionSweepJob.name]: retentionSweepJob,
+  [webhookDeliveryJob.name]: webhookDeliveryJob,
+  [webhookSweepJob.name]: webhookSweepJob,
 } as const;
 
 export type TJobs = typeof JOBS;
@@ -38,3 +45,4 @@ export type TVaultJobResult = TJobResult<TVaultJobName>;
 export type TForwardJobName = TNamesOnQueue<'vault-forward'>;
 export type TExportJobName = TNamesOnQueue<'folio-export'>;
 export type TNightAuditJobName = TNamesOnQueue<'night-audit'>;
+export type TWebhookJobName = TNamesOnQueue<'webhooks'>;

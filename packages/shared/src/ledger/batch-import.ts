@@ -1,14 +1,15 @@
 import type { TPgPool } from '../connections.js';
 import { AppError } from '../errors.js';
 import { ZImportRequest } from './schemas.js';
-import { importLedger, importProblems, type TImportCounts } from './import-ledger.js';
+import { importLedger, importProblems, type TCardTokenResolver, type TImportCounts } from './import-ledger.js';
 
 /**
  * Imports a stream of records (from an NDJSON or JSON file, or the demo generator) in batches of
  * BATCH_SIZE, each batch validated whole and written in one transaction. Upserts make a re-run of
  * the same file safe after a failure part-way.
  */
-export type TLedgerKind = 'property' | 'recipient' | 'folio' | 'transaction';
+export type TLedgerKind = 'property' | 'recipient' | 'reservation' | 'user' | 'folio' | 'transaction';
+export const LEDGER_KINDS: readonly TLedgerKind[] = ['property', 'recipient', 'reservation', 'user', 'folio', 'transaction'];
 export interface TLedgerRecord {
   kind: TLedgerKind;
   value: unknown;
@@ -17,6 +18,11 @@ export interface TLedgerRecord {
 }
 
 export const BATCH_SIZE = 10_000;
+
+export const emptyCounts = (): TImportCounts => ({ property: 0, recipients: 0, reservations: 0, users: 0, folios: 0, transactions: 0 });
+
+/** The resolver of a caller without a vault: no id is a token, so a payment naming one is refused. */
+const NO_CARD_TOKENS: TCardTokenResolver = async () => new Map();
 
 export class BatchImportError extends Error {
   constructor(
@@ -28,8 +34,11 @@ export class BatchImportError extends Error {
   }
 }
 
-const LIST_OF: Record<Exclude<TLedgerKind, 'property'>, 'recipients' | 'folios' | 'transactions'> = {
+type TListName = 'recipients' | 'reservations' | 'users' | 'folios' | 'transactions';
+const LIST_OF: Record<Exclude<TLedgerKind, 'property'>, TListName> = {
   recipient: 'recipients',
+  reservation: 'reservations',
+  user: 'users',
   folio: 'folios',
   transaction: 'transactions',
 };
@@ -39,14 +48,16 @@ export async function importRecords(
   propertyId: string,
   records: AsyncIterable<TLedgerRecord> | Iterable<TLedgerRecord>,
   onBatch: (counts: TImportCounts) => void = () => undefined,
+  /** Checks and labels the payments' card tokens (docs/ledger.md#card-payments); without it, a cardTokenId is refused. */
+  cardTokens: TCardTokenResolver = NO_CARD_TOKENS,
 ): Promise<TImportCounts> {
-  const total: TImportCounts = { property: 0, recipients: 0, folios: 0, transactions: 0 };
+  const total = emptyCounts();
   let batch: TLedgerRecord[] = [];
 
   const flush = async () => {
     if (batch.length === 0) return;
-    const body: Record<string, unknown> = { recipients: [], folios: [], transactions: [] };
-    const origins: Record<string, string[]> = { property: [], recipients: [], folios: [], transactions: [] };
+    const body: Record<string, unknown> = { recipients: [], reservations: [], users: [], folios: [], transactions: [] };
+    const origins: Record<string, string[]> = { property: [], recipients: [], reservations: [], users: [], folios: [], transactions: [] };
     for (const record of batch) {
       if (record.kind === 'property') {
         body.property = record.value;
@@ -72,12 +83,13 @@ export async function importRecords(
       throw new BatchImportError(problems.slice(0, 50).map((p) => `${where(p.path.split('.'))}: ${p.message}`), total);
     }
     try {
-      const counts = await importLedger(pool, propertyId, parsed.data);
-      total.property += counts.property;
-      total.recipients += counts.recipients;
-      total.folios += counts.folios;
-      total.transactions += counts.transactions;
+      const counts = await importLedger(pool, propertyId, parsed.data, cardTokens);
+      for (const key of Object.keys(total) as Array<keyof TImportCounts>) total[key] += counts[key];
     } catch (error) {
+      // The card tokens' field errors, with the lines they came from.
+      if (error instanceof AppError && error.fieldErrors?.length) {
+        throw new BatchImportError(error.fieldErrors.slice(0, 50).map((p) => `${where(p.path.split('.'))}: ${p.message}`), total);
+      }
       if (error instanceof AppError) throw new BatchImportError([error.message], total);
       throw error;
     }
@@ -97,11 +109,17 @@ export async function importRecords(
 export function* recordsOfDocument(document: {
   property?: unknown;
   recipients?: unknown[];
+  reservations?: unknown[];
+  users?: unknown[];
   folios?: unknown[];
   transactions?: unknown[];
 }): Generator<TLedgerRecord> {
   if (document.property) yield { kind: 'property', value: document.property, origin: 'property' };
-  for (const [kind, list] of [['recipient', document.recipients], ['folio', document.folios], ['transaction', document.transactions]] as const) {
+  const lists = [
+    ['recipient', document.recipients], ['reservation', document.reservations], ['user', document.users],
+    ['folio', document.folios], ['transaction', document.transactions],
+  ] as const;
+  for (const [kind, list] of lists) {
     for (const [index, value] of (list ?? []).entries()) yield { kind, value, origin: `${kind} ${index}` };
   }
 }

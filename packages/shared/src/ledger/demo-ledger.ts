@@ -1,8 +1,14 @@
+export { generateLargeSource } from './demo-large-source.js';
+import { ACCOUNTS, bookedRoom, cardPayment, cashPayment, CODES, demoUsers, foreignTender, stayStatus, type TStayDates } from './demo-stays.js';
+
 /**
  * Realistic demo data for one property (`npm run ledger:demo`, `npm run demo`, tests, benchmarks):
- * reservations with room revenue, VAT and city tax per night and room, minibar and spa items, a
- * voided charge, pending charges, card and cash payments, several rooms, and a house account.
- * Deterministic for a given property and seed. Raw import records (the API's input shape).
+ * reservations (the stay: guest, status, dates, booked rooms and their types) with room revenue,
+ * VAT and city tax per night and room posted by the system, minibar and spa items, a voided charge,
+ * pending charges, card payments through a demo gateway (optionally naming a vault card token),
+ * cash payments, one of them tendered in a foreign currency, the front-desk users who posted, and
+ * a house account. Deterministic for a given property and seed. Raw import records (the API's
+ * input shape); the stay's builders are in demo-stays.ts.
  */
 export interface TDemoOptions {
   propertyId: number;
@@ -12,12 +18,16 @@ export interface TDemoOptions {
   now?: Date;
   /** Rows per reservation folio are ~10 per night; this caps nights for very large demos. */
   maxNights?: number;
+  /** A vault card token (a visa) of the property: the visa payments name it instead of the card. */
+  cardTokenId?: string;
 }
 
 type TRecord = Record<string, unknown>;
 export interface TDemoLedger {
   property: TRecord;
   recipients: TRecord[];
+  reservations: TRecord[];
+  users: TRecord[];
   folios: TRecord[];
   transactions: TRecord[];
 }
@@ -36,8 +46,6 @@ const GUESTS = [
   'José Ramírez', '佐藤 花子', 'Γιώργος Παπαδόπουλος', 'Nguyễn Thị Lan', 'Émilie Dubois', 'Jürgen Müller',
 ];
 
-const ROOMS = ['101', '102', '204', '305', '412', 'Suite Atlântico'];
-
 /** mulberry32: a tiny deterministic PRNG. */
 function random(seed: number): () => number {
   let a = seed >>> 0;
@@ -52,20 +60,29 @@ function random(seed: number): () => number {
 
 const money = (value: number, scale: number) => value.toFixed(scale);
 
-/** What the builders of one demo share: its PRNG, money, clock, id sequence and the lists they fill. */
+/** What the builders of one demo share: its PRNG, money, clock, id sequences and the lists they fill. */
 interface TDemo {
   options: TDemoOptions;
   rand: () => number;
   pick: <T>(list: readonly T[]) => T;
-  /** Decimals of the currency, and the unit prices are multiplied by (100 for JPY). */
+  /** The property's currency, its decimals, and the unit prices are multiplied by (100 for JPY). */
+  currency: string;
   scale: number;
   unit: number;
   id: () => string;
+  paymentId: () => string;
   /** An instant within the hour `hour` of the day `dayOffset` days from today. */
   at: (dayOffset: number, hour: number) => string;
   dateOf: (dayOffset: number) => string;
-  /** Adds a transaction to `folio`: the folio's source, one unit, posted, by a random user. */
+  /**
+   * Adds a transaction to `folio`: the folio's source, one unit, posted, by a random front-desk
+   * user, naming the folio's guest (customerId) when it has one.
+   */
   tx: (folio: TRecord, fields: TRecord) => TRecord;
+  /** The guest (recipient id) of each reservation folio, by folio id. */
+  guests: Map<unknown, string>;
+  /** The sum of each folio's charges so far, by folio id: payments are shares of it. */
+  charged: Map<unknown, number>;
   ledger: TDemoLedger;
 }
 
@@ -76,6 +93,8 @@ function startDemo(options: TDemoOptions): TDemo {
   const day = 86_400_000;
   const base = Math.floor(now.getTime() / day) * day;
   let nextId = options.propertyId * 10_000_000_000 + 1;
+  // Payments have ids of their own (payment.paymentId), far from the transactions' ids.
+  let nextPaymentId = options.propertyId * 10_000_000_000 + 9_000_000_001;
   const ledger: TDemoLedger = {
     property: {
       id: options.propertyId,
@@ -90,11 +109,17 @@ function startDemo(options: TDemoOptions): TDemo {
     recipients: [
       { type: 'COMPANY', id: options.propertyId * 1000 + 1, name: 'Atlântica Viagens, Lda.', address: 'Av. da Liberdade 110, Lisboa', email: 'reservas@atlantica.example', taxId: 'PT509876543' },
     ],
+    reservations: [],
+    users: demoUsers(options.propertyId),
     folios: [],
     transactions: [],
   };
+  const users = ledger.users.length;
+  const guests = new Map<unknown, string>();
+  const charged = new Map<unknown, number>();
   const id = () => String(nextId++);
   const tx = (folio: TRecord, fields: TRecord) => {
+    const guest = guests.get(folio.id);
     const record: TRecord = {
       id: id(),
       folioId: folio.id,
@@ -104,9 +129,12 @@ function startDemo(options: TDemoOptions): TDemo {
       quantity: '1',
       currency: profile.currency,
       posted: true,
-      userId: String(1 + Math.floor(rand() * 4)),
-      ...fields,
+      userId: String(1 + Math.floor(rand() * users)),
     };
+    if (guest) record.customerId = guest;
+    // Object.assign rather than a spread into a new literal: one object per row (tens of thousands).
+    Object.assign(record, fields);
+    if (record.internalCodeGroup !== 'PAYMENT') charged.set(folio.id, (charged.get(folio.id) ?? 0) + Number(record.amount));
     ledger.transactions.push(record);
     return record;
   };
@@ -114,12 +142,16 @@ function startDemo(options: TDemoOptions): TDemo {
     options,
     rand,
     pick: <T>(list: readonly T[]): T => list[Math.floor(rand() * list.length)]!,
+    currency: profile.currency,
     scale: profile.currency === 'JPY' ? 0 : 2,
     unit: profile.currency === 'JPY' ? 100 : 1,
     id,
+    paymentId: () => String(nextPaymentId++),
     at: (dayOffset, hour) => new Date(base + dayOffset * day + hour * 3_600_000 + Math.floor(rand() * 3_600_000)).toISOString(),
     dateOf: (dayOffset) => new Date(base + dayOffset * day).toISOString().slice(0, 10),
     tx,
+    guests,
+    charged,
     ledger,
   };
 }
@@ -132,9 +164,9 @@ export function generateDemoLedger(options: TDemoOptions): TDemoLedger {
   return demo.ledger;
 }
 
-/** Reservation `r`: its guest, main folio, stay, extras and payments. */
+/** Reservation `r`: its guest, main folio, stay (status, dates, rooms), extras and payments. */
 function addReservation(demo: TDemo, r: number): void {
-  const { options, rand, pick } = demo;
+  const { options, rand, pick, dateOf } = demo;
   const sourceId = options.propertyId * 100_000 + r + 1;
   const guest = GUESTS[r % GUESTS.length]!;
   const guestId = options.propertyId * 1000 + 100 + r;
@@ -144,39 +176,45 @@ function addReservation(demo: TDemo, r: number): void {
   });
   const folio = { id: demo.id(), sourceKind: 'RESERVATION', sourceId: String(sourceId), sourceIdentifier: `RES-${sourceId}`, name: `${guest} — main folio` };
   demo.ledger.folios.push(folio);
+  demo.guests.set(folio.id, String(guestId));
   const nights = Math.min(1 + Math.floor(rand() * 4), options.maxNights ?? 30);
-  const rooms = 1 + (rand() < 0.3 ? 1 : 0);
-  const arrival = -Math.floor(rand() * 7);
-  for (let room = 0; room < rooms; room += 1) addRoomNights(demo, folio, { r, room, sourceId, arrival, nights });
-  addExtras(demo, folio, r, arrival, nights);
-  addPayments(demo, folio, arrival, nights);
+  const rooms = Array.from({ length: 1 + (rand() < 0.3 ? 1 : 0) }, (_, room) => bookedRoom(sourceId, r, room));
+  // Every 7th stay (from the 4th on) is still to come: booked, its nights pending, a deposit paid.
+  const arrival = r % 7 === 3 ? 1 + Math.floor(rand() * 5) : -Math.floor(rand() * 7);
+  const stay: TStayDates = { arrival, nights };
+  demo.ledger.reservations.push({
+    id: folio.sourceId, identifier: folio.sourceIdentifier, guestName: guest, status: stayStatus(stay),
+    checkinDate: dateOf(arrival), checkoutDate: dateOf(arrival + nights),
+    adults: 1 + Math.floor(rand() * 3), children: Math.floor(rand() * 3), rooms,
+  });
+  for (const room of rooms) addRoomNights(demo, folio, room, stay);
+  if (arrival <= 0) addExtras(demo, folio, r, stay);
+  addPayments(demo, folio, r, stay);
 }
 
-/** Each night of one room: the rate with its VAT and city tax. */
-function addRoomNights(demo: TDemo, folio: TRecord, stay: { r: number; room: number; sourceId: number; arrival: number; nights: number }): void {
+/** Each night of one room: the rate with its VAT and city tax, posted by the night audit (user "0"). */
+function addRoomNights(demo: TDemo, folio: TRecord, room: { id: string; roomName: string }, stay: TStayDates): void {
   const { rand, tx, at, dateOf, scale, unit } = demo;
-  const subSourceId = String(stay.sourceId * 10 + stay.room + 1);
-  const roomName = ROOMS[(stay.r + stay.room) % ROOMS.length]!;
   for (let night = 0; night < stay.nights; night += 1) {
     const rate = (90 + Math.floor(rand() * 120)) * unit;
     const day = stay.arrival + night;
-    const where = { subSourceId, subSourceIdentifier: roomName, serviceDate: dateOf(day) };
+    const where = { subSourceId: room.id, subSourceIdentifier: room.roomName, serviceDate: dateOf(day), userId: '0' };
     // Future nights are pending: charged at night audit of that date.
     const posted = day <= 0;
-    const roomCharge = tx(folio, { ...where, posted, transactionDatetime: at(day, 23), internalTransactionCode: '1000', internalCodeGroup: 'ROOM_REVENUE_RATE', description: `Room ${roomName} — nightly rate`, amount: money(rate, scale) });
-    tx(folio, { ...where, posted, transactionDatetime: roomCharge.transactionDatetime, internalTransactionCode: '3000', internalCodeGroup: 'TAX', originId: '11', description: 'VAT 10%', amount: money(rate * 0.1, scale), parentId: roomCharge.id, rootId: roomCharge.id });
-    tx(folio, { ...where, posted, transactionDatetime: roomCharge.transactionDatetime, internalTransactionCode: '4000', internalCodeGroup: 'FEE', originId: '21', description: 'City tax', amount: money(2 * unit, scale), parentId: roomCharge.id, rootId: roomCharge.id });
+    const roomCharge = tx(folio, { ...where, ...CODES.rate, externalRelationId: room.id, posted, transactionDatetime: at(day, 23), internalTransactionCode: '1000', internalCodeGroup: 'ROOM_REVENUE_RATE', description: `Room ${room.roomName} — nightly rate`, amount: money(rate, scale) });
+    tx(folio, { ...where, ...CODES.vat, posted, transactionDatetime: roomCharge.transactionDatetime, internalTransactionCode: '3000', internalCodeGroup: 'TAX', originId: '11', description: 'VAT 10%', amount: money(rate * 0.1, scale), parentId: roomCharge.id, rootId: roomCharge.id });
+    tx(folio, { ...where, ...CODES.cityTax, posted, transactionDatetime: roomCharge.transactionDatetime, internalTransactionCode: '4000', internalCodeGroup: 'FEE', originId: '21', description: 'City tax', amount: money(2 * unit, scale), parentId: roomCharge.id, rootId: roomCharge.id });
   }
 }
 
 /** Minibar and spa now and then, a voided charge every 4th stay, a pending late check-out every 3rd. */
-function addExtras(demo: TDemo, folio: TRecord, r: number, arrival: number, nights: number): void {
+function addExtras(demo: TDemo, folio: TRecord, r: number, { arrival, nights }: TStayDates): void {
   const { rand, tx, at, dateOf, scale, unit } = demo;
   if (rand() < 0.7) {
-    tx(folio, { transactionDatetime: at(arrival, 21), serviceDate: dateOf(arrival), internalTransactionCode: '2000', internalCodeGroup: 'ITEM_SERVICE', originId: '301', description: 'Minibar — sparkling water', quantity: '2', amount: money(6 * unit, scale) });
+    tx(folio, { ...CODES.minibar, externalRelationId: '301', transactionDatetime: at(arrival, 21), serviceDate: dateOf(arrival), internalTransactionCode: '2000', internalCodeGroup: 'ITEM_SERVICE', originId: '301', description: 'Minibar — sparkling water', quantity: '2', amount: money(6 * unit, scale) });
   }
   if (rand() < 0.4) {
-    tx(folio, { transactionDatetime: at(arrival, 17), serviceDate: dateOf(arrival), internalTransactionCode: '2100', internalCodeGroup: 'ADDON', originId: '401', description: 'Spa — massage 60 min', amount: money(85 * unit, scale) });
+    tx(folio, { ...CODES.spa, transactionDatetime: at(arrival, 17), serviceDate: dateOf(arrival), internalTransactionCode: '2100', internalCodeGroup: 'ADDON', originId: '401', description: 'Spa — massage 60 min', amount: money(85 * unit, scale) });
   }
   if (r % 4 === 0) {
     // A charge posted by mistake and voided: the void carries the opposite amount.
@@ -188,16 +226,36 @@ function addExtras(demo: TDemo, folio: TRecord, r: number, arrival: number, nigh
   }
 }
 
-/** A card deposit of 30% of the folio's charges, and half the time a cash payment of 20%. */
-function addPayments(demo: TDemo, folio: TRecord, arrival: number, nights: number): void {
-  const { rand, pick, tx, at, dateOf, scale } = demo;
-  const charged = demo.ledger.transactions
-    .filter((t) => t.folioId === folio.id && t.internalCodeGroup !== 'PAYMENT')
-    .reduce((sum, t) => sum + Number(t.amount), 0);
-  const deposit = Math.round(charged * 0.3 * 10 ** scale) / 10 ** scale;
-  tx(folio, { transactionDatetime: at(arrival, 15), serviceDate: dateOf(arrival), internalTransactionCode: '9000', internalCodeGroup: 'PAYMENT', paymentMethod: pick(['cards_visa', 'cards_master']), description: 'Card payment — deposit', amount: money(-deposit, scale) });
-  if (rand() < 0.5) {
-    tx(folio, { transactionDatetime: at(arrival + nights - 1, 11), serviceDate: dateOf(arrival + nights - 1), internalTransactionCode: '9001', internalCodeGroup: 'PAYMENT', paymentMethod: 'cash', description: 'Cash payment', amount: money(-Math.round(charged * 0.2), scale) });
+/**
+ * A card deposit of 30% of the folio's charges (when booking, for a stay still to come); for stays
+ * begun, half the time a cash payment of 20% — every 5th stay's in a foreign currency, so every
+ * demo has one (the first stay is one).
+ */
+function addPayments(demo: TDemo, folio: TRecord, r: number, { arrival, nights }: TStayDates): void {
+  const { rand, pick, tx, at, dateOf, scale, currency } = demo;
+  const charged = demo.charged.get(folio.id) ?? 0;
+  const deposit = money(Math.round(charged * 0.3 * 10 ** scale) / 10 ** scale, scale);
+  // The first stay's folio is the one `npm run demo` exports: its deposit is the visa (the vault's card).
+  const drawn = pick(['cards_visa', 'cards_master'] as const);
+  const method = r === 0 ? 'cards_visa' : drawn;
+  const paidOn = arrival > 0 ? -1 : arrival;
+  const card = demo.paymentId();
+  tx(folio, {
+    transactionDatetime: at(paidOn, 15), serviceDate: dateOf(paidOn), internalTransactionCode: '9000', internalCodeGroup: 'PAYMENT', paymentMethod: method,
+    description: 'Card payment — deposit', amount: `-${deposit}`, customTransactionCode: 'DEPOSIT', generalLedgerCustomCode: '2400', account: ACCOUNTS.deposits,
+    externalRelationKind: 'PAYMENT', externalRelationId: card, payment: cardPayment(card, method, deposit, demo.options.cardTokenId),
+  });
+  if (arrival > 0) return;
+  const foreign = r % 5 === 0;
+  if (foreign || rand() < 0.5) {
+    const cash = money(Math.round(charged * 0.2), scale);
+    const tender = foreign ? foreignTender(currency, `-${cash}`) : undefined;
+    const paymentId = demo.paymentId();
+    tx(folio, {
+      transactionDatetime: at(arrival + nights - 1, 11), serviceDate: dateOf(arrival + nights - 1), internalTransactionCode: '9001', internalCodeGroup: 'PAYMENT', paymentMethod: 'cash',
+      description: tender ? `Cash payment in ${tender.foreignCurrency}` : 'Cash payment', amount: `-${cash}`, ...tender, account: ACCOUNTS.cash,
+      externalRelationKind: 'PAYMENT', externalRelationId: paymentId, payment: cashPayment(paymentId, cash),
+    });
   }
 }
 
@@ -212,52 +270,4 @@ function addHouseAccount(demo: TDemo): void {
     }
     tx(house, { transactionDatetime: at(d, 23), serviceDate: dateOf(d), internalTransactionCode: '9001', internalCodeGroup: 'PAYMENT', paymentMethod: 'cash', description: 'Cash — end of shift', amount: money(-(3 + 7 + 11) * unit, scale) });
   }
-}
-
-/**
- * One source with `rows` transactions (a long stay or a busy house account), for benchmarks and
- * render tests: nightly room revenue with its taxes, items, payments, a void every 50 rows.
- */
-export function generateLargeSource(options: { propertyId: number; sourceId: number; rows: number; sourceKind?: 'RESERVATION' | 'HOUSE_ACCOUNT'; start?: Date }): TDemoLedger {
-  const sourceKind = options.sourceKind ?? 'RESERVATION';
-  const folioId = String(options.sourceId * 10 + 1);
-  const folio = { id: folioId, sourceKind, sourceId: String(options.sourceId), sourceIdentifier: `${sourceKind === 'RESERVATION' ? 'RES' : 'HA'}-${options.sourceId}`, name: 'Main folio' };
-  const start = (options.start ?? new Date(Date.UTC(2026, 0, 1))).getTime();
-  const transactions: TRecord[] = [];
-  const groups = [
-    ['1000', 'ROOM_REVENUE_RATE', 'Room 204 — nightly rate', '120.00'],
-    ['3000', 'TAX', 'VAT 10%', '12.00'],
-    ['4000', 'FEE', 'City tax', '2.00'],
-    ['2000', 'ITEM_SERVICE', 'Minibar — sparkling water', '3.50'],
-    ['2100', 'ADDON', 'Breakfast buffet', '18.00'],
-    ['9000', 'PAYMENT', 'Card payment', '-150.00'],
-  ] as const;
-  const base = BigInt(options.sourceId) * 1_000_000n;
-  for (let i = 0; i < options.rows; i += 1) {
-    const [code, group, description, amount] = groups[i % groups.length]!;
-    const when = new Date(start + Math.floor(i / groups.length) * 3_600_000 * 6 + (i % groups.length) * 60_000);
-    const id = String(base + BigInt(i + 1));
-    const isVoid = i % 50 === 49;
-    transactions.push({
-      id, folioId, sourceKind, sourceId: String(options.sourceId), sourceIdentifier: folio.sourceIdentifier,
-      subSourceId: String(options.sourceId * 10 + 1), subSourceIdentifier: '204',
-      transactionDatetime: when.toISOString(), serviceDate: when.toISOString().slice(0, 10),
-      internalTransactionCode: code, internalCodeGroup: isVoid ? 'ITEM_SERVICE' : group,
-      ...(group === 'TAX' || group === 'FEE' || group === 'ITEM_SERVICE' ? { originId: '7' } : {}),
-      ...(group === 'PAYMENT' && !isVoid ? { paymentMethod: 'cards_visa' } : {}),
-      description: isVoid ? 'Minibar — void' : description,
-      quantity: '1',
-      amount: isVoid ? '-3.50' : amount,
-      currency: 'EUR',
-      posted: i % 17 !== 0,
-      ...(isVoid ? { isVoid: true, parentId: String(base + BigInt(i - 2)) } : {}),
-      userId: String(1 + (i % 5)),
-    });
-  }
-  return {
-    property: { id: options.propertyId, name: 'Benchmark Hotel', currency: 'EUR', timezone: 'Europe/Madrid', gatewayMode: 'test' },
-    recipients: [],
-    folios: [folio],
-    transactions,
-  };
 }

@@ -3,7 +3,7 @@ import type { TPgPool } from '../connections.js';
 import type { TFolio, TRecipient, TSourceKind, TTransaction } from './schemas.js';
 import { afterSql, orderBySql, sortValuesSql, type TSortKey } from './sort.js';
 import { SqlParams, transactionFilterSql, type TTransactionFilter } from './transaction-filter.js';
-import { transactionColumnsSql, type TTransactionRow } from './transaction-view.js';
+import { transactionColumnsSql, transactionJoinsSql, type TTransactionRow } from './transaction-view.js';
 
 /**
  * Every statement on the ledger tables `recipients`, `folios` and `transactions`: the import's
@@ -62,21 +62,43 @@ export async function storedRootIds(client: PoolClient, propertyId: string, ids:
   return new Map(stored.rows.map((row) => [row.id, row.root_id]));
 }
 
+/** The card token and card fields stored on those of `ids` whose payment names a token, by transaction id. */
+export async function storedCardPayments(
+  db: TDb,
+  propertyId: string,
+  ids: string[],
+): Promise<Map<string, { cardTokenId: string; creditCardType: string; cardTrailingDigits: string }>> {
+  const stored = await db.query<{ id: string; card_token_id: string; credit_card_type: string | null; card_trailing_digits: string | null }>(
+    `SELECT id, payment->>'cardTokenId' AS card_token_id, payment->>'creditCardType' AS credit_card_type,
+            payment->>'cardTrailingDigits' AS card_trailing_digits
+       FROM transactions WHERE property_id = $1 AND id = ANY($2::bigint[]) AND payment ? 'cardTokenId'`,
+    [propertyId, ids],
+  );
+  return new Map(
+    stored.rows.map((row) => [row.id, { cardTokenId: row.card_token_id, creditCardType: row.credit_card_type ?? '', cardTrailingDigits: row.card_trailing_digits ?? '' }]),
+  );
+}
+
 /** `rows` carry their resolved root id (import-ledger.ts resolves chains). */
 export async function upsertTransactions(client: PoolClient, propertyId: string, rows: Array<TTransaction & { rootId: string | undefined }>): Promise<void> {
   await client.query(
     `INSERT INTO transactions (property_id, id, folio_id, source_kind, source_id, source_identifier, sub_source_id,
         sub_source_identifier, transaction_datetime, service_date, internal_transaction_code, internal_code_group,
-        origin_id, payment_method, description, notes, quantity, amount, currency, posted, parent_id, root_id, is_void, user_id)
+        origin_id, payment_method, description, notes, quantity, amount, currency, posted, parent_id, root_id, is_void, user_id,
+        custom_transaction_code, general_ledger_custom_code, customer_id, external_relation_id, external_relation_kind,
+        account, foreign_currency, foreign_currency_amount, payment)
      SELECT $1, t.id, t."folioId", t."sourceKind", t."sourceId", t."sourceIdentifier", t."subSourceId", t."subSourceIdentifier",
         t."transactionDatetime", t."serviceDate", t."internalTransactionCode", t."internalCodeGroup", t."originId",
         t."paymentMethod", t.description, t.notes, t.quantity, t.amount, t.currency, t.posted, t."parentId", t."rootId",
-        t."isVoid", t."userId"
+        t."isVoid", t."userId", t."customTransactionCode", t."generalLedgerCustomCode", t."customerId", t."externalRelationId",
+        t."externalRelationKind", t.account, t."foreignCurrency", t."foreignCurrencyAmount", t.payment
        FROM jsonb_to_recordset($2::jsonb) AS t(id bigint, "folioId" bigint, "sourceKind" text, "sourceId" bigint,
         "sourceIdentifier" text, "subSourceId" bigint, "subSourceIdentifier" text, "transactionDatetime" timestamptz,
         "serviceDate" date, "internalTransactionCode" text, "internalCodeGroup" text, "originId" bigint, "paymentMethod" text,
         description text, notes text, quantity numeric, amount numeric, currency text, posted boolean, "parentId" bigint,
-        "rootId" bigint, "isVoid" boolean, "userId" text)
+        "rootId" bigint, "isVoid" boolean, "userId" text, "customTransactionCode" text, "generalLedgerCustomCode" text,
+        "customerId" bigint, "externalRelationId" bigint, "externalRelationKind" text, account jsonb, "foreignCurrency" text,
+        "foreignCurrencyAmount" numeric, payment jsonb)
      ON CONFLICT (property_id, id) DO UPDATE SET folio_id = EXCLUDED.folio_id, source_kind = EXCLUDED.source_kind,
         source_id = EXCLUDED.source_id, source_identifier = EXCLUDED.source_identifier, sub_source_id = EXCLUDED.sub_source_id,
         sub_source_identifier = EXCLUDED.sub_source_identifier, transaction_datetime = EXCLUDED.transaction_datetime,
@@ -84,7 +106,11 @@ export async function upsertTransactions(client: PoolClient, propertyId: string,
         internal_code_group = EXCLUDED.internal_code_group, origin_id = EXCLUDED.origin_id, payment_method = EXCLUDED.payment_method,
         description = EXCLUDED.description, notes = EXCLUDED.notes, quantity = EXCLUDED.quantity, amount = EXCLUDED.amount,
         currency = EXCLUDED.currency, posted = EXCLUDED.posted, parent_id = EXCLUDED.parent_id, root_id = EXCLUDED.root_id,
-        is_void = EXCLUDED.is_void, user_id = EXCLUDED.user_id, updated_at = now()`,
+        is_void = EXCLUDED.is_void, user_id = EXCLUDED.user_id, custom_transaction_code = EXCLUDED.custom_transaction_code,
+        general_ledger_custom_code = EXCLUDED.general_ledger_custom_code, customer_id = EXCLUDED.customer_id,
+        external_relation_id = EXCLUDED.external_relation_id, external_relation_kind = EXCLUDED.external_relation_kind,
+        account = EXCLUDED.account, foreign_currency = EXCLUDED.foreign_currency,
+        foreign_currency_amount = EXCLUDED.foreign_currency_amount, payment = EXCLUDED.payment, updated_at = now()`,
     [propertyId, JSON.stringify(rows)],
   );
 }
@@ -141,21 +167,26 @@ export async function findRecipient(db: TDb, propertyId: string, type: TRecipien
   return result.rows[0];
 }
 
-/** Every row the filter selects, in the order of `keys`; local times in `timezone`. */
-export async function selectTransactions(db: TDb, filter: TTransactionFilter, timezone: string, keys: TSortKey[]): Promise<TTransactionRow[]> {
-  const params = new SqlParams();
-  const tz = params.add(timezone);
-  const where = transactionFilterSql(filter, params);
-  const result = await db.query<TTransactionRow>(
-    `SELECT ${transactionColumnsSql(tz)} FROM transactions t WHERE ${where} ORDER BY ${orderBySql(keys)}`,
-    params.values,
-  );
-  return result.rows;
+/**
+ * Every row the filter selects, in the order of `keys` (local times in `timezone`), read in keyset
+ * batches of `batch` rows: an export of 50,000 rows never holds more than one batch of database
+ * rows beside what its caller keeps of them.
+ */
+export async function* selectTransactions(db: TDb, filter: TTransactionFilter, timezone: string, keys: TSortKey[], batch = 2_000): AsyncGenerator<TTransactionRow> {
+  let after: Array<string | null> | undefined;
+  for (;;) {
+    const page = await pageOfTransactions(db, filter, timezone, keys, after, batch);
+    for (const row of page) yield row;
+    const last = page[page.length - 1];
+    if (!last || page.length < batch) return;
+    after = keys.map((_, i) => last[`sort_${i}`] ?? null);
+  }
 }
 
 /**
  * Up to `limit` rows the filter selects after the sort values `after` (from the start without),
- * each with its sort values as text (`sort_0`, `sort_1`, …) for the next page token.
+ * each with its sort values as text (`sort_0`, `sort_1`, …) for the next page token. The page is
+ * chosen first and only its rows are joined to the tables beside them (then put back in order).
  */
 export async function pageOfTransactions(
   db: TDb,
@@ -172,8 +203,9 @@ export async function pageOfTransactions(
   const limitParam = params.add(limit, 'int');
   const page = await db.query<TSortedTransactionRow>(
     `SELECT ${transactionColumnsSql(tz)}, ${sortValuesSql(keys)}
-       FROM transactions t WHERE ${where}${keyset}
-      ORDER BY ${orderBySql(keys)} LIMIT ${limitParam}`,
+       FROM (SELECT * FROM transactions t WHERE ${where}${keyset} ORDER BY ${orderBySql(keys)} LIMIT ${limitParam}) t
+       ${transactionJoinsSql()}
+      ORDER BY ${orderBySql(keys)}`,
     params.values,
   );
   return page.rows;
@@ -192,6 +224,34 @@ export async function sumTransactions(db: TDb, filter: TTransactionFilter, credi
     params.values,
   );
   return result.rows[0]!;
+}
+
+/**
+ * Net credit (decimal text, NUMERIC) of every row the filter selects, by tender currency: PAYMENT
+ * rows with a foreign currency as −Σ foreign_currency_amount under it, every other credit row as
+ * −Σ amount under `propertyCurrency` (the row's currency when the property has none). `foreign`
+ * marks the entries of foreign-tendered payments.
+ */
+export async function foreignCurrencyCredits(
+  db: TDb,
+  filter: TTransactionFilter,
+  creditGroups: Iterable<string>,
+  propertyCurrency: string | null,
+): Promise<Array<{ currency: string; foreign: boolean; net: string }>> {
+  const params = new SqlParams();
+  const where = transactionFilterSql(filter, params);
+  const credits = params.add([...creditGroups], 'text[]');
+  const home = params.add(propertyCurrency, 'text');
+  const tendered = `(t.internal_code_group = 'PAYMENT' AND t.foreign_currency IS NOT NULL)`;
+  const result = await db.query<{ currency: string; foreign: boolean; net: string }>(
+    `SELECT CASE WHEN ${tendered} THEN t.foreign_currency::text ELSE COALESCE(${home}, t.currency::text) END AS currency,
+            bool_or(${tendered}) AS foreign,
+            (-sum(CASE WHEN ${tendered} THEN t.foreign_currency_amount ELSE t.amount END))::text AS net
+       FROM transactions t WHERE ${where} AND t.internal_code_group = ANY(${credits})
+      GROUP BY 1 ORDER BY 1`,
+    params.values,
+  );
+  return result.rows;
 }
 
 /**

@@ -1,17 +1,20 @@
 import type { TPgPool } from '../connections.js';
 import { AppError } from '../errors.js';
-import { CREDIT_GROUPS, type TGroupBy, type TListTransactionsRequest } from './schemas.js';
-import { currencyScale, decimalToNumber, totalsOf } from './money.js';
+import { CREDIT_GROUPS } from './schemas.js';
+import type { TForeignCurrencyTotals, TGroupBy, TGroupTotals, TListTransactionsRequest, TListTransactionsResponse } from './listing-schemas.js';
+import { currencyScale, decimalToNumber, itemQuantityOf, totalsOf } from './money.js';
 import { findPropertyProfile } from '../properties/property-store.js';
-import { pageOfTransactions, sourceExists, sumTransactions } from './ledger-store.js';
+import { foreignCurrencyCredits, pageOfTransactions, sourceExists, sumTransactions } from './ledger-store.js';
 import { decodePageToken, encodePageToken, queryDigest } from './page-token.js';
 import { withTieBreak } from './sort.js';
 import type { TTransactionFilter } from './transaction-filter.js';
-import { toTransactionView, type TTransactionRow, type TTransactionView } from './transaction-view.js';
+import { toTransactionView } from './transaction-response.js';
+import type { TTransactionRow } from './transaction-view.js';
 
 /**
  * POST /accounting/v1.0/folios/transactions (docs/ledger.md#listing): one page of a source's transactions,
- * in groups, with the page's per-group totals and, on request, totals over every matching row.
+ * in groups, with the page's per-group totals and, on request, totals over every matching row and
+ * their credit by tender currency.
  */
 export interface TPropertyInfo {
   currency: string | undefined;
@@ -59,13 +62,20 @@ function groupKey(groupBy: TGroupBy | undefined, row: TTransactionRow): string {
       return row.folio_id;
     case 'user_id':
       return row.user_id ?? 'none';
+    case 'reservation_name':
+      return row.reservation_guest_name ?? 'none';
+    case 'room_name':
+      return row.room_name ?? 'none';
   }
 }
 
-export interface TListing {
-  groups: Record<string, { transactions: TTransactionView[]; totals: { count: number; totalDebit: number; totalCredit: number } }>;
-  nextPageToken: string | null;
-  totals?: { count: number; totalDebit: number; totalCredit: number; currency: string | null; currencyScale: number };
+export type TListing = TListTransactionsResponse;
+
+/** The page's totals of one group: count, Σ item quantities, debit and credit. */
+function groupTotalsOf(rows: TTransactionRow[]): TGroupTotals {
+  const totals = totalsOf(rows.map((row) => ({ amount: row.amount, internalCodeGroup: row.internal_code_group })));
+  const quantity = itemQuantityOf(rows.map((row) => ({ quantity: row.quantity, internalCodeGroup: row.internal_code_group })));
+  return { count: totals.count, quantity: decimalToNumber(quantity), totalDebit: decimalToNumber(totals.totalDebit), totalCredit: decimalToNumber(totals.totalCredit) };
 }
 
 export async function listTransactions(pool: TPgPool, propertyId: string, request: TListTransactionsRequest): Promise<TListing> {
@@ -101,18 +111,17 @@ export async function listTransactions(pool: TPgPool, propertyId: string, reques
     list.push(row);
     grouped.set(key, list);
   }
-  const groups: TListing['groups'] = {};
-  for (const [key, list] of grouped) {
-    const totals = totalsOf(list.map((row) => ({ amount: row.amount, internalCodeGroup: row.internal_code_group })));
-    groups[key] = {
-      transactions: list.map(toTransactionView),
-      totals: { count: totals.count, totalDebit: decimalToNumber(totals.totalDebit), totalCredit: decimalToNumber(totals.totalCredit) },
-    };
-  }
-  if (rows.length === 0 && !request.groupBy) groups.default = { transactions: [], totals: { count: 0, totalDebit: 0, totalCredit: 0 } };
+  // Keys are guests' and rooms' names and descriptions: a key "__proto__" must stay a key.
+  const groups: TListing['groups'] = Object.create(null) as TListing['groups'];
+  for (const [key, list] of grouped) groups[key] = { transactions: list.map(toTransactionView), totals: groupTotalsOf(list) };
+  if (rows.length === 0 && !request.groupBy) groups.default = { transactions: [], totals: groupTotalsOf([]) };
 
   const listing: TListing = { groups, nextPageToken };
-  if (request.includeTotal) listing.totals = await totalsOfFilter(pool, filter, property);
+  if (request.includeTotal) {
+    const [totals, byCurrency] = await Promise.all([totalsOfFilter(pool, filter, property), foreignCurrencyTotalsOf(pool, filter, property)]);
+    listing.totals = totals;
+    if (byCurrency) listing.foreignCurrencyTotals = byCurrency;
+  }
   return listing;
 }
 
@@ -127,4 +136,21 @@ export async function totalsOfFilter(pool: TPgPool, filter: TTransactionFilter, 
     currency,
     currencyScale: currency ? currencyScale(currency) : 2,
   };
+}
+
+/**
+ * totalCredit by the currency it was tendered in, over every matching row: payments tendered in a
+ * foreign currency in its units, every other credit row in the property currency; net amounts
+ * (refunds are negative payments), zero entries left out. Undefined when no matching payment was
+ * tendered in a foreign currency.
+ */
+export async function foreignCurrencyTotalsOf(pool: TPgPool, filter: TTransactionFilter, property: TPropertyInfo): Promise<TForeignCurrencyTotals | undefined> {
+  const rows = await foreignCurrencyCredits(pool, filter, CREDIT_GROUPS, property.currency ?? null);
+  if (!rows.some((row) => row.foreign)) return undefined;
+  const credit: Record<string, number> = {};
+  for (const row of rows) {
+    const net = decimalToNumber(row.net);
+    if (net !== 0) credit[row.currency] = net;
+  }
+  return { debit: {}, credit };
 }

@@ -29,13 +29,34 @@ export function totalsOf(rows: Iterable<{ amount: string; internalCodeGroup: str
   return { count, totalDebit: debit.toFixed(), totalCredit: credit.toFixed(), balance: debit.minus(credit).toFixed() };
 }
 
-/** Decimal places of a currency (EUR 2, JPY 0, BHD 3), as Intl knows them. */
+/** Groups whose quantity counts units sold (the reference's "product/addon types"). */
+const ITEM_GROUPS: ReadonlySet<string> = new Set(['ITEM_SERVICE', 'ADDON']);
+
+/** Σ quantity of the ITEM_SERVICE and ADDON rows, exact (decimal text). */
+export function itemQuantityOf(rows: Iterable<{ quantity: string; internalCodeGroup: string }>): string {
+  let quantity = new Big(0);
+  for (const row of rows) if (ITEM_GROUPS.has(row.internalCodeGroup)) quantity = quantity.plus(row.quantity);
+  return quantity.toFixed();
+}
+
+const SCALES = new Map<string, number>();
+
+/**
+ * Decimal places of a currency (EUR 2, JPY 0, BHD 3), as Intl knows them. Remembered per code:
+ * building a NumberFormat costs tens of microseconds, and the listing asks once per row.
+ */
 export function currencyScale(currency: string): number {
-  try {
-    return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-  } catch {
-    return 2;
+  let scale = SCALES.get(currency);
+  if (scale === undefined) {
+    try {
+      scale = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+    } catch {
+      scale = 2;
+    }
+    // Bounded: only ISO codes that reach here are stored (a bad code answers 2 without being kept).
+    if (/^[A-Z]{3}$/.test(currency)) SCALES.set(currency, scale);
   }
+  return scale;
 }
 
 /** A decimal string as a JSON number: exact for the 15 significant digits money has here. */

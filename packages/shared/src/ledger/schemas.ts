@@ -1,12 +1,17 @@
-import { ZInt64Id, ZInt64IdOut, searchQuerySchema } from '../schemas/common.js';
+import { ZInt64Id } from '../schemas/common.js';
 import { z } from '../schemas/zod.js';
 import { parseDescriptionFilter } from './description-filters.js';
 import { LANGUAGES } from '../i18n/languages.js';
 
+import { optionalId, optionalText, text, ZCurrency, ZDecimal, ZIsoDate, ZIsoDateTime, ZTimeZone } from './field-schemas.js';
+import { EXTERNAL_RELATION_KINDS, ZAccount, ZPayment, ZReservation, ZUser, ZUserId } from './stay-schemas.js';
+
+export { ZCurrency, ZDecimal, ZIsoDate, ZIsoDateTime, ZTimeZone } from './field-schemas.js';
+
 /**
- * docs/ledger.md#import (camelCase, as the accounting API it mirrors). Optional fields accept null as
- * "absent": clients of the reference API send nulls. Money is a decimal string or JSON number
- * with at most 6 decimals, kept as a string from here on (never a binary float).
+ * docs/ledger.md#import (camelCase, as the accounting API it mirrors): the import's records. Their
+ * field types are in field-schemas.ts, the stay, users and payment objects in stay-schemas.ts, the
+ * listing's request and answer in listing-schemas.ts.
  */
 
 export const SOURCE_KINDS = ['RESERVATION', 'HOUSE_ACCOUNT', 'GROUP_PROFILE', 'ACCOUNTS_RECEIVABLE_LEDGER'] as const;
@@ -23,42 +28,6 @@ export type TCodeGroup = (typeof CODE_GROUPS)[number];
 export const CREDIT_GROUPS: ReadonlySet<TCodeGroup> = new Set(['PAYMENT', 'ACCOUNTS_RECEIVABLE']);
 
 export const RECIPIENT_TYPES = ['GUEST', 'CONTACT', 'GROUP', 'COMPANY', 'GROUP_PROFILE', 'GROUP_PROFILE_CONTACT'] as const;
-
-const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
-
-function isTimeZone(value: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: value });
-    return value.includes('/') || value === 'UTC';
-  } catch {
-    return false;
-  }
-}
-
-const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
-const optionalText = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`).nullish().transform((v) => v || undefined);
-const optionalId = ZInt64Id.nullish().transform((v) => v ?? undefined);
-
-export const ZCurrency = z.string().refine((v) => /^[A-Z]{3}$/.test(v) && CURRENCIES.has(v), 'must be an ISO 4217 currency code such as "EUR"');
-export const ZTimeZone = z.string().refine(isTimeZone, 'must be an IANA time zone such as "Europe/Madrid"');
-export const ZIsoDate = z.iso.date({ error: 'must be a date YYYY-MM-DD' });
-export const ZIsoDateTime = z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time with a time zone, e.g. 2026-11-21T10:15:00Z' });
-
-const DECIMAL = /^-?\d{1,15}(\.\d{1,6})?$/;
-// At most 15 significant digits: the listing answers amounts as JSON numbers (like the reference
-// API), and a double holds 15 decimal digits exactly.
-const significantDigits = (text: string) => text.replace(/^-/, '').replace('.', '').replace(/^0+/, '').length;
-export const ZDecimal = z
-  .union([z.number().finite(), z.string()], { error: 'must be a decimal number' })
-  .transform((value, ctx) => {
-    const text = typeof value === 'number' ? String(value) : value.trim();
-    if (!DECIMAL.test(text) || significantDigits(text) > 15) {
-      ctx.addIssue({ code: 'custom', message: 'must be a decimal of at most 15 significant digits, 6 of them after the point' });
-      return z.NEVER;
-    }
-    return text;
-  })
-  .openapi({ type: 'string', example: '120.50' });
 
 export const ZProperty = z
   .strictObject({
@@ -133,15 +102,28 @@ export const ZTransaction = z
     parentId: optionalId,
     rootId: optionalId,
     isVoid: z.boolean().nullish().transform((v) => v ?? false),
-    userId: z
-      .union([z.number().int().min(0).max(Number.MAX_SAFE_INTEGER), z.string().regex(/^\d{1,19}$/)], { error: 'must be a user id' })
-      .nullish()
-      .transform((v) => (v === null || v === undefined ? undefined : String(v))),
+    userId: ZUserId.nullish().transform((v) => v ?? undefined),
+    customTransactionCode: optionalText(50),
+    generalLedgerCustomCode: optionalText(50),
+    customerId: optionalId,
+    externalRelationId: optionalId,
+    externalRelationKind: z.enum(EXTERNAL_RELATION_KINDS).nullish().transform((v) => v ?? undefined),
+    account: ZAccount.nullish().transform((v) => v ?? undefined),
+    foreignCurrency: ZCurrency.nullish().transform((v) => v ?? undefined),
+    foreignCurrencyAmount: ZDecimal.nullish().transform((v) => v ?? undefined),
+    payment: ZPayment.nullish().transform((v) => v ?? undefined),
     ...ownerProperty,
   })
   .superRefine((transaction, ctx) => {
-    if (transaction.isVoid && !transaction.parentId) {
-      ctx.addIssue({ code: 'custom', path: ['parentId'], message: 'is required on a void (it names the transaction voided)' });
+    const problem = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+    if (transaction.isVoid && !transaction.parentId) problem('parentId', 'is required on a void (it names the transaction voided)');
+    if (transaction.payment && transaction.internalCodeGroup !== 'PAYMENT') problem('payment', 'is only for transactions of internalCodeGroup PAYMENT');
+    const { foreignCurrency, foreignCurrencyAmount, amount } = transaction;
+    if (foreignCurrency !== undefined && foreignCurrencyAmount === undefined) problem('foreignCurrencyAmount', 'is required with foreignCurrency');
+    if (foreignCurrencyAmount !== undefined && foreignCurrency === undefined) problem('foreignCurrency', 'is required with foreignCurrencyAmount');
+    if (foreignCurrency !== undefined && foreignCurrency === transaction.currency) problem('foreignCurrency', 'must differ from currency (it names the currency tendered)');
+    if (foreignCurrencyAmount !== undefined && signOf(foreignCurrencyAmount) !== signOf(amount)) {
+      problem('foreignCurrencyAmount', 'must carry the same sign as amount');
     }
   })
   .openapi('LedgerTransaction');
@@ -151,11 +133,19 @@ export type TRecipient = z.output<typeof ZRecipient>;
 export type TFolio = z.output<typeof ZFolio>;
 export type TTransaction = z.output<typeof ZTransaction>;
 
+/** -1, 0 or 1 of a decimal string. */
+function signOf(decimal: string): number {
+  if (/^-?0*(\.0*)?$/.test(decimal)) return 0;
+  return decimal.startsWith('-') ? -1 : 1;
+}
+
 const MAX_RECORDS = 100_000;
 export const ZImportRequest = z
   .strictObject({
     property: ZProperty.nullish().transform((v) => v ?? undefined),
     recipients: z.array(ZRecipient).max(MAX_RECORDS).nullish().transform((v) => v ?? []),
+    reservations: z.array(ZReservation).max(MAX_RECORDS).nullish().transform((v) => v ?? []),
+    users: z.array(ZUser).max(MAX_RECORDS).nullish().transform((v) => v ?? []),
     folios: z.array(ZFolio).max(MAX_RECORDS).nullish().transform((v) => v ?? []),
     transactions: z.array(ZTransaction).max(MAX_RECORDS).nullish().transform((v) => v ?? []),
   })
@@ -164,11 +154,9 @@ export type TImportRequest = z.output<typeof ZImportRequest>;
 
 const ZCount = z.int().min(0);
 export const ZImportResponse = z
-  .object({ property: ZCount, recipients: ZCount, folios: ZCount, transactions: ZCount })
+  .object({ property: ZCount, recipients: ZCount, reservations: ZCount, users: ZCount, folios: ZCount, transactions: ZCount })
   .openapi('LedgerImportResponse');
 
-export const GROUP_BY_FIELDS = ['transaction_date', 'service_date', 'internal_code_group', 'description', 'sub_source_identifier', 'folio_id', 'user_id'] as const;
-export type TGroupBy = (typeof GROUP_BY_FIELDS)[number];
 export const SORT_FIELDS = ['transaction_datetime', 'service_date', 'id', 'internal_code', 'description', 'notes', 'quantity', 'amount'] as const;
 export type TSortField = (typeof SORT_FIELDS)[number];
 
@@ -188,96 +176,3 @@ export const ZDescriptionFilters = z
     });
   });
 
-function sortSchema<F extends readonly [string, ...string[]]>(fields: F) {
-  return z
-    .array(z.strictObject({ field: z.enum(fields), direction: ZSortDirection }))
-    .max(fields.length)
-    .superRefine((keys, ctx) => {
-      const seen = new Set<string>();
-      keys.forEach((key, index) => {
-        if (seen.has(key.field)) ctx.addIssue({ code: 'custom', path: [index, 'field'], message: 'appears twice' });
-        seen.add(key.field);
-      });
-    });
-}
-export const ZListSort = sortSchema(SORT_FIELDS);
-
-export const ZListTransactionsRequest = z
-  .strictObject({
-    sourceId: ZInt64Id,
-    sourceKind: z.enum(SOURCE_KINDS),
-    folioId: optionalId,
-    posted: z.boolean().nullish().transform((v) => v ?? undefined),
-    descriptionFilters: ZDescriptionFilters.nullish().transform((v) => v ?? []),
-    transactionDateFrom: ZIsoDateTime.nullish().transform((v) => v ?? undefined),
-    transactionDateTo: ZIsoDateTime.nullish().transform((v) => v ?? undefined),
-    serviceDateFrom: ZIsoDate.nullish().transform((v) => v ?? undefined),
-    serviceDateTo: ZIsoDate.nullish().transform((v) => v ?? undefined),
-    subSourceIds: z.array(ZInt64Id).max(1000).nullish().transform((v) => v ?? []),
-    searchQuery: searchQuerySchema(),
-    groupBy: z.enum(GROUP_BY_FIELDS).nullish().transform((v) => v ?? undefined),
-    sort: ZListSort.nullish().transform((v) => v ?? []),
-    pageToken: z.string().max(4000).nullish().transform((v) => v ?? undefined),
-    limit: z.number().int('must be an integer').min(1, 'must be 1-1100').max(1100, 'must be 1-1100').nullish().transform((v) => v ?? 100),
-    includeVoided: z.boolean().nullish().transform((v) => v ?? true),
-    includeTotal: z.boolean().nullish().transform((v) => v ?? false),
-  })
-  .superRefine((request, ctx) => {
-    if (request.transactionDateFrom && request.transactionDateTo && Date.parse(request.transactionDateFrom) > Date.parse(request.transactionDateTo)) {
-      ctx.addIssue({ code: 'custom', path: ['transactionDateTo'], message: 'must not be before transactionDateFrom' });
-    }
-    if (request.serviceDateFrom && request.serviceDateTo && request.serviceDateFrom > request.serviceDateTo) {
-      ctx.addIssue({ code: 'custom', path: ['serviceDateTo'], message: 'must not be before serviceDateFrom' });
-    }
-  })
-  .openapi('ListFolioTransactionsRequest');
-export type TListTransactionsRequest = z.output<typeof ZListTransactionsRequest>;
-
-/** A listed transaction (transaction-view.ts): ids as strings, amounts as JSON numbers. */
-const ZTransactionView = z
-  .object({
-    id: ZInt64IdOut,
-    propertyId: ZInt64IdOut,
-    folioId: ZInt64IdOut,
-    sourceKind: z.enum(SOURCE_KINDS),
-    sourceId: ZInt64IdOut,
-    sourceIdentifier: z.string().optional(),
-    subSourceId: ZInt64IdOut.optional(),
-    subSourceIdentifier: z.string().optional(),
-    transactionDatetime: z.iso.datetime(),
-    transactionDatetimePropertyTime: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/).openapi({ description: 'Wall-clock time in the property time zone' }),
-    serviceDate: z.iso.date(),
-    internalTransactionCode: z.string(),
-    internalCodeGroup: z.enum(CODE_GROUPS),
-    transactionType: z.string(),
-    originId: ZInt64IdOut.optional(),
-    paymentDetails: z.object({ paymentMethod: z.string() }).optional(),
-    description: z.string(),
-    notes: z.string().optional(),
-    quantity: z.number(),
-    amount: z.number(),
-    currency: z.string(),
-    currencyScale: z.int().min(0),
-    posted: z.boolean(),
-    parentId: ZInt64IdOut.optional(),
-    rootId: ZInt64IdOut,
-    isVoid: z.boolean(),
-    state: z.enum(['VOIDED']).optional().openapi({ description: 'VOIDED when a void of this transaction exists' }),
-    userId: z.string().regex(/^\d{1,19}$/).optional(),
-    createdAt: z.iso.datetime(),
-  })
-  .openapi('FolioTransaction');
-
-const ZTotals = z.object({ count: ZCount, totalDebit: z.number(), totalCredit: z.number() });
-
-export const ZListTransactionsResponse = z
-  .object({
-    groups: z
-      .record(z.string(), z.object({ transactions: z.array(ZTransactionView), totals: ZTotals }))
-      .openapi({ description: 'Groups in the order of their first row; the key is the groupBy value ("default" without groupBy)' }),
-    nextPageToken: z.string().nullable().openapi({ description: 'Send it as pageToken for the next page; null on the last page' }),
-    totals: ZTotals.extend({ currency: z.string().nullable(), currencyScale: z.int().min(0) })
-      .optional()
-      .openapi({ description: 'With includeTotal: over every row the filter matches' }),
-  })
-  .openapi('ListFolioTransactionsResponse');

@@ -1,10 +1,26 @@
 import type { TCodeGroup, TSourceKind } from './schemas.js';
-import { currencyScale, decimalToNumber } from './money.js';
+import type { TAccount, TReservationStatus } from './stay-schemas.js';
 
 /**
- * A transaction as the listing answers it (the accounting API's FolioTransactionResponse: ids as
- * strings, amounts as decimal numbers) and the SQL that reads it.
+ * A transaction as the listing and the exports read it, and the SQL that reads it: its own columns,
+ * and from the tables beside it the stay (reservation and booked room), who posted it (users) and
+ * the guest it names (a GUEST recipient whose id is its customerId). transaction-response.ts turns
+ * a row into the listing's answer.
  */
+
+/** The payment object as stored (jsonb): amounts as decimal text. */
+export interface TStoredPayment {
+  paymentId: string;
+  transactionType: string;
+  gateway?: string;
+  creditCardType?: string;
+  cardTrailingDigits?: string;
+  amountPaid?: string;
+  amountRefunded?: string;
+  processingStatus?: string;
+  cardTokenId?: string;
+}
+
 export interface TTransactionRow {
   id: string;
   property_id: string;
@@ -34,9 +50,38 @@ export interface TTransactionRow {
   chain_voided: boolean;
   user_id: string | null;
   created_at: Date;
+  /** Minutes east of UTC of the property's time zone at transaction_datetime. */
+  utc_offset_minutes: number;
+  custom_transaction_code: string | null;
+  general_ledger_custom_code: string | null;
+  customer_id: string | null;
+  external_relation_id: string | null;
+  external_relation_kind: string | null;
+  account: TAccount | null;
+  foreign_currency: string | null;
+  foreign_currency_amount: string | null;
+  payment: TStoredPayment | null;
+  /** From the reservation (RESERVATION sources that have one imported). */
+  reservation_guest_name: string | null;
+  reservation_status: TReservationStatus | null;
+  checkin_date: string | null;
+  checkout_date: string | null;
+  /** From the booked room named by sub_source_id. */
+  room_name: string | null;
+  room_type_name: string | null;
+  room_archived: boolean | null;
+  /** From the user named by user_id; null when not imported. */
+  user_first_name: string | null;
+  user_last_name: string | null;
+  user_email: string | null;
+  /** The GUEST recipient named by customer_id. */
+  guest_name: string | null;
 }
 
-/** Columns of TTransactionRow; `$tz` is the property's time zone parameter. */
+/**
+ * Columns of TTransactionRow; `$tz` is the property's time zone parameter. The columns of r, rr, u
+ * and g come from transactionJoinsSql.
+ */
 export function transactionColumnsSql(tz: string, alias = 't'): string {
   const t = alias;
   return `${t}.id, ${t}.property_id, ${t}.folio_id, ${t}.source_kind, ${t}.source_id, ${t}.source_identifier, ${t}.sub_source_id,
@@ -47,61 +92,22 @@ export function transactionColumnsSql(tz: string, alias = 't'): string {
     ${t}.origin_id, ${t}.payment_method, ${t}.description, ${t}.notes, ${t}.quantity::text AS quantity,
     ${t}.amount::text AS amount, ${t}.currency, ${t}.posted, ${t}.parent_id, ${t}.root_id, ${t}.is_void,
     EXISTS (SELECT 1 FROM transactions v WHERE v.property_id = ${t}.property_id AND v.root_id = ${t}.root_id AND v.is_void) AS chain_voided,
-    ${t}.user_id, ${t}.created_at`;
+    ${t}.user_id, ${t}.created_at,
+    (extract(epoch FROM (${t}.transaction_datetime AT TIME ZONE ${tz}) - (${t}.transaction_datetime AT TIME ZONE 'UTC')) / 60)::int AS utc_offset_minutes,
+    ${t}.custom_transaction_code, ${t}.general_ledger_custom_code, ${t}.customer_id, ${t}.external_relation_id,
+    ${t}.external_relation_kind, ${t}.account, ${t}.foreign_currency, ${t}.foreign_currency_amount::text AS foreign_currency_amount, ${t}.payment,
+    r.guest_name AS reservation_guest_name, r.status AS reservation_status,
+    to_char(r.checkin_date, 'YYYY-MM-DD') AS checkin_date, to_char(r.checkout_date, 'YYYY-MM-DD') AS checkout_date,
+    rr.room_name, rr.room_type_name, rr.archived AS room_archived,
+    u.first_name AS user_first_name, u.last_name AS user_last_name, u.email AS user_email, g.name AS guest_name`;
 }
 
-const TRANSACTION_TYPES: Record<TCodeGroup, string> = {
-  PAYMENT: 'payment',
-  ITEM_SERVICE: 'product',
-  ADDON: 'addon',
-  ROOM_REVENUE_RATE: 'rate',
-  ROOM_REVENUE_MANUAL: 'roomRevenue_manual',
-  ROOM_REVENUE_CANCELLATION: 'roomRevenue_cancellation',
-  ROOM_REVENUE_NO_SHOW: 'roomRevenue_no_show',
-  TAX: 'tax',
-  FEE: 'fee',
-  CUSTOM_ITEM: 'custom_item',
-  ACCOUNTS_RECEIVABLE: 'accountsReceivable',
-  SPACE: 'space',
-  CHANNEL_COMMISSION: 'channel_commission',
-  GRATUITY: 'gratuity',
-  SERVICE_CHARGE: 'service_charge',
-  N_A: 'adjustment',
-};
-
-export function toTransactionView(row: TTransactionRow) {
-  return {
-    id: row.id,
-    propertyId: row.property_id,
-    folioId: row.folio_id,
-    sourceKind: row.source_kind,
-    sourceId: row.source_id,
-    ...(row.source_identifier ? { sourceIdentifier: row.source_identifier } : {}),
-    ...(row.sub_source_id ? { subSourceId: row.sub_source_id } : {}),
-    ...(row.sub_source_identifier ? { subSourceIdentifier: row.sub_source_identifier } : {}),
-    transactionDatetime: row.transaction_datetime.toISOString(),
-    transactionDatetimePropertyTime: row.property_time,
-    serviceDate: row.service_date,
-    internalTransactionCode: row.internal_transaction_code,
-    internalCodeGroup: row.internal_code_group,
-    // The reference derives the type from the code: a code ending in "A" is an adjustment.
-    transactionType: row.internal_transaction_code.endsWith('A') ? 'adjustment' : TRANSACTION_TYPES[row.internal_code_group],
-    ...(row.origin_id ? { originId: row.origin_id } : {}),
-    ...(row.payment_method ? { paymentDetails: { paymentMethod: row.payment_method } } : {}),
-    description: row.description,
-    ...(row.notes ? { notes: row.notes } : {}),
-    quantity: decimalToNumber(row.quantity),
-    amount: decimalToNumber(row.amount),
-    currency: row.currency.trim(),
-    currencyScale: currencyScale(row.currency.trim()),
-    posted: row.posted,
-    ...(row.parent_id ? { parentId: row.parent_id } : {}),
-    rootId: row.root_id,
-    isVoid: row.is_void,
-    ...(row.chain_voided && !row.is_void ? { state: 'VOIDED' as const } : {}),
-    ...(row.user_id ? { userId: row.user_id } : {}),
-    createdAt: row.created_at.toISOString(),
-  };
+/** The tables beside a transaction, each by primary key (a row finds at most one of each). */
+export function transactionJoinsSql(alias = 't'): string {
+  const t = alias;
+  return `LEFT JOIN reservations r ON ${t}.source_kind = 'RESERVATION' AND r.property_id = ${t}.property_id AND r.id = ${t}.source_id
+    LEFT JOIN reservation_rooms rr ON ${t}.source_kind = 'RESERVATION' AND rr.property_id = ${t}.property_id AND rr.id = ${t}.sub_source_id
+    LEFT JOIN users u ON u.property_id = ${t}.property_id AND u.id = ${t}.user_id
+    LEFT JOIN recipients g ON g.property_id = ${t}.property_id AND g.type = 'GUEST' AND g.id = ${t}.customer_id`;
 }
 
-export type TTransactionView = ReturnType<typeof toTransactionView>;

@@ -1,14 +1,18 @@
+import type { PoolClient } from 'pg';
 import type { FlowProducer } from 'bullmq';
 import { v5 as uuidv5 } from 'uuid';
 import type { z } from 'zod';
 import type { TPgPool } from '../connections.js';
 import { inTransaction } from '../db/transaction.js';
 import { AppError } from '../errors.js';
+import type { TExpiredCounts } from '../exports/export-store.js';
 import { nightAuditManifestJob, nightAuditSourceJob } from './night-audit-job.js';
 import type { ZBatchStatus } from './schemas.js';
 import { findPropertyProfile } from '../properties/property-store.js';
 import { QUEUE_NAMES } from '../queues.js';
 import { auditObjectKey, selectAuditSources, type TAuditSource } from './selection.js';
+import { batchRunSubject, webhookEvent } from '../webhooks/events.js';
+import { insertDeliveries } from '../webhooks/store.js';
 
 /**
  * Starting and reading night-audit batches (docs/night-audit.md), shared by the API, the scheduled job
@@ -49,7 +53,7 @@ async function beginRun(pool: TPgPool, batchId: string, propertyId: string, busi
       `INSERT INTO night_audit_batches (id, property_id, business_date, format, run, status, total)
        VALUES ($1, $2, $3, $4, $5, 'queued', $6)
        ON CONFLICT (id) DO UPDATE SET run = EXCLUDED.run, status = 'queued', total = EXCLUDED.total,
-         manifest_key = NULL, completed_at = NULL, created_at = now()`,
+         manifest_key = NULL, completed_at = NULL, expires_at = NULL, created_at = now()`,
       [batchId, propertyId, businessDate, format, run, sources.length],
     );
     await client.query('DELETE FROM night_audit_items WHERE batch_id = $1', [batchId]);
@@ -96,15 +100,23 @@ export async function startNightAudit(
       })),
     });
   } catch (error) {
-    await pool.query(`UPDATE night_audit_batches SET status = 'failed', completed_at = now() WHERE id = $1 AND run = $2`, [batchId, run]);
+    // The failure is announced (night_audit.failed) in the same transaction; no job is added here,
+    // since the queue just refused one: the webhook sweep (every minute) sends the deliveries.
+    await inTransaction(pool, async (client) => {
+      await client.query(`UPDATE night_audit_batches SET status = 'failed', completed_at = now() WHERE id = $1 AND run = $2`, [batchId, run]);
+      const data = { batchId, propertyId, status: 'failed', error: 'The night audit could not be queued.' };
+      await insertDeliveries(client, webhookEvent('night_audit.failed', batchRunSubject(batchId, run), data));
+    });
     throw AppError.unavailable('The night audit could not be queued; retry shortly.').withCause(error);
   }
   return { batchId, status: 'queued', started: true };
 }
 
 export async function nightAuditStatus(pool: TPgPool, propertyId: string, batchId: string): Promise<TBatchStatusBody> {
-  const result = await pool.query<{ business_date: string; format: 'PDF' | 'XLSX'; status: TBatchStatus; total: number; manifest_key: string | null; completed: number; failed: number }>(
-    `SELECT to_char(b.business_date, 'YYYY-MM-DD') AS business_date, b.format, b.status, b.total, b.manifest_key,
+  const result = await pool.query<{
+    business_date: string; format: 'PDF' | 'XLSX'; status: TBatchStatus; total: number; manifest_key: string | null; expires_at: Date | null; completed: number; failed: number;
+  }>(
+    `SELECT to_char(b.business_date, 'YYYY-MM-DD') AS business_date, b.format, b.status, b.total, b.manifest_key, b.expires_at,
             count(*) FILTER (WHERE i.status = 'completed')::int AS completed,
             count(*) FILTER (WHERE i.status = 'failed')::int AS failed
        FROM night_audit_batches b LEFT JOIN night_audit_items i ON i.batch_id = b.id
@@ -122,8 +134,68 @@ export async function nightAuditStatus(pool: TPgPool, propertyId: string, batchI
     total: row.total,
     completed: row.completed,
     failed: row.failed,
-    manifestKey: row.manifest_key,
+    // An expired batch's manifest is deleted: its key would name nothing.
+    manifestKey: row.status === 'expired' ? null : row.manifest_key,
+    ...(row.expires_at ? { expiresAt: row.expires_at.toISOString() } : {}),
   };
+}
+
+/** What the retention sweep deleted of night-audit batches. */
+export interface TExpiredBatches {
+  batches: number;
+  files: number;
+  manifests: number;
+}
+
+/**
+ * Expires up to `limit` finished batches past `expires_at` (NIGHT_AUDIT_RETENTION_DAYS,
+ * docs/export.md#retention): `remove` deletes every item's file and the manifest while the rows are
+ * locked, then the batches are marked expired in the same transaction. A batch re-run is never due
+ * (beginRun clears its expiry), and SKIP LOCKED lets sweeps on several workers share the work.
+ */
+export async function expireDueBatches(pool: TPgPool, limit: number, remove: (objectKey: string) => Promise<void>): Promise<TExpiredBatches> {
+  return inTransaction(pool, async (client) => {
+    const due = await client.query<{ id: string; manifest_key: string | null }>(
+      `SELECT id, manifest_key FROM night_audit_batches
+        WHERE status IN ('completed', 'completed_with_failures', 'failed') AND expires_at <= now()
+        ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
+      [limit],
+    );
+    const ids = due.rows.map((row) => row.id);
+    const expired: TExpiredBatches = { batches: ids.length, files: 0, manifests: 0 };
+    if (ids.length === 0) return expired;
+    const items = await client.query<{ object_key: string }>('SELECT object_key FROM night_audit_items WHERE batch_id = ANY($1::uuid[])', [ids]);
+    for (const item of items.rows) {
+      await remove(item.object_key);
+      expired.files += 1;
+    }
+    // The PDF and XLSX batches of one date share manifest.json: a manifest another batch that is
+    // not expiring still names stays (the file keys differ by their extension).
+    const shared = await client.query<{ manifest_key: string }>(
+      `SELECT DISTINCT manifest_key FROM night_audit_batches
+        WHERE manifest_key = ANY($1::text[]) AND NOT (id = ANY($2::uuid[])) AND status <> 'expired'`,
+      [due.rows.flatMap((row) => (row.manifest_key ? [row.manifest_key] : [])), ids],
+    );
+    const keep = new Set(shared.rows.map((row) => row.manifest_key));
+    for (const key of new Set(due.rows.flatMap((row) => (row.manifest_key && !keep.has(row.manifest_key) ? [row.manifest_key] : [])))) {
+      await remove(key);
+      expired.manifests += 1;
+    }
+    await client.query(`UPDATE night_audit_batches SET status = 'expired' WHERE id = ANY($1::uuid[])`, [ids]);
+    return expired;
+  });
+}
+
+/**
+ * Batches of every property the retention sweep has expired, and those of them due in the last 24
+ * hours (by expires_at), for the operator's delivery panel (apps/api/src/ops/delivery-panel.ts).
+ */
+export async function expiredBatchCounts(pool: TPgPool): Promise<TExpiredCounts> {
+  const result = await pool.query<TExpiredCounts>(
+    `SELECT count(*)::float8 AS "all", count(*) FILTER (WHERE expires_at >= now() - interval '24 hours')::float8 AS "last24h"
+       FROM night_audit_batches WHERE status = 'expired'`,
+  );
+  return result.rows[0]!;
 }
 
 /** One source of one run of a batch: only the current run may write its item. */
@@ -190,12 +262,26 @@ export async function batchItems(pool: TPgPool, batchId: string, run: number): P
  * Ends the run once its manifest is stored. With failures, items still pending (a child that never
  * reported) are marked failed first, so the counts agree with the manifest.
  */
-export async function closeBatch(pool: TPgPool, batchId: string, run: number, withFailures: boolean, manifestKey: string): Promise<void> {
-  if (withFailures) {
-    await pool.query(`UPDATE night_audit_items SET status = 'failed', error = COALESCE(error, 'did not finish') WHERE batch_id = $1 AND run = $2 AND status = 'pending'`, [batchId, run]);
-  }
-  await pool.query(
-    `UPDATE night_audit_batches SET status = $3, manifest_key = $4, completed_at = now() WHERE id = $1 AND run = $2`,
-    [batchId, run, withFailures ? 'completed_with_failures' : 'completed', manifestKey],
-  );
+export async function closeBatch(
+  pool: TPgPool,
+  batchId: string,
+  run: number,
+  withFailures: boolean,
+  manifestKey: string,
+  /** NIGHT_AUDIT_RETENTION_DAYS: the files and manifest are kept that long from now. */
+  retentionDays: number,
+  /** Records what the end announces (webhooks/outbox) in the same transaction. */
+  publish?: (client: PoolClient) => Promise<void>,
+): Promise<void> {
+  await inTransaction(pool, async (client) => {
+    if (withFailures) {
+      await client.query(`UPDATE night_audit_items SET status = 'failed', error = COALESCE(error, 'did not finish') WHERE batch_id = $1 AND run = $2 AND status = 'pending'`, [batchId, run]);
+    }
+    await client.query(
+      `UPDATE night_audit_batches SET status = $3, manifest_key = $4, completed_at = now(), expires_at = now() + make_interval(days => $5)
+        WHERE id = $1 AND run = $2`,
+      [batchId, run, withFailures ? 'completed_with_failures' : 'completed', manifestKey, retentionDays],
+    );
+    await publish?.(client);
+  });
 }

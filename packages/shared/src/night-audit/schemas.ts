@@ -11,7 +11,8 @@ export const ZNightAuditRequest = z
 
 export const ZBatchParams = z.object({ batchId: z.uuid({ error: 'must be a batch id (UUID)' }) });
 
-const BATCH_STATUSES = ['queued', 'running', 'completed', 'completed_with_failures', 'failed'] as const;
+/** expired: past NIGHT_AUDIT_RETENTION_DAYS, its files and manifest deleted (docs/export.md#retention). */
+const BATCH_STATUSES = ['queued', 'running', 'completed', 'completed_with_failures', 'failed', 'expired'] as const;
 
 export const ZBatchAccepted = z
   .object({ batchId: z.uuid(), statusUrl: z.string(), status: z.enum(BATCH_STATUSES) })
@@ -26,6 +27,7 @@ export const ZBatchStatus = z
     total: z.int().min(0),
     completed: z.int().min(0),
     failed: z.int().min(0),
-    manifestKey: z.string().nullable().openapi({ description: 'Object key of manifest.json once the batch has finished' }),
+    manifestKey: z.string().nullable().openapi({ description: 'Object key of manifest.json once the batch has finished; null again once expired (the object is deleted)' }),
+    expiresAt: z.string().optional().openapi({ description: 'When the files and manifest are (or were, once expired) deleted: NIGHT_AUDIT_RETENTION_DAYS after the batch finished' }),
   })
   .openapi('NightAuditStatus');

@@ -7,6 +7,7 @@ export function createStorage(config: TConfig): ObjectStorage {
   if (config.STORAGE_DRIVER === 'minio') {
     return new MinioStorage({
       endpoint: config.MINIO_ENDPOINT!,
+      publicEndpoint: config.MINIO_PUBLIC_ENDPOINT,
       accessKey: config.MINIO_ACCESS_KEY!,
       secretKey: config.MINIO_SECRET_KEY!,
       bucket: config.MINIO_BUCKET,

@@ -1,10 +1,14 @@
 import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { Client } from 'minio';
-import { assertSafeKey, StorageWriteError, type ObjectStorage, type TStoredObject } from './object-storage.js';
+import { request } from 'undici';
+import { assertSafeKey, digestFile, StorageWriteError, type ObjectStorage, type TStoredObject } from './object-storage.js';
 
 export interface TMinioSettings {
   endpoint: string;
+  /** The host clients reach the store on (MINIO_PUBLIC_ENDPOINT); presigned links name it. */
+  publicEndpoint?: string;
   accessKey: string;
   secretKey: string;
   bucket: string;
@@ -13,19 +17,26 @@ export interface TMinioSettings {
 export class MinioStorage implements ObjectStorage {
   readonly driver = 'minio' as const;
   private readonly client: Client;
+  /** Signs links for the public host; presigning is computed locally (the region is given, no call). */
+  private readonly publicClient: Client;
   private readonly bucket: string;
   private bucketReady?: Promise<void>;
 
   constructor(settings: TMinioSettings) {
-    const url = new URL(settings.endpoint);
-    this.client = new Client({
-      endPoint: url.hostname,
-      port: url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80,
-      useSSL: url.protocol === 'https:',
-      accessKey: settings.accessKey,
-      secretKey: settings.secretKey,
-      pathStyle: true,
-    });
+    const clientFor = (endpoint: string) => {
+      const url = new URL(endpoint);
+      return new Client({
+        endPoint: url.hostname,
+        port: url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80,
+        useSSL: url.protocol === 'https:',
+        accessKey: settings.accessKey,
+        secretKey: settings.secretKey,
+        pathStyle: true,
+        region: 'us-east-1',
+      });
+    };
+    this.client = clientFor(settings.endpoint);
+    this.publicClient = settings.publicEndpoint ? clientFor(settings.publicEndpoint) : this.client;
     this.bucket = settings.bucket;
   }
 
@@ -60,6 +71,40 @@ export class MinioStorage implements ObjectStorage {
       throw new StorageWriteError(error);
     }
     return { key, size: body.length, sha256: createHash('sha256').update(body).digest('hex') };
+  }
+
+  async putFile(key: string, path: string, contentType: string): Promise<TStoredObject> {
+    assertSafeKey(key);
+    try {
+      const digest = await digestFile(path);
+      await this.ensureBucket();
+      // minio-js putObject reads a stream of up to one part (64 MiB) into a Buffer before sending
+      // it, so the file is PUT through a presigned URL instead: streamed from disk with its known
+      // length, one request (s3rver lacks the multipart listing unknown lengths need).
+      const url = await this.client.presignedPutObject(this.bucket, key, 600);
+      const answer = await request(url, {
+        method: 'PUT',
+        body: createReadStream(path),
+        headers: { 'content-length': String(digest.size), 'content-type': contentType },
+      });
+      const text = await answer.body.text();
+      if (answer.statusCode < 200 || answer.statusCode > 299) throw new Error(`S3 PUT answered ${answer.statusCode}: ${text.slice(0, 200)}`);
+      return { key, ...digest };
+    } catch (error) {
+      throw new StorageWriteError(error);
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    assertSafeKey(key);
+    await this.client.removeObject(this.bucket, key);
+  }
+
+  async presignedGet(key: string, seconds: number, filename: string): Promise<string> {
+    assertSafeKey(key);
+    return this.publicClient.presignedGetObject(this.bucket, key, seconds, {
+      'response-content-disposition': `attachment; filename="${filename}"`,
+    });
   }
 
   async get(key: string): Promise<Readable> {

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 
 /**
@@ -16,6 +18,19 @@ export interface ObjectStorage {
   /** Resolves when the store answers; rejects with a reason otherwise (used by /readyz). */
   ping(): Promise<void>;
   put(key: string, body: Buffer, contentType: string): Promise<TStoredObject>;
+  /**
+   * Uploads the file at `path` (its length known from the file system) as a stream: a rendered
+   * export reaches the store without being held whole in memory. The file is left where it is.
+   */
+  putFile(key: string, path: string, contentType: string): Promise<TStoredObject>;
+  /** Deletes the object; no error when there is none. */
+  delete(key: string): Promise<void>;
+  /**
+   * A URL that fetches the object without credentials for `seconds` (MinIO presigns it, on the host
+   * of MINIO_PUBLIC_ENDPOINT when set); undefined for a store that cannot presign (the folder driver:
+   * the API signs its own file path instead, docs/export.md#download-links).
+   */
+  presignedGet(key: string, seconds: number, filename: string): Promise<string | undefined>;
   get(key: string): Promise<Readable>;
   /** Size in bytes, or undefined when there is no such object. */
   size(key: string): Promise<number | undefined>;
@@ -30,6 +45,17 @@ export class StorageWriteError extends Error {
     super('The file could not be written to object storage.', { cause });
     this.name = 'StorageWriteError';
   }
+}
+
+/** sha256 (hex) and size of a file, read as a stream. */
+export async function digestFile(path: string): Promise<{ size: number; sha256: string }> {
+  const hash = createHash('sha256');
+  let size = 0;
+  for await (const chunk of createReadStream(path)) {
+    hash.update(chunk as Buffer);
+    size += (chunk as Buffer).length;
+  }
+  return { size, sha256: hash.digest('hex') };
 }
 
 export function assertSafeKey(key: string): void {

@@ -14,6 +14,7 @@ import { Header } from './header.js';
 import type { TBlock } from './paginate.js';
 import { documentTitle, planFolioPdf, type TDocumentHead, type TPdfChunk } from './plan.js';
 import { Recipient } from './recipient.js';
+import { Stay } from './stay.js';
 import { pageStyle, styles } from './styles.js';
 import { Totals } from './totals.js';
 import { ColumnHeader, TransactionRows } from './table-canvas.js';
@@ -31,6 +32,8 @@ function Block({ block, context }: { block: TBlock; context: TContext }) {
   switch (block.kind) {
     case 'header':
       return <Header document={document} t={t} />;
+    case 'stay':
+      return document.stay ? <Stay stay={document.stay} language={document.language} t={t} fmt={fmt} /> : null;
     case 'recipient':
       return document.recipient ? <Recipient recipient={document.recipient} t={t} /> : null;
     case 'filters':

@@ -21,6 +21,8 @@ export const PAGE_SLOTS = Math.floor((PAGE_HEIGHT - MARGIN_TOP - MARGIN_BOTTOM) 
 export const FONT_SIZE = {
   row: 7,
   status: 6,
+  /** A row's detail line (a payment's card, a foreign tender). */
+  detail: 6,
   columnHeader: 6,
   /** The filters line steps down through these sizes before it truncates. */
   filters: [7, 6, 5],

@@ -1,10 +1,12 @@
 import type { TDocumentRow, TDocumentTotals, TFolioDocument } from '@folio-vault/shared/exports/folio-document';
 import { translator, type TTranslate } from '@folio-vault/shared/i18n/catalog';
+import { cardText } from '../stay-text.js';
 import { FONT_SIZE, PAGE_SLOTS, columnTextWidth, fitText } from './layout.js';
 
 /**
  * Splits a folio document into A4 pages before React-PDF sees it. Every block takes a known number
- * of slots (one slot = one table row), a page holds PAGE_SLOTS, and each page is rendered with
+ * of slots (one slot = one plain table row; a row with a detail line takes two, rowSlots), a page
+ * holds PAGE_SLOTS, and each page is rendered with
  * wrap={false}: React-PDF never paginates, so the render is linear in the number of rows
  * (its automatic wrapping is quadratic: docs/export.md#what-the-pdf-shows). Pure and deterministic.
  */
@@ -14,6 +16,8 @@ export { PAGE_SLOTS };
 /** Slots each block takes. */
 export const HEADER_SLOTS = 5;
 export const RECIPIENT_SLOTS = 5;
+/** The stay block: guest, dates and nights, rooms, guests and status (stay.tsx). */
+export const STAY_SLOTS = 5;
 export const FILTERS_SLOTS = 2;
 /** A gap and the folio's name. */
 export const FOLIO_HEADING_SLOTS = 2;
@@ -31,6 +35,17 @@ export const ROWS_PER_PAGE = PAGE_SLOTS - FOLIO_HEADING_SLOTS - COLUMN_HEADER_SL
 export const FIRST_PAGE_ROWS = ROWS_PER_PAGE - HEADER_SLOTS - FILTERS_SLOTS;
 /** …and the recipient block, when there is one. */
 export const FIRST_PAGE_ROWS_WITH_RECIPIENT = FIRST_PAGE_ROWS - RECIPIENT_SLOTS;
+/** …and the stay block, for a reservation whose stay was imported. */
+export const FIRST_PAGE_ROWS_WITH_STAY = FIRST_PAGE_ROWS - STAY_SLOTS;
+
+/**
+ * Slots of a row: one, or two when it has a detail line under it — the card a payment was made
+ * with (under the description) and a foreign tender (under the amount). Known from the document
+ * alone, so a page's content is still a sum of constants.
+ */
+export function rowSlots(row: TDocumentRow): 1 | 2 {
+  return row.card || row.foreign ? 2 : 1;
+}
 
 /** A row as printed: texts made to fit their column on one line. */
 export interface TPageRow {
@@ -38,6 +53,10 @@ export interface TPageRow {
   code: string;
   description: string;
   notes: string;
+  /** 2 with a detail line (rowSlots). */
+  slots: 1 | 2;
+  /** The card, fitted to the description column; '' without one. */
+  card: string;
 }
 
 export type TSectionKind = 'debits' | 'credits';
@@ -45,6 +64,7 @@ export type TSectionKind = 'debits' | 'credits';
 export type TBlock =
   | { kind: 'header' }
   | { kind: 'recipient' }
+  | { kind: 'stay' }
   | { kind: 'filters' }
   | { kind: 'folioHeading'; folioName: string; continued: boolean }
   | { kind: 'columnHeader' }
@@ -73,6 +93,8 @@ export function blockSlots(block: TBlock): number {
       return HEADER_SLOTS;
     case 'recipient':
       return RECIPIENT_SLOTS;
+    case 'stay':
+      return STAY_SLOTS;
     case 'filters':
       return FILTERS_SLOTS;
     case 'folioHeading':
@@ -82,7 +104,7 @@ export function blockSlots(block: TBlock): number {
     case 'sectionHeading':
       return SECTION_HEADING_SLOTS;
     case 'rows':
-      return block.rows.length;
+      return block.rows.reduce((sum, row) => sum + row.slots, 0);
     case 'noRows':
       return NO_ROWS_SLOTS;
     case 'sectionSubtotal':
@@ -116,6 +138,7 @@ export function paginate(document: TFolioDocument): TPagination {
 
   newPage();
   push({ kind: 'header' });
+  if (document.stay) push({ kind: 'stay' });
   if (document.recipient) push({ kind: 'recipient' });
   push({ kind: 'filters' });
 
@@ -128,7 +151,7 @@ export function paginate(document: TFolioDocument): TPagination {
     // A folio starts where its heading, the column labels (the first section's heading) and at
     // least one more slot fit: no heading is left alone at the foot of a page.
     const firstSectionSlots = sections[0]!.kind === 'all' ? 0 : SECTION_HEADING_SLOTS;
-    if (free < FOLIO_HEADING_SLOTS + COLUMN_HEADER_SLOTS + firstSectionSlots + 1) newPage();
+    if (free < FOLIO_HEADING_SLOTS + COLUMN_HEADER_SLOTS + firstSectionSlots + firstRowSlots(sections[0]!.rows)) newPage();
     openFolio(false);
 
     for (const section of sections) {
@@ -142,7 +165,7 @@ export function paginate(document: TFolioDocument): TPagination {
       };
 
       if (sectionKind) {
-        ensure(SECTION_HEADING_SLOTS + 1, false);
+        ensure(SECTION_HEADING_SLOTS + firstRowSlots(section.rows), false);
         push({ kind: 'sectionHeading', section: sectionKind, continued: false });
       }
       if (!section.rows.length) {
@@ -151,12 +174,11 @@ export function paginate(document: TFolioDocument): TPagination {
       }
       let next = 0;
       while (next < section.rows.length) {
-        ensure(1, true);
-        const take = Math.min(free, section.rows.length - next);
-        const rows = section.rows.slice(next, next + take).map((row) => pageRow(row, t));
+        ensure(rowSlots(section.rows[next]!), true);
+        const rows = rowsThatFit(section.rows, next, free, t);
+        next += rows.length;
         push({ kind: 'rows', rows });
-        next += take;
-        rowCount += take;
+        rowCount += rows.length;
       }
       if (sectionKind && section.subtotal !== undefined) {
         ensure(SECTION_SUBTOTAL_SLOTS, true);
@@ -175,6 +197,21 @@ export function paginate(document: TFolioDocument): TPagination {
   return { pages, rows: rowCount };
 }
 
+/** Slots of a section's first row (a heading needs room for it below); 1 for an empty section's note. */
+const firstRowSlots = (rows: TDocumentRow[]) => (rows[0] ? rowSlots(rows[0]) : 1);
+
+/** As many rows from `from` on as `free` slots hold (a row with a detail line takes two). */
+function rowsThatFit(rows: TDocumentRow[], from: number, free: number, t: TTranslate): TPageRow[] {
+  const fitted: TPageRow[] = [];
+  let used = 0;
+  for (let next = from; next < rows.length && used + rowSlots(rows[next]!) <= free; next += 1) {
+    const row = pageRow(rows[next]!, t);
+    fitted.push(row);
+    used += row.slots;
+  }
+  return fitted;
+}
+
 function pageRow(row: TDocumentRow, t: TTranslate): TPageRow {
   // A compacted line stands for several ledger lines; its description is the catalog's, in the
   // document's language, not one of the collapsed lines' own.
@@ -184,5 +221,7 @@ function pageRow(row: TDocumentRow, t: TTranslate): TPageRow {
     code: fitText(row.code, columnTextWidth('code'), FONT_SIZE.row),
     description: fitText(description, columnTextWidth('description'), FONT_SIZE.row),
     notes: fitText(row.notes, columnTextWidth('notes'), FONT_SIZE.row),
+    slots: rowSlots(row),
+    card: row.card ? fitText(cardText(row.card), columnTextWidth('description'), FONT_SIZE.detail) : '',
   };
 }

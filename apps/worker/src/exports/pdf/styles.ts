@@ -9,6 +9,7 @@ import {
   NO_ROWS_SLOTS,
   RECIPIENT_SLOTS,
   SECTION_HEADING_SLOTS,
+  STAY_SLOTS,
   SECTION_SUBTOTAL_SLOTS,
   TOTALS_SLOTS,
 } from './paginate.js';
@@ -65,6 +66,10 @@ export const styles = StyleSheet.create({
   recipientLabel: { fontSize: FONT_SIZE.row, color: MUTED, ...bold, ...oneLine },
   recipientName: { fontSize: FONT_SIZE.heading, ...bold, marginTop: 1, ...oneLine },
   recipientLine: { fontSize: FONT_SIZE.small, marginTop: 1, ...oneLine },
+
+  stay: { height: slots(STAY_SLOTS), paddingTop: 6 },
+  stayGuest: { fontSize: FONT_SIZE.heading, ...bold, ...oneLine },
+  stayLine: { fontSize: FONT_SIZE.small, marginTop: 1, ...oneLine },
 
   filters: { height: slots(FILTERS_SLOTS), justifyContent: 'center' },
   filtersText: { color: MUTED, ...oneLine },
@@ -170,6 +175,7 @@ export const TEXT_WIDTH = {
   headerLeft: 330,
   headerRight: 200,
   recipient: 330,
+  stay: COLUMNS.datetime + COLUMNS.serviceDate + COLUMNS.code + COLUMNS.description + COLUMNS.notes + COLUMNS.quantity + COLUMNS.amount + COLUMNS.status,
   filters: COLUMNS.datetime + COLUMNS.serviceDate + COLUMNS.code + COLUMNS.description + COLUMNS.notes + COLUMNS.quantity + COLUMNS.amount + COLUMNS.status,
   folioHeading: 500,
   totalsTitle: 300,

@@ -5,6 +5,7 @@ import { CELL_PADDING, COLOURS, COLUMNS, CONTENT_WIDTH, FONT_SIZE, SLOT_HEIGHT, 
 import { COLUMN_HEADER_SLOTS, type TPageRow } from './paginate.js';
 import { styles } from './styles.js';
 import { ColumnHeaderText } from './column-header-text.js';
+import { foreignText } from '../stay-text.js';
 import { canvasTextWidth } from './canvas-text.js';
 import { canvasPaint, selectFace, type TFontkitFont, type TPainter } from './react-pdf-internals.js';
 import type { TTableFonts } from './table-fonts.js';
@@ -40,39 +41,61 @@ const LEFT: Readonly<Record<TColumn, number>> = (() => {
 })();
 const RIGHT_ALIGNED = new Set<TColumn>(['quantity', 'amount']);
 
-function cellsOf(row: TPageRow, fmt: TFormatters, mark: string | undefined): TCell[] {
-  const cells: TCell[] = [
-    { column: 'datetime', text: fmt.dateTime(row.row.transactionDatetime) },
-    { column: 'serviceDate', text: fmt.date(row.row.serviceDate) },
-    { column: 'code', text: row.code },
-    { column: 'description', text: row.description },
-    { column: 'notes', text: row.notes },
-    { column: 'quantity', text: fmt.number(row.row.quantity) },
-    { column: 'amount', text: fmt.money(row.row.amount) },
+interface TLine {
+  /** 0: the row's own line; 1: its detail line (paginate.ts rowSlots). */
+  line: 0 | 1;
+  cell: TCell;
+}
+
+function cellsOf(row: TPageRow, fmt: TFormatters, mark: string | undefined): TLine[] {
+  const cells: TLine[] = [
+    { line: 0, cell: { column: 'datetime', text: fmt.dateTime(row.row.transactionDatetime) } },
+    { line: 0, cell: { column: 'serviceDate', text: fmt.date(row.row.serviceDate) } },
+    { line: 0, cell: { column: 'code', text: row.code } },
+    { line: 0, cell: { column: 'description', text: row.description } },
+    { line: 0, cell: { column: 'notes', text: row.notes } },
+    { line: 0, cell: { column: 'quantity', text: fmt.number(row.row.quantity) } },
+    { line: 0, cell: { column: 'amount', text: fmt.money(row.row.amount) } },
   ];
-  if (mark) cells.push({ column: 'status', text: mark });
+  if (mark) cells.push({ line: 0, cell: { column: 'status', text: mark } });
+  // The detail line: the card under the description, the tendered amount under the amount.
+  if (row.card) cells.push({ line: 1, cell: { column: 'description', text: row.card } });
+  if (row.row.foreign) cells.push({ line: 1, cell: { column: 'amount', text: `(${foreignText(row.row.foreign, fmt)})` } });
   return cells;
 }
 
+type TFace = 'regular' | 'bold' | 'detail';
+/** Points the detail line is raised towards its row (it stays inside the row's second slot). */
+const DETAIL_LIFT = 2;
+
 interface TPaintedCell {
   x: number;
+  /** Top of the cell's slot in the block. */
+  top: number;
   width: number;
   text: string;
-  bold: boolean;
+  face: TFace;
 }
 
 interface TPaintedRow {
   colour: string;
   voided: boolean;
+  /** Top of the row in the block, and its height in slots. */
+  top: number;
+  slots: number;
   cells: TPaintedCell[];
 }
 
 interface TOverlay {
-  index: number;
+  top: number;
   cell: TCell;
+  detail: boolean;
   voided: boolean;
   pending: boolean;
 }
+
+const FACE_SIZE: Readonly<Record<TFace, number>> = { regular: FONT_SIZE.row, bold: FONT_SIZE.status, detail: FONT_SIZE.detail };
+const faceFont = (fonts: TTableFonts, face: TFace) => (face === 'bold' ? fonts.bold : fonts.regular);
 
 /** Baseline offset from a row's top that centres the face's ascent–descent box in the slot. */
 function baselineOffset(font: TFontkitFont, fontSize: number): number {
@@ -82,42 +105,46 @@ function baselineOffset(font: TFontkitFont, fontSize: number): number {
 function paintRows(painter: TPainter, rows: TPaintedRow[], fonts: TTableFonts): void {
   // Hairlines under every row: one path, one stroke.
   painter.save().lineWidth(0.25).strokeColor(COLOURS.hairline);
-  for (let index = 0; index < rows.length; index += 1) {
-    const y = (index + 1) * SLOT_HEIGHT - 0.125;
+  for (const row of rows) {
+    const y = row.top + row.slots * SLOT_HEIGHT - 0.125;
     painter.moveTo(0, y).lineTo(CONTENT_WIDTH, y);
   }
   painter.stroke().restore();
 
-  const regularTop = baselineOffset(fonts.regular, FONT_SIZE.row) - (fonts.regular.ascent / fonts.regular.unitsPerEm) * FONT_SIZE.row;
-  const boldTop = baselineOffset(fonts.bold, FONT_SIZE.status) - (fonts.bold.ascent / fonts.bold.unitsPerEm) * FONT_SIZE.status;
+  const textTop = (face: TFace) => {
+    const font = faceFont(fonts, face);
+    return baselineOffset(font, FACE_SIZE[face]) - (font.ascent / font.unitsPerEm) * FACE_SIZE[face];
+  };
+  const tops: Readonly<Record<TFace, number>> = { regular: textTop('regular'), bold: textTop('bold'), detail: textTop('detail') };
   painter.fillOpacity(1);
   const known = new Set<TFontkitFont>();
-  let face: 'regular' | 'bold' = 'regular';
+  let face: TFace = 'regular';
   selectFace(painter, fonts.regular, FONT_SIZE.row, known);
-  for (let index = 0; index < rows.length; index += 1) {
-    const row = rows[index]!;
-    const top = index * SLOT_HEIGHT;
-    painter.fillColor(row.colour);
+  for (const row of rows) {
     for (const cell of row.cells) {
-      const wanted = cell.bold ? 'bold' : 'regular';
-      if (face !== wanted) {
-        selectFace(painter, fonts[wanted], cell.bold ? FONT_SIZE.status : FONT_SIZE.row, known);
-        face = wanted;
+      if (face !== cell.face) {
+        selectFace(painter, faceFont(fonts, cell.face), FACE_SIZE[cell.face], known);
+        face = cell.face;
       }
-      painter.text(cell.text, cell.x, top + (cell.bold ? boldTop : regularTop), { lineBreak: false });
+      // A detail line is muted unless the row's own colour (void, pending) says more.
+      painter.fillColor(cell.face === 'detail' && row.colour === COLOURS.ink ? COLOURS.muted : row.colour);
+      painter.text(cell.text, cell.x, cell.top + tops[cell.face], { lineBreak: false });
     }
     if (row.voided) {
       painter.save().lineWidth(0.5).strokeColor(row.colour);
-      const strike = top + baselineOffset(fonts.regular, FONT_SIZE.row) - FONT_SIZE.row * 0.3;
-      for (const cell of row.cells) painter.moveTo(cell.x, strike).lineTo(cell.x + cell.width, strike);
+      for (const cell of row.cells) {
+        const size = cell.face === 'detail' ? FONT_SIZE.detail : FONT_SIZE.row;
+        const strike = cell.top + baselineOffset(fonts.regular, size) - size * 0.3;
+        painter.moveTo(cell.x, strike).lineTo(cell.x + cell.width, strike);
+      }
       painter.stroke().restore();
     }
   }
 }
 
-const overlayPosition = (index: number, column: TColumn) => ({
+const overlayPosition = (top: number, column: TColumn) => ({
   position: 'absolute' as const,
-  top: index * SLOT_HEIGHT,
+  top,
   left: LEFT[column],
   width: COLUMNS[column],
   height: SLOT_HEIGHT,
@@ -127,43 +154,54 @@ const overlayPosition = (index: number, column: TColumn) => ({
 function overlayTextStyle(overlay: TOverlay) {
   const column = overlay.cell.column;
   const base = column === 'status' ? styles.cellStatus : RIGHT_ALIGNED.has(column) ? styles.cellAmount : styles.cellOverlay;
-  return { ...base, width: COLUMNS[column], color: overlay.voided ? COLOURS.void : overlay.pending ? COLOURS.pending : COLOURS.ink, ...(overlay.voided ? { textDecoration: 'line-through' as const } : {}) };
+  const colour = overlay.voided ? COLOURS.void : overlay.pending ? COLOURS.pending : overlay.detail ? COLOURS.muted : COLOURS.ink;
+  return {
+    ...base,
+    width: COLUMNS[column],
+    color: colour,
+    ...(overlay.detail ? { fontSize: FONT_SIZE.detail } : {}),
+    ...(overlay.voided ? { textDecoration: 'line-through' as const } : {}),
+  };
 }
 
 /**
  * The rows of one page: void rows grey and struck through, pending ones coloured, both marked in
- * the last column (void wins when a row is both: it counts in no total).
+ * the last column (void wins when a row is both: it counts in no total). A row with a detail line
+ * (a payment's card, a foreign tender) takes a second slot for it.
  */
 export function TransactionRows({ rows, t, fmt, fonts }: { rows: TPageRow[]; t: TTranslate; fmt: TFormatters; fonts: TTableFonts }) {
   const voidMark = t('mark.void');
   const pendingMark = t('mark.pending');
   const painted: TPaintedRow[] = [];
   const overlays: TOverlay[] = [];
-  rows.forEach((row, index) => {
+  let rowTop = 0;
+  for (const row of rows) {
     const { voided, pending } = row.row;
     const mark = voided ? voidMark : pending ? pendingMark : undefined;
     const cells: TPaintedCell[] = [];
-    for (const cell of cellsOf(row, fmt, mark)) {
-      const bold = cell.column === 'status';
-      const font = bold ? fonts.bold : fonts.regular;
-      const width = canvasTextWidth(font, cell.text, bold ? FONT_SIZE.status : FONT_SIZE.row);
+    for (const { line, cell } of cellsOf(row, fmt, mark)) {
+      const face: TFace = line === 1 ? 'detail' : cell.column === 'status' ? 'bold' : 'regular';
+      // The detail line sits a little closer to its row than a slot's centre would put it.
+      const top = rowTop + line * (SLOT_HEIGHT - DETAIL_LIFT);
+      const width = canvasTextWidth(faceFont(fonts, face), cell.text, FACE_SIZE[face]);
       if (width === undefined) {
-        overlays.push({ index, cell, voided, pending });
+        overlays.push({ top, cell, detail: line === 1, voided, pending });
         continue;
       }
       const x = RIGHT_ALIGNED.has(cell.column)
         ? LEFT[cell.column] + COLUMNS[cell.column] - CELL_PADDING - width
         : LEFT[cell.column] + (cell.column === 'status' ? CELL_PADDING : 0);
-      if (cell.text) cells.push({ x, width, text: cell.text, bold });
+      if (cell.text) cells.push({ x, top, width, text: cell.text, face });
     }
-    painted.push({ colour: voided ? COLOURS.void : pending ? COLOURS.pending : COLOURS.ink, voided, cells });
-  });
-  const height = rows.length * SLOT_HEIGHT;
+    painted.push({ colour: voided ? COLOURS.void : pending ? COLOURS.pending : COLOURS.ink, voided, top: rowTop, slots: row.slots, cells });
+    rowTop += row.slots * SLOT_HEIGHT;
+  }
+  const height = rowTop;
   return (
     <View style={{ height, width: CONTENT_WIDTH }}>
       <Canvas style={{ position: 'absolute', top: 0, left: 0, width: CONTENT_WIDTH, height }} paint={canvasPaint((painter) => paintRows(painter, painted, fonts))} />
       {overlays.map((overlay) => (
-        <View key={`${overlay.index}-${overlay.cell.column}`} style={overlayPosition(overlay.index, overlay.cell.column)}>
+        <View key={`${overlay.top}-${overlay.detail ? 'detail' : 'row'}-${overlay.cell.column}`} style={overlayPosition(overlay.top, overlay.cell.column)}>
           <Text style={overlayTextStyle(overlay)}>{overlay.cell.text}</Text>
         </View>
       ))}

@@ -10,6 +10,7 @@ import { translator, type TLabel, type TTranslate } from '@folio-vault/shared/i1
 import { formatters, type TFormatters } from '@folio-vault/shared/i18n/format';
 import { currencyScale } from '@folio-vault/shared/ledger/money';
 import { filtersValue, sourceText } from '../document-text.js';
+import { cardText, stayTexts } from '../stay-text.js';
 
 /**
  * The folio export as an XLSX workbook (docs/export.md#xlsx: the same content as the PDF), written with
@@ -17,7 +18,8 @@ import { filtersValue, sourceText } from '../document-text.js';
  * stays flat for a 20,000-row folio.
  *
  * One worksheet (catalog `sheet.name`):
- *   - header: property name and address, source, recipient block (name, address, tax number under
+ *   - header: property name and address, source, for a reservation whose stay was imported its
+ *     stay (guest, arrival, departure, nights as a number, rooms, guests, status), recipient block (name, address, tax number under
  *     its taxLabel), the applied filters in one line, the generation time;
  *   - per folio: a heading row, the column header row, the rows (with creditDebitView a heading
  *     and a subtotal row per section), then the folio's totals (charges, payments, balance);
@@ -29,7 +31,8 @@ import { filtersValue, sourceText } from '../document-text.js';
  * amount with a currency number format; status is VOID / PENDING from the catalog. Column I
  * (hidden, "Date and time (UTC)") holds the UTC instant as ISO 8601 text (`toISOString()`, so
  * text order is time order): sortable and unambiguous, where an Excel date cell would carry no
- * time zone. Labels of label/value rows (header, subtotals, totals) sit in column A; subtotal and
+ * time zone. Columns J–L: a payment's card ("Visa •••• 1111"), and what was tendered in another
+ * currency — the amount as a number in that currency's format, and its ISO code. Labels of label/value rows (header, subtotals, totals) sit in column A; subtotal and
  * total figures sit in the amount column.
  */
 
@@ -43,8 +46,11 @@ const COLUMNS = {
   amount: 7,
   status: 8,
   utc: 9,
+  card: 10,
+  foreignAmount: 11,
+  foreignCurrency: 12,
 } as const;
-const COLUMN_COUNT = 9;
+const COLUMN_COUNT = 12;
 
 const HEADER_LABELS: TLabel[] = [
   'column.datetime',
@@ -56,6 +62,9 @@ const HEADER_LABELS: TLabel[] = [
   'column.amount',
   'column.status',
   'column.datetimeUtc',
+  'column.card',
+  'column.foreignAmount',
+  'column.foreignCurrency',
 ];
 
 const BOLD: Partial<ExcelJS.Font> = { bold: true };
@@ -104,6 +113,9 @@ const SHEET_COLUMNS: Array<Partial<ExcelJS.Column>> = [
   { key: 'amount', width: 14 },
   { key: 'status', width: 14 },
   { key: 'utc', width: 26, hidden: true },
+  { key: 'card', width: 22 },
+  { key: 'foreignAmount', width: 16 },
+  { key: 'foreignCurrency', width: 10 },
 ];
 
 /** The worksheet being written and what every row reads: catalog, formatters, the money format. */
@@ -112,6 +124,14 @@ interface TSheet {
   t: TTranslate;
   f: TFormatters;
   moneyFormat: string;
+  /** Number formats of the foreign currencies met so far (few per document). */
+  foreignFormats: Map<string, string>;
+}
+
+function foreignFormat(out: TSheet, currency: string): string {
+  let format = out.foreignFormats.get(currency);
+  if (format === undefined) out.foreignFormats.set(currency, (format = currencyNumberFormat(out.f.locale, currency)));
+  return format;
 }
 
 /** Every row is committed as soon as it is added (the streaming writer then lets it go). */
@@ -149,6 +169,7 @@ function writeHeader(out: TSheet, document: TFolioDocument): void {
   add(out, [document.property.name], TITLE);
   if (document.property.address) add(out, [document.property.address]);
   labelled(out, t('source'), sourceText(document.source, t));
+  writeStay(out, document);
   if (document.recipient) {
     const { name, address, taxLabel, taxNumber } = document.recipient;
     labelled(out, t('recipient'), name);
@@ -157,6 +178,20 @@ function writeHeader(out: TSheet, document: TFolioDocument): void {
   }
   labelled(out, t('filters'), filtersValue(document.filters, t, f));
   add(out, [t('generated', { datetime: f.dateTime(document.generatedAt) })]);
+}
+
+/** The stay as label/value rows; nights is a number. Rooms and guests only when known. */
+function writeStay(out: TSheet, document: TFolioDocument): void {
+  if (!document.stay) return;
+  const { t, f } = out;
+  const texts = stayTexts(document.stay, document.language, t, f);
+  labelled(out, t('stay.guest'), texts.guest);
+  labelled(out, t('stay.arrival'), texts.arrival);
+  labelled(out, t('stay.departure'), texts.departure);
+  add(out, [t('stay.nightsLabel'), document.stay.nights]);
+  if (texts.rooms) labelled(out, texts.roomsLabel, texts.rooms);
+  if (texts.guests) labelled(out, t('stay.guests'), texts.guests);
+  labelled(out, t('column.status'), texts.status);
 }
 
 function writeTransaction(out: TSheet, item: TDocumentRow): void {
@@ -172,8 +207,12 @@ function writeTransaction(out: TSheet, item: TDocumentRow): void {
     Number(item.amount),
     statusText(item, t) || null,
     Number.isNaN(instant.getTime()) ? item.transactionDatetime : instant.toISOString(),
+    item.card ? cardText(item.card) : null,
+    item.foreign ? Number(item.foreign.amount) : null,
+    item.foreign?.currency ?? null,
   ]);
   row.getCell(COLUMNS.amount).numFmt = out.moneyFormat;
+  if (item.foreign) row.getCell(COLUMNS.foreignAmount).numFmt = foreignFormat(out, item.foreign.currency);
   if (item.voided) row.font = VOIDED_FONT;
   else if (item.pending) row.font = PENDING_FONT;
   row.commit();
@@ -212,7 +251,7 @@ export async function writeFolioXlsx(document: TFolioDocument, outputPath: strin
   workbook.created = new Date(document.generatedAt);
   const sheet = workbook.addWorksheet(t('sheet.name').slice(0, 31));
   sheet.columns = SHEET_COLUMNS;
-  const out: TSheet = { sheet, t, f, moneyFormat: currencyNumberFormat(f.locale, document.currency) };
+  const out: TSheet = { sheet, t, f, moneyFormat: currencyNumberFormat(f.locale, document.currency), foreignFormats: new Map() };
 
   writeHeader(out, document);
   let written = 0;

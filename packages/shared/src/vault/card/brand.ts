@@ -49,3 +49,22 @@ export function validLengthsFor(brand: TCardBrand): readonly number[] {
 export function cvvLengthFor(brand: TCardBrand): number {
   return ruleOf(brand).cvvLength;
 }
+
+/**
+ * The accounting API's creditCardType code of a vault brand (docs/ledger.md#card-payments): the one
+ * mapping, used when an imported payment names a card token and leaves creditCardType out.
+ */
+const CREDIT_CARD_TYPES: Record<TCardBrand, string> = {
+  VISA: 'visa',
+  MASTERCARD: 'master',
+  AMEX: 'amex',
+  DISCOVER: 'discover',
+  DINERS: 'diners',
+  JCB: 'jcb',
+  UNIONPAY: 'unionpay',
+  MAESTRO: 'maestro',
+};
+
+export function creditCardTypeOf(brand: TCardBrand): string {
+  return CREDIT_CARD_TYPES[brand];
+}

@@ -1,0 +1,72 @@
+import { Queue, Worker } from 'bullmq';
+import type { TWorkerConfig } from '@folio-vault/shared/config';
+import type { TPgPool, TRedisClient } from '@folio-vault/shared/connections';
+import { quiet } from '@folio-vault/shared/connections';
+import type { Logger } from '@folio-vault/shared/logger';
+import type { TMetrics } from '@folio-vault/shared/metrics';
+import { QUEUE_NAMES } from '@folio-vault/shared/queues';
+import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
+import type { TResolver } from '@folio-vault/shared/webhooks/address-guard';
+import { scheduleDelayMs, webhookSweepJob } from '@folio-vault/shared/webhooks/webhook-jobs';
+import { createProcessor } from '../jobs/processor-base.js';
+import { webhookHandlers } from './delivery-processor.js';
+import { WebhookOutbox } from './outbox.js';
+
+/**
+ * The worker's webhook part (docs/export.md#webhooks): the `webhooks` queue's worker with the
+ * `webhook` backoff (WEBHOOK_RETRY_SCHEDULE), the outbox the exporter and the night auditor
+ * announce through, and the sweep's job scheduler.
+ */
+export interface TWebhookInternals {
+  /** For tests only: the per-attempt time-out (10 s in service). */
+  attemptTimeoutMs?: number;
+  /** For tests only: how often the sweep runs (60 s in service). */
+  sweepEveryMs?: number;
+  /** For tests only: how long past due a pending delivery must be before the sweep re-enqueues it (30 s in service). */
+  sweepGraceSeconds?: number;
+  /** For tests only: the resolver the address rules check (the system's in service). */
+  resolve?: TResolver;
+}
+
+export const ATTEMPT_TIMEOUT_MS = 10_000;
+const SWEEP_EVERY_MS = 60_000;
+
+export function startWebhookWorker(
+  config: TWorkerConfig,
+  parts: { pool: TPgPool; connection: TRedisClient; storage: ObjectStorage; logger: Logger; metrics?: TMetrics; locking: { lockDuration: number; stalledInterval: number } },
+  internals: TWebhookInternals = {},
+): { worker: Worker; queue: Queue; outbox: WebhookOutbox; schedule(): Promise<void> } {
+  const { pool, connection, logger, metrics } = parts;
+  const schedule = config.WEBHOOK_RETRY_SCHEDULE;
+  const queue = quiet(new Queue(QUEUE_NAMES.webhooks, { connection, prefix: config.QUEUE_PREFIX }));
+  const handlers = webhookHandlers({
+    pool, queue, logger, metrics, schedule,
+    transit: config.VAULT_TRANSIT_KEY,
+    storage: parts.storage,
+    link: { linkKey: config.EXPORT_LINK_KEY, ttlSeconds: config.EXPORT_LINK_TTL_SECONDS },
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+    attemptTimeoutMs: internals.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS,
+    resolve: internals.resolve,
+    sweepGraceSeconds: internals.sweepGraceSeconds,
+  });
+  const worker = new Worker(QUEUE_NAMES.webhooks, createProcessor(handlers, logger, metrics), {
+    connection,
+    prefix: config.QUEUE_PREFIX,
+    // Attempts mostly wait on receivers, so many run at once.
+    concurrency: 16,
+    ...parts.locking,
+    // BullMQ's custom backoff: the delay before the next attempt is the schedule's entry for it.
+    settings: { backoffStrategy: (attemptsMade: number) => scheduleDelayMs(schedule, attemptsMade) },
+  });
+  const outbox = new WebhookOutbox(queue, { schedule }, logger);
+  return {
+    worker,
+    queue,
+    outbox,
+    schedule: async () => {
+      await queue.upsertJobScheduler(webhookSweepJob.name, { every: internals.sweepEveryMs ?? SWEEP_EVERY_MS }, {
+        name: webhookSweepJob.name, data: {}, opts: webhookSweepJob.options,
+      });
+    },
+  };
+}

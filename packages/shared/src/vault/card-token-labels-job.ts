@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import { QUEUE_NAMES } from '../queues.js';
+import type { TJobDefinition } from '../jobs/definition.js';
+import { VAULT_JOB_OPTIONS, ZVaultRequestBase } from './vault-job-common.js';
+
+/**
+ * The card fields of a ledger import's payments (docs/ledger.md#card-payments): for those of
+ * `tokenIds` that are current tokens of the property, test or live, their accounting creditCardType
+ * and last four. No mode: an imported payment may name a token of either schema. An id missing from
+ * the answer names no such token.
+ */
+export const MAX_LABEL_TOKEN_IDS = 10_000;
+
+export const cardTokenLabelsJob = {
+  name: 'card-token-labels',
+  queue: QUEUE_NAMES.vault,
+  version: 1,
+  payload: ZVaultRequestBase.omit({ mode: true }).extend({ tokenIds: z.array(z.uuid()).min(1).max(MAX_LABEL_TOKEN_IDS) }),
+  result: z.object({
+    tokens: z.array(z.object({ id: z.uuid(), creditCardType: z.string(), cardTrailingDigits: z.string().regex(/^\d{4}$/) })).max(MAX_LABEL_TOKEN_IDS),
+  }),
+  options: VAULT_JOB_OPTIONS,
+} as const satisfies TJobDefinition;

@@ -1,0 +1,48 @@
+import { v5 as uuidv5 } from 'uuid';
+import type { TWebhookEvent } from './schemas.js';
+
+/**
+ * The events webhooks announce (docs/export.md#webhooks) and their bodies:
+ * `{"type", "timestamp", "data": {...}}`. The event id (sent as webhook-id on every attempt) is
+ * derived from the event's type and subject, so a status change published twice (a job that ran
+ * again after committing) is one event, not two: deliveries are unique per (endpoint, event id).
+ */
+export interface TWebhookEventData {
+  exportId?: string;
+  batchId?: string;
+  propertyId: string;
+  status: string;
+  size?: number;
+  pages?: number;
+  sha256?: string;
+  downloadUrl?: string;
+  downloadUrlExpiresAt?: string;
+  manifestKey?: string;
+  total?: number;
+  completed?: number;
+  failed?: number;
+  error?: string;
+}
+
+export interface TWebhookEventRecord {
+  eventId: string;
+  type: TWebhookEvent;
+  propertyId: string;
+  /** The body sent, as stored in webhook_deliveries.payload. */
+  payload: { type: TWebhookEvent; timestamp: string; data: TWebhookEventData };
+}
+
+/** A fixed namespace for the event ids (uuid v5 of "type:subject"). */
+const EVENT_NAMESPACE = '3f0c6d4e-8a51-4f7e-9b59-2d6f4c1e7a90';
+
+export function webhookEvent(type: TWebhookEvent, subject: string, data: TWebhookEventData, now = new Date()): TWebhookEventRecord {
+  return {
+    eventId: `msg_${uuidv5(`${type}:${subject}`, EVENT_NAMESPACE)}`,
+    type,
+    propertyId: data.propertyId,
+    payload: { type, timestamp: now.toISOString(), data },
+  };
+}
+
+/** The subject of a night-audit event: one batch's run (a re-run is a new event). */
+export const batchRunSubject = (batchId: string, run: number) => `${batchId}:${run}`;

@@ -1,0 +1,232 @@
+import { randomUUID } from 'node:crypto';
+import type { PoolClient } from 'pg';
+import type { TPgPool } from '../connections.js';
+import type { TDelivery, TDeliveryStatus, TEndpoint, TWebhookEvent } from './schemas.js';
+
+/**
+ * SQL of webhook_endpoints and webhook_deliveries (migration 008). Every read and change of an
+ * endpoint names its property: another property's endpoint is simply not found. Deliveries are the
+ * outbox: written with the status change that raised the event, sent by the `webhooks` queue.
+ */
+type TQueryable = Pick<PoolClient, 'query'>;
+
+interface TEndpointRow {
+  id: string;
+  url: string;
+  events: TWebhookEvent[];
+  description: string | null;
+  created_at: Date;
+}
+
+const endpointOf = (row: TEndpointRow): TEndpoint => ({
+  id: row.id, url: row.url, events: row.events, description: row.description, createdAt: row.created_at.toISOString(),
+});
+
+export async function insertEndpoint(
+  pool: TPgPool,
+  endpoint: { id: string; propertyId: string; url: string; events: TWebhookEvent[]; description?: string; secretCt: Buffer },
+): Promise<TEndpoint> {
+  const result = await pool.query<TEndpointRow>(
+    `INSERT INTO webhook_endpoints (id, property_id, url, events, description, secret_ct) VALUES ($1, $2, $3, $4, $5, $6)
+     RETURNING id, url, events, description, created_at`,
+    [endpoint.id, endpoint.propertyId, endpoint.url, endpoint.events, endpoint.description ?? null, endpoint.secretCt],
+  );
+  return endpointOf(result.rows[0]!);
+}
+
+export async function listEndpoints(pool: TPgPool, propertyId: string): Promise<TEndpoint[]> {
+  const result = await pool.query<TEndpointRow>(
+    `SELECT id, url, events, description, created_at FROM webhook_endpoints WHERE property_id = $1 AND deleted_at IS NULL ORDER BY created_at, id`,
+    [propertyId],
+  );
+  return result.rows.map(endpointOf);
+}
+
+export async function findEndpoint(pool: TPgPool, propertyId: string, id: string): Promise<TEndpoint | undefined> {
+  const result = await pool.query<TEndpointRow>(
+    `SELECT id, url, events, description, created_at FROM webhook_endpoints WHERE id = $1 AND property_id = $2 AND deleted_at IS NULL`,
+    [id, propertyId],
+  );
+  return result.rows[0] ? endpointOf(result.rows[0]) : undefined;
+}
+
+/** Deletes (softly: deliveries keep their endpoint) and fails its pending deliveries, in one transaction. */
+export async function deleteEndpoint(client: TQueryable, propertyId: string, id: string): Promise<boolean> {
+  const deleted = await client.query(`UPDATE webhook_endpoints SET deleted_at = now() WHERE id = $1 AND property_id = $2 AND deleted_at IS NULL`, [id, propertyId]);
+  if (!deleted.rowCount) return false;
+  await client.query(
+    `UPDATE webhook_deliveries SET status = 'failed', last_error = 'endpoint deleted', next_attempt_at = NULL, updated_at = now()
+      WHERE endpoint_id = $1 AND status = 'pending'`,
+    [id],
+  );
+  return true;
+}
+
+interface TDeliveryRow {
+  id: string;
+  event_id: string;
+  type: TWebhookEvent;
+  status: TDeliveryStatus;
+  attempts: number;
+  last_status_code: number | null;
+  next_attempt_at: Date | null;
+  created_at: Date;
+}
+
+const deliveryOf = (row: TDeliveryRow): TDelivery => ({
+  id: row.id, eventId: row.event_id, type: row.type, status: row.status, attempts: row.attempts,
+  lastStatusCode: row.last_status_code, nextAttemptAt: row.next_attempt_at?.toISOString() ?? null, createdAt: row.created_at.toISOString(),
+});
+
+/** The endpoint's last 100 deliveries, newest first. */
+export async function listDeliveries(pool: TPgPool, endpointId: string): Promise<TDelivery[]> {
+  const result = await pool.query<TDeliveryRow>(
+    `SELECT id, event_id, type, status, attempts, last_status_code, next_attempt_at, created_at
+       FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY created_at DESC, id DESC LIMIT 100`,
+    [endpointId],
+  );
+  return result.rows.map(deliveryOf);
+}
+
+/** Pending again, due now, attempts kept; false when the delivery is not the endpoint's. */
+export async function requeueDelivery(pool: TPgPool, endpointId: string, deliveryId: string): Promise<boolean> {
+  const result = await pool.query(
+    `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), last_error = NULL, updated_at = now() WHERE id = $1 AND endpoint_id = $2`,
+    [deliveryId, endpointId],
+  );
+  return Boolean(result.rowCount);
+}
+
+/**
+ * One delivery per live endpoint of the property subscribed to `type`, inside the caller's
+ * transaction; an event already recorded for an endpoint (the same event id) is not recorded twice.
+ * Returns the ids of the deliveries added, to enqueue once the transaction has committed.
+ */
+export async function insertDeliveries(
+  client: TQueryable,
+  event: { propertyId: string; eventId: string; type: TWebhookEvent; payload: object },
+): Promise<string[]> {
+  const endpoints = await client.query<{ id: string }>(
+    `SELECT id FROM webhook_endpoints WHERE property_id = $1 AND deleted_at IS NULL AND $2 = ANY(events)`,
+    [event.propertyId, event.type],
+  );
+  const ids: string[] = [];
+  for (const endpoint of endpoints.rows) {
+    const inserted = await client.query<{ id: string }>(
+      `INSERT INTO webhook_deliveries (id, endpoint_id, property_id, event_id, type, payload, status, next_attempt_at)
+       VALUES ($1, $2, $3, $4, $5, $6, 'pending', now()) ON CONFLICT (endpoint_id, event_id) DO NOTHING RETURNING id`,
+      [randomUUID(), endpoint.id, event.propertyId, event.eventId, event.type, JSON.stringify(event.payload)],
+    );
+    if (inserted.rows[0]) ids.push(inserted.rows[0].id);
+  }
+  return ids;
+}
+
+/** What the worker needs to send one delivery. */
+export interface TDeliveryToSend {
+  id: string;
+  endpointId: string;
+  eventId: string;
+  type: TWebhookEvent;
+  payload: object;
+  status: TDeliveryStatus;
+  attempts: number;
+  url: string;
+  secretCt: Buffer;
+  endpointDeleted: boolean;
+}
+
+export async function deliveryToSend(pool: TPgPool, deliveryId: string): Promise<TDeliveryToSend | undefined> {
+  const result = await pool.query(
+    `SELECT d.id, d.endpoint_id, d.event_id, d.type, d.payload, d.status, d.attempts, e.url, e.secret_ct, e.deleted_at IS NOT NULL AS deleted
+       FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE d.id = $1`,
+    [deliveryId],
+  );
+  const row = result.rows[0];
+  if (!row) return undefined;
+  return {
+    id: row.id, endpointId: row.endpoint_id, eventId: row.event_id, type: row.type, payload: row.payload, status: row.status,
+    attempts: row.attempts, url: row.url, secretCt: row.secret_ct, endpointDeleted: row.deleted,
+  };
+}
+
+/**
+ * The file of an export that is still completed and not yet due for retention, for the download
+ * link an export.completed attempt carries; undefined once it expired (or is due to).
+ */
+export async function liveExportFile(pool: TPgPool, exportId: string): Promise<{ objectKey: string; filename: string } | undefined> {
+  const result = await pool.query<{ object_key: string; filename: string }>(
+    `SELECT object_key, filename FROM exports WHERE id = $1 AND status = 'completed' AND expires_at > now() AND object_key IS NOT NULL`,
+    [exportId],
+  );
+  const row = result.rows[0];
+  return row ? { objectKey: row.object_key, filename: row.filename } : undefined;
+}
+
+/**
+ * One attempt's outcome. `next` is when the next attempt is due (pending), or the final status.
+ * Only a pending delivery is changed: one failed by a deleted endpoint stays failed.
+ */
+export async function recordAttempt(
+  pool: TPgPool,
+  deliveryId: string,
+  attempt: { statusCode: number | null; error: string | null; next: { retryAt: Date } | 'succeeded' | 'failed' },
+): Promise<void> {
+  const status = typeof attempt.next === 'object' ? 'pending' : attempt.next;
+  const retryAt = typeof attempt.next === 'object' ? attempt.next.retryAt : null;
+  await pool.query(
+    `UPDATE webhook_deliveries SET attempts = attempts + 1, last_status_code = $2, last_error = $3, status = $4, next_attempt_at = $5, updated_at = now()
+      WHERE id = $1 AND status = 'pending'`,
+    [deliveryId, attempt.statusCode, attempt.error, status, retryAt],
+  );
+}
+
+/** Ends a delivery without an attempt (its endpoint was deleted, its secret does not open). */
+export async function failDelivery(pool: TPgPool, deliveryId: string, error: string): Promise<void> {
+  await pool.query(`UPDATE webhook_deliveries SET status = 'failed', last_error = $2, next_attempt_at = NULL, updated_at = now() WHERE id = $1 AND status = 'pending'`, [deliveryId, error]);
+}
+
+/** Pending deliveries due for some time: the sweep re-enqueues those that have no job. */
+export async function overdueDeliveries(pool: TPgPool, graceSeconds: number, limit = 500): Promise<string[]> {
+  const result = await pool.query<{ id: string }>(
+    `SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at < now() - make_interval(secs => $1)
+      ORDER BY next_attempt_at LIMIT $2`,
+    [graceSeconds, limit],
+  );
+  return result.rows.map((row) => row.id);
+}
+
+/** One event type's deliveries as they stand: how many in each status, and their attempts summed. */
+export interface TDeliveryCounts {
+  pending: number;
+  succeeded: number;
+  failed: number;
+  attempts: number;
+}
+
+/** All of an event type's deliveries, and those recorded in the last 24 hours. */
+export interface TDeliveryTally {
+  event: string;
+  all: TDeliveryCounts;
+  last24h: TDeliveryCounts;
+}
+
+/**
+ * Deliveries of every property by event type (the operator's delivery panel,
+ * apps/api/src/ops/delivery-panel.ts): one pass over the table, the last 24 hours (by created_at)
+ * counted in the same pass. The counts come as one float8 array (bigint would come back as strings).
+ */
+export async function deliveryTallies(pool: TPgPool): Promise<TDeliveryTally[]> {
+  const recent = `created_at >= now() - interval '24 hours'`;
+  const result = await pool.query<{ type: string; counts: number[] }>(
+    `SELECT type, ARRAY[
+              count(*) FILTER (WHERE status = 'pending'), count(*) FILTER (WHERE status = 'succeeded'),
+              count(*) FILTER (WHERE status = 'failed'), sum(attempts),
+              count(*) FILTER (WHERE status = 'pending' AND ${recent}), count(*) FILTER (WHERE status = 'succeeded' AND ${recent}),
+              count(*) FILTER (WHERE status = 'failed' AND ${recent}), coalesce(sum(attempts) FILTER (WHERE ${recent}), 0)
+            ]::float8[] AS counts
+       FROM webhook_deliveries GROUP BY type ORDER BY type`,
+  );
+  const countsOf = ([pending = 0, succeeded = 0, failed = 0, attempts = 0]: number[]): TDeliveryCounts => ({ pending, succeeded, failed, attempts });
+  return result.rows.map((row) => ({ event: row.type, all: countsOf(row.counts.slice(0, 4)), last24h: countsOf(row.counts.slice(4)) }));
+}
