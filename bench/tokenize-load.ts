@@ -11,11 +11,11 @@
  */
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { Queue, QueueEvents, Worker } from 'bullmq';
-import { createPgPool, createRedis } from '@folio-vault/shared/connections';
+import { createPgPool } from '@folio-vault/shared/connections';
 import { futureYear, generatedPan } from '../test/support/cards.js';
+import { bareBullmq, type TLoadFigures } from './bare-bullmq.js';
 import { benchToken, freePort, liftedRateLimits, startService, type TServiceProcess } from './service-processes.js';
-import { benchEnvironment, machine, summary, withLoad, writeResult } from './support.js';
+import { benchEnvironment, machine, withLoad, writeResult } from './support.js';
 
 const { values } = parseArgs({
   options: {
@@ -35,13 +35,7 @@ const WARM_UP_SECONDS = 2;
 const SETTLE_MS = 6_000;
 const SHAPES = values.shapes.split(',') as Array<'split' | 'single'>;
 
-export interface TLoadFigures {
-  perSecond: number;
-  p50: number;
-  p99: number;
-  count: number;
-  load: number;
-}
+export type { TLoadFigures };
 export interface TTokenizeShape extends TLoadFigures {
   shape: 'split' | 'single';
   non2xx: number;
@@ -58,52 +52,6 @@ const { config, services, rawEnv } = await benchEnvironment();
   const pool = createPgPool(config.DATABASE_URL, { max: 1 });
   await pool.query(`INSERT INTO properties (id, name, currency, timezone, gateway_mode) VALUES (1, 'Bench Hotel', 'EUR', 'Europe/Madrid', 'test')`);
   await pool.end();
-}
-
-
-async function bareBullmq(seconds: number, callers: number): Promise<TLoadFigures> {
-  const connection = createRedis(config.REDIS_URL, 'worker');
-  const producer = createRedis(config.REDIS_URL, 'producer');
-  const prefix = `${config.QUEUE_PREFIX}-bare`;
-  const queue = new Queue('bare', { connection: producer, prefix });
-  const eventsConnection = createRedis(config.REDIS_URL, 'events');
-  const events = new QueueEvents('bare', { connection: eventsConnection, prefix });
-  await events.waitUntilReady();
-  // Every waiting caller listens on these: 50 is the load asked for, not a leak.
-  queue.setMaxListeners(callers + 10);
-  events.setMaxListeners(callers + 10);
-  const worker = new Worker('bare', async () => ({ ok: true }), { connection, prefix, concurrency: config.WORKER_CONCURRENCY });
-  await worker.waitUntilReady();
-  const run = async (forSeconds: number) => {
-    const samples: number[] = [];
-    const until = performance.now() + forSeconds * 1000;
-    await Promise.all(
-      Array.from({ length: callers }, async () => {
-        while (performance.now() < until) {
-          const started = performance.now();
-          // Completed jobs kept a minute: waitUntilFinished fails on a job already removed (docs/vault.md#waiting-for-the-worker).
-          const job = await queue.add('bare', { n: 1 }, { removeOnComplete: { age: 60 } });
-          await job.waitUntilFinished(events, 10_000);
-          samples.push(performance.now() - started);
-        }
-      }),
-    );
-    return samples;
-  };
-  try {
-    await run(WARM_UP_SECONDS);
-    const started = performance.now();
-    const { value: samples, load } = await withLoad(() => run(seconds));
-    const s = summary(samples);
-    return { perSecond: samples.length / ((performance.now() - started) / 1000), p50: s.p50, p99: s.p99, count: samples.length, load };
-  } finally {
-    await worker.close();
-    await events.close();
-    await queue.obliterate({ force: true });
-    await queue.close();
-    // Connections handed in as instances are not closed by BullMQ.
-    for (const client of [connection, producer, eventsConnection]) client.disconnect();
-  }
 }
 
 function cannon(url: string, token: string, seconds: number): Promise<autocannon.Result> {
@@ -171,9 +119,9 @@ let before: TLoadFigures;
 let after: TLoadFigures;
 const shapes = [];
 try {
-  before = await bareBullmq(DURATION, CONNECTIONS);
+  before = await bareBullmq(config, DURATION, CONNECTIONS, WARM_UP_SECONDS);
   for (const shape of SHAPES) shapes.push(await tokenizeShape(shape, () => bare.perSecond));
-  after = await bareBullmq(DURATION, CONNECTIONS);
+  after = await bareBullmq(config, DURATION, CONNECTIONS, WARM_UP_SECONDS);
 } finally {
   await services.stop();
 }
