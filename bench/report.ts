@@ -3,6 +3,7 @@ import type { TExportE2eSize } from './export-e2e.js';
 import type { TBaselineResult } from './pdfkit-baseline.js';
 import { exportMemorySection } from './report-export-memory.js';
 import { forwardSection } from './report-forward.js';
+import { openLoopSection } from './report-open-loop.js';
 import { listingSection } from './report-listing.js';
 import { header, int, machineLine, mark, msText, sec, table, type TRun } from './report-format.js';
 
@@ -227,6 +228,7 @@ export function renderReport(runs: Partial<Record<string, TRun>>, here: TMachine
   if (runs.export) sections.push(...goalsOf(runs.export, exportSection, goals));
   if (runs['export-memory']) sections.push(...goalsOf(runs['export-memory'], exportMemorySection, goals));
   if (runs.tokenize) sections.push(...goalsOf(runs.tokenize, tokenizeSection, goals));
+  if (runs['tokenize-open-loop']) sections.push(...goalsOf(runs['tokenize-open-loop'], openLoopSection, goals));
   if (runs['night-audit']) sections.push(...goalsOf(runs['night-audit'], nightAuditSection, goals));
   if (runs.render) sections.push(...renderSection(runs.render));
   if (runs.latency) sections.push(...latencySection(runs.latency));
@@ -256,11 +258,12 @@ export function renderReport(runs: Partial<Record<string, TRun>>, here: TMachine
     '',
     '```sh',
     'npm run bench                                  # everything (tens of minutes on 2 cores)',
-    'npm run bench -- --only export,tokenize        # some: export | export-memory | tokenize | night-audit | render | listing | latency | forward',
+    'npm run bench -- --only export,tokenize        # some: export | export-memory | tokenize | tokenize-open-loop | night-audit | render | listing | latency | forward',
     'npm run bench:quick                            # smoke check at small sizes → out/benchmarks-quick.md',
     'npx tsx bench/export-e2e.ts --rows 1000,5000   # one benchmark by hand, printed only',
     'npx tsx bench/export-memory.ts --formats PDF --rows 5000,50000',
     'npx tsx bench/tokenize-load.ts --duration 10 --connections 50',
+    'npx tsx bench/tokenize-open-loop.ts --rate 300 --seconds 10 --shape split',
     'BENCH_FORWARD_REQUESTS=1000 BENCH_FORWARD_CLIENTS=10 npx tsx bench/forward-overhead.ts',
     'npx tsx bench/pdfkit-baseline.ts --rows 5000 --out /tmp/folio.pdf',
     'BENCH_NIGHT_AUDIT_FOLIOS=1000 BENCH_NIGHT_AUDIT_CONFIGS=1x1,2x1 npx tsx bench/night-audit.ts',
