@@ -72,6 +72,37 @@ export function summarize(samples: ArrayLike<number>): TLatencySummary {
   return { p50: at(50), p90: at(90), p99: at(99), max: sorted[sorted.length - 1]!, mean: sorted.reduce((a, b) => a + b, 0) / sorted.length };
 }
 
+interface TCounts {
+  sent: number;
+  ok: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  peakInFlight: number;
+  connectionWaits: number;
+}
+
+function resultOf(rate: number, seconds: number, counts: TCounts, lastAnswer: number, samples: TOpenLoopResult['samples']): TOpenLoopResult {
+  const { startMs, lateMs, latencyMs } = samples;
+  return {
+    rate,
+    seconds,
+    scheduled: lateMs.length,
+    sent: counts.sent,
+    ok: counts.ok,
+    non2xx: counts.non2xx,
+    errors: counts.errors,
+    timeouts: counts.timeouts,
+    latency: summarize(latencyMs.filter((value) => !Number.isNaN(value))),
+    achievedRate: lastAnswer > startMs ? counts.ok / ((lastAnswer - startMs) / 1000) : 0,
+    lateSends: lateMs.filter((value) => value > LATE_MS).length,
+    maxLateMs: lateMs.reduce((a, b) => Math.max(a, b), 0),
+    peakInFlight: counts.peakInFlight,
+    connectionWaits: counts.connectionWaits,
+    samples,
+  };
+}
+
 export interface TScheduleOptions {
   rate: number;
   seconds: number;
@@ -151,24 +182,7 @@ export async function runSchedule({ rate, seconds, timeoutMs = 10_000, maxConnec
     setTimeout(tick, 1);
   });
 
-  const late = Array.from(lateMs).filter((value) => value > LATE_MS);
-  return {
-    rate,
-    seconds,
-    scheduled: total,
-    sent: counts.sent,
-    ok: counts.ok,
-    non2xx: counts.non2xx,
-    errors: counts.errors,
-    timeouts: counts.timeouts,
-    latency: summarize(Array.from(latencyMs).filter((value) => !Number.isNaN(value))),
-    achievedRate: lastAnswer > startMs ? counts.ok / ((lastAnswer - startMs) / 1000) : 0,
-    lateSends: late.length,
-    maxLateMs: lateMs.reduce((a, b) => Math.max(a, b), 0),
-    peakInFlight: counts.peakInFlight,
-    connectionWaits: counts.connectionWaits,
-    samples: { startMs, intervalMs, lateMs, latencyMs },
-  };
+  return resultOf(rate, seconds, counts, lastAnswer, { startMs, intervalMs, lateMs, latencyMs });
 }
 
 export interface TOpenLoopOptions {
