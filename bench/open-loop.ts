@@ -57,6 +57,8 @@ export interface TOpenLoopResult {
   /** Most requests waiting for an answer at once; sends that found every connection busy. */
   peakInFlight: number;
   connectionWaits: number;
+  /** CPU time of this process during the run, ms: the generator's own cost (and whatever else the process runs). */
+  processCpuMs: number;
   /** Per request i (due at startMs + i × intervalMs, performance.now() clock): lateness, latency (NaN unanswered). */
   samples: { startMs: number; intervalMs: number; lateMs: Float64Array; latencyMs: Float64Array };
 }
@@ -82,7 +84,7 @@ interface TCounts {
   connectionWaits: number;
 }
 
-function resultOf(rate: number, seconds: number, counts: TCounts, lastAnswer: number, samples: TOpenLoopResult['samples']): TOpenLoopResult {
+function resultOf(rate: number, seconds: number, counts: TCounts, lastAnswer: number, processCpuMs: number, samples: TOpenLoopResult['samples']): TOpenLoopResult {
   const { startMs, lateMs, latencyMs } = samples;
   return {
     rate,
@@ -99,6 +101,7 @@ function resultOf(rate: number, seconds: number, counts: TCounts, lastAnswer: nu
     maxLateMs: lateMs.reduce((a, b) => Math.max(a, b), 0),
     peakInFlight: counts.peakInFlight,
     connectionWaits: counts.connectionWaits,
+    processCpuMs,
     samples,
   };
 }
@@ -125,6 +128,7 @@ export async function runSchedule({ rate, seconds, timeoutMs = 10_000, maxConnec
   const latencyMs = new Float64Array(total).fill(NaN);
   const counts = { sent: 0, ok: 0, non2xx: 0, errors: 0, timeouts: 0, inFlight: 0, peakInFlight: 0, connectionWaits: 0 };
   let lastAnswer = 0;
+  const cpuBefore = process.cpuUsage();
   // The first request is due a little after now, so setting up the loop is not counted as lateness.
   const startMs = performance.now() + 2;
   const dueAt = (i: number) => startMs + i * intervalMs;
@@ -182,7 +186,8 @@ export async function runSchedule({ rate, seconds, timeoutMs = 10_000, maxConnec
     setTimeout(tick, 1);
   });
 
-  return resultOf(rate, seconds, counts, lastAnswer, { startMs, intervalMs, lateMs, latencyMs });
+  const cpu = process.cpuUsage(cpuBefore);
+  return resultOf(rate, seconds, counts, lastAnswer, (cpu.user + cpu.system) / 1000, { startMs, intervalMs, lateMs, latencyMs });
 }
 
 export interface TOpenLoopOptions {

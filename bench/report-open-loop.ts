@@ -17,10 +17,11 @@ const row = (name: string, f: TOpenLoopFigures, extra: string[] = []) => [
   msText(f.latency.max),
   int(f.achievedRate),
   `${int(f.lateSends)} (${msText(f.maxLateMs)})`,
+  f.processCpuMs === undefined ? '–' : `${(f.processCpuMs / f.sent).toFixed(2)} ms`,
   f.load.toFixed(1),
   ...extra,
 ];
-const HEAD = ['', 'req/s offered', 'sent', '2xx', 'non-2xx / errors / timeouts', 'p50', 'p90', 'p99', 'max', '2xx/s', 'late sends (max)', 'load'];
+const HEAD = ['', 'req/s offered', 'sent', '2xx', 'non-2xx / errors / timeouts', 'p50', 'p90', 'p99', 'max', '2xx/s', 'late sends (max)', 'bench process CPU / req', 'load'];
 
 /** docs/benchmarks.md's "Tokenize, open loop" section: a fixed arrival rate, then the highest rate held. */
 export function openLoopSection(run: TRun, goals: string[][]): string[] {
@@ -30,7 +31,7 @@ export function openLoopSection(run: TRun, goals: string[][]): string[] {
   const shape = r.shape === 'split' ? 'API and worker as separate processes' : 'API and worker in one process (`npm start`)';
   const { fixed } = r;
   lines.push(
-    `POST /vault/v1/tokens/card at a fixed arrival rate (bench/open-loop.ts): each request leaves on a schedule computed before the run, whether or not earlier ones were answered, and its latency runs from its **scheduled** send time to the last byte of its answer. A closed loop (the autocannon section above) stops sending while the service stalls, so the requests that would have queued are never measured; here they are, and a generator that falls behind its schedule shows too (late sends: more than 1 ms after their schedule, counted in their latency). An undici Pool of up to ${r.maxConnections} connections, no pipelining; a different generated card each request (test mode); ${shape}, NODE_ENV=production, rate limits lifted; ${r.warmUpSeconds} s warm-up at the fixed rate. Baseline on the same schedule, before and after the service: a bare BullMQ add → process → result round trip on the same Redis (its worker in the bench process, the service's concurrency), what the queue alone costs at that rate.`,
+    `POST /vault/v1/tokens/card at a fixed arrival rate (bench/open-loop.ts): each request leaves on a schedule computed before the run, whether or not earlier ones were answered, and its latency runs from its **scheduled** send time to the last byte of its answer. A closed loop (the autocannon section above) stops sending while the service stalls, so the requests that would have queued are never measured; here they are, and a generator that falls behind its schedule shows too (late sends: more than 1 ms after their schedule, counted in their latency). The bench process's CPU per request shows what the generator itself costs (for the bare queue it includes the queue's worker, which runs there). An undici Pool of up to ${r.maxConnections} connections, no pipelining; a different generated card each request (test mode); ${shape}, NODE_ENV=production, rate limits lifted; ${r.warmUpSeconds} s warm-up at the fixed rate. Baseline on the same schedule, before and after the service: a bare BullMQ add → process → result round trip on the same Redis (its worker in the bench process, the service's concurrency), what the queue alone costs at that rate.`,
     '',
     table(HEAD, [
       ...r.bareRuns.map((bare, i) => row(`bare BullMQ round trip (${i === 0 ? 'before' : 'after'})`, bare)),

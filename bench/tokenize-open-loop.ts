@@ -48,6 +48,8 @@ const SETTLE_MS = 6_000;
 /** The rate search's bar: a step holds when its p99 is at most this and every request got a 2xx. */
 const SEARCH_P99_MS = 50;
 const MAX_CONNECTIONS = 512;
+/** Quiet time before each step, so a step does not start on the backlog the one before left (an overloaded step). */
+const PAUSE_MS = 2_000;
 const TIMEOUT_MS = 10_000;
 
 export type TOpenLoopFigures = Omit<TOpenLoopResult, 'samples'> & { load: number };
@@ -94,7 +96,8 @@ function tokenizeRequest(token: string): () => TOpenLoopRequest {
   });
 }
 
-async function measure(url: string, token: string, rate: number, seconds: number): Promise<TOpenLoopFigures> {
+async function measure(url: string, token: string, rate: number, seconds: number, pause = true): Promise<TOpenLoopFigures> {
+  if (pause) await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
   const makeRequest = tokenizeRequest(token);
   const { value, load } = await withLoad(() => openLoop({ url, rate, seconds, makeRequest, maxConnections: MAX_CONNECTIONS, timeoutMs: TIMEOUT_MS }));
   return { ...figuresOf(value), load };
@@ -113,7 +116,8 @@ async function rateSearch(url: string, token: string): Promise<TRateStep[]> {
   }
   let low = Math.max(0, ...steps.filter((s) => s.held).map((s) => s.rate));
   let high = steps.find((s) => !s.held)?.rate;
-  for (let k = 0; k < REFINE && high !== undefined && low > 0; k += 1) {
+  // When even the first step did not hold, the halvings go below it (from 0).
+  for (let k = 0; k < REFINE && high !== undefined; k += 1) {
     const rate = Math.round((low + high) / 2 / 10) * 10;
     if (rate <= low || rate >= high) break;
     const figures = await measure(url, token, rate, STEP_SECONDS);
@@ -148,8 +152,8 @@ async function tokenizeService(): Promise<{ fixed: TOpenLoopFigures; steps: TRat
     const token = benchToken(config, 'write:payment');
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     await preflight(url, token);
-    await measure(url, token, RATE, WARM_UP_SECONDS);
-    const fixed = await measure(url, token, RATE, SECONDS);
+    await measure(url, token, RATE, WARM_UP_SECONDS, false);
+    const fixed = await measure(url, token, RATE, SECONDS, false);
     console.log(stepLine({ ...fixed, held: holds(fixed), refined: false }, `tokenize ${SHAPE} @ ${RATE}/s`));
     const steps = await rateSearch(url, token);
     return { fixed, steps };
@@ -164,11 +168,11 @@ async function bare(): Promise<TOpenLoopFigures> {
   return figures;
 }
 
-const HEAD = `${'run'.padEnd(28)} ${'sent'.padStart(6)} ${'2xx'.padStart(6)} ${'other'.padStart(6)} ${'p50'.padStart(9)} ${'p90'.padStart(9)} ${'p99'.padStart(9)} ${'max'.padStart(9)} ${'ok/s'.padStart(6)} ${'late (max)'.padStart(16)} ${'peak'.padStart(5)} ${'load'.padStart(5)}`;
+const HEAD = `${'run'.padEnd(28)} ${'sent'.padStart(6)} ${'2xx'.padStart(6)} ${'other'.padStart(6)} ${'p50'.padStart(9)} ${'p90'.padStart(9)} ${'p99'.padStart(9)} ${'max'.padStart(9)} ${'ok/s'.padStart(6)} ${'late (max)'.padStart(16)} ${'peak'.padStart(5)} ${'cpu/req'.padStart(8)} ${'load'.padStart(5)}`;
 function stepLine(f: TOpenLoopFigures & { held: boolean; refined: boolean }, name = `  step ${f.rate}/s${f.refined ? ' (refined)' : ''}`): string {
   const msCell = (value: number) => `${value.toFixed(1)} ms`.padStart(9);
   const other = f.non2xx + f.errors + f.timeouts;
-  return `${name.padEnd(28)} ${String(f.sent).padStart(6)} ${String(f.ok).padStart(6)} ${String(other).padStart(6)} ${msCell(f.latency.p50)} ${msCell(f.latency.p90)} ${msCell(f.latency.p99)} ${msCell(f.latency.max)} ${f.achievedRate.toFixed(0).padStart(6)} ${`${f.lateSends} (${f.maxLateMs.toFixed(1)} ms)`.padStart(16)} ${String(f.peakInFlight).padStart(5)} ${f.load.toFixed(1).padStart(5)}${f.held ? '' : '  ✘'}`;
+  return `${name.padEnd(28)} ${String(f.sent).padStart(6)} ${String(f.ok).padStart(6)} ${String(other).padStart(6)} ${msCell(f.latency.p50)} ${msCell(f.latency.p90)} ${msCell(f.latency.p99)} ${msCell(f.latency.max)} ${f.achievedRate.toFixed(0).padStart(6)} ${`${f.lateSends} (${f.maxLateMs.toFixed(1)} ms)`.padStart(16)} ${String(f.peakInFlight).padStart(5)} ${`${(f.processCpuMs / f.sent).toFixed(2)} ms`.padStart(8)} ${f.load.toFixed(1).padStart(5)}${f.held ? '' : '  ✘'}`;
 }
 
 console.log(`open loop, ${SHAPE}: ${SECONDS} s at ${RATE}/s, then steps of ${STEP_SECONDS} s; latency from each request's schedule; NODE_ENV=production`);
