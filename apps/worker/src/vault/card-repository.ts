@@ -86,6 +86,27 @@ export async function findCardLabels(db: TPgPool | PoolClient, propertyId: strin
   return (await db.query<{ id: string; card_brand: string; last4: string }>(`${select('test')} UNION ALL ${select('live')}`, [propertyId, ids])).rows;
 }
 
+/**
+ * The forward's SQL on cards and held_cvvs, as parts of the statements that
+ * forward/forward-attempts.ts builds around forward_attempts: one round trip before the gateway
+ * call, one after. `id` and `propertyId` are SQL expressions written in code (a placeholder, a
+ * CTE's column), never values.
+ */
+export const FORWARD_CARD_SQL = {
+  /** The current record (not shredded, not past its end) with its ciphertexts, wrapped key and live CVV's end (`cvv_held_until`). */
+  currentRecord: (mode: TTokenizationMode, id: string, propertyId: string) =>
+    `SELECT ${METADATA_WITH_CVV}, c.kek_id, c.wrapped_dek, c.pan_ct, c.cardholder_name_ct, c.billing_details_ct
+       FROM ${cardsWithCvv(mode)}
+      WHERE c.id = ${id} AND c.property_id = ${propertyId} AND ${CURRENT}`,
+  /**
+   * Takes the held CVV out when `when` holds: deleted whatever happens next (a CVV serves one
+   * authorization); `live` is false for one past its time, which goes too but is never used.
+   */
+  takeHeldCvv: (mode: TTokenizationMode, id: string, when: string) =>
+    `DELETE FROM ${SCHEMA[mode]}.held_cvvs WHERE token_id = ${id} AND (${when}) RETURNING cvv_ct, held_until > now() AS live`,
+  markUsed: (mode: TTokenizationMode, id: string) => `UPDATE ${SCHEMA[mode]}.cards SET last_used_at = now() WHERE id = ${id}`,
+};
+
 export class CardRepository {
   constructor(readonly pool: TPgPool) {}
 
@@ -148,40 +169,6 @@ export class CardRepository {
       [propertyId, fingerprint],
     );
     return result.rows;
-  }
-
-  /** A current record's ciphertexts and wrapped key, for a forward; undefined when shredded, expired or unknown. */
-  async findSealedRecord(
-    db: TPgPool | PoolClient,
-    mode: TTokenizationMode,
-    propertyId: string,
-    id: string,
-  ): Promise<(TSealedRecordRow & TCardRow) | undefined> {
-    const result = await db.query<TSealedRecordRow & TCardRow>(
-      `SELECT ${METADATA_WITH_CVV}, c.kek_id, c.wrapped_dek, c.pan_ct, c.cardholder_name_ct, c.billing_details_ct
-         FROM ${cardsWithCvv(mode)}
-        WHERE c.id = $1 AND c.property_id = $2 AND ${CURRENT}`,
-      [id, propertyId],
-    );
-    return result.rows[0];
-  }
-
-  /**
-   * Takes the held CVV out: deleted whatever happens next (a CVV serves one authorization), and
-   * answered only when its time has not passed. Inside the caller's transaction, so the delete
-   * commits with the forward's "attempt started" record and before the gateway is called.
-   */
-  async takeHeldCvv(client: PoolClient, mode: TTokenizationMode, tokenId: string): Promise<Buffer | undefined> {
-    const result = await client.query<{ cvv_ct: Buffer; live: boolean }>(
-      `DELETE FROM ${SCHEMA[mode]}.held_cvvs WHERE token_id = $1 RETURNING cvv_ct, held_until > now() AS live`,
-      [tokenId],
-    );
-    const row = result.rows[0];
-    return row?.live ? row.cvv_ct : undefined;
-  }
-
-  async markUsed(mode: TTokenizationMode, id: string): Promise<void> {
-    await this.pool.query(`UPDATE ${SCHEMA[mode]}.cards SET last_used_at = now() WHERE id = $1`, [id]);
   }
 
   /**

@@ -13,6 +13,8 @@ import type { ForwardAttempts, TRecordedForward } from './forward-attempts.js';
 type TForwardPayload = z.output<typeof ZForwardCardPayload>;
 type TRecord = TSealedRecordRow & TCardRow;
 type TNotSent = Extract<TForwardCardResult, { outcome: 'not_sent' }>;
+/** Rounds of begin() before the job fails (and is retried): each lost to an attempt taken and released. */
+const BEGIN_ROUNDS = 3;
 interface TPrepared {
   filled: { path: string; body?: string };
   secrets: TMaskedSecrets;
@@ -28,11 +30,12 @@ function refusalOf(destination: TResolvedDestination, payload: TForwardPayload):
 
 /**
  * The worker's side of a forward (docs/vault.md#forward-to-a-payment-gateway): exactly once toward
- * the gateway. In one transaction it takes the key's lock, answers a replay from the recorded
- * attempt, takes the held CVV out when the template asks for it and records "attempt started";
- * that commits before the call. Then it opens the record, substitutes, calls the destination,
- * masks the answer and records it. A re-run that finds "started" without an answer (its worker
- * died mid-call) answers outcome_unknown and never calls again.
+ * the gateway. One statement records "attempt started" (the key's primary key serializes
+ * forwards with the same key), taking the held CVV out when the template asks for it; it commits
+ * before the call. When no attempt was inserted, a replay is answered from the recorded attempt.
+ * Then it opens the record, substitutes, calls the destination, masks the answer and records it.
+ * A re-run that finds "started" without an answer (its worker died mid-call) answers
+ * outcome_unknown and never calls again.
  */
 export class CardForwarder {
   private readonly destinations: Map<string, TResolvedDestination>;
@@ -68,11 +71,8 @@ export class CardForwarder {
     const result = await this.call(payload, prepared);
     if (result.outcome === 'not_sent') return result;
     try {
-      // Two tables, two connections at once: one round trip of waiting instead of two.
-      await Promise.all([
-        this.attempts.finish(payload.mode, payload.propertyId, payload.idempotencyKey, payload.forwardId, result),
-        this.vault.repository.markUsed(payload.mode, payload.tokenId),
-      ]);
+      // The answer recorded and the card marked used: one statement, one round trip.
+      await this.attempts.finish(payload.mode, payload.propertyId, payload.idempotencyKey, payload.forwardId, payload.tokenId, result);
     } catch (error) {
       // The call was made: its answer goes to the caller even when it cannot be recorded (a replay
       // then answers outcome_unknown, which is true to what the vault knows). Never a retry.
@@ -81,33 +81,37 @@ export class CardForwarder {
     return result;
   }
 
-  /** The transaction before the call: an early answer, or the record (and CVV) to send with. */
-  private begin(payload: TForwardPayload): Promise<TForwardCardResult | { record: TRecord; cvvCt?: Buffer }> {
-    const { mode, propertyId, idempotencyKey: key, tokenId } = payload;
+  /**
+   * Before the call: an early answer, or the record (and CVV) to send with. The common case (a new
+   * key) is one statement; a replay or a refusal reads the earlier attempt too. The order of the
+   * answers is the transaction's this replaces: the earlier attempt first (a replay of a token
+   * deleted since still answers its recorded answer), then not_found, then cvv_not_available.
+   */
+  private async begin(payload: TForwardPayload): Promise<TForwardCardResult | { record: TRecord; cvvCt?: Buffer }> {
+    const { mode, propertyId, idempotencyKey: key, tokenId, forwardId } = payload;
     const digest = this.vault.requestDigest('forward', {
       tokenId, destination: payload.destination, method: payload.method, path: payload.path, headers: payload.headers, body: payload.body,
     });
-    const repository = this.vault.repository;
-    return repository.transaction(async (client) => {
-      await this.attempts.lock(client, mode, propertyId, key);
-      const previous = await this.attempts.find(client, mode, propertyId, key);
-      if (previous && previous.request_digest !== digest) return { outcome: 'idempotency_key_reused' as const };
-      if (previous?.state === 'done' && previous.answer) return previous.answer;
-      if (previous) return { outcome: 'outcome_unknown' as const, forwardId: previous.forward_id };
-      const record = await repository.findSealedRecord(client, mode, propertyId, tokenId);
-      if (!record) return { outcome: 'not_found' as const };
-      let cvvCt: Buffer | undefined;
-      if (usesCvv({ path: payload.path, body: payload.body })) {
-        // Taken out (deleted) in this transaction: whatever the gateway answers, it is used.
-        cvvCt = await repository.takeHeldCvv(client, mode, tokenId);
-        if (!cvvCt) return { outcome: 'cvv_not_available' as const };
+    const needsCvv = usesCvv({ path: payload.path, body: payload.body });
+    const attempt = { propertyId, idempotencyKey: key, requestDigest: digest, forwardId, tokenId, destination: payload.destination, method: payload.method };
+    // A second round only when the key was taken and released (nothing sent) between the two statements.
+    for (let round = 1; round <= BEGIN_ROUNDS; round += 1) {
+      const begun = await this.attempts.begin(mode, attempt, needsCvv);
+      if (begun.started && begun.record) {
+        if (!needsCvv || begun.cvvCt) return { record: begun.record, ...(begun.cvvCt ? { cvvCt: begun.cvvCt } : {}) };
+        // Another forward (another key) or a delete took the CVV after this statement's snapshot:
+        // nothing is sent, the key is free again, as when the CVV was found gone.
+        await this.attempts.release(mode, propertyId, key, forwardId);
+        return { outcome: 'cvv_not_available' };
       }
-      await this.attempts.start(client, mode, {
-        propertyId, idempotencyKey: key, requestDigest: digest, forwardId: payload.forwardId, tokenId,
-        destination: payload.destination, method: payload.method,
-      });
-      return { record, ...(cvvCt ? { cvvCt } : {}) };
-    });
+      const previous = await this.attempts.find(mode, propertyId, key);
+      if (previous && previous.request_digest !== digest) return { outcome: 'idempotency_key_reused' };
+      if (previous?.state === 'done' && previous.answer) return previous.answer;
+      if (previous) return { outcome: 'outcome_unknown', forwardId: previous.forward_id };
+      if (!begun.record) return { outcome: 'not_found' };
+      if (needsCvv && !begun.record.cvv_held_until) return { outcome: 'cvv_not_available' };
+    }
+    throw new Error(`forward ${forwardId}: its Idempotency-Key was taken and released again, ${BEGIN_ROUNDS} times`);
   }
 
   /** Opens the card and fills the template: the card exists in clear from here to the end of call(). */

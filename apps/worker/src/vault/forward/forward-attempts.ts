@@ -1,13 +1,14 @@
-import type { PoolClient } from 'pg';
 import type { TPgPool } from '@folio-vault/shared/connections';
 import type { TForwardCardResult } from '@folio-vault/shared/vault/forward/forward-job';
 import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
+import { FORWARD_CARD_SQL, type TCardRow, type TSealedRecordRow } from '../card-repository.js';
 import { VAULT_SCHEMA } from '../idempotency-keys.js';
 
 /**
  * SQL for forward_attempts: one row per (property, Idempotency-Key) in each mode's schema. The row
  * is committed in state `started` before the gateway is called and set to `done` with the masked
  * answer after; a key is bound for good (a payment key is never sent twice, however late).
+ * `begin` and `finish` also touch cards and held_cvvs, through FORWARD_CARD_SQL (card-repository.ts).
  */
 const SCHEMA = VAULT_SCHEMA;
 
@@ -31,30 +32,59 @@ export interface TNewForwardAttempt {
   method: string;
 }
 
+/** What `begin` found: the current record (undefined when none), the attempt inserted or not, the CVV taken. */
+export interface TBegun {
+  record?: TSealedRecordRow & TCardRow;
+  started: boolean;
+  /** The held CVV taken out for this attempt; undefined when not asked for, or lost to another forward. */
+  cvvCt?: Buffer;
+}
+
 export class ForwardAttempts {
   constructor(private readonly pool: TPgPool) {}
 
-  /** Serializes forwards that share a key until the transaction ends. */
-  async lock(client: PoolClient, mode: TTokenizationMode, propertyId: string, key: string): Promise<void> {
-    await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`forward:${mode}:${propertyId}:${key}`]);
+  /**
+   * One statement, committed on its own (one round trip): reads the current record and its live
+   * CVV, inserts the attempt `started` when the record is there (and a live CVV, when `needsCvv`),
+   * and only then takes the held CVV out. The primary key (forward_attempts_pkey: property_id,
+   * idempotency_key) serializes forwards with the same key: a second one waits for the first's
+   * commit, then inserts nothing (the caller then reads the earlier attempt). All parts see one
+   * snapshot; they tell each other only through RETURNING, so the DELETE's own row lock decides
+   * which of two forwards (other keys) gets the CVV: the loser has started without it.
+   * A CVV past its time goes too, as it did in the transaction this replaces.
+   */
+  async begin(mode: TTokenizationMode, attempt: TNewForwardAttempt, needsCvv: boolean): Promise<TBegun> {
+    const schema = SCHEMA[mode];
+    const result = await this.pool.query<TSealedRecordRow & TCardRow & { started: boolean; cvv_ct: Buffer | null }>(
+      `WITH card AS (${FORWARD_CARD_SQL.currentRecord(mode, '$5::uuid', '$1::bigint')}),
+       attempt AS (
+         INSERT INTO ${schema}.forward_attempts
+           (property_id, idempotency_key, request_digest, forward_id, token_id, destination, method, state)
+         SELECT $1::bigint, $2::text, $3::text, $4::uuid, card.id, $6::text, $7::text, 'started' FROM card
+          WHERE NOT $8::boolean OR card.cvv_held_until IS NOT NULL
+         ON CONFLICT (property_id, idempotency_key) DO NOTHING
+         RETURNING forward_id
+       ),
+       cvv AS (${FORWARD_CARD_SQL.takeHeldCvv(mode, '(SELECT id FROM card)', '$8::boolean AND (EXISTS (SELECT 1 FROM attempt) OR held_until <= now())')})
+       SELECT card.*, EXISTS (SELECT 1 FROM attempt) AS started, (SELECT cvv_ct FROM cvv WHERE live) AS cvv_ct FROM card`,
+      [
+        attempt.propertyId, attempt.idempotencyKey, attempt.requestDigest, attempt.forwardId, attempt.tokenId,
+        attempt.destination, attempt.method, needsCvv,
+      ],
+    );
+    const row = result.rows[0];
+    if (!row) return { started: false };
+    const { started, cvv_ct: cvvCt, ...record } = row;
+    return { record, started, ...(cvvCt ? { cvvCt } : {}) };
   }
 
-  async find(client: PoolClient, mode: TTokenizationMode, propertyId: string, key: string): Promise<TForwardAttemptRow | undefined> {
-    const result = await client.query<TForwardAttemptRow>(
+  async find(mode: TTokenizationMode, propertyId: string, key: string): Promise<TForwardAttemptRow | undefined> {
+    const result = await this.pool.query<TForwardAttemptRow>(
       `SELECT request_digest, forward_id, state, answer FROM ${SCHEMA[mode]}.forward_attempts
         WHERE property_id = $1 AND idempotency_key = $2`,
       [propertyId, key],
     );
     return result.rows[0];
-  }
-
-  async start(client: PoolClient, mode: TTokenizationMode, attempt: TNewForwardAttempt): Promise<void> {
-    await client.query(
-      `INSERT INTO ${SCHEMA[mode]}.forward_attempts
-         (property_id, idempotency_key, request_digest, forward_id, token_id, destination, method, state)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, 'started')`,
-      [attempt.propertyId, attempt.idempotencyKey, attempt.requestDigest, attempt.forwardId, attempt.tokenId, attempt.destination, attempt.method],
-    );
   }
 
   /** Drops an attempt that never sent anything (it failed before the call), so its key can be used again. */
@@ -78,11 +108,19 @@ export class ForwardAttempts {
     return result.rowCount ?? 0;
   }
 
-  async finish(mode: TTokenizationMode, propertyId: string, key: string, forwardId: string, answer: TRecordedForward): Promise<void> {
+  /**
+   * Records the answer (`done`) and marks the card used, in one statement (forward_attempts and
+   * cards, one round trip): both or neither. The card is marked whatever the attempt row says, as
+   * before; the attempt is set only while it is still this forward's and `started`.
+   */
+  async finish(mode: TTokenizationMode, propertyId: string, key: string, forwardId: string, tokenId: string, answer: TRecordedForward): Promise<void> {
     await this.pool.query(
-      `UPDATE ${SCHEMA[mode]}.forward_attempts SET state = 'done', answer = $3, finished_at = now()
-        WHERE property_id = $1 AND idempotency_key = $2 AND forward_id = $4 AND state = 'started'`,
-      [propertyId, key, JSON.stringify(answer), forwardId],
+      `WITH done AS (
+         UPDATE ${SCHEMA[mode]}.forward_attempts SET state = 'done', answer = $3, finished_at = now()
+          WHERE property_id = $1 AND idempotency_key = $2 AND forward_id = $4 AND state = 'started'
+       )
+       ${FORWARD_CARD_SQL.markUsed(mode, '$5::uuid')}`,
+      [propertyId, key, JSON.stringify(answer), forwardId, tokenId],
     );
   }
 }
