@@ -44,11 +44,22 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * BENCH_CPU_PROF_DIR=<dir>: the service's process (and its render processes, which inherit its
+ * node flags) writes a V8 CPU profile there when it exits; `npx tsx bench/profile-summary.ts <dir>`
+ * tells where the time went, per process. Node refuses --cpu-prof in NODE_OPTIONS, so the entry is
+ * run by node itself with tsx's loader (what the tsx command does in a child of its own).
+ */
+function nodeArgs(kind: TServiceKind): string[] {
+  const dir = process.env.BENCH_CPU_PROF_DIR;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--import', 'tsx', ENTRY[kind]] : [TSX, ENTRY[kind]];
+}
+
 /** Starts one service process and waits until it says it is ready. */
 export async function startService(kind: TServiceKind, env: Record<string, string>, timeoutMs = 90_000): Promise<TServiceProcess> {
   const logFile = `/tmp/fv-bench-${kind}-${process.pid}-${Date.now()}.log`;
   const fd = openSync(logFile, 'w');
-  const child = spawn(process.execPath, [TSX, ENTRY[kind]], {
+  const child = spawn(process.execPath, nodeArgs(kind), {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'production', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', fd, fd],

@@ -7,7 +7,10 @@
  * mean used): a bare BullMQ add → process → result round trip with 50 concurrent callers in one
  * process (the worker's concurrency as the service's), jobs/s and p50/p99.
  *
- *   npx tsx bench/tokenize-load.ts [--duration 10] [--connections 50] [--shapes split,single]
+ * Each shape is measured --repeat times on one running service (the median run is reported) and
+ * the CPU time every process spent per answered request is read from /proc (bench/process-cpu.ts).
+ *
+ *   npx tsx bench/tokenize-load.ts [--duration 10] [--connections 50] [--shapes split,single] [--repeat 3]
  */
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -16,14 +19,18 @@ import { futureYear, generatedPan } from '../test/support/cards.js';
 import { bareBullmq, type TLoadFigures } from './bare-bullmq.js';
 import { benchToken, freePort, liftedRateLimits, startService, type TServiceProcess } from './service-processes.js';
 import { benchEnvironment, machine, withLoad, writeResult } from './support.js';
+import { cpuPer, cpuSnapshot, postgresServerOf } from './process-cpu.js';
 
 const { values } = parseArgs({
   options: {
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '50' },
     shapes: { type: 'string', default: 'split,single' },
+    repeat: { type: 'string', default: '3' },
   },
 });
+/** Measured runs per shape, one after the other on the same running service; the median run (by requests/s) is the shape's figure. */
+const REPEAT = Number(values.repeat);
 const DURATION = Number(values.duration);
 const CONNECTIONS = Number(values.connections);
 const WARM_UP_SECONDS = 2;
@@ -42,6 +49,10 @@ export interface TTokenizeShape extends TLoadFigures {
   errors: number;
   timeouts: number;
   ratio: number;
+  /** CPU milliseconds per answered request, by process (bench/process-cpu.ts). */
+  cpuMsPerRequest: Record<string, number>;
+  /** Every measured run's requests/s, p99 and load, in order (the figures above are the median run's). */
+  runs: Array<{ perSecond: number; p99: number; load: number }>;
 }
 
 const { config, services, rawEnv } = await benchEnvironment();
@@ -96,18 +107,27 @@ async function tokenizeShape(shape: 'split' | 'single', bareJobsPerSecond: () =>
     const token = benchToken(config, 'write:payment');
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     await cannon(url, token, WARM_UP_SECONDS);
-    const { value: result, load } = await withLoad(() => cannon(url, token, DURATION));
-    const perSecond = result['2xx'] / result.duration;
+    const postgres = postgresServerOf(config.DATABASE_URL);
+    const runs = [];
+    for (let i = 0; i < REPEAT; i += 1) {
+      const cpuBefore = cpuSnapshot(postgres);
+      const { value: result, load } = await withLoad(() => cannon(url, token, DURATION));
+      runs.push({ result, load, perSecond: result['2xx'] / result.duration, cpuMsPerRequest: cpuPer(cpuBefore, cpuSnapshot(postgres), result['2xx']) });
+    }
+    const median = [...runs].sort((a, b) => a.perSecond - b.perSecond)[Math.floor(runs.length / 2)]!;
+    const { result, load, perSecond, cpuMsPerRequest } = median;
     return {
       shape,
       perSecond,
       p50: result.latency.p50,
       p99: result.latency.p99,
       count: result['2xx'],
-      non2xx: result.non2xx,
-      errors: result.errors,
-      timeouts: result.timeouts,
+      non2xx: runs.reduce((sum, run) => sum + run.result.non2xx, 0),
+      errors: runs.reduce((sum, run) => sum + run.result.errors, 0),
+      timeouts: runs.reduce((sum, run) => sum + run.result.timeouts, 0),
       load,
+      cpuMsPerRequest,
+      runs: runs.map((run) => ({ perSecond: run.perSecond, p99: run.result.latency.p99, load: run.load })),
       ratioOf: () => perSecond / bareJobsPerSecond(),
     };
   } finally {
@@ -136,7 +156,7 @@ const results: TTokenizeShape[] = shapes.map(({ ratioOf, ...figures }) => ({ ...
 
 const m = machine();
 console.log(`machine: ${m.cores} × ${m.cpu}, ${m.memoryGiB} GiB, node ${m.node}; ${Object.entries(services.sources).map(([k, v]) => `${k}: ${v}`).join(', ')}`);
-console.log(`${CONNECTIONS} connections / callers, ${DURATION} s each after ${WARM_UP_SECONDS} s warm-up; NODE_ENV=production`);
+console.log(`${CONNECTIONS} connections / callers, ${DURATION} s each after ${WARM_UP_SECONDS} s warm-up, ${REPEAT} runs per shape (median shown); NODE_ENV=production`);
 console.log('                                   per s        p50        p99    non-2xx  errors  vs bare   load');
 const line = (name: string, f: TLoadFigures, extra = '') =>
   console.log(`${name.padEnd(32)} ${f.perSecond.toFixed(0).padStart(8)} ${`${f.p50.toFixed(1)} ms`.padStart(10)} ${`${f.p99.toFixed(1)} ms`.padStart(10)} ${extra} ${f.load.toFixed(1).padStart(6)}`);
@@ -145,6 +165,8 @@ line('bare BullMQ round trip (after)', after, ''.padStart(25));
 for (const r of results) {
   const name = r.shape === 'split' ? 'tokenize, API + worker processes' : 'tokenize, one process';
   line(name, r, `${String(r.non2xx).padStart(10)} ${String(r.errors).padStart(7)} ${`${(r.ratio * 100).toFixed(0)} %`.padStart(8)}`);
+  console.log(`  runs: ${r.runs.map((run) => `${run.perSecond.toFixed(0)}/s p99 ${run.p99.toFixed(0)} ms (load ${run.load.toFixed(1)})`).join(', ')}`);
+  console.log(`  CPU ms per request: ${Object.entries(r.cpuMsPerRequest).map(([role, value]) => `${role} ${value.toFixed(2)}`).join(', ')}`);
 }
 
 writeResult({ benchmark: 'tokenize', machine: m, services: services.sources, connections: CONNECTIONS, durationSeconds: DURATION, bare, bareRuns: [before, after], shapes: results });
