@@ -1,5 +1,5 @@
 import type { TForwardFigures } from './forward-overhead.js';
-import { header, int, msText, table, type TRun } from './report-format.js';
+import { header, int, mark, msText, table, type TRun } from './report-format.js';
 import type { TMachine } from './support.js';
 
 interface TForwardResult {
@@ -9,12 +9,20 @@ interface TForwardResult {
   concurrent: TForwardFigures;
 }
 
+/** Issue 15: what the vault adds to one gateway call, at p50, one client. */
+const OVERHEAD_P50_GOAL_MS = 5;
+
 /** docs/benchmarks.md's "Forward" section: a forward through the vault against the same call made directly. */
-export function forwardSection(run: TRun): string[] {
+export function forwardSection(run: TRun, goals: string[][]): string[] {
   const r = run.result as TForwardResult | undefined;
   const lines = ['## Forward', '', ...header('forward', run)];
   if (!r) return lines;
   const { sequential: one, concurrent: many } = r;
+  goals.push([
+    `forward: overhead over a direct call to the same gateway, p50 ≤ ${OVERHEAD_P50_GOAL_MS} ms (one client)`,
+    `${msText(one.overhead.p50)} (direct ${msText(one.direct.p50)}, forward ${msText(one.forward.p50)})`,
+    mark(one.overhead.p50 <= OVERHEAD_P50_GOAL_MS),
+  ]);
   lines.push(
     'POST /vault/v1/tokens/{id}/forward through the API and worker as separate processes (NODE_ENV=production, rate limits lifted) to a local HTTPS gateway (test/support/gateway.ts: a certificate from an openssl-made test CA; it answers 200 JSON echoing the body), against the baseline measured in the same run: the same request — the body and headers the gateway received from the worker, with card number, expiry and holder name filled in — sent from the bench process straight to the same gateway with an undici Pool trusting the same CA, as the worker\'s gateway client does. Every iteration makes one direct call, then one forward (a fresh Idempotency-Key each; no `{{card.cvv}}`), so both see the same machine. The overhead is forward − direct, per percentile: what the vault adds to a gateway call (API checks, the queue both ways, the worker\'s transaction recording the attempt before the call, opening the card, masking the answer, recording it).',
     '',

@@ -1,0 +1,95 @@
+import { header, int, mark, msText, table, type TRun } from './report-format.js';
+import type { TMachine } from './support.js';
+
+interface TLatency {
+  p50: number;
+  p99: number;
+}
+interface TTokenizeResult {
+  machine: TMachine;
+  connections: number;
+  durationSeconds: number;
+  bare: TLatency & { perSecond: number; load: number };
+  bareRuns: Array<TLatency & { perSecond: number; load: number }>;
+  shapes: Array<TLatency & {
+    shape: 'split' | 'single'; perSecond: number; count: number; non2xx: number; errors: number; timeouts: number; ratio: number; load: number;
+    cpuMsPerRequest?: Record<string, number>; runs?: Array<{ perSecond: number; p99: number; load: number }>;
+  }>;
+}
+/** Issue 15: the split shape at half the bare queue's throughput, `npm start`'s one process at 35 %. */
+const SHARE_OF_BARE = { split: 0.5, single: 0.35 };
+const P99_MS = 50;
+
+/** docs/benchmarks.md's "Tokenize under load" section (bench/tokenize-load.ts), with its goals. */
+export function tokenizeSection(run: TRun, goals: string[][]): string[] {
+  const r = run.result as TTokenizeResult | undefined;
+  const lines = ['## Tokenize under load', '', ...header('tokenize', run)];
+  if (!r) return lines;
+  lines.push(
+    `autocannon, ${r.connections} connections, ${r.durationSeconds} s after a 2 s warm-up, POST /vault/v1/tokens/card with a different generated card each request (test mode), NODE_ENV=production, rate limits lifted; each shape measured three times on one running service, the median run shown. Baseline: a bare BullMQ add → process → result round trip (waitUntilFinished) with ${r.connections} concurrent callers in one process, worker concurrency as the service's, on the same Redis, measured before and after the service runs (their mean is the ratio's denominator).`,
+    '',
+  );
+  const shapeName = { split: 'tokenize, API + worker processes', single: 'tokenize, one process (npm start)' };
+  lines.push(
+    table(
+      ['', 'per s', 'p50', 'p99', 'non-2xx', 'errors', 'of bare BullMQ', 'load', 'goals'],
+      [
+        ...r.bareRuns.map((bare, i) => [`bare BullMQ round trip (${i === 0 ? 'before' : 'after'})`, int(bare.perSecond), msText(bare.p50), msText(bare.p99), '', '', '', bare.load.toFixed(1), '']),
+        ...r.shapes.map((shape) => [
+          shapeName[shape.shape],
+          int(shape.perSecond),
+          msText(shape.p50),
+          msText(shape.p99),
+          String(shape.non2xx),
+          String(shape.errors),
+          `${(shape.ratio * 100).toFixed(0)} %`,
+          shape.load.toFixed(1),
+          shapeGoal(shape).mark,
+        ]),
+      ],
+    ),
+    '',
+  );
+  const withRuns = r.shapes.filter((shape) => shape.runs);
+  if (withRuns.length) {
+    lines.push('Every run (the median is in the table): ' + withRuns.map((shape) => `${shapeName[shape.shape]}: ${shape.runs!.map((run) => `${int(run.perSecond)}/s, p99 ${msText(run.p99)} (load ${run.load.toFixed(1)})`).join('; ')}`).join('. ') + '.', '');
+  }
+  const withCpu = r.shapes.filter((shape) => shape.cpuMsPerRequest);
+  if (withCpu.length) {
+    lines.push(
+      'CPU time per answered request, by process, read from /proc over the median run (bench/process-cpu.ts). The processes share the machine\'s cores, so their sum bounds the throughput: at 2 cores, 2,000 ms of CPU a second.',
+      '',
+      table(['', ...withCpu.map((shape) => shapeName[shape.shape])], cpuRows(withCpu.map((shape) => shape.cpuMsPerRequest!))),
+      '',
+    );
+  }
+  for (const shape of r.shapes) {
+    const share = SHARE_OF_BARE[shape.shape];
+    goals.push([
+      `${shapeName[shape.shape]}: ≥ ${share * 100} % of bare BullMQ (${int(r.bare.perSecond)} jobs/s)${shape.shape === 'split' ? `, p99 ≤ ${P99_MS} ms` : ''}`,
+      `${int(shape.perSecond)} req/s (${(shape.ratio * 100).toFixed(0)} %), p99 ${msText(shape.p99)}`,
+      mark(shapeGoal(shape).met),
+    ]);
+  }
+  return lines;
+}
+
+/** Issue 15's goal of a tokenize shape: its share of the bare queue and, for the split shape, its p99. */
+function shapeGoal(shape: { shape: 'split' | 'single'; ratio: number; p99: number }): { met: boolean; mark: string } {
+  const share = SHARE_OF_BARE[shape.shape];
+  const shareMet = shape.ratio >= share;
+  if (shape.shape === 'single') return { met: shareMet, mark: `${mark(shareMet)} ≥ ${share * 100} %` };
+  const p99Met = shape.p99 <= P99_MS;
+  return { met: shareMet && p99Met, mark: `${mark(shareMet)} ≥ ${share * 100} % ${mark(p99Met)} p99` };
+}
+
+/** One row per process role (the largest first), ms per request in each shape's column, and the total. */
+function cpuRows(columns: Array<Record<string, number>>): string[][] {
+  const roles = [...new Set(columns.flatMap((column) => Object.keys(column)))].filter((role) => columns.some((column) => (column[role] ?? 0) >= 0.005));
+  roles.sort((a, b) => Math.max(...columns.map((c) => c[b] ?? 0)) - Math.max(...columns.map((c) => c[a] ?? 0)));
+  const total = columns.map((column) => Object.values(column).reduce((sum, value) => sum + value, 0));
+  return [
+    ...roles.map((role) => [role, ...columns.map((column) => (column[role] === undefined ? '–' : `${column[role]!.toFixed(2)} ms`))]),
+    ['**all processes**', ...total.map((value) => `**${value.toFixed(2)} ms**`)],
+  ];
+}
