@@ -2,6 +2,7 @@ import type { TMachine } from './support.js';
 import type { TExportE2eSize } from './export-e2e.js';
 import type { TBaselineResult } from './pdfkit-baseline.js';
 import { exportMemorySection } from './report-export-memory.js';
+import { exportSmallSection } from './report-export-small.js';
 import { forwardSection } from './report-forward.js';
 import { openLoopSection } from './report-open-loop.js';
 import { tokenizeSection } from './report-tokenize.js';
@@ -178,6 +179,7 @@ export function renderReport(runs: Partial<Record<string, TRun>>, here: TMachine
   const goals: string[][] = [];
   const sections: string[] = [];
   if (runs.export) sections.push(...goalsOf(runs.export, exportSection, goals));
+  if (runs['export-small']) sections.push(...goalsOf(runs['export-small'], exportSmallSection, goals));
   if (runs['export-memory']) sections.push(...goalsOf(runs['export-memory'], exportMemorySection, goals));
   if (runs.tokenize) sections.push(...goalsOf(runs.tokenize, tokenizeSection, goals));
   if (runs['tokenize-open-loop']) sections.push(...goalsOf(runs['tokenize-open-loop'], openLoopSection, goals));

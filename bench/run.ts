@@ -5,7 +5,7 @@
  * HTML comment), so `--only` re-measures some benchmarks and keeps the others' last figures.
  *
  *   npm run bench                                   # everything, full sizes (slow: tens of minutes)
- *   npm run bench -- --only export,tokenize         # export | export-memory | tokenize | tokenize-open-loop | night-audit | render | listing | latency | forward
+ *   npm run bench -- --only export,tokenize         # export | export-small | export-memory | tokenize | tokenize-open-loop | night-audit | render | listing | latency | forward
  *   npm run bench:quick                             # small sizes, a smoke check; writes out/benchmarks-quick.md
  *   npm run bench -- --only export --export-rows 1000,5000   # some export sizes only
  *   npm run bench -- --out /tmp/bench.md
@@ -20,7 +20,7 @@ import { renderReport } from './report.js';
 import type { TRun } from './report-format.js';
 import { machine } from './support.js';
 
-const BENCHMARKS = ['render', 'listing', 'export', 'export-memory', 'tokenize', 'tokenize-open-loop', 'latency', 'forward', 'night-audit'] as const;
+const BENCHMARKS = ['render', 'listing', 'export', 'export-small', 'export-memory', 'tokenize', 'tokenize-open-loop', 'latency', 'forward', 'night-audit'] as const;
 type TName = (typeof BENCHMARKS)[number];
 
 /** Script, arguments and environment of each benchmark, full and quick. */
@@ -28,6 +28,7 @@ const PLAN: Record<TName, { script: string; full: { args?: string[]; env?: Recor
   render: { script: 'bench/render-pdf.ts', full: {}, quick: { args: ['--sizes', '100,1000'] } },
   listing: { script: 'bench/ledger-listing.ts', full: {}, quick: { env: { BENCH_LEDGER_ROWS: '2000' } } },
   export: { script: 'bench/export-e2e.ts', full: {}, quick: { args: ['--rows', '1000'] } },
+  'export-small': { script: 'bench/export-small.ts', full: {}, quick: { env: { BENCH_EXPORT_SMALL_SEQUENTIAL: '50', BENCH_EXPORT_SMALL_ASYNC: '10', BENCH_EXPORT_SMALL_SECONDS: '3' } } },
   'export-memory': { script: 'bench/export-memory.ts', full: {}, quick: { args: ['--formats', 'PDF', '--rows', '500,2000'] } },
   tokenize: { script: 'bench/tokenize-load.ts', full: {}, quick: { args: ['--duration', '3'] } },
   'tokenize-open-loop': { script: 'bench/tokenize-open-loop.ts', full: {}, quick: { args: ['--seconds', '3', '--step-seconds', '2', '--steps', '100,300,600', '--refine', '0'] } },
