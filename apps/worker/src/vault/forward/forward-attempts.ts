@@ -9,6 +9,10 @@ import { VAULT_SCHEMA } from '../idempotency-keys.js';
  * is committed in state `started` before the gateway is called and set to `done` with the masked
  * answer after; a key is bound for good (a payment key is never sent twice, however late).
  * `begin` and `finish` also touch cards and held_cvvs, through FORWARD_CARD_SQL (card-repository.ts).
+ *
+ * Those two run on every forward and are named (prepared once per connection, then only bound and
+ * executed): planning a CTE of three tables costs PostgreSQL more than running it (0.8 ms against
+ * 0.45 ms in EXPLAIN ANALYZE). Each mode has its own text, hence its own name.
  */
 const SCHEMA = VAULT_SCHEMA;
 
@@ -55,8 +59,9 @@ export class ForwardAttempts {
    */
   async begin(mode: TTokenizationMode, attempt: TNewForwardAttempt, needsCvv: boolean): Promise<TBegun> {
     const schema = SCHEMA[mode];
-    const result = await this.pool.query<TSealedRecordRow & TCardRow & { started: boolean; cvv_ct: Buffer | null }>(
-      `WITH card AS (${FORWARD_CARD_SQL.currentRecord(mode, '$5::uuid', '$1::bigint')}),
+    const result = await this.pool.query<TSealedRecordRow & TCardRow & { started: boolean; cvv_ct: Buffer | null }>({
+      name: `forward-begin-${mode}`,
+      text: `WITH card AS (${FORWARD_CARD_SQL.currentRecord(mode, '$5::uuid', '$1::bigint')}),
        attempt AS (
          INSERT INTO ${schema}.forward_attempts
            (property_id, idempotency_key, request_digest, forward_id, token_id, destination, method, state)
@@ -67,11 +72,11 @@ export class ForwardAttempts {
        ),
        cvv AS (${FORWARD_CARD_SQL.takeHeldCvv(mode, '(SELECT id FROM card)', '$8::boolean AND (EXISTS (SELECT 1 FROM attempt) OR held_until <= now())')})
        SELECT card.*, EXISTS (SELECT 1 FROM attempt) AS started, (SELECT cvv_ct FROM cvv WHERE live) AS cvv_ct FROM card`,
-      [
+      values: [
         attempt.propertyId, attempt.idempotencyKey, attempt.requestDigest, attempt.forwardId, attempt.tokenId,
         attempt.destination, attempt.method, needsCvv,
       ],
-    );
+    });
     const row = result.rows[0];
     if (!row) return { started: false };
     const { started, cvv_ct: cvvCt, ...record } = row;
@@ -114,13 +119,14 @@ export class ForwardAttempts {
    * before; the attempt is set only while it is still this forward's and `started`.
    */
   async finish(mode: TTokenizationMode, propertyId: string, key: string, forwardId: string, tokenId: string, answer: TRecordedForward): Promise<void> {
-    await this.pool.query(
-      `WITH done AS (
+    await this.pool.query({
+      name: `forward-finish-${mode}`,
+      text: `WITH done AS (
          UPDATE ${SCHEMA[mode]}.forward_attempts SET state = 'done', answer = $3, finished_at = now()
           WHERE property_id = $1 AND idempotency_key = $2 AND forward_id = $4 AND state = 'started'
        )
        ${FORWARD_CARD_SQL.markUsed(mode, '$5::uuid')}`,
-      [propertyId, key, JSON.stringify(answer), forwardId, tokenId],
-    );
+      values: [propertyId, key, JSON.stringify(answer), forwardId, tokenId],
+    });
   }
 }
