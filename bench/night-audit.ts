@@ -8,14 +8,24 @@
  * BENCH_NIGHT_AUDIT_REPEAT times (default 3; the median is reported). Workers run with
  * NODE_ENV=production (React's production build, as deployed); their logs go to a pipe. "load" is
  * the mean 1-minute load average during the batch: above the core count, something else was
- * running on the machine too and the figures are low.
+ * running on the machine too and the figures are low. "CPU ms / folio" is the CPU time the
+ * workers and their render processes (those recycled included) used for the batch, per folio: it
+ * moves far less than folios/s when others share the machine, so compare it too. "mean render /
+ * job" is a source's render (its wait in the render pool included) and a job's whole time (a job
+ * exports a chunk of sources: packages/shared/src/night-audit/night-audit-job.ts).
  *
  *   npx tsx bench/night-audit.ts
  *   BENCH_NIGHT_AUDIT_FOLIOS=300 BENCH_NIGHT_AUDIT_CONFIGS=1x1,2x1 npx tsx bench/night-audit.ts
+ *
+ * BENCH_CPU_PROF_DIR=<dir> profiles every worker process and its render processes (node --cpu-prof):
+ * one .cpuprofile a process, written as it exits; summarise them with
+ * `npx tsx bench/profile-summary.ts <dir> --units <folios exported, warm-up included>`.
  */
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import os from 'node:os';
+import { resolve } from 'node:path';
 import { FlowProducer } from 'bullmq';
 import { createPgPool, createRedis } from '@folio-vault/shared/connections';
 import { importRecords, recordsOfDocument } from '@folio-vault/shared/ledger/batch-import';
@@ -32,6 +42,19 @@ const CONFIGS = (process.env.BENCH_NIGHT_AUDIT_CONFIGS ?? '1x1,2x1,1x2,2x2').spl
 const BUSINESS_DATE = '2026-11-21';
 const WARM_UP_FOLIOS = 8;
 const REPEAT = Number(process.env.BENCH_NIGHT_AUDIT_REPEAT ?? 3);
+const CPU_PROF_DIR = process.env.BENCH_CPU_PROF_DIR ? resolve(process.env.BENCH_CPU_PROF_DIR) : undefined;
+/**
+ * A worker process (`npm run start:worker` from source). With node flags of its own (profiling, or
+ * BENCH_WORKER_NODE_ARGS, e.g. an --import that counts queries), node runs it itself with tsx's
+ * loader (node refuses --cpu-prof in NODE_OPTIONS): spawnTs's direct form is `node --import tsx
+ * <script> <args>`, so the flags take the script's place and the script follows them. Its render
+ * processes take the --cpu-prof flags from the worker's (render-pool.ts).
+ */
+function spawnWorker(env: Record<string, string>): TSpawned {
+  const flags = [...(CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : []), ...(process.env.BENCH_WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
+  if (flags.length === 0) return spawnTs('apps/worker/src/main.ts', [], env, { group: true });
+  return spawnTs(flags[0]!, [...flags.slice(1), 'apps/worker/src/main.ts'], env, { group: true, direct: true });
+}
 
 /** Mean `ms` of the workers' log lines with this message, for the jobs of one batch run. */
 function meanMs(workers: TSpawned[], msg: string, jobPrefix: string): number {
@@ -42,8 +65,8 @@ function meanMs(workers: TSpawned[], msg: string, jobPrefix: string): number {
   return values.reduce((sum, value) => sum + value, 0) / Math.max(values.length, 1);
 }
 
-/** Resident memory (MB) of the processes under `roots` (tsx, the workers, their render processes). */
-function treeRssMb(roots: number[]): number {
+/** The processes under `roots` (tsx, the workers, their render processes), with their resident memory (kB). */
+function processTree(roots: number[]): Array<{ pid: number; rssKb: number }> {
   const table = execFileSync('ps', ['-eo', 'pid=,ppid=,rss='], { encoding: 'utf8' })
     .trim()
     .split('\n')
@@ -58,7 +81,31 @@ function treeRssMb(roots: number[]): number {
       }
     }
   }
-  return table.filter(([pid]) => inTree.has(pid)).reduce((sum, [, , rss]) => sum + rss, 0) / 1024;
+  return table.filter(([pid]) => inTree.has(pid)).map(([pid, , rssKb]) => ({ pid, rssKb }));
+}
+
+/** Resident memory (MB) of the processes under `roots`. */
+function treeRssMb(roots: number[]): number {
+  return processTree(roots).reduce((sum, { rssKb }) => sum + rssKb, 0) / 1024;
+}
+
+/**
+ * CPU time (ms) the processes under `roots` have used, those that ended included (a process's
+ * cutime/cstime count its children it has waited for, e.g. recycled render processes). Unlike
+ * folios/s, it hardly moves when other work shares the machine.
+ */
+function treeCpuMs(roots: number[]): number {
+  let ticks = 0;
+  for (const { pid } of processTree(roots)) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      // utime, stime, cutime, cstime: fields 14-17 of stat, 12-15 after "pid (comm) ".
+      ticks += [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
+    } catch {
+      // The process ended in between.
+    }
+  }
+  return (ticks * 1000) / 100;
 }
 
 const { config, services, rawEnv } = await benchEnvironment();
@@ -87,13 +134,13 @@ async function runBatch(propertyId: string, onTick: () => void = () => undefined
 
 console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}; ${Object.entries(services.sources).map(([name, source]) => `${name}: ${source}`).join(', ')}`);
 console.log(`ledger: ${ledger.folios.length} folios, ${ledger.transactions.length} rows (${(ledger.transactions.length / ledger.folios.length).toFixed(1)} a folio), imported in ${importSeconds.toFixed(2)} s`);
-console.log('workers × EXPORT_CONCURRENCY   wall time   folios/s   peak RSS (workers + renderers)   mean render / job   load');
+console.log('workers × EXPORT_CONCURRENCY   wall time   folios/s   peak RSS (workers + renderers)   mean render / job   load   CPU ms / folio');
 
 const failures: string[] = [];
-const results: Array<{ workers: number; concurrency: number; folios: number; seconds: number; foliosPerSecond: number; runs: number[]; peakMb: number; renderMs: number; jobMs: number; load: number }> = [];
+const results: Array<{ workers: number; concurrency: number; folios: number; seconds: number; foliosPerSecond: number; runs: number[]; peakMb: number; renderMs: number; jobMs: number; load: number; cpuMsPerFolio: number }> = [];
 for (const { workers: count, concurrency } of CONFIGS) {
   const env = { ...rawEnv(), NODE_ENV: 'production', LOG_LEVEL: 'info', EXPORT_CONCURRENCY: String(concurrency) };
-  const workers: TSpawned[] = Array.from({ length: count }, () => spawnTs('apps/worker/src/main.ts', [], env, { group: true }));
+  const workers: TSpawned[] = Array.from({ length: count }, () => spawnWorker(env));
   try {
     await Promise.all(workers.map((worker) => waitForOutput(worker, /worker ready/, 60_000)));
     const roots = workers.map((worker) => worker.child.pid!);
@@ -104,20 +151,24 @@ for (const { workers: count, concurrency } of CONFIGS) {
     let peak = 0;
     let sampled = 0;
     const loads: number[] = [];
-    const runs: Array<Awaited<ReturnType<typeof runBatch>>> = [];
+    const runs: Array<Awaited<ReturnType<typeof runBatch>> & { cpuMs: number; load: number }> = [];
     for (let repeat = 0; repeat < REPEAT; repeat += 1) {
-      runs.push(
-        await runBatch('1', () => {
-          if (sampled++ % 5 === 0) {
-            peak = Math.max(peak, treeRssMb(roots));
-            loads.push(os.loadavg()[0]!);
-          }
-        }),
-      );
+      const cpuBefore = treeCpuMs(roots);
+      const runLoads: number[] = [];
+      const run = await runBatch('1', () => {
+        if (sampled++ % 5 === 0) {
+          peak = Math.max(peak, treeRssMb(roots));
+          runLoads.push(os.loadavg()[0]!);
+        }
+      });
+      loads.push(...runLoads);
+      runs.push({ ...run, cpuMs: treeCpuMs(roots) - cpuBefore, load: runLoads.reduce((a, b) => a + b, 0) / Math.max(runLoads.length, 1) });
     }
     const rates = runs.map((run) => run.status.completed / run.seconds);
+    const cpuPerFolio = runs.map((run) => run.cpuMs / Math.max(run.status.completed, 1));
     const { status, seconds, jobPrefix } = [...runs].sort((a, b) => a.seconds - b.seconds)[Math.floor(runs.length / 2)]!;
-    console.log(`  ${count} × ${concurrency} runs: ${rates.map((rate) => rate.toFixed(1)).join(', ')} folios/s`);
+    const perRun = runs.map((run, i) => `${rates[i]!.toFixed(1)} (load ${run.load.toFixed(1)}, CPU ${cpuPerFolio[i]!.toFixed(1)} ms/folio)`);
+    console.log(`  ${count} × ${concurrency} runs: ${perRun.join(', ')} folios/s`);
     const label = `${count} × ${concurrency}`;
     for (const run of runs) {
       if (run.status.status !== 'completed' || run.status.completed !== FOLIOS) failures.push(`${label}: ${JSON.stringify(run.status)}`);
@@ -126,9 +177,10 @@ for (const { workers: count, concurrency } of CONFIGS) {
     const jobMs = meanMs(workers, 'job done', jobPrefix);
     const timing = `${renderMs.toFixed(0)} / ${jobMs.toFixed(0)} ms`;
     const load = loads.reduce((a, b) => a + b, 0) / Math.max(loads.length, 1);
-    results.push({ workers: count, concurrency, folios: status.completed, seconds, foliosPerSecond: status.completed / seconds, runs: rates, peakMb: peak, renderMs, jobMs, load });
+    const cpuMs = [...cpuPerFolio].sort((a, b) => a - b)[Math.floor(cpuPerFolio.length / 2)]!;
+    results.push({ workers: count, concurrency, folios: status.completed, seconds, foliosPerSecond: status.completed / seconds, runs: rates, peakMb: peak, renderMs, jobMs, load, cpuMsPerFolio: cpuMs });
     console.log(
-      `${label.padEnd(28)} ${`${seconds.toFixed(1)} s`.padStart(10)} ${(status.completed / seconds).toFixed(1).padStart(10)}   ${`${peak.toFixed(0)} MB`.padStart(30)}   ${timing.padStart(17)}   ${load.toFixed(1).padStart(8)}`,
+      `${label.padEnd(28)} ${`${seconds.toFixed(1)} s`.padStart(10)} ${(status.completed / seconds).toFixed(1).padStart(10)}   ${`${peak.toFixed(0)} MB`.padStart(30)}   ${timing.padStart(17)}   ${load.toFixed(1).padStart(4)}   ${cpuMs.toFixed(1).padStart(14)}`,
     );
   } finally {
     // Gracefully (tsx relays SIGTERM to the worker, which finishes and closes its render processes).

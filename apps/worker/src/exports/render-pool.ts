@@ -158,7 +158,9 @@ export class RenderPool {
 
   private spawn(): ChildProcess {
     // The child runs as the rest of the service does (tsx from source, plain node compiled), with its own heap.
-    const child = fork(CHILD, [], { execArgv: FROM_SOURCE ? ['--import', 'tsx'] : [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    // A profiled worker (node --cpu-prof, bench/night-audit.ts) profiles its render processes too.
+    const profiling = process.execArgv.filter((arg) => arg.startsWith('--cpu-prof'));
+    const child = fork(CHILD, [], { execArgv: [...profiling, ...(FROM_SOURCE ? ['--import', 'tsx'] : [])], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     child.on('error', () => undefined);
     return child;
   }
