@@ -17,8 +17,10 @@
  *       [--steps 100,200,300,400,500,600,800,1000,1200,1500,2000] [--step-seconds 5] [--refine 2]
  */
 import { parseArgs } from 'node:util';
+import { Queue } from 'bullmq';
 import { request } from 'undici';
-import { createPgPool } from '@folio-vault/shared/connections';
+import { createPgPool, createRedis } from '@folio-vault/shared/connections';
+import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { futureYear, generatedPan } from '../test/support/cards.js';
 import { bareBullmqOpenLoop } from './bare-bullmq.js';
 import { figuresOf, openLoop, type TOpenLoopRequest, type TOpenLoopResult } from './open-loop.js';
@@ -48,8 +50,10 @@ const SETTLE_MS = 6_000;
 /** The rate search's bar: a step holds when its p99 is at most this and every request got a 2xx. */
 const SEARCH_P99_MS = 50;
 const MAX_CONNECTIONS = 512;
-/** Quiet time before each step, so a step does not start on the backlog the one before left (an overloaded step). */
-const PAUSE_MS = 2_000;
+/** Quiet time before each step, once the service's queue is empty. */
+const PAUSE_MS = 1_000;
+/** The longest wait for the queue to empty: jobs whose callers timed out stay queued, and a step must not start on them. */
+const DRAIN_TIMEOUT_MS = 120_000;
 const TIMEOUT_MS = 10_000;
 
 export type TOpenLoopFigures = Omit<TOpenLoopResult, 'samples'> & { load: number };
@@ -96,8 +100,36 @@ function tokenizeRequest(token: string): () => TOpenLoopRequest {
   });
 }
 
+/**
+ * Waits until the service's vault queue has no job waiting or running. After an overloaded step,
+ * requests the generator gave up on (timeouts) are still queued and the worker still runs them:
+ * the next step would otherwise be measured on that backlog.
+ */
+async function drained(): Promise<void> {
+  const connection = createRedis(config.REDIS_URL, 'producer');
+  const queue = new Queue(QUEUE_NAMES.vault, { connection, prefix: config.QUEUE_PREFIX });
+  const started = performance.now();
+  try {
+    for (;;) {
+      const counts = await queue.getJobCounts('waiting', 'active', 'prioritized');
+      const left = Object.values(counts).reduce((a, b) => a + b, 0);
+      if (left === 0) break;
+      if (performance.now() - started > DRAIN_TIMEOUT_MS) throw new Error(`the vault queue still holds ${left} jobs after ${DRAIN_TIMEOUT_MS} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  } finally {
+    await queue.close();
+    connection.disconnect();
+  }
+  const waited = performance.now() - started;
+  if (waited > 1_000) console.log(`  (the queue took ${(waited / 1000).toFixed(1)} s to empty before the step)`);
+}
+
 async function measure(url: string, token: string, rate: number, seconds: number, pause = true): Promise<TOpenLoopFigures> {
-  if (pause) await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
+  if (pause) {
+    await drained();
+    await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
+  }
   const makeRequest = tokenizeRequest(token);
   const { value, load } = await withLoad(() => openLoop({ url, rate, seconds, makeRequest, maxConnections: MAX_CONNECTIONS, timeoutMs: TIMEOUT_MS }));
   return { ...figuresOf(value), load };
