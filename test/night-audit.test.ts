@@ -3,9 +3,10 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { Queue } from 'bullmq';
+import { FlowProducer, Queue } from 'bullmq';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startNightAudit } from '@folio-vault/shared/night-audit/batches';
 import { selectAuditSources, previousLocalDate } from '@folio-vault/shared/night-audit/selection';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { startWorker, type TRunningWorker } from '@folio-vault/worker/worker';
@@ -197,6 +198,39 @@ describe('a batch in flight, and a source that fails', () => {
     expect(manifest.failures).toEqual([
       { key: 'night-audit/1/2026-11-22/RESERVATION-200.pdf', sourceKind: 'RESERVATION', sourceId: '200', error: expect.any(String) },
     ]);
+  });
+});
+
+describe('a job of several sources', () => {
+  it('exports the good ones once, retries only the failing one, and records it failed after its attempts', async () => {
+    // One job for both sources of 2026-11-22; source 200's key is taken by a folder, so its upload
+    // fails on each of the job's 3 attempts, while source 100 is exported on the first.
+    mkdirSync(join(objectPath(world, 'night-audit/1/2026-11-22/RESERVATION-200.pdf'), 'blocker'), { recursive: true });
+    const flows = new FlowProducer({ connection: world.redis, prefix: world.config.QUEUE_PREFIX });
+    const exports = new Queue(QUEUE_NAMES.export, { connection: world.redis, prefix: world.config.QUEUE_PREFIX });
+    try {
+      const { batchId } = await startNightAudit(world.pool, flows, '1', '2026-11-22', 'PDF', undefined, 2);
+      const status = await untilFinished(world, batchId);
+      expect(status).toMatchObject({ status: 'completed_with_failures', total: 2, completed: 1, failed: 1 });
+      const manifest = JSON.parse(readFileSync(objectPath(world, status.manifestKey), 'utf8'));
+      expect(manifest.files.map((f: { key: string }) => f.key)).toEqual(['night-audit/1/2026-11-22/RESERVATION-100.pdf']);
+      expect(manifest.failures).toEqual([
+        { key: 'night-audit/1/2026-11-22/RESERVATION-200.pdf', sourceKind: 'RESERVATION', sourceId: '200', error: expect.any(String) },
+      ]);
+
+      const job = await exports.getJob(`na-${batchId}-1-1`);
+      expect(job?.data.sources).toEqual([{ sourceKind: 'RESERVATION', sourceId: '100' }, { sourceKind: 'RESERVATION', sourceId: '200' }]);
+      expect(job?.attemptsMade).toBe(3);
+      expect(await job?.getState()).toBe('failed');
+      expect(job?.failedReason).toMatch(/^1 of 1 night-audit sources failed: /);
+      // Source 100 was rendered by the first attempt only; source 200 by each attempt.
+      const rendered = (key: string) => world.logs.filter((line) => line.includes('"msg":"document rendered"') && line.includes(`"key":"${key}"`)).length;
+      expect(rendered('night-audit/1/2026-11-22/RESERVATION-100.pdf')).toBe(1);
+      expect(rendered('night-audit/1/2026-11-22/RESERVATION-200.pdf')).toBe(3);
+    } finally {
+      await flows.close();
+      await exports.close();
+    }
   });
 });
 

@@ -1,18 +1,23 @@
 import type { TJobResult } from '@folio-vault/shared/jobs/registry';
 import type { Logger } from '@folio-vault/shared/logger';
-import type { NightAuditor } from './night-auditor.js';
+import { SourcesFailedError, sourcesOf, type NightAuditor } from './night-auditor.js';
 import { isLastAttempt } from '../jobs/attempts.js';
 import type { THandler } from '../jobs/processor-base.js';
 
-/** Night-audit handlers: a source's export (export queue), the manifest and the scheduled start. */
+/** Night-audit handlers: a chunk of sources' exports (export queue), the manifest and the scheduled start. */
 export function nightAuditSourceHandler(auditor: NightAuditor, logger: Logger): THandler<'night-audit-source'> {
   return async (payload, job): Promise<TJobResult<'night-audit-source'>> => {
     try {
-      return await auditor.exportSource(payload, logger.child({ jobId: job.id, batchId: payload.batchId }));
+      return await auditor.exportSources(payload, logger.child({ jobId: job.id, batchId: payload.batchId }));
     } catch (error) {
-      // The last attempt records the failure in the batch; the parent still runs (the child ignores
-      // its failure for the parent) and writes it into the manifest.
-      if (isLastAttempt(job, error)) await auditor.sourceFailed(payload, (error as Error).message.slice(0, 300)).catch(() => undefined);
+      // The last attempt records the failed sources in the batch (all of the chunk's when the job
+      // failed before them); the parent still runs (the child ignores its failure for the parent)
+      // and writes them into the manifest.
+      if (isLastAttempt(job, error)) {
+        const message = (error as Error).message.slice(0, 300);
+        const failures = error instanceof SourcesFailedError ? error.failures : sourcesOf(payload).map((source) => ({ source, message }));
+        await auditor.sourcesFailed(payload, failures).catch(() => undefined);
+      }
       throw error;
     }
   };

@@ -4,20 +4,45 @@ import type { TPgPool } from '@folio-vault/shared/connections';
 import { LANGUAGES, type TLanguage } from '@folio-vault/shared/i18n/languages';
 import type { nightAuditManifestJob, nightAuditScheduledJob, nightAuditSourceJob } from '@folio-vault/shared/night-audit/night-audit-job';
 import type { Logger } from '@folio-vault/shared/logger';
-import { batchItems, closeBatch, recordSourceExported, recordSourceFailed, startNightAudit } from '@folio-vault/shared/night-audit/batches';
-import { findPropertyProfile } from '@folio-vault/shared/properties/property-store';
-import { auditExportRequest, auditObjectKey, manifestKey, previousLocalDate } from '@folio-vault/shared/night-audit/selection';
+import { batchItems, closeBatch, completedSources, recordSourceExported, recordSourceFailed } from '@folio-vault/shared/night-audit/batch-items';
+import { startNightAudit } from '@folio-vault/shared/night-audit/batches';
+import { findPropertyProfile, type TPropertyProfile } from '@folio-vault/shared/properties/property-store';
+import { auditExportRequest, auditObjectKey, manifestKey, previousLocalDate, type TAuditSource } from '@folio-vault/shared/night-audit/selection';
 import { ZFolioExportRequest } from '@folio-vault/shared/exports/schemas';
 import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
 import { buildFolioDocument, loadProperty } from '../exports/build-document.js';
 import type { FolioExporter } from '../exports/folio-exporter.js';
 
 /**
- * The worker's side of night audits: one source's export (a flow child), the manifest (the flow's
- * parent, once every child has finished or failed for good), and the scheduled start. Every step
- * is safe to run twice: items are keyed by (batch, source) and only the current run may write them.
+ * The worker's side of night audits: a chunk of sources' exports (a flow child), the manifest (the
+ * flow's parent, once every child has finished or failed for good), and the scheduled start. Every
+ * step is safe to run twice: items are keyed by (batch, source), only the current run may write
+ * them, and a chunk run again skips the sources it completed.
  */
 type TSourcePayload = z.output<(typeof nightAuditSourceJob)['payload']>;
+
+/**
+ * Sources of one job in flight at once: while one renders (in the render pool), the next one's rows
+ * are read and the previous one's file is stored, so neither the worker nor its render process
+ * waits for the other. More would only queue in the render pool.
+ */
+const SOURCES_IN_FLIGHT = 2;
+
+/** The sources of a chunk that failed, each with its reason; the others were exported. */
+export class SourcesFailedError extends Error {
+  constructor(
+    readonly failures: Array<{ source: TAuditSource; message: string }>,
+    of: number,
+  ) {
+    super(`${failures.length} of ${of} night-audit sources failed: ${failures[0]?.message ?? ''}`);
+    this.name = 'SourcesFailedError';
+  }
+}
+
+/** A job's sources: a chunk (version 2), or one (version 1, queued before the upgrade). */
+export function sourcesOf(payload: TSourcePayload): TAuditSource[] {
+  return 'sources' in payload ? payload.sources : [{ sourceKind: payload.sourceKind, sourceId: payload.sourceId }];
+}
 type TManifestPayload = z.output<(typeof nightAuditManifestJob)['payload']>;
 type TScheduledPayload = z.output<(typeof nightAuditScheduledJob)['payload']>;
 
@@ -29,22 +54,51 @@ export class NightAuditor {
     private readonly flows: FlowProducer,
   ) {}
 
-  async exportSource(payload: TSourcePayload, log: Logger) {
-    // Four round trips a source (a batch is thousands of them): the property (its language too),
-    // the folios, the rows, and one statement that records the file and marks the batch running.
-    const property = await loadProperty(this.pool, payload.propertyId);
+  /**
+   * Exports the chunk's sources not completed yet, SOURCES_IN_FLIGHT at a time; every source is
+   * recorded as soon as its file is stored. A failed source does not stop the others: the job then
+   * fails with all of them (SourcesFailedError) and its retry exports only those. Round trips: the
+   * property and the chunk's completed sources once a chunk; a source's folios, rows and stay
+   * (buildFolioDocument) and one statement that records its file and marks the batch running.
+   */
+  async exportSources(payload: TSourcePayload, log: Logger) {
+    const sources = sourcesOf(payload);
+    const [property, done] = await Promise.all([loadProperty(this.pool, payload.propertyId), completedSources(this.pool, payload, sources)]);
+    const pending = sources.filter((source) => !done.has(`${source.sourceKind}-${source.sourceId}`));
+    const failures: SourcesFailedError['failures'] = [];
+    let next = 0;
+    const lane = async () => {
+      while (next < pending.length) {
+        const source = pending[next++]!;
+        try {
+          await this.exportSource(payload, source, property, log);
+        } catch (error) {
+          const message = (error as Error).message.slice(0, 300);
+          log.warn({ sourceKind: source.sourceKind, sourceId: source.sourceId, err: { message } }, 'night-audit source failed');
+          failures.push({ source, message });
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(SOURCES_IN_FLIGHT, pending.length) }, lane));
+    if (failures.length > 0) throw new SourcesFailedError(failures, pending.length);
+    return { exported: pending.length, skipped: sources.length - pending.length };
+  }
+
+  private async exportSource(payload: TSourcePayload, source: TAuditSource, property: TPropertyProfile, log: Logger): Promise<void> {
     const language = (LANGUAGES as readonly string[]).includes(property.language ?? '') ? (property.language as TLanguage) : 'en';
-    const source = { sourceKind: payload.sourceKind, sourceId: payload.sourceId };
     const request = ZFolioExportRequest.parse(auditExportRequest(source, payload.businessDate, payload.format));
     const document = await buildFolioDocument(this.pool, payload.propertyId, language, request, new Date(), property);
     const key = auditObjectKey(payload.propertyId, payload.businessDate, source, payload.format);
     const published = await this.exporter.publish(document, payload.format, key, log);
-    await recordSourceExported(this.pool, payload, { ...published, folioIds: document.folios.map((f) => f.id) });
-    return published;
+    const item = { batchId: payload.batchId, run: payload.run, ...source };
+    await recordSourceExported(this.pool, item, { ...published, folioIds: document.folios.map((f) => f.id) });
   }
 
-  async sourceFailed(payload: TSourcePayload, error: string): Promise<void> {
-    await recordSourceFailed(this.pool, payload, error);
+  /** The last attempt's failures, into the batch (a source completed meanwhile stays completed). */
+  async sourcesFailed(payload: TSourcePayload, failures: SourcesFailedError['failures']): Promise<void> {
+    for (const { source, message } of failures) {
+      await recordSourceFailed(this.pool, { batchId: payload.batchId, run: payload.run, ...source }, message);
+    }
   }
 
   async writeManifest(payload: TManifestPayload) {

@@ -1,4 +1,3 @@
-import type { PoolClient } from 'pg';
 import type { FlowProducer } from 'bullmq';
 import { v5 as uuidv5 } from 'uuid';
 import type { z } from 'zod';
@@ -6,7 +5,7 @@ import type { TPgPool } from '../connections.js';
 import { inTransaction } from '../db/transaction.js';
 import { AppError } from '../errors.js';
 import type { TExpiredCounts } from '../exports/export-store.js';
-import { nightAuditManifestJob, nightAuditSourceJob } from './night-audit-job.js';
+import { nightAuditManifestJob, nightAuditSourceJob, sourcesPerJob } from './night-audit-job.js';
 import type { ZBatchStatus } from './schemas.js';
 import { findPropertyProfile } from '../properties/property-store.js';
 import { QUEUE_NAMES } from '../queues.js';
@@ -20,9 +19,8 @@ import { insertDeliveries } from '../webhooks/store.js';
  * derived from them: a re-run keeps the id, rewrites the same object keys and replaces the items.
  * A batch queued or running is answered as it is, never started twice.
  *
- * Every statement on `night_audit_batches` and `night_audit_items` is in this module: the start
- * and status here, and what the worker records of each source and of the manifest
- * (apps/worker/src/night-audit/night-auditor.ts) below.
+ * Every statement on `night_audit_batches` and `night_audit_items` is in this module (the start,
+ * status and expiry) and batch-items.ts (what the worker records of each source and the manifest).
  */
 const BATCH_NAMESPACE = '6f1d3c52-8b0e-4c6a-9a57-3f2b8f7e4d21';
 
@@ -77,6 +75,8 @@ export async function startNightAudit(
   format: 'PDF' | 'XLSX',
   /** The property's time zone when the caller has read it already (the scheduled start): one query fewer. */
   knownTimezone?: string,
+  /** Sources a job; sourcesPerJob's when not given (tests give their own). */
+  chunkSize?: number,
 ): Promise<{ batchId: string; status: TBatchStatus; started: boolean }> {
   const batchId = batchIdOf(propertyId, businessDate, format);
   const timezone = knownTimezone ?? (await findPropertyProfile(pool, propertyId))?.timezone ?? 'UTC';
@@ -85,6 +85,8 @@ export async function startNightAudit(
   const { run, sources } = begun;
 
   const ref = { version: 1 as const, batchId, run, propertyId, businessDate, format };
+  const size = chunkSize ?? sourcesPerJob(sources.length);
+  const chunks = Array.from({ length: Math.ceil(sources.length / size) }, (_, i) => sources.slice(i * size, (i + 1) * size));
   try {
     // Job ids name the run, so a re-run is a new flow while a redelivered job stays the same job.
     await flows.add({
@@ -92,11 +94,11 @@ export async function startNightAudit(
       queueName: QUEUE_NAMES.nightAudit,
       data: ref,
       opts: { ...nightAuditManifestJob.options, jobId: `na-${batchId}-${run}` },
-      children: sources.map((source) => ({
+      children: chunks.map((chunk, index) => ({
         name: nightAuditSourceJob.name,
         queueName: QUEUE_NAMES.export,
-        data: { ...ref, sourceKind: source.sourceKind, sourceId: source.sourceId },
-        opts: { ...nightAuditSourceJob.options, jobId: `na-${batchId}-${run}-${source.sourceKind}-${source.sourceId}` },
+        data: { ...ref, version: 2, sources: chunk },
+        opts: { ...nightAuditSourceJob.options, jobId: `na-${batchId}-${run}-${index + 1}` },
       })),
     });
   } catch (error) {
@@ -196,92 +198,4 @@ export async function expiredBatchCounts(pool: TPgPool): Promise<TExpiredCounts>
        FROM night_audit_batches WHERE status = 'expired'`,
   );
   return result.rows[0]!;
-}
-
-/** One source of one run of a batch: only the current run may write its item. */
-export interface TBatchItemRef {
-  batchId: string;
-  run: number;
-  sourceKind: string;
-  sourceId: string;
-}
-
-export interface TBatchItemRow {
-  source_kind: string;
-  source_id: string;
-  status: string;
-  object_key: string;
-  folio_ids: string[];
-  size: string | null;
-  sha256: string | null;
-  pages: number | null;
-  rows: number | null;
-  error: string | null;
-}
-
-/**
- * Records a source's file and, in the same statement (one round trip a source), marks the batch
- * running if it was still queued.
- */
-export async function recordSourceExported(
-  pool: TPgPool,
-  item: TBatchItemRef,
-  file: { size: number; sha256: string; pages: number; rows: number; folioIds: string[] },
-): Promise<void> {
-  await pool.query(
-    `WITH running AS (
-       UPDATE night_audit_batches SET status = 'running' WHERE id = $1 AND run = $4 AND status = 'queued'
-     )
-     UPDATE night_audit_items SET status = 'completed', size = $5, sha256 = $6, pages = $7, rows = $8, folio_ids = $9::bigint[],
-            error = NULL, updated_at = now()
-      WHERE batch_id = $1 AND source_kind = $2 AND source_id = $3 AND run = $4`,
-    [item.batchId, item.sourceKind, item.sourceId, item.run, file.size, file.sha256, file.pages, file.rows, file.folioIds],
-  );
-}
-
-/** A completed item stays completed: a late failure of a redelivery does not undo its file. */
-export async function recordSourceFailed(pool: TPgPool, item: TBatchItemRef, error: string): Promise<void> {
-  await pool.query(
-    `UPDATE night_audit_items SET status = 'failed', error = $5, updated_at = now()
-      WHERE batch_id = $1 AND source_kind = $2 AND source_id = $3 AND run = $4 AND status <> 'completed'`,
-    [item.batchId, item.sourceKind, item.sourceId, item.run, error],
-  );
-}
-
-/** The run's items in manifest order. */
-export async function batchItems(pool: TPgPool, batchId: string, run: number): Promise<TBatchItemRow[]> {
-  const items = await pool.query<TBatchItemRow>(
-    `SELECT source_kind, source_id, status, object_key, folio_ids::text[] AS folio_ids, size::text AS size, sha256, pages, rows, error
-       FROM night_audit_items WHERE batch_id = $1 AND run = $2 ORDER BY source_kind, source_id`,
-    [batchId, run],
-  );
-  return items.rows;
-}
-
-/**
- * Ends the run once its manifest is stored. With failures, items still pending (a child that never
- * reported) are marked failed first, so the counts agree with the manifest.
- */
-export async function closeBatch(
-  pool: TPgPool,
-  batchId: string,
-  run: number,
-  withFailures: boolean,
-  manifestKey: string,
-  /** NIGHT_AUDIT_RETENTION_DAYS: the files and manifest are kept that long from now. */
-  retentionDays: number,
-  /** Records what the end announces (webhooks/outbox) in the same transaction. */
-  publish?: (client: PoolClient) => Promise<void>,
-): Promise<void> {
-  await inTransaction(pool, async (client) => {
-    if (withFailures) {
-      await client.query(`UPDATE night_audit_items SET status = 'failed', error = COALESCE(error, 'did not finish') WHERE batch_id = $1 AND run = $2 AND status = 'pending'`, [batchId, run]);
-    }
-    await client.query(
-      `UPDATE night_audit_batches SET status = $3, manifest_key = $4, completed_at = now(), expires_at = now() + make_interval(days => $5)
-        WHERE id = $1 AND run = $2`,
-      [batchId, run, withFailures ? 'completed_with_failures' : 'completed', manifestKey, retentionDays],
-    );
-    await publish?.(client);
-  });
 }

@@ -3,10 +3,11 @@ import { QUEUE_NAMES } from '../queues.js';
 import type { TJobDefinition } from '../jobs/definition.js';
 
 /**
- * Night-audit batch (docs/night-audit.md) as a BullMQ flow: one `night-audit-source` child per source on
- * the export queue, and a `night-audit-manifest` parent that writes manifest.json once every child
- * has finished or failed for good (children ignore their failure for the parent, so it never
- * hangs). A scheduled `night-audit-scheduled` job starts the batch of the previous local date.
+ * Night-audit batch (docs/night-audit.md) as a BullMQ flow: `night-audit-source` children on the
+ * export queue, each a chunk of sources (sourcesPerJob), and a `night-audit-manifest` parent that
+ * writes manifest.json once every child has finished or failed for good (children ignore their
+ * failure for the parent, so it never hangs). A scheduled `night-audit-scheduled` job starts the
+ * batch of the previous local date.
  */
 const ZFormat = z.enum(['PDF', 'XLSX']);
 const ZBatchRef = z.object({
@@ -25,12 +26,28 @@ const NIGHT_AUDIT_OPTIONS = {
   removeOnFail: { age: 7 * 24 * 3600, count: 100_000 },
 } as const;
 
+const ZSource = z.object({ sourceKind: z.enum(['RESERVATION', 'HOUSE_ACCOUNT']), sourceId: z.string().regex(/^\d+$/) });
+
+/**
+ * Sources a `night-audit-source` job exports: about 64 jobs a batch, so every worker gets a share
+ * and the last job is short, at most 25 sources. One job per chunk, not per source, saves a job's
+ * bookkeeping per source (BullMQ's moves, the parent's dependencies, logs) and lets the job read
+ * the next source while the current one renders.
+ */
+export function sourcesPerJob(sources: number): number {
+  return Math.min(25, Math.max(1, Math.ceil(sources / 64)));
+}
+
 export const nightAuditSourceJob = {
   name: 'night-audit-source',
   queue: QUEUE_NAMES.export,
-  version: 1,
-  payload: ZBatchRef.extend({ sourceKind: z.enum(['RESERVATION', 'HOUSE_ACCOUNT']), sourceId: z.string().regex(/^\d+$/) }),
-  result: z.object({ key: z.string(), size: z.number(), sha256: z.string(), pages: z.number(), rows: z.number() }),
+  version: 2,
+  // Version 1 (one source a job) is still read: a batch queued before an upgrade finishes after it.
+  payload: z.union([
+    ZBatchRef.extend({ version: z.literal(2), sources: z.array(ZSource).min(1).max(100) }),
+    ZBatchRef.extend(ZSource.shape),
+  ]),
+  result: z.object({ exported: z.number(), skipped: z.number() }),
   options: { ...NIGHT_AUDIT_OPTIONS, ignoreDependencyOnFailure: true },
 } as const satisfies TJobDefinition;
 
