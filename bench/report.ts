@@ -175,7 +175,12 @@ function goalsOf(run: TRun, section: (run: TRun, goals: string[][]) => string[],
   return lines;
 }
 
-export function renderReport(runs: Partial<Record<string, TRun>>, here: TMachine): string {
+/**
+ * `changes`: bench/changes.md, written by hand (bench/run.ts reads it): which change moved which
+ * figure, before and after, each pair measured back to back on the same machine. It sits beside the
+ * generated sections because a "before" cannot be measured again once its change has landed.
+ */
+export function renderReport(runs: Partial<Record<string, TRun>>, here: TMachine, changes = ''): string {
   const goals: string[][] = [];
   const sections: string[] = [];
   if (runs.export) sections.push(...goalsOf(runs.export, exportSection, goals));
@@ -208,6 +213,7 @@ export function renderReport(runs: Partial<Record<string, TRun>>, here: TMachine
     goals.length ? table(['goal', 'measured', ''], goals) : 'No goal measured in this report.',
     '',
     ...sections,
+    ...(changes.trim() ? [changes.trim(), ''] : []),
     '## Reproduce',
     '',
     '```sh',

@@ -100,7 +100,9 @@ for (const name of BENCHMARKS) {
 
 mkdirSync(dirname(out), { recursive: true });
 const cleaned = JSON.stringify(runs, null, 1).replace(/--/g, '-\\u002d'); // "--" would end the comment
-writeFileSync(out, `${renderReport(runs, machine())}\n<!-- bench-results\n${cleaned}\n-->\n`);
+const changesFile = join(ROOT, 'bench/changes.md');
+const changes = existsSync(changesFile) ? readFileSync(changesFile, 'utf8') : '';
+writeFileSync(out, `${renderReport(runs, machine(), changes)}\n<!-- bench-results\n${cleaned}\n-->\n`);
 console.log(`\nbench: wrote ${out}`);
 const failed = selected.filter((name) => runs[name]?.error);
 if (failed.length) {
