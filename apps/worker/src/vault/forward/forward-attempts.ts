@@ -55,7 +55,8 @@ export class ForwardAttempts {
    * commit, then inserts nothing (the caller then reads the earlier attempt). All parts see one
    * snapshot; they tell each other only through RETURNING, so the DELETE's own row lock decides
    * which of two forwards (other keys) gets the CVV: the loser has started without it.
-   * A CVV past its time goes too, as it did in the transaction this replaces.
+   * A CVV past its time goes too, as it did in the transaction this replaces (now also when the
+   * key was used before, a replay: it could serve no forward anyway, the sweep would delete it).
    */
   async begin(mode: TTokenizationMode, attempt: TNewForwardAttempt, needsCvv: boolean): Promise<TBegun> {
     const schema = SCHEMA[mode];
