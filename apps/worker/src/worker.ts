@@ -36,6 +36,13 @@ export interface TStartWorkerOptions {
   webhookInternals?: TWebhookInternals;
 }
 
+/**
+ * Export jobs the worker runs at once: more than the pool has render processes, so one job's
+ * database reads, upload and status writes overlap another's render (a small export spends more
+ * time there than rendering); renders themselves still run EXPORT_CONCURRENCY at a time.
+ */
+export const exportJobConcurrency = (renderProcesses: number) => renderProcesses * 4;
+
 export async function startWorker(config: TWorkerConfig, logger: Logger, options: TStartWorkerOptions = {}): Promise<TRunningWorker> {
   const metrics = options.metrics ?? createMetrics();
   // An outage of Redis, PostgreSQL or storage is logged once, not per error of every connection.
@@ -44,7 +51,10 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   const connection = watchRedis(createRedis(config.REDIS_URL, 'worker'), connections);
 
   const renderer = new RenderPool(config.EXPORT_CONCURRENCY, { metrics });
-  renderer.warm();
+  // The render processes warm up while the rest starts; the export and night-audit workers are made
+  // (and take jobs) only once they have: the first export then costs what later ones do.
+  const warmStarted = performance.now();
+  const warming = renderer.warm().then(() => logger.info({ ms: Math.round(performance.now() - warmStarted), processes: config.EXPORT_CONCURRENCY }, 'render processes warm'));
   const exportStore = new ExportStore(pool);
   const storage = watchStorage(createStorage(config), connections);
   // Webhook deliveries (their own queue); the exporter and the night auditor announce through its outbox.
@@ -57,17 +67,17 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   // other worker (every WORKER_LOCK_MS) hands them out again: delivery is at least once.
   const locking = { lockDuration: config.WORKER_LOCK_MS, stalledInterval: config.WORKER_LOCK_MS };
   const vault = startVaultWorkers(config, { pool, connection, logger, metrics, locking });
-  // Renders run in the render pool, so the export worker takes as many jobs as the pool has processes.
   const retention = new RetentionSweep(pool, storage, logger, metrics);
   const exportProcessor = createProcessor(
     { ...exportHandlers(exporter, exportStore, nightAuditSourceHandler(auditor, logger), logger), 'retention-sweep': () => retention.run() },
     logger,
     metrics,
   );
+  await warming;
   const exportWorker = new Worker(QUEUE_NAMES.export, exportProcessor, {
     connection,
     prefix: config.QUEUE_PREFIX,
-    concurrency: config.EXPORT_CONCURRENCY,
+    concurrency: exportJobConcurrency(config.EXPORT_CONCURRENCY),
     ...locking,
   });
   const nightAuditWorker = new Worker(QUEUE_NAMES.nightAudit, createProcessor(nightAuditHandlers(auditor), logger, metrics), {

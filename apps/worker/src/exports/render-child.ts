@@ -1,9 +1,12 @@
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TFolioDocument, TRenderedFile } from '@folio-vault/shared/exports/folio-document';
 import { renderPdfChunk } from './pdf/folio-pdf.js';
 import { mergePdfs } from './pdf/merge-pdf.js';
-import { documentTitle, type TDocumentHead, type TPdfChunk } from './pdf/plan.js';
-import { tableFonts } from './pdf/table-fonts.js';
+import { chunkPlan, documentTitle, planFolioPdf, type TDocumentHead, type TPdfChunk } from './pdf/plan.js';
 import { writeFolioXlsx } from './xlsx/folio-xlsx.js';
+import { warmUpDocument } from './render-warm-up.js';
 
 /**
  * The render process (forked by render-pool.ts): does one piece of rendering at a time off the
@@ -19,6 +22,12 @@ export type TRenderWork =
 export type TRenderRequest = TRenderWork & { id: number };
 
 export type TRenderReply = { id: number; rss: number } & ({ ok: true; file?: TRenderedFile } | { ok: false; error: string });
+
+/** The argument that asks a render process to warm up before its first piece. */
+export const WARM_UP_FLAG = '--warm-up';
+
+/** Sent once, when the process has warmed up (warmUp below) and renders at full speed. */
+export type TReadyMessage = { ready: true };
 
 async function perform(work: TRenderWork): Promise<TRenderedFile | undefined> {
   switch (work.kind) {
@@ -37,10 +46,36 @@ async function perform(work: TRenderWork): Promise<TRenderedFile | undefined> {
   }
 }
 
+/**
+ * Loads the fonts and draws the warm-up document once, as two chunks and their join, so the code
+ * of every step is loaded and compiled and the fonts shaped before the first real piece. A failure
+ * here is not fatal: the real pieces then pay the cost (and report their own errors).
+ */
+async function warmUp(): Promise<void> {
+  const base = join(tmpdir(), `folio-vault-warm-up-${process.pid}`);
+  const parts = [`${base}.part0.pdf`, `${base}.part1.pdf`];
+  try {
+    const plan = planFolioPdf(warmUpDocument());
+    const chunks = chunkPlan(plan, Math.ceil(plan.pages.length / 2));
+    for (const [index, chunk] of chunks.entries()) await perform({ kind: 'pdf-chunk', chunk, outputPath: parts[index]! });
+    await perform({ kind: 'pdf-merge', head: plan.head, parts: parts.slice(0, chunks.length), outputPath: `${base}.pdf` });
+  } catch {
+    // Rendering will try again for real.
+  } finally {
+    await Promise.all([...parts, `${base}.pdf`].map((file) => rm(file, { force: true }).catch(() => undefined)));
+  }
+}
+
+// Only a pool that was asked to warm up (RenderPool.warm: a worker) spends the time; one that starts
+// its processes on first use (tests, one-off scripts) wants its first piece at once.
+const warmed = (process.argv.includes(WARM_UP_FLAG) ? warmUp() : Promise.resolve()).then(() => process.send?.({ ready: true } satisfies TReadyMessage));
+
 process.on('message', (message: TRenderRequest) => {
   void (async () => {
     let reply: TRenderReply;
     try {
+      // One piece at a time, the warm-up included.
+      await warmed;
       const file = await perform(message);
       reply = { id: message.id, ok: true, ...(file ? { file } : {}), rss: process.memoryUsage().rss };
     } catch (error) {
@@ -50,5 +85,3 @@ process.on('message', (message: TRenderRequest) => {
   })();
 });
 process.on('disconnect', () => process.exit(0));
-// Fonts load now, while the process waits for its first piece (RenderPool.warm).
-void tableFonts().catch(() => undefined);

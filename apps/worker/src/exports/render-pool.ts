@@ -4,7 +4,10 @@ import { fileURLToPath } from 'node:url';
 import type { TFolioDocument, TRenderedFile } from '@folio-vault/shared/exports/folio-document';
 import type { TMetrics } from '@folio-vault/shared/metrics';
 import { chunkPlan, planFolioPdf } from './pdf/plan.js';
-import type { TRenderReply, TRenderRequest, TRenderWork } from './render-child.js';
+import type { TReadyMessage, TRenderReply, TRenderRequest, TRenderWork, WARM_UP_FLAG as TWarmUpFlag } from './render-child.js';
+// Written out, not imported: importing render-child.js as a value would run the child's code here.
+const WARM_UP_FLAG: typeof TWarmUpFlag = '--warm-up';
+import { warmUpDocument } from './render-warm-up.js';
 
 /**
  * A small pool of render processes (docs/export.md#flow: render off the event loop; React-PDF memory grows
@@ -56,6 +59,9 @@ export class RenderPool {
   private nextId = 1;
   private closed = false;
   private warmed = false;
+  /** Settles when a render process has warmed up (its ready message), or has ended before. */
+  private readonly readiness = new WeakMap<ChildProcess, Promise<void>>();
+  private readonly ready = new WeakSet<ChildProcess>();
 
   constructor(
     size: number,
@@ -85,12 +91,21 @@ export class RenderPool {
   }
 
   /**
-   * Starts every render process now (each loads its code and fonts, about a second of CPU), so the
-   * first exports of a worker do not wait for it; processes replaced later start at once too.
+   * Starts every render process now and resolves once each has warmed up (code loaded, fonts
+   * registered, a small document drawn and joined: render-child.ts), with this process's own
+   * planning code compiled too; the worker takes jobs only after (worker.ts), so its first export
+   * renders as fast as later ones. Processes replaced later start, and warm up, at once too.
    */
-  warm(): void {
+  async warm(): Promise<void> {
     this.warmed = true;
     for (const slot of this.slots) slot.child ??= this.spawn();
+    planFolioPdf(warmUpDocument());
+    await Promise.all(this.slots.map((slot) => (slot.child ? this.readiness.get(slot.child) : undefined)));
+  }
+
+  /** True once warm() was called and every running render process has warmed up (tests). */
+  isWarm(): boolean {
+    return this.warmed && this.slots.every((slot) => slot.child !== undefined && this.ready.has(slot.child));
   }
 
   /**
@@ -160,9 +175,27 @@ export class RenderPool {
     // The child runs as the rest of the service does (tsx from source, plain node compiled), with its own heap.
     // A profiled worker (node --cpu-prof, bench/night-audit.ts) profiles its render processes too.
     const profiling = process.execArgv.filter((arg) => arg.startsWith('--cpu-prof'));
-    const child = fork(CHILD, [], { execArgv: [...profiling, ...(FROM_SOURCE ? ['--import', 'tsx'] : [])], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(CHILD, this.warmed ? [WARM_UP_FLAG] : [], { execArgv: [...profiling, ...(FROM_SOURCE ? ['--import', 'tsx'] : [])], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     child.on('error', () => undefined);
+    this.readiness.set(child, this.readyOf(child));
     return child;
+  }
+
+  private readyOf(child: ChildProcess): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const settle = () => {
+        child.off('message', onReady);
+        child.off('exit', settle);
+        resolve();
+      };
+      const onReady = (message: TReadyMessage | TRenderReply) => {
+        if (!('ready' in message)) return;
+        this.ready.add(child);
+        settle();
+      };
+      child.on('message', onReady);
+      child.once('exit', settle);
+    });
   }
 
   private run(slot: TSlot, task: TTask): void {
