@@ -101,9 +101,14 @@ export async function buildFolioDocument(
   loaded?: TPropertyProfile,
 ): Promise<TFolioDocument> {
   const t = translator(language);
-  const property = loaded ?? (await loadProperty(pool, propertyId));
-
-  const folioRows = await foliosOfSource(pool, propertyId, request.sourceKind, request.sourceId, request.folioIds);
+  // The reads that do not depend on each other go together: a small export waits for one round
+  // trip instead of three before its rows are read.
+  const [property, folioRows, stay, recipient] = await Promise.all([
+    loaded ?? loadProperty(pool, propertyId),
+    foliosOfSource(pool, propertyId, request.sourceKind, request.sourceId, request.folioIds),
+    loadStay(pool, propertyId, request),
+    request.recipient ? loadRecipient(pool, propertyId, request.recipient) : undefined,
+  ]);
   const transactions = selectTransactions(pool, exportFilter(propertyId, request, property.timezone), property.timezone, withTieBreak(request.sort));
 
   // Folios in id order; a transaction whose folio was never imported still gets its own folio.
@@ -124,8 +129,6 @@ export async function buildFolioDocument(
     return { id, name: names.get(id) ?? `${t('folio')} ${id}`, sections: buildFolioSections(shown, request.creditDebitView), totals: documentTotals(rows) };
   });
 
-  const recipient = request.recipient ? await loadRecipient(pool, propertyId, request.recipient) : undefined;
-  const stay = await loadStay(pool, propertyId, request);
   const identifier = folioRows.find((folio) => folio.source_identifier)?.source_identifier ?? firstIdentifier ?? undefined;
   return {
     language,

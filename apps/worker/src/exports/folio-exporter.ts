@@ -24,8 +24,27 @@ type TPayload = z.output<typeof ZExportFolioPayload>;
 
 const CONTENT_TYPES = { PDF: 'application/pdf', XLSX: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' } as const;
 
+/** Documents of fewer rows (a few pages) go from progress 5 (running) to 100 (completed) directly. */
+export const PROGRESS_FROM_ROWS = 250;
+
+function rowsOf(document: TFolioDocument): number {
+  let rows = 0;
+  for (const folio of document.folios) for (const section of folio.sections) rows += section.rows.length;
+  return rows;
+}
+
+/** A formatter per time zone, made once: building one costs about as much as a small export's DB reads. */
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+
 function localDate(now: Date, timezone: string): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now).replaceAll('-', '');
+  let format = dayFormats.get(timezone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' });
+    // Time zones are few (IANA names), but a runaway set must not grow without end.
+    if (dayFormats.size >= 256) dayFormats.clear();
+    dayFormats.set(timezone, format);
+  }
+  return format.format(now).replaceAll('-', '');
 }
 
 export class FolioExporter {
@@ -47,10 +66,13 @@ export class FolioExporter {
     const extension = request.format === 'XLSX' ? 'xlsx' : 'pdf';
     const now = new Date();
     const document = await buildFolioDocument(this.pool, payload.propertyId, payload.language, request, now);
-    await this.reportProgress(job, payload.exportId, 20);
+    // A small document renders in tens of milliseconds: its progress would be stale before anyone
+    // read it, and reporting it costs two writes each time (the export row, the job).
+    const reported = rowsOf(document) >= PROGRESS_FROM_ROWS;
+    if (reported) await this.reportProgress(job, payload.exportId, 20);
 
     const published = await this.publish(document, request.format, `exports/${payload.propertyId}/${payload.exportId}.${extension}`, log, async () => {
-      await this.reportProgress(job, payload.exportId, 90);
+      if (reported) await this.reportProgress(job, payload.exportId, 90);
     });
     const result: TStoredResult = {
       ...published,
