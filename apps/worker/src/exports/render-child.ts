@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { TFolioDocument, TRenderedFile } from '@folio-vault/shared/exports/folio-document';
 import { renderPdfChunk } from './pdf/folio-pdf.js';
 import { mergePdfs } from './pdf/merge-pdf.js';
+import { tableFonts } from './pdf/table-fonts.js';
 import { chunkPlan, documentTitle, planFolioPdf, type TDocumentHead, type TPdfChunk } from './pdf/plan.js';
 import { writeFolioXlsx } from './xlsx/folio-xlsx.js';
 import { warmUpDocument } from './render-warm-up.js';
@@ -66,8 +67,9 @@ async function warmUp(): Promise<void> {
   }
 }
 
-// Only a pool that was asked to warm up (RenderPool.warm: a worker) spends the time; one that starts
-// its processes on first use (tests, one-off scripts) wants its first piece at once.
+// Only the processes a worker starts with (RenderPool.warm) draw the warm-up document; the others
+// (replacements, pools started on first use) load their fonts now, while they wait for a piece.
+if (!process.argv.includes(WARM_UP_FLAG)) void tableFonts().catch(() => undefined);
 const warmed = (process.argv.includes(WARM_UP_FLAG) ? warmUp() : Promise.resolve()).then(() => process.send?.({ ready: true } satisfies TReadyMessage));
 
 process.on('message', (message: TRenderRequest) => {

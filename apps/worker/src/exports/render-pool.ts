@@ -98,7 +98,7 @@ export class RenderPool {
    */
   async warm(): Promise<void> {
     this.warmed = true;
-    for (const slot of this.slots) slot.child ??= this.spawn();
+    for (const slot of this.slots) slot.child ??= this.spawn(true);
     planFolioPdf(warmUpDocument());
     await Promise.all(this.slots.map((slot) => (slot.child ? this.readiness.get(slot.child) : undefined)));
   }
@@ -171,11 +171,16 @@ export class RenderPool {
     }
   }
 
-  private spawn(): ChildProcess {
+  /**
+   * `warmUp`: the process draws the warm-up document before its first piece (warm(): a worker's
+   * start). A replacement only loads its fonts: it starts while the other processes serve, and a
+   * full warm-up at every recycle would cost a busy worker more than it saves.
+   */
+  private spawn(warmUp = false): ChildProcess {
     // The child runs as the rest of the service does (tsx from source, plain node compiled), with its own heap.
     // A profiled worker (node --cpu-prof, bench/night-audit.ts) profiles its render processes too.
     const profiling = process.execArgv.filter((arg) => arg.startsWith('--cpu-prof'));
-    const child = fork(CHILD, this.warmed ? [WARM_UP_FLAG] : [], { execArgv: [...profiling, ...(FROM_SOURCE ? ['--import', 'tsx'] : [])], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(CHILD, warmUp ? [WARM_UP_FLAG] : [], { execArgv: [...profiling, ...(FROM_SOURCE ? ['--import', 'tsx'] : [])], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     child.on('error', () => undefined);
     this.readiness.set(child, this.readyOf(child));
     return child;
