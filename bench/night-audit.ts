@@ -30,7 +30,8 @@ import { FlowProducer } from 'bullmq';
 import { createPgPool, createRedis } from '@folio-vault/shared/connections';
 import { importRecords, recordsOfDocument } from '@folio-vault/shared/ledger/batch-import';
 import { nightAuditStatus, startNightAudit, type TBatchStatusBody } from '@folio-vault/shared/night-audit/batches';
-import { spawnTs, waitForOutput, type TSpawned } from '../test/support/processes.js';
+import { spawnNode, spawnTs, waitForOutput, type TSpawned } from '../test/support/processes.js';
+import { COMPILED_ENTRY, ensureBuilt, FROM_SOURCE } from './compiled.js';
 import { benchEnvironment, machine, writeResult } from './support.js';
 import { typicalLedger } from './typical-ledger.js';
 
@@ -44,14 +45,20 @@ const WARM_UP_FOLIOS = 8;
 const REPEAT = Number(process.env.BENCH_NIGHT_AUDIT_REPEAT ?? 3);
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF_DIR ? resolve(process.env.BENCH_CPU_PROF_DIR) : undefined;
 /**
- * A worker process (`npm run start:worker` from source). With node flags of its own (profiling, or
- * BENCH_WORKER_NODE_ARGS, e.g. an --import that counts queries), node runs it itself with tsx's
- * loader (node refuses --cpu-prof in NODE_OPTIONS): spawnTs's direct form is `node --import tsx
- * <script> <args>`, so the flags take the script's place and the script follows them. Its render
- * processes take the --cpu-prof flags from the worker's (render-pool.ts).
+ * A worker process, compiled as production runs it (`node apps/worker/dist/main.js`,
+ * bench/compiled.ts), or from source with BENCH_FROM_SOURCE=1 (`npm run start:worker`). With node
+ * flags of its own (profiling, or BENCH_WORKER_NODE_ARGS, e.g. an --import that counts queries)
+ * from source, node runs it itself with tsx's loader (node refuses --cpu-prof in NODE_OPTIONS):
+ * spawnTs's direct form is `node --import tsx <script> <args>`, so the flags take the script's
+ * place and the script follows them. Its render processes take the --cpu-prof flags from the
+ * worker's (render-pool.ts).
  */
 function spawnWorker(env: Record<string, string>): TSpawned {
   const flags = [...(CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF_DIR}`] : []), ...(process.env.BENCH_WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
+  if (!FROM_SOURCE) {
+    ensureBuilt();
+    return spawnNode([...flags, COMPILED_ENTRY.worker], env, { group: true });
+  }
   if (flags.length === 0) return spawnTs('apps/worker/src/main.ts', [], env, { group: true });
   return spawnTs(flags[0]!, [...flags.slice(1), 'apps/worker/src/main.ts'], env, { group: true, direct: true });
 }

@@ -16,8 +16,8 @@ const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 function roleOf(pid: number, cmdline: string): string {
   if (pid === process.pid) return 'bench (load generator)';
   if (/render-child/.test(cmdline)) return 'render processes';
-  if (/apps\/api\/src\/main/.test(cmdline)) return 'api';
-  if (/apps\/worker\/src\/main/.test(cmdline)) return 'worker';
+  if (/apps\/api\/(src|dist)\/main/.test(cmdline)) return 'api';
+  if (/apps\/worker\/(src|dist)\/main/.test(cmdline)) return 'worker';
   if (/scripts\/start/.test(cmdline)) return 'service (api + worker)';
   if (/redis-server/.test(cmdline)) return 'redis';
   if (/^postgres/.test(cmdline) || /\/postgres /.test(cmdline)) return 'postgresql';

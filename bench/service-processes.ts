@@ -6,11 +6,12 @@ import { dirname, join } from 'node:path';
 import jwt from 'jsonwebtoken';
 import { ZConfig, type TApiConfig } from '@folio-vault/shared/config';
 import { ROOT } from '../test/support/processes.js';
+import { COMPILED_ENTRY, ensureBuilt, FROM_SOURCE } from './compiled.js';
 
 /**
- * The service as deployed, for the end-to-end benchmarks: `start:api`, `start:worker` and
- * `npm start` entry points spawned as separate processes (through tsx, as the npm scripts run
- * them) with NODE_ENV=production. Their JSON logs go to a file, not to a pipe the bench process
+ * The service as deployed, for the end-to-end benchmarks: the API and the worker compiled, as the
+ * Dockerfile runs them (bench/compiled.ts; from source with BENCH_FROM_SOURCE=1), and `npm start`
+ * through tsx as the npm script runs it, spawned as separate processes with NODE_ENV=production. Their JSON logs go to a file, not to a pipe the bench process
  * would have to read: logging costs the service what it costs in production, and nothing here.
  */
 export type TServiceKind = 'api' | 'worker' | 'all';
@@ -52,11 +53,14 @@ export async function freePort(): Promise<number> {
  */
 function nodeArgs(kind: TServiceKind): string[] {
   const dir = process.env.BENCH_CPU_PROF_DIR;
-  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--import', 'tsx', ENTRY[kind]] : [TSX, ENTRY[kind]];
+  const profile = dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+  if (kind !== 'all' && !FROM_SOURCE) return [...profile, COMPILED_ENTRY[kind]];
+  return dir ? [...profile, '--import', 'tsx', ENTRY[kind]] : [TSX, ENTRY[kind]];
 }
 
 /** Starts one service process and waits until it says it is ready. */
 export async function startService(kind: TServiceKind, env: Record<string, string>, timeoutMs = 90_000): Promise<TServiceProcess> {
+  if (kind !== 'all') ensureBuilt();
   const logFile = `/tmp/fv-bench-${kind}-${process.pid}-${Date.now()}.log`;
   const fd = openSync(logFile, 'w');
   const child = spawn(process.execPath, nodeArgs(kind), {

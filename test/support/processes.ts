@@ -28,8 +28,12 @@ export interface TSpawned {
  * mistake for the service's own doing.
  */
 export function spawnTs(script: string, args: string[], env: Record<string, string>, options: { group?: boolean; direct?: boolean } = {}): TSpawned {
-  const command = options.direct ? ['--import', 'tsx', script, ...args] : [TSX, script, ...args];
-  const child = spawn(process.execPath, command, {
+  return spawnNode(options.direct ? ['--import', 'tsx', script, ...args] : [TSX, script, ...args], env, options);
+}
+
+/** `node <argv>` (a compiled entry point, with node flags first), with spawnTs's output and signals. */
+export function spawnNode(argv: string[], env: Record<string, string>, options: { group?: boolean } = {}): TSpawned {
+  const child = spawn(process.execPath, argv, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
