@@ -104,6 +104,22 @@ export async function startService(kind: TServiceKind, env: Record<string, strin
   return { kind, child, pid: child.pid!, logFile, log, stop };
 }
 
+/**
+ * The service in one of the tokenize benchmarks' shapes: `split`, a worker process then an API
+ * process (start:worker + start:api); `single`, both in one process as `npm start` runs them.
+ * Answered in start order; stop them in reverse.
+ */
+export async function startShape(shape: 'split' | 'single', env: Record<string, string>): Promise<TServiceProcess[]> {
+  if (shape === 'single') return [await startService('all', env)];
+  const worker = await startService('worker', env);
+  try {
+    return [worker, await startService('api', env)];
+  } catch (error) {
+    await worker.stop();
+    throw error;
+  }
+}
+
 /** A development JWT the service accepts, signed with the bench's secret. */
 export function benchToken(config: TApiConfig, scope: string, propertyIds: number[] = [1]): string {
   return jwt.sign({ scope, property_ids: propertyIds }, config.JWT_SECRET!, {

@@ -17,7 +17,7 @@ import autocannon from 'autocannon';
 import { createPgPool } from '@folio-vault/shared/connections';
 import { futureYear, generatedPan } from '../test/support/cards.js';
 import { bareBullmq, type TLoadFigures } from './bare-bullmq.js';
-import { benchToken, freePort, liftedRateLimits, startService, type TServiceProcess } from './service-processes.js';
+import { benchToken, freePort, liftedRateLimits, startShape, type TServiceProcess } from './service-processes.js';
 import { benchEnvironment, machine, withLoad, writeResult } from './support.js';
 import { cpuPer, cpuSnapshot, postgresServerOf } from './process-cpu.js';
 
@@ -97,12 +97,7 @@ async function tokenizeShape(shape: 'split' | 'single', bareJobsPerSecond: () =>
   const env = { ...rawEnv(), ...liftedRateLimits(), NODE_ENV: 'production', PORT: String(port) };
   const processes: TServiceProcess[] = [];
   try {
-    if (shape === 'split') {
-      processes.push(await startService('worker', env));
-      processes.push(await startService('api', env));
-    } else {
-      processes.push(await startService('all', env));
-    }
+    processes.push(...(await startShape(shape, env)));
     const url = `http://127.0.0.1:${port}`;
     const token = benchToken(config, 'write:payment');
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));

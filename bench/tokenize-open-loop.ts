@@ -24,7 +24,7 @@ import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { futureYear, generatedPan } from '../test/support/cards.js';
 import { bareBullmqOpenLoop } from './bare-bullmq.js';
 import { figuresOf, openLoop, type TOpenLoopRequest, type TOpenLoopResult } from './open-loop.js';
-import { benchToken, freePort, liftedRateLimits, startService, type TServiceProcess } from './service-processes.js';
+import { benchToken, freePort, liftedRateLimits, startShape, type TServiceProcess } from './service-processes.js';
 import { benchEnvironment, machine, withLoad, writeResult } from './support.js';
 
 const { values } = parseArgs({
@@ -174,12 +174,7 @@ async function tokenizeService(): Promise<{ fixed: TOpenLoopFigures; steps: TRat
   const env = { ...rawEnv(), ...liftedRateLimits(), NODE_ENV: 'production', PORT: String(port) };
   const processes: TServiceProcess[] = [];
   try {
-    if (SHAPE === 'split') {
-      processes.push(await startService('worker', env));
-      processes.push(await startService('api', env));
-    } else {
-      processes.push(await startService('all', env));
-    }
+    processes.push(...(await startShape(SHAPE, env)));
     const url = `http://127.0.0.1:${port}`;
     const token = benchToken(config, 'write:payment');
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));

@@ -50,6 +50,15 @@ async function heldTransaction(sql: string, params: unknown[]): Promise<{ end: (
   };
 }
 
+/** Another request's 'started' attempt with `key` on token `id`, inserted in a transaction left open. */
+function heldAttempt(key: string, id: string): ReturnType<typeof heldTransaction> {
+  return heldTransaction(
+    `INSERT INTO vault_test.forward_attempts (property_id, idempotency_key, request_digest, forward_id, token_id, destination, method, state)
+     VALUES (1, $1, 'another request', $2, $3, 'acme', 'POST', 'started')`,
+    [key, randomUUID(), id],
+  );
+}
+
 /** Until a statement in the world's database waits for a lock: the forward's, behind the held transaction. */
 async function forwardWaitsForLock(): Promise<void> {
   await until(
@@ -93,11 +102,7 @@ describe('forwards with the same key at once', () => {
     const id = await tokenize(world, cardBody({ card_number: PAN, cvv: CVV }));
     const key = randomUUID();
     const before = acme.calls();
-    const other = await heldTransaction(
-      `INSERT INTO vault_test.forward_attempts (property_id, idempotency_key, request_digest, forward_id, token_id, destination, method, state)
-       VALUES (1, $1, 'another request', $2, $3, 'acme', 'POST', 'started')`,
-      [key, randomUUID(), id],
-    );
+    const other = await heldAttempt(key, id);
     const pending = sent(forward(world, id, json(NUMBER_ONLY), { key }));
     await forwardWaitsForLock();
     await other.end('COMMIT');
@@ -111,11 +116,7 @@ describe('forwards with the same key at once', () => {
     const id = await tokenize(world, cardBody({ card_number: PAN, cvv: CVV }));
     const key = randomUUID();
     const before = acme.calls();
-    const other = await heldTransaction(
-      `INSERT INTO vault_test.forward_attempts (property_id, idempotency_key, request_digest, forward_id, token_id, destination, method, state)
-       VALUES (1, $1, 'another request', $2, $3, 'acme', 'POST', 'started')`,
-      [key, randomUUID(), id],
-    );
+    const other = await heldAttempt(key, id);
     const pending = sent(forward(world, id, json(NUMBER_ONLY), { key }));
     await forwardWaitsForLock();
     await other.end('ROLLBACK');
