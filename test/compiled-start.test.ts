@@ -217,8 +217,9 @@ describe('the compiled service under plain node', () => {
     expect(status.status).toBe(200);
     expect(status.body).toMatchObject({ exportId: res.headers['x-export-id'], status: 'completed', progress: 100, size: pdf.length, sha256: createHash('sha256').update(pdf).digest('hex') });
 
-    // The render processes are compiled JavaScript under plain node too: no tsx loader.
-    const renderer = [process.execPath, join(ROOT, 'apps/worker/dist/exports/render-child.js')];
+    // The render processes are compiled JavaScript under plain node too: no tsx loader. Those the
+    // worker starts with are told to draw the warm-up document before it takes jobs.
+    const renderer = [process.execPath, join(ROOT, 'apps/worker/dist/exports/render-child.js'), '--warm-up'];
     expect(childCommands(worker.child.pid!)).toEqual(Array.from({ length: RENDER_PROCESSES }, () => renderer));
   });
 

@@ -28,7 +28,7 @@ const POLL_EVERY_MS = 1_000;
  * The end of one wait: what it started (timers, the event listener) is undone at once when it
  * stops. Plain timers rather than AbortSignal-driven ones: aborting a timers/promises sleep builds
  * an AbortError with its stack trace, and with two per request that was about 10 % of the API's CPU
- * under load (profile of tokenize, issue 15).
+ * under load (tokenize's profile; bench/changes.md).
  */
 class WaitEnd {
   stopped = false;
