@@ -9,6 +9,7 @@
  *   npm run bench:quick                             # small sizes, a smoke check; writes out/benchmarks-quick.md
  *   npm run bench -- --only export --export-rows 1000,5000   # some export sizes only
  *   npm run bench -- --out /tmp/bench.md
+ *   npm run bench -- --report-only                  # no benchmark: the report again from its stored figures and bench/changes.md
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -42,9 +43,15 @@ const PLAN: Record<TName, { script: string; full: { args?: string[]; env?: Recor
 };
 
 const { values } = parseArgs({
-  options: { only: { type: 'string' }, quick: { type: 'boolean', default: false }, out: { type: 'string' }, 'export-rows': { type: 'string' } },
+  options: {
+    only: { type: 'string' },
+    quick: { type: 'boolean', default: false },
+    out: { type: 'string' },
+    'export-rows': { type: 'string' },
+    'report-only': { type: 'boolean', default: false },
+  },
 });
-const selected = (values.only?.split(',').map((name) => name.trim()) ?? [...BENCHMARKS]) as TName[];
+const selected = (values['report-only'] ? [] : (values.only?.split(',').map((name) => name.trim()) ?? [...BENCHMARKS])) as TName[];
 const unknown = selected.filter((name) => !BENCHMARKS.includes(name));
 if (unknown.length) {
   console.error(`bench: unknown benchmark ${unknown.join(', ')}; pick from ${BENCHMARKS.join(', ')}`);
