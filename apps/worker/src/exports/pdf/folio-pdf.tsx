@@ -84,31 +84,13 @@ function FolioPdf({ chunk, context }: { chunk: TPdfChunk; context: TContext }) {
   );
 }
 
-/**
- * Intl formatters cost about a millisecond to build, as much as drawing a small folio's rows: a
- * render process keeps them per language, time zone and currency (a property's few combinations).
- */
-const FORMATTERS_KEPT = 64;
-const formattersMade = new Map<string, TFormatters>();
-
-function formattersOf(head: TDocumentHead): TFormatters {
-  const key = `${head.language}|${head.timezone}|${head.currency}`;
-  let made = formattersMade.get(key);
-  if (!made) {
-    if (formattersMade.size >= FORMATTERS_KEPT) formattersMade.clear();
-    made = formatters(head.language, head.timezone, head.currency);
-    formattersMade.set(key, made);
-  }
-  return made;
-}
-
 /** Renders a chunk of pages to `outputPath`. */
 export async function renderPdfChunk(chunk: TPdfChunk, outputPath: string): Promise<void> {
   registerFonts();
   const context: TContext = {
     document: chunk.head,
     t: translator(chunk.head.language),
-    fmt: formattersOf(chunk.head),
+    fmt: formatters(chunk.head.language, chunk.head.timezone, chunk.head.currency),
     fonts: await tableFonts(),
   };
   await mkdir(dirname(outputPath), { recursive: true });
