@@ -7,7 +7,7 @@ import { mergePdfs } from './pdf/merge-pdf.js';
 import { tableFonts } from './pdf/table-fonts.js';
 import { chunkPlan, documentTitle, planFolioPdf, type TDocumentHead, type TPdfChunk } from './pdf/plan.js';
 import { writeFolioXlsx } from './xlsx/folio-xlsx.js';
-import { warmUpDocument } from './render-warm-up.js';
+import { WARM_UP_FLAG, warmUpDocument } from './render-warm-up.js';
 
 /**
  * The render process (forked by render-pool.ts): does one piece of rendering at a time off the
@@ -24,8 +24,6 @@ export type TRenderRequest = TRenderWork & { id: number };
 
 export type TRenderReply = { id: number; rss: number } & ({ ok: true; file?: TRenderedFile } | { ok: false; error: string });
 
-/** The argument that asks a render process to warm up before its first piece. */
-export const WARM_UP_FLAG = '--warm-up';
 
 /** Sent once, when the process has warmed up (warmUp below) and renders at full speed. */
 export type TReadyMessage = { ready: true };

@@ -4,10 +4,8 @@ import { fileURLToPath } from 'node:url';
 import type { TFolioDocument, TRenderedFile } from '@folio-vault/shared/exports/folio-document';
 import type { TMetrics } from '@folio-vault/shared/metrics';
 import { chunkPlan, planFolioPdf } from './pdf/plan.js';
-import type { TReadyMessage, TRenderReply, TRenderRequest, TRenderWork, WARM_UP_FLAG as TWarmUpFlag } from './render-child.js';
-// Written out, not imported: importing render-child.js as a value would run the child's code here.
-const WARM_UP_FLAG: typeof TWarmUpFlag = '--warm-up';
-import { warmUpDocument } from './render-warm-up.js';
+import type { TReadyMessage, TRenderReply, TRenderRequest, TRenderWork } from './render-child.js';
+import { WARM_UP_FLAG, warmUpDocument } from './render-warm-up.js';
 
 /**
  * A small pool of render processes (docs/export.md#flow: render off the event loop; React-PDF memory grows
@@ -94,7 +92,8 @@ export class RenderPool {
    * Starts every render process now and resolves once each has warmed up (code loaded, fonts
    * registered, a small document drawn and joined: render-child.ts), with this process's own
    * planning code compiled too; the worker takes jobs only after (worker.ts), so its first export
-   * renders as fast as later ones. Processes replaced later start, and warm up, at once too.
+   * renders as fast as later ones. Processes replaced later start at once and load their fonts,
+   * without the warm-up document (spawn).
    */
   async warm(): Promise<void> {
     this.warmed = true;

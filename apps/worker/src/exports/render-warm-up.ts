@@ -10,6 +10,9 @@ import type { TDocumentRow, TFolioDocument } from '@folio-vault/shared/exports/f
  * after it has run a while, and a first large export would otherwise pay for that (about 3× slower).
  */
 const WARM_UP_ROWS = 400;
+
+/** The argument that asks a render process to warm up before its first piece (RenderPool.warm). */
+export const WARM_UP_FLAG = '--warm-up';
 const TEXTS = [
   'Room — nightly rate',
   'VAT 10%',
