@@ -14,7 +14,7 @@ export const HEADERS = {
   retryAfter: (required: boolean): THeaderDoc => ({ description: 'Seconds to wait before trying again.', required, schema: { type: 'string', pattern: '^\\d+$' } }),
   location: { description: 'Where to poll the status (a path on this service).', required: true, schema: { type: 'string', format: 'uri-reference' } },
   wwwAuthenticate: { description: 'The bearer challenge (RFC 6750).', required: true, schema: { type: 'string', pattern: '^Bearer .*error="invalid_token"' } },
-  // express-rate-limit's draft-8 headers; absent when the limiter did not count the request.
+  // The limiter's IETF draft-8 fields (http/rate-limit.ts); absent when it did not count the request.
   rateLimit: { description: 'Requests left in the current window (IETF draft-ietf-httpapi-ratelimit-headers-08).', required: false, schema: { type: 'string' } },
   rateLimitPolicy: { description: 'The limit and its window (IETF draft-ietf-httpapi-ratelimit-headers-08).', required: false, schema: { type: 'string' } },
 } satisfies Record<string, THeaderDoc | ((required: boolean) => THeaderDoc)>;

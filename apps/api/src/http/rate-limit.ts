@@ -1,10 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { Request, RequestHandler } from 'express';
-import { rateLimit, type RateLimitInfo } from 'express-rate-limit';
-import { RedisStore } from 'rate-limit-redis';
+import type { Request, RequestHandler, Response } from 'express';
 import type { TRedisClient } from '@folio-vault/shared/connections';
 import { AppError } from '@folio-vault/shared/errors';
-import type { Logger } from '@folio-vault/shared/logger';
 import { ZInt64IdString } from '@folio-vault/shared/schemas/common';
 import { within } from '@folio-vault/shared/within';
 
@@ -16,7 +13,14 @@ import { within } from '@folio-vault/shared/within';
  * Keys: `<QUEUE_PREFIX>:rate-limit:<action>-subject:<sha256 of sub>` and
  * `<QUEUE_PREFIX>:rate-limit:<action>-property:<property id>`. The hash tag of QUEUE_PREFIX puts
  * them in the queue's slot on a Redis Cluster, so the limiter is up exactly when the queue it
- * protects is. Nothing of the request body is read: keys never hold card data.
+ * protects is, and one script may count both. Nothing of the request body is read: keys never hold
+ * card data.
+ *
+ * Both counters are counted by one Lua script, one round trip per request (was express-rate-limit
+ * with rate-limit-redis, one limiter and one round trip per counter: bench/changes.md). The subject
+ * is counted first, and a caller over its own limit is refused without spending the property's
+ * budget that other callers share. Answers carry IETF draft-8 `RateLimit` and `RateLimit-Policy`
+ * fields, one item per counter counted (the shape express-rate-limit gave them).
  *
  * Redis down or hung: the request is answered 503 SERVICE_UNAVAILABLE with Retry-After within
  * REDIS_COMMAND_TIMEOUT_MS (fail closed). Passing would let anyone lift the limits by loading
@@ -31,69 +35,48 @@ export interface TTokenizeLimits {
 /** Far below the tokenize wait: a limiter that cannot count must not eat the request's time. */
 const REDIS_COMMAND_TIMEOUT_MS = 2_000;
 
-type TRedisReply = boolean | number | string | Array<boolean | number | string>;
+/**
+ * KEYS: the counters, in order; ARGV[1]: the window (ms); ARGV[1 + i]: the limit of KEYS[i].
+ * Each counter is incremented and given the window as its time to live when it has none (a fixed
+ * window from its first hit); counting stops after the first counter over its limit. Answers
+ * hits and milliseconds left, two numbers per counter counted.
+ */
+const COUNT_SCRIPT = `
+local window = tonumber(ARGV[1])
+local answer = {}
+for i, key in ipairs(KEYS) do
+  local hits = redis.call('INCR', key)
+  local ttl = redis.call('PTTL', key)
+  if ttl <= 0 then
+    redis.call('PEXPIRE', key, window)
+    ttl = window
+  end
+  answer[#answer + 1] = hits
+  answer[#answer + 1] = ttl
+  if hits > tonumber(ARGV[i + 1]) then break end
+end
+return answer`;
+const COMMAND = 'folioVaultRateLimit';
 
-const sha1 = (text: string) => createHash('sha1').update(text).digest('hex');
-const isNoScript = (error: unknown) => error instanceof Error && /^NOSCRIPT\b/.test(error.message);
+type TCounting = (numberOfKeys: number, ...keysThenArgs: Array<string | number>) => Promise<number[]>;
 
 /**
- * rate-limit-redis speaks raw commands. Its SCRIPT LOAD at start is answered here (the SHA1 of the
- * text, which is what Redis answers) and EVALSHA falls back to EVAL on NOSCRIPT: no Redis I/O when
- * the app is built, no failed start-up load cached for ever, and on a cluster every command
- * carries its key, so ioredis routes it to the key's node (a keyless SCRIPT LOAD would land on
- * any node).
+ * The script as a command of `redis` (ioredis sends EVALSHA and falls back to EVAL once on
+ * NOSCRIPT, so a Redis restarted empty needs nothing; on a cluster it goes to the keys' node).
  */
-function sendCommand(redis: TRedisClient) {
-  const scripts = new Map<string, string>();
-  const call = (command: string, args: string[]) => within(redis.call(command, ...args), REDIS_COMMAND_TIMEOUT_MS) as Promise<TRedisReply>;
-  const send = async (command: string, args: string[]): Promise<TRedisReply> => {
-    const name = command.toUpperCase();
-    if (name === 'SCRIPT' && args[0]?.toUpperCase() === 'LOAD' && args[1] !== undefined) {
-      const sha = sha1(args[1]);
-      scripts.set(sha, args[1]);
-      return sha;
-    }
-    if (name !== 'EVALSHA') return call(command, args);
-    const [sha = '', ...rest] = args;
-    try {
-      return await call('EVALSHA', args);
-    } catch (error) {
-      const script = scripts.get(sha);
-      if (!isNoScript(error) || script === undefined) throw error;
-      return call('EVAL', [script, ...rest]);
-    }
-  };
-  return async (command: string, ...args: string[]): Promise<TRedisReply> => {
-    try {
-      return await send(command, args);
-    } catch (error) {
-      throw AppError.unavailable('Request limits cannot be checked right now; retry shortly.').withCause(error);
-    }
-  };
+function countingOf(redis: TRedisClient): TCounting {
+  const client = redis as TRedisClient & Record<string, unknown>;
+  if (typeof client[COMMAND] !== 'function') redis.defineCommand(COMMAND, { lua: COUNT_SCRIPT });
+  return (client[COMMAND] as TCounting).bind(redis);
 }
 
-function limiter(
-  redis: TRedisClient,
-  keyPrefix: string,
-  logger: Logger,
-  options: { name: string; limit: number; windowMs: number; key: (req: Request) => string | undefined; details: string },
-): RequestHandler {
-  return rateLimit({
-    windowMs: options.windowMs,
-    limit: options.limit,
-    identifier: options.name,
-    standardHeaders: 'draft-8',
-    legacyHeaders: false,
-    store: new RedisStore({ sendCommand: sendCommand(redis), prefix: `${keyPrefix}:rate-limit:${options.name}:` }),
-    logger,
-    skip: (req) => options.key(req) === undefined,
-    keyGenerator: (req) => options.key(req)!,
-    handler: (req, _res, next) => {
-      const info = (req as Request & { rateLimit?: RateLimitInfo }).rateLimit;
-      const seconds = info?.resetTime ? Math.ceil((info.resetTime.getTime() - Date.now()) / 1000) : Math.ceil(options.windowMs / 1000);
-      next(new AppError('RATE_LIMITED', options.details, { retryAfterSeconds: Math.max(1, seconds) }));
-    },
-  });
+interface TCounter {
+  /** The item name in the RateLimit fields, and the key's middle part. */
+  name: string;
+  limit: number;
+  /** The counter's id for this request; undefined: not counted. */
+  id: (req: Request) => string | undefined;
+  details: string;
 }
 
 /**
@@ -106,33 +89,54 @@ function allowedProperty(req: Request): string | undefined {
   return parsed.success && req.principal?.propertyIds.has(parsed.data) ? parsed.data : undefined;
 }
 
+/** Hashed: a subject is whatever the token issuer chose (an e-mail address, say), of any length. */
+function subjectOf(req: Request): string | undefined {
+  return req.principal ? createHash('sha256').update(req.principal.subject).digest('base64url').slice(0, 22) : undefined;
+}
+
+/** The policy's partition key: not the id itself (a subject's hash, a property id), a digest of it. */
+function partitionKey(id: string): string {
+  return Buffer.from(createHash('sha256').update(id).digest('hex').slice(0, 12)).toString('base64');
+}
+
+function announce(res: Response, counter: TCounter, id: string, hits: number, resetSeconds: number, windowMs: number): void {
+  res.append('RateLimit', `"${counter.name}"; r=${Math.max(counter.limit - hits, 0)}; t=${resetSeconds}`);
+  res.append('RateLimit-Policy', `"${counter.name}"; q=${counter.limit}; w=${Math.ceil(windowMs / 1000)}; pk=:${partitionKey(id)}:`);
+}
+
 /**
- * After authentication, before the body is read. The subject is counted first: a caller over its
- * own limit is refused without spending the property's budget that other callers share.
+ * After authentication, before the body is read: one middleware counting the subject, then the
+ * property, in one round trip.
  */
-export function vaultRateLimits(
-  redis: TRedisClient,
-  keyPrefix: string,
-  limits: TTokenizeLimits,
-  logger: Logger,
-  action: 'tokenize' | 'forward',
-): RequestHandler[] {
+export function vaultRateLimits(redis: TRedisClient, keyPrefix: string, limits: TTokenizeLimits, action: 'tokenize' | 'forward'): RequestHandler[] {
   const what = action === 'tokenize' ? 'tokenization' : 'forward';
-  return [
-    limiter(redis, keyPrefix, logger, {
-      name: `${action}-subject`,
-      limit: limits.perSubject,
-      windowMs: limits.windowMs,
-      // Hashed: a subject is whatever the token issuer chose (an e-mail address, say), of any length.
-      key: (req) => (req.principal ? createHash('sha256').update(req.principal.subject).digest('base64url').slice(0, 22) : undefined),
-      details: `Too many ${what} requests for this caller; retry after the time in Retry-After.`,
-    }),
-    limiter(redis, keyPrefix, logger, {
-      name: `${action}-property`,
-      limit: limits.perProperty,
-      windowMs: limits.windowMs,
-      key: allowedProperty,
-      details: `Too many ${what} requests for this property; retry after the time in Retry-After.`,
-    }),
+  const counters: TCounter[] = [
+    { name: `${action}-subject`, limit: limits.perSubject, id: subjectOf, details: `Too many ${what} requests for this caller; retry after the time in Retry-After.` },
+    { name: `${action}-property`, limit: limits.perProperty, id: allowedProperty, details: `Too many ${what} requests for this property; retry after the time in Retry-After.` },
   ];
+  const count = countingOf(redis);
+  const limiter: RequestHandler = async (req, res, next) => {
+    const counted = counters.flatMap((counter) => {
+      const id = counter.id(req);
+      return id === undefined ? [] : [{ counter, id }];
+    });
+    if (counted.length === 0) return next();
+    const keys = counted.map(({ counter, id }) => `${keyPrefix}:rate-limit:${counter.name}:${id}`);
+    let answer: number[];
+    try {
+      answer = await within(count(keys.length, ...keys, limits.windowMs, ...counted.map(({ counter }) => counter.limit)), REDIS_COMMAND_TIMEOUT_MS);
+    } catch (error) {
+      return next(AppError.unavailable('Request limits cannot be checked right now; retry shortly.').withCause(error));
+    }
+    // Two numbers per counter counted: hits, then milliseconds left in its window.
+    for (const [index, { counter, id }] of counted.entries()) {
+      if (2 * index >= answer.length) break;
+      const hits = Number(answer[2 * index]);
+      const resetSeconds = Math.max(0, Math.ceil(Number(answer[2 * index + 1]) / 1000));
+      announce(res, counter, id, hits, resetSeconds, limits.windowMs);
+      if (hits > counter.limit) return next(new AppError('RATE_LIMITED', counter.details, { retryAfterSeconds: Math.max(1, resetSeconds) }));
+    }
+    next();
+  };
+  return [limiter];
 }
