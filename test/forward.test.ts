@@ -144,14 +144,27 @@ describe('idempotency', () => {
     const id = await tokenize(world, cardBody());
     const key = randomUUID();
     const before = acme.calls();
-    const first = await forward(world, id, json(NUMBER_ONLY), { key });
-    const second = await forward(world, id, json(NUMBER_ONLY), { key });
+    const [firstId, secondId] = [randomUUID(), randomUUID()];
+    const first = await forward(world, id, json(NUMBER_ONLY), { key, requestId: firstId });
+    const second = await forward(world, id, json(NUMBER_ONLY), { key, requestId: secondId });
 
     expect(first.status, first.text).toBe(200);
     expect(second.status, second.text).toBe(200);
     expect(second.body).toEqual(first.body);
     expect(acme.calls()).toBe(before + 1);
     expect(acme.requests.at(-1)!.headers['idempotency-key']).toBe(key);
+    // One event per request: the first written by the worker with the answer, the replay's by the
+    // API (the worker wrote none for it); both say the same of who asked and what was sent.
+    const [firstRow, secondRow] = [await auditRowOf(world, firstId), await auditRowOf(world, secondId)];
+    const { id: _a, occurred_at: _b, request_id: firstRequest, ...firstEvent } = firstRow;
+    const { id: _c, occurred_at: _d, request_id: secondRequest, ...secondEvent } = secondRow;
+    expect([firstRequest, secondRequest]).toEqual([firstId, secondId]);
+    expect(secondEvent).toEqual(firstEvent);
+    expect(firstEvent).toMatchObject({
+      subject: 'tester', client_address: '::ffff:127.0.0.1', action: 'token.forward', outcome: 'success', http_status: 200,
+      token_id: id, property_id: '1', mode: 'test', destination: 'acme', forward_method: 'POST', gateway_status: 200,
+      duration_ms: first.body.duration_ms,
+    });
 
     const other = await forward(world, id, json('{"card":"{{card.number}}"}'), { key });
     expect(other.status, other.text).toBe(409);

@@ -12,12 +12,20 @@ interface TForwardRef {
   mode: TTokenizationMode;
   requestId: string;
   idempotencyKey: string;
+  /** Who asked, for the success event the worker writes with the answer (subject PAN-masked). */
+  audit: { subject?: string; clientAddress?: string };
 }
 
 /** What the audit trail records of a forward once it has an outcome (never card data). */
 export interface TForwardOutcome {
   gatewayStatus?: number;
   durationMs?: number;
+}
+
+/** The caller's answer, and whether its audit event is written already (by the worker). */
+export interface TForwarded {
+  answer: TForwardResponse;
+  audited: boolean;
 }
 
 const invalid = (path: string, message: string) => AppError.invalid([{ path, message }], `${path}: ${message}.`);
@@ -58,7 +66,7 @@ export class ForwardClient {
     destination: TForwardDestination,
     ref: TForwardRef,
     outcome: TForwardOutcome,
-  ): Promise<TForwardResponse> {
+  ): Promise<TForwarded> {
     const forwardId = uuidv7();
     const payload: z.input<typeof ZForwardCardPayload> = {
       version: 1,
@@ -91,12 +99,12 @@ export class ForwardClient {
 }
 
 /** The job's outcome as the client's answer, or the contract's error. */
-function answerOf(result: TForwardCardResult, outcome: TForwardOutcome): TForwardResponse {
+function answerOf(result: TForwardCardResult, outcome: TForwardOutcome): TForwarded {
   switch (result.outcome) {
     case 'forwarded':
       outcome.gatewayStatus = result.answer.status;
       outcome.durationMs = result.answer.duration_ms;
-      return result.answer;
+      return { answer: result.answer, audited: result.audited === true };
     case 'gateway_error':
       outcome.durationMs = result.durationMs;
       throw new AppError(result.code, result.details);

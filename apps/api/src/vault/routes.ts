@@ -15,7 +15,7 @@ import { SCOPES } from '../auth/principal.js';
 import { HEADERS } from '../http/openapi-errors.js';
 import { defineRoute, mountRoutes, type TRouteDeps } from '../http/route.js';
 import { tokenizationModeOf as modeOf } from '@folio-vault/shared/vault/tokenization-mode';
-import { auditVaultErrors, recordVaultEvent, type TForwardAudit } from './vault-audit.js';
+import { auditVaultErrors, forwardCaller, recordVaultEvent, type TForwardAudit } from './vault-audit.js';
 import type { VaultClient } from './vault-client.js';
 
 /** A card body is small; 16 kB leaves room for billing details in any script. */
@@ -164,8 +164,10 @@ const forwardToken = defineRoute({
     const destination = vault.forwards.check(body, ref.mode);
     const audit: TForwardAudit = { destination: destination.name, method: body.method, path: body.path };
     res.locals.forward = audit;
-    const answer = await vault.forwards.forward(params.id, body, destination, { ...ref, idempotencyKey: headers['idempotency-key'] }, audit);
-    await recordVaultEvent(vault.audit, req, { httpStatus: 200, tokenId: params.id });
+    const caller = forwardCaller(req);
+    const { answer, audited } = await vault.forwards.forward(params.id, body, destination, { ...ref, idempotencyKey: headers['idempotency-key'], audit: caller }, audit);
+    // The worker wrote the success event with the answer, unless this was a replay or it could not.
+    if (!audited) await recordVaultEvent(vault.audit, req, { httpStatus: 200, tokenId: params.id });
     res.status(200).json(answer);
   },
 });

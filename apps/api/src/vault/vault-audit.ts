@@ -2,6 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { auditTokenId, type AuditLog, type TAuditAction, type TAuditEvent } from '@folio-vault/shared/vault/audit-log';
 import { toAppError, type TErrorCode } from '@folio-vault/shared/errors';
 import { tokenizationModeOf } from '@folio-vault/shared/vault/tokenization-mode';
+import { redactPans } from '@folio-vault/shared/vault/card/redact-pan';
 
 /**
  * Express side of the vault audit trail (packages/shared/src/vault/audit-log.ts). The event is
@@ -21,6 +22,16 @@ function actionOf(req: Request): TAuditAction | undefined {
  * method, path template) and once the gateway answered (status, duration), for its audit event.
  */
 export type TForwardAudit = NonNullable<TAuditEvent['forward']>;
+
+/**
+ * Who sent a forward, for the success event its worker writes with the answer (recordVaultEvent's
+ * fields of the caller; the subject PAN-masked here already, as it travels through the queue).
+ */
+export function forwardCaller(req: Request): { subject?: string; clientAddress?: string } {
+  const subject = req.principal?.subject;
+  const clientAddress = req.socket.remoteAddress;
+  return { ...(subject !== undefined ? { subject: redactPans(subject).slice(0, 1000) } : {}), ...(clientAddress ? { clientAddress } : {}) };
+}
 
 export async function recordVaultEvent(
   audit: AuditLog,

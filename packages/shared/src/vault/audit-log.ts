@@ -97,7 +97,7 @@ const COLUMNS =
 const COLUMN_TYPES = ['text', 'text', 'text', 'text', 'int', 'uuid', 'bigint', 'text', 'text', 'inet', 'text', 'text', 'text', 'int', 'int'] as const;
 
 /** An event as the row's column values: free text from outside masked, ids kept only when well-formed. */
-function valuesOf(event: TAuditEvent): TAuditValues {
+export function auditValuesOf(event: TAuditEvent): TAuditValues {
   // Subject and request id are text from outside (a token claim, a header): masked like a log line.
   const subject = event.subject === undefined ? null : [...redactPans(event.subject)].slice(0, MAX_SUBJECT).join('');
   return [
@@ -119,6 +119,15 @@ function valuesOf(event: TAuditEvent): TAuditValues {
   ];
 }
 
+/**
+ * One event's INSERT, for a statement of its own that records the work and its event together (a
+ * CTE): its values are `auditValuesOf(event)`, bound from parameter `$first` on.
+ */
+export function auditInsertSql(first: number): string {
+  const values = COLUMN_TYPES.map((type, index) => `$${first + index}::${type}`).join(', ');
+  return `INSERT INTO audit.vault_events ${COLUMNS} VALUES (${values})`;
+}
+
 export class AuditLog {
   private pending: TPendingBatch | undefined;
 
@@ -137,7 +146,7 @@ export class AuditLog {
    * instead of one each; every caller still waits for its own row.
    */
   async record(event: TAuditEvent): Promise<void> {
-    const row = valuesOf(event);
+    const row = auditValuesOf(event);
     if (!this.pending) {
       const batch: TPendingBatch = { rows: [], written: Promise.resolve() };
       batch.written = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
@@ -155,7 +164,7 @@ export class AuditLog {
    * work they record (the vault sweep's shredding, say).
    */
   async recordWith(db: Pick<TPgPool, 'query'>, events: TAuditEvent[]): Promise<void> {
-    if (events.length > 0) await this.write(events.map(valuesOf), db);
+    if (events.length > 0) await this.write(events.map(auditValuesOf), db);
   }
 
   private async write(rows: TAuditValues[], db: Pick<TPgPool, 'query'> = this.pool): Promise<void> {

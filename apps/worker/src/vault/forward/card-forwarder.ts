@@ -5,6 +5,7 @@ import type { TForwardCardResult, ZForwardCardPayload } from '@folio-vault/share
 import { maskHeaders, maskSecrets, type TMaskedSecrets } from '@folio-vault/shared/vault/forward/mask';
 import { cardValues, substitute, templateProblems, usesCvv } from '@folio-vault/shared/vault/forward/template';
 import type { Logger } from '@folio-vault/shared/logger';
+import type { TAuditEvent } from '@folio-vault/shared/vault/audit-log';
 import type { CardVault, TOpenedCard } from '../card-vault.js';
 import type { TCardRow, TSealedRecordRow } from '../card-repository.js';
 import { GatewayError, NotSentError, type GatewayClients } from './gateway-client.js';
@@ -18,6 +19,28 @@ const BEGIN_ROUNDS = 3;
 interface TPrepared {
   filled: { path: string; body?: string };
   secrets: TMaskedSecrets;
+}
+
+/**
+ * The event the API would write for a forward answered 200 (apps/api/src/vault/vault-audit.ts),
+ * when the payload leaves it to the worker; undefined otherwise.
+ */
+function successEvent(payload: TForwardPayload, result: TRecordedForward): TAuditEvent | undefined {
+  if (!payload.audit || result.outcome !== 'forwarded') return undefined;
+  return {
+    action: 'token.forward',
+    httpStatus: 200,
+    tokenId: payload.tokenId,
+    propertyId: payload.propertyId,
+    mode: payload.mode,
+    requestId: payload.requestId,
+    ...(payload.audit.subject !== undefined ? { subject: payload.audit.subject } : {}),
+    ...(payload.audit.clientAddress !== undefined ? { clientAddress: payload.audit.clientAddress } : {}),
+    forward: {
+      destination: payload.destination, method: payload.method, path: payload.path,
+      gatewayStatus: result.answer.status, durationMs: result.answer.duration_ms,
+    },
+  };
 }
 
 /** The destination's own rules and the template's, as the API checks them; undefined when all hold. */
@@ -70,15 +93,21 @@ export class CardForwarder {
     }
     const result = await this.call(payload, prepared);
     if (result.outcome === 'not_sent') return result;
+    // A gateway error is answered 502/504 and recorded by the API with its error code.
+    const event = result.outcome === 'forwarded' ? successEvent(payload, result) : undefined;
+    const attempt = { propertyId: payload.propertyId, key: payload.idempotencyKey, forwardId: payload.forwardId, tokenId: payload.tokenId };
     try {
-      // The answer recorded and the card marked used: one statement, one round trip.
-      await this.attempts.finish(payload.mode, payload.propertyId, payload.idempotencyKey, payload.forwardId, payload.tokenId, result);
+      // The answer recorded, the card marked used and the success event written: one statement, one round trip.
+      await this.attempts.finish(payload.mode, attempt, result, event);
     } catch (error) {
       // The call was made: its answer goes to the caller even when it cannot be recorded (a replay
-      // then answers outcome_unknown, which is true to what the vault knows). Never a retry.
+      // then answers outcome_unknown, which is true to what the vault knows). Never a retry. The
+      // API writes the event then (no `audited`).
       this.logger.error({ err: { message: (error as Error).message }, forwardId: payload.forwardId }, 'forward answer not recorded');
+      return result;
     }
-    return result;
+    // Not in the recorded answer: a replay answers it again and is an event of its own, the API's.
+    return event && result.outcome === 'forwarded' ? { ...result, audited: true } : result;
   }
 
   /**

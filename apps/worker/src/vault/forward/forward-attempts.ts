@@ -1,6 +1,7 @@
 import type { TPgPool } from '@folio-vault/shared/connections';
 import type { TForwardCardResult } from '@folio-vault/shared/vault/forward/forward-job';
 import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
+import { auditInsertSql, auditValuesOf, type TAuditEvent } from '@folio-vault/shared/vault/audit-log';
 import { FORWARD_CARD_SQL, type TCardRow, type TSealedRecordRow } from '../card-repository.js';
 import { VAULT_SCHEMA } from '../idempotency-keys.js';
 
@@ -117,17 +118,23 @@ export class ForwardAttempts {
   /**
    * Records the answer (`done`) and marks the card used, in one statement (forward_attempts and
    * cards, one round trip): both or neither. The card is marked whatever the attempt row says, as
-   * before; the attempt is set only while it is still this forward's and `started`.
+   * before; the attempt is set only while it is still this forward's and `started`. With `event`,
+   * the request's audit event is written by the same statement (audit-log.ts: auditInsertSql).
    */
-  async finish(mode: TTokenizationMode, propertyId: string, key: string, forwardId: string, tokenId: string, answer: TRecordedForward): Promise<void> {
+  async finish(
+    mode: TTokenizationMode,
+    attempt: { propertyId: string; key: string; forwardId: string; tokenId: string },
+    answer: TRecordedForward,
+    event?: TAuditEvent,
+  ): Promise<void> {
     await this.pool.query({
-      name: `forward-finish-${mode}`,
+      name: `forward-finish-${mode}${event ? '-audited' : ''}`,
       text: `WITH done AS (
          UPDATE ${SCHEMA[mode]}.forward_attempts SET state = 'done', answer = $3, finished_at = now()
           WHERE property_id = $1 AND idempotency_key = $2 AND forward_id = $4 AND state = 'started'
-       )
+       )${event ? `, audited AS (${auditInsertSql(6)})` : ''}
        ${FORWARD_CARD_SQL.markUsed(mode, '$5::uuid')}`,
-      values: [propertyId, key, JSON.stringify(answer), forwardId, tokenId],
+      values: [attempt.propertyId, attempt.key, JSON.stringify(answer), attempt.forwardId, attempt.tokenId, ...(event ? auditValuesOf(event) : [])],
     });
   }
 }

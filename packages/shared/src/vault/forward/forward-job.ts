@@ -18,13 +18,22 @@ export const ZForwardCardPayload = ZVaultJobBase.extend({
   path: z.string().min(1).max(2048),
   headers: z.record(z.string(), z.string()),
   body: z.string().optional(),
+  /**
+   * Present when the API leaves the forward's success event to the worker: the worker then writes
+   * it in the statement that records the answer (one round trip fewer per forward) and says so
+   * with `audited` in the result. The subject comes masked (redactPans); never card data.
+   */
+  audit: z.object({ subject: z.string().max(1000).optional(), clientAddress: z.string().max(64).optional() }).optional(),
 });
 
 export const ZGatewayErrorCode = z.enum(['GATEWAY_UNREACHABLE', 'GATEWAY_TIMEOUT']);
 
 export const ZForwardCardResult = z.discriminatedUnion('outcome', [
-  /** The gateway answered (any status); `answer` is already masked. */
-  z.object({ outcome: z.literal('forwarded'), answer: ZForwardResponse }),
+  /**
+   * The gateway answered (any status); `answer` is already masked. `audited`: the success event is
+   * written (only for a payload with `audit`, and never on a replay of a recorded answer).
+   */
+  z.object({ outcome: z.literal('forwarded'), answer: ZForwardResponse, audited: z.literal(true).optional() }),
   /** The gateway could not be reached, failed TLS, redirected, answered too much or too late. */
   z.object({
     outcome: z.literal('gateway_error'),
