@@ -72,6 +72,25 @@ describe('audit events', () => {
     expect(event.occurred_at.getTime()).toBeLessThanOrEqual(Date.now() + 1000);
   });
 
+  it("an Idempotency-Key replay has an event of its own; a subject holding a card number is masked in the worker's event", async () => {
+    // The success event of a tokenization is written by the worker with the card; the subject
+    // crosses the queue to it, so it is masked before it leaves the API.
+    const bearer = world.token({ sub: `clerk ${pans[0]}` });
+    const key = randomUUID();
+    const first = await call((id) => vault('post', '/vault/v1/tokens/card', id, bearer, { 'Idempotency-Key': key }).send(card(pans[0]!)));
+    const replay = await call((id) => vault('post', '/vault/v1/tokens/card', id, bearer, { 'Idempotency-Key': key }).send(card(pans[0]!)));
+    expect([first.res.status, replay.res.status]).toEqual([200, 200]);
+    expect(replay.res.body.id).toBe(first.res.body.id);
+    const masked = `clerk ${pans[0]!.slice(0, 6)}******${pans[0]!.slice(-4)}`;
+    for (const { res, event } of [first, replay]) {
+      expect(event).toMatchObject({
+        subject: masked, action: 'token.tokenize', outcome: 'success', http_status: 200, token_id: first.res.body.id,
+        request_id: res.headers['x-request-id'], property_id: '1', mode: 'test',
+      });
+    }
+    expect(findPans(JSON.stringify([first.event, replay.event]), pans)).toEqual([]);
+  });
+
   it('token reads, found and not found', async () => {
     const bearer = world.token({ sub: 'night-auditor', scope: 'read:payment' });
     const found = await call((id) => vault('get', `/vault/v1/tokens/${tokenId}`, id, bearer));

@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import { forwardCardJob, type TForwardCardResult, type ZForwardCardPayload } from '@folio-vault/shared/vault/forward/forward-job';
 import type { TForwardRequest, TForwardResponse } from '@folio-vault/shared/vault/forward/schemas';
 import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
+import type { TAuditCaller } from '@folio-vault/shared/vault/vault-job-common';
 import type { JobWaiter } from '../jobs/job-waiter.js';
 
 interface TForwardRef {
@@ -13,7 +14,7 @@ interface TForwardRef {
   requestId: string;
   idempotencyKey: string;
   /** Who asked, for the success event the worker writes with the answer (subject PAN-masked). */
-  audit: { subject?: string; clientAddress?: string };
+  audit: TAuditCaller;
 }
 
 /** What the audit trail records of a forward once it has an outcome (never card data). */

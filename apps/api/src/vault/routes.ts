@@ -15,7 +15,7 @@ import { SCOPES } from '../auth/principal.js';
 import { HEADERS } from '../http/openapi-errors.js';
 import { defineRoute, mountRoutes, type TRouteDeps } from '../http/route.js';
 import { tokenizationModeOf as modeOf } from '@folio-vault/shared/vault/tokenization-mode';
-import { auditVaultErrors, forwardCaller, recordVaultEvent, type TForwardAudit } from './vault-audit.js';
+import { auditCaller, auditVaultErrors, recordVaultEvent, type TForwardAudit } from './vault-audit.js';
 import type { VaultClient } from './vault-client.js';
 
 /** A card body is small; 16 kB leaves room for billing details in any script. */
@@ -51,13 +51,15 @@ const tokenizeCard = defineRoute({
   },
   errors: [409],
   handler: ({ vault }) => async ({ req, res, headers, body }) => {
-    const token = await vault.tokenize(body, {
+    const { token, audited } = await vault.tokenize(body, {
       propertyId: headers['x-property-id'],
       mode: modeOf(headers['svc-tokenization-mode']),
       requestId: String(req.id),
       idempotencyKey: headers['idempotency-key'],
+      audit: auditCaller(req),
     });
-    await recordVaultEvent(vault.audit, req, { httpStatus: 200, tokenId: token.id });
+    // The worker wrote the success event with the card, unless the answer is an earlier request's token.
+    if (!audited) await recordVaultEvent(vault.audit, req, { httpStatus: 200, tokenId: token.id });
     res.status(200).json(token);
   },
 });
@@ -164,7 +166,7 @@ const forwardToken = defineRoute({
     const destination = vault.forwards.check(body, ref.mode);
     const audit: TForwardAudit = { destination: destination.name, method: body.method, path: body.path };
     res.locals.forward = audit;
-    const caller = forwardCaller(req);
+    const caller = auditCaller(req);
     const { answer, audited } = await vault.forwards.forward(params.id, body, destination, { ...ref, idempotencyKey: headers['idempotency-key'], audit: caller }, audit);
     // The worker wrote the success event with the answer, unless this was a replay or it could not.
     if (!audited) await recordVaultEvent(vault.audit, req, { httpStatus: 200, tokenId: params.id });

@@ -3,6 +3,7 @@ import { auditTokenId, type AuditLog, type TAuditAction, type TAuditEvent } from
 import { toAppError, type TErrorCode } from '@folio-vault/shared/errors';
 import { tokenizationModeOf } from '@folio-vault/shared/vault/tokenization-mode';
 import { redactPans } from '@folio-vault/shared/vault/card/redact-pan';
+import type { TAuditCaller } from '@folio-vault/shared/vault/vault-job-common';
 
 /**
  * Express side of the vault audit trail (packages/shared/src/vault/audit-log.ts). The event is
@@ -24,10 +25,11 @@ function actionOf(req: Request): TAuditAction | undefined {
 export type TForwardAudit = NonNullable<TAuditEvent['forward']>;
 
 /**
- * Who sent a forward, for the success event its worker writes with the answer (recordVaultEvent's
- * fields of the caller; the subject PAN-masked here already, as it travels through the queue).
+ * Who sent a tokenization or a forward, for the success event its worker writes with the work
+ * (recordVaultEvent's fields of the caller; the subject PAN-masked here already, as it travels
+ * through the queue).
  */
-export function forwardCaller(req: Request): { subject?: string; clientAddress?: string } {
+export function auditCaller(req: Request): TAuditCaller {
   const subject = req.principal?.subject;
   const clientAddress = req.socket.remoteAddress;
   return { ...(subject !== undefined ? { subject: redactPans(subject).slice(0, 1000) } : {}), ...(clientAddress ? { clientAddress } : {}) };

@@ -8,6 +8,7 @@ import { AppError } from '@folio-vault/shared/errors';
 import { deleteCardTokenJob } from '@folio-vault/shared/vault/delete-card-token-job';
 import { readCardTokenJob } from '@folio-vault/shared/vault/read-card-token-job';
 import { tokenizeCardJob, type TSealedCard } from '@folio-vault/shared/vault/tokenize-card-job';
+import type { TAuditCaller } from '@folio-vault/shared/vault/vault-job-common';
 import { searchCardTokensJob } from '@folio-vault/shared/vault/search-card-tokens-job';
 import { cardTokenLabelsJob, MAX_LABEL_TOKEN_IDS } from '@folio-vault/shared/vault/card-token-labels-job';
 import type { TForwardDestination } from '@folio-vault/shared/vault/forward/destinations';
@@ -92,10 +93,14 @@ export class VaultClient {
     return new Date(asked).toISOString();
   }
 
+  /**
+   * The token, and whether its audit event is written already: the worker writes it with the card
+   * (`ref.audit`: who asked), unless the answer is another request's token (an Idempotency-Key replay).
+   */
   async tokenize(
     card: TTokenizeCardRequest,
-    ref: TTokenRef & { idempotencyKey?: string },
-  ): Promise<TTokenizeCardResponse> {
+    ref: TTokenRef & { idempotencyKey?: string; audit: TAuditCaller },
+  ): Promise<{ token: TTokenizeCardResponse; audited: boolean }> {
     const expiresAt = this.expiresAt(card);
     await this.checkMode(ref.propertyId, ref.mode);
     if (ref.mode === 'live' && isPublicTestCard(card.card_number)) {
@@ -120,11 +125,12 @@ export class VaultClient {
       sealedCard: sealTransit(this.options.transit, sealed, transitAad({ tokenId, propertyId: ref.propertyId, mode: ref.mode })),
       expiresAt,
       ...(ref.idempotencyKey ? { idempotencyKey: ref.idempotencyKey } : {}),
+      audit: ref.audit,
     }, tokenId);
     if (result.outcome === 'idempotency_key_reused') {
       throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request body.');
     }
-    return result.token;
+    return { token: result.token, audited: result.audited === true };
   }
 
   async read(tokenId: string, ref: TTokenRef): Promise<TCardTokenMetadata> {

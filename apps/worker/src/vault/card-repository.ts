@@ -3,6 +3,7 @@ import type { TPgPool } from '@folio-vault/shared/connections';
 import { inTransaction } from '@folio-vault/shared/db/transaction';
 import { FINGERPRINT_VERSION } from '@folio-vault/shared/vault/crypto/fingerprint';
 import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
+import { auditInsertSql, auditValuesOf, type TAuditEvent } from '@folio-vault/shared/vault/audit-log';
 import { VAULT_SCHEMA } from './idempotency-keys.js';
 
 /**
@@ -119,14 +120,15 @@ export class CardRepository {
    * first record alone and answers undefined (the caller reads the record). `db` may be the pool:
    * one statement commits on its own, one round trip.
    */
-  async insertCard(db: TPgPool | PoolClient, mode: TTokenizationMode, card: TNewCardRow): Promise<TCardRow | undefined> {
+  async insertCard(db: TPgPool | PoolClient, mode: TTokenizationMode, card: TNewCardRow, event?: TAuditEvent): Promise<TCardRow | undefined> {
     const schema = SCHEMA[mode];
     // The held CVV goes in with the card, in the same statement: a re-run that finds the card
     // already there inserts neither (the CTE's SELECT sees no row).
     // Named, so each connection plans the statement once: planning this CTE cost about as much as
-    // running it, on every tokenization.
+    // running it, on every tokenization. With `event`, the request's audit event goes in with the
+    // card too, and likewise only with it (audit-log.ts: auditInsertSql).
     const result = await db.query<TCardRow>({
-      name: `vault-insert-card-${mode}`,
+      name: `vault-insert-card-${mode}${event ? '-audited' : ''}`,
       text: `WITH card AS (
          INSERT INTO ${schema}.cards
            (id, property_id, card_brand, first6, last4, exp_month, exp_year, cardholder_name_masked,
@@ -137,12 +139,13 @@ export class CardRepository {
        ), cvv AS (
          INSERT INTO ${schema}.held_cvvs (token_id, cvv_ct, held_until)
          SELECT id, $16, now() + make_interval(secs => $17) FROM card WHERE $16::bytea IS NOT NULL
-       )
+       )${event ? `, audited AS (${auditInsertSql(18, 'card')})` : ''}
        SELECT * FROM card`,
       values: [
         card.id, card.propertyId, card.cardBrand, card.first6, card.last4, card.expMonth, card.expYear,
         card.cardholderNameMasked, card.fingerprint, card.kekId, card.wrappedDek, card.panCt,
         card.cardholderNameCt, card.billingDetailsCt, card.expiresAt, card.cvvCt, card.cvvHoldSeconds,
+        ...(event ? auditValuesOf(event) : []),
       ],
     });
     return result.rows[0];

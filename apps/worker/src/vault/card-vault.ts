@@ -14,6 +14,7 @@ import type { searchCardTokensJob } from '@folio-vault/shared/vault/search-card-
 import type { cardTokenLabelsJob } from '@folio-vault/shared/vault/card-token-labels-job';
 import { creditCardTypeOf, type TCardBrand } from '@folio-vault/shared/vault/card/brand';
 import type { TCardTokenMetadata, TTokenizationMode } from '@folio-vault/shared/vault/schemas';
+import { successEventOf, type TAuditEvent } from '@folio-vault/shared/vault/audit-log';
 import { findCardLabels, type CardRepository, type TCardRow, type TSealedRecordRow } from './card-repository.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
 
@@ -105,8 +106,12 @@ export class CardVault {
     const card = this.openCard(payload);
     const { mode, propertyId, tokenId } = payload;
     const fingerprint = this.fingerprint(propertyId, card.card_number);
+    // The success event goes in with the card when the payload leaves it to the worker: a re-run
+    // of this job (same token id) finds both there; a replay of another request's key writes none
+    // (the API writes that request's event).
+    const event = successEventOf(payload, { action: 'token.tokenize', tokenId });
 
-    const answer = (row: TCardRow) => ({
+    const answer = (row: TCardRow, audited: boolean) => ({
       outcome: 'tokenized' as const,
       token: {
         id: row.id,
@@ -115,6 +120,7 @@ export class CardVault {
         expiration: { month: row.exp_month, year: row.exp_year },
         test_mode: mode === 'test',
       },
+      ...(audited ? { audited: true as const } : {}),
     });
     const found = async (db: TPgPool | PoolClient, id: string) => {
       const row = await this.repository.findCard(db, mode, propertyId, id);
@@ -126,7 +132,7 @@ export class CardVault {
       // The common case is one statement (no transaction, one round trip): a re-run of the job
       // finds its record already there and reads it.
       const pool = this.repository.pool;
-      return answer((await this.insert(pool, payload, card, fingerprint)) ?? (await found(pool, tokenId)));
+      return answer((await this.insert(pool, payload, card, fingerprint, event)) ?? (await found(pool, tokenId)), event !== undefined);
     }
     const idempotencyKey = payload.idempotencyKey;
     return this.repository.transaction(async (client) => {
@@ -137,10 +143,11 @@ export class CardVault {
       await this.idempotencyKeys.lock(client, mode, propertyId, idempotencyKey);
       const previous = await this.idempotencyKeys.find(client, mode, propertyId, idempotencyKey);
       if (previous && previous.request_digest !== requestDigest) return { outcome: 'idempotency_key_reused' as const };
-      if (previous) return answer(await found(client, previous.token_id));
-      const inserted = await this.insert(client, payload, card, fingerprint);
+      // The key's own request run again (its event was written with the card), or a replay by another request.
+      if (previous) return answer(await found(client, previous.token_id), event !== undefined && previous.token_id === tokenId);
+      const inserted = await this.insert(client, payload, card, fingerprint, event);
       await this.idempotencyKeys.save(client, mode, { propertyId, key: idempotencyKey, requestDigest, tokenId });
-      return answer(inserted ?? (await found(client, tokenId)));
+      return answer(inserted ?? (await found(client, tokenId)), event !== undefined);
     });
   }
 
@@ -149,6 +156,7 @@ export class CardVault {
     payload: TTokenizePayload,
     card: TSealedCard,
     fingerprint: string,
+    event: TAuditEvent | undefined,
   ): Promise<TCardRow | undefined> {
     const { mode, tokenId } = payload;
     const dataKey = newDataKey();
@@ -175,7 +183,7 @@ export class CardVault {
         expiresAt: payload.expiresAt,
         cvvCt: card.cvv && this.cvvHoldSeconds > 0 ? sealField(dataKey, card.cvv, `${aad}:cvv`) : null,
         cvvHoldSeconds: this.cvvHoldSeconds,
-      });
+      }, event);
     } finally {
       dataKey.fill(0);
     }

@@ -121,11 +121,38 @@ export function auditValuesOf(event: TAuditEvent): TAuditValues {
 
 /**
  * One event's INSERT, for a statement of its own that records the work and its event together (a
- * CTE): its values are `auditValuesOf(event)`, bound from parameter `$first` on.
+ * CTE): its values are `auditValuesOf(event)`, bound from parameter `$first` on. With `from` (a CTE
+ * of the same statement), the row is written only when that CTE has a row.
  */
-export function auditInsertSql(first: number): string {
+export function auditInsertSql(first: number, from?: string): string {
   const values = COLUMN_TYPES.map((type, index) => `$${first + index}::${type}`).join(', ');
-  return `INSERT INTO audit.vault_events ${COLUMNS} VALUES (${values})`;
+  return from ? `INSERT INTO audit.vault_events ${COLUMNS} SELECT ${values} FROM ${from}` : `INSERT INTO audit.vault_events ${COLUMNS} VALUES (${values})`;
+}
+
+/** What a vault job's payload says of its request, for the event a worker writes (vault-job-common.ts). */
+interface TAuditedPayload {
+  audit?: { subject?: string; clientAddress?: string };
+  propertyId: string;
+  mode: TTokenizationMode;
+  requestId: string;
+}
+
+/**
+ * The event the API would write for a request answered 200, when the job's payload leaves it to
+ * the worker (`audit`); undefined otherwise.
+ */
+export function successEventOf(payload: TAuditedPayload, event: Pick<TAuditEvent, 'action' | 'tokenId' | 'forward'>): TAuditEvent | undefined {
+  if (!payload.audit) return undefined;
+  const { subject, clientAddress } = payload.audit;
+  return {
+    ...event,
+    httpStatus: 200,
+    propertyId: payload.propertyId,
+    mode: payload.mode,
+    requestId: payload.requestId,
+    ...(subject !== undefined ? { subject } : {}),
+    ...(clientAddress !== undefined ? { clientAddress } : {}),
+  };
 }
 
 export class AuditLog {

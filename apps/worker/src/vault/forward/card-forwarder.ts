@@ -5,7 +5,7 @@ import type { TForwardCardResult, ZForwardCardPayload } from '@folio-vault/share
 import { maskHeaders, maskSecrets, type TMaskedSecrets } from '@folio-vault/shared/vault/forward/mask';
 import { cardValues, substitute, templateProblems, usesCvv } from '@folio-vault/shared/vault/forward/template';
 import type { Logger } from '@folio-vault/shared/logger';
-import type { TAuditEvent } from '@folio-vault/shared/vault/audit-log';
+import { successEventOf, type TAuditEvent } from '@folio-vault/shared/vault/audit-log';
 import type { CardVault, TOpenedCard } from '../card-vault.js';
 import type { TCardRow, TSealedRecordRow } from '../card-repository.js';
 import { GatewayError, NotSentError, type GatewayClients } from './gateway-client.js';
@@ -21,26 +21,14 @@ interface TPrepared {
   secrets: TMaskedSecrets;
 }
 
-/**
- * The event the API would write for a forward answered 200 (apps/api/src/vault/vault-audit.ts),
- * when the payload leaves it to the worker; undefined otherwise.
- */
+/** A forward answered 200: its event, when the payload leaves it to the worker. */
 function successEvent(payload: TForwardPayload, result: TRecordedForward): TAuditEvent | undefined {
-  if (!payload.audit || result.outcome !== 'forwarded') return undefined;
-  return {
+  if (result.outcome !== 'forwarded') return undefined;
+  return successEventOf(payload, {
     action: 'token.forward',
-    httpStatus: 200,
     tokenId: payload.tokenId,
-    propertyId: payload.propertyId,
-    mode: payload.mode,
-    requestId: payload.requestId,
-    ...(payload.audit.subject !== undefined ? { subject: payload.audit.subject } : {}),
-    ...(payload.audit.clientAddress !== undefined ? { clientAddress: payload.audit.clientAddress } : {}),
-    forward: {
-      destination: payload.destination, method: payload.method, path: payload.path,
-      gatewayStatus: result.answer.status, durationMs: result.answer.duration_ms,
-    },
-  };
+    forward: { destination: payload.destination, method: payload.method, path: payload.path, gatewayStatus: result.answer.status, durationMs: result.answer.duration_ms },
+  });
 }
 
 /** The destination's own rules and the template's, as the API checks them; undefined when all hold. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { QUEUE_NAMES } from '../../queues.js';
 import type { TJobDefinition } from '../../jobs/definition.js';
-import { VAULT_JOB_OPTIONS, ZVaultJobBase } from '../vault-job-common.js';
+import { VAULT_JOB_OPTIONS, ZAuditCaller, ZVaultJobBase } from '../vault-job-common.js';
 import { FORWARD_METHODS } from './destinations.js';
 import { ZForwardResponse } from './schemas.js';
 
@@ -18,12 +18,8 @@ export const ZForwardCardPayload = ZVaultJobBase.extend({
   path: z.string().min(1).max(2048),
   headers: z.record(z.string(), z.string()),
   body: z.string().optional(),
-  /**
-   * Present when the API leaves the forward's success event to the worker: the worker then writes
-   * it in the statement that records the answer (one round trip fewer per forward) and says so
-   * with `audited` in the result. The subject comes masked (redactPans); never card data.
-   */
-  audit: z.object({ subject: z.string().max(1000).optional(), clientAddress: z.string().max(64).optional() }).optional(),
+  /** The success event is the worker's, written with the answer (one round trip fewer per forward). */
+  audit: ZAuditCaller.optional(),
 });
 
 export const ZGatewayErrorCode = z.enum(['GATEWAY_UNREACHABLE', 'GATEWAY_TIMEOUT']);
