@@ -13,6 +13,7 @@ import {
   reactPdfFace,
   rememberLayouts,
   selectFace,
+  selectNamedFace,
   type TFontkitFont,
   type TPainter,
 } from '@folio-vault/worker/exports/pdf/react-pdf-internals';
@@ -145,6 +146,35 @@ describe('internals the PDF uses', () => {
     expect(seen.error, pdfkitWhy).toBeUndefined();
     // The canvas and the Text node set glyphs in one object: pdfkit must embed it once.
     expect(await embeddedFonts(pdf), pdfkitWhy).toEqual(['NotoSans-Regular']);
+  });
+
+  it('pdfkit: a face selected by object and PostScript name on separate canvases is embedded once, with a Text node in it', async () => {
+    const why = because('pdfkit', 'font(fontkitFont, family) looks the face up under the family name');
+    const errors: string[] = [];
+    const line = (text: string) =>
+      canvasPaint((painter: TPainter) => {
+        try {
+          selectNamedFace(painter, face, 7);
+          painter.text(text, 0, 0, { lineBreak: false });
+        } catch (error) {
+          errors.push((error as Error).message);
+        }
+      });
+    const pdf = await renderToBuffer(
+      createElement(
+        Document,
+        null,
+        createElement(
+          Page,
+          { size: 'A4', style: { fontFamily: 'NotoSans', padding: 20 } },
+          createElement(Text, null, 'Folio Vault'),
+          createElement(Canvas, { style: { width: 100, height: 20 }, paint: line('Folio') }),
+          createElement(Canvas, { style: { width: 100, height: 20 }, paint: line('Vault') }),
+        ),
+      ),
+    );
+    expect(errors, why).toEqual([]);
+    expect(await embeddedFonts(pdf), why).toEqual(['NotoSans-Regular']);
   });
 });
 

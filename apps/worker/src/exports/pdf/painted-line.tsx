@@ -1,7 +1,7 @@
 import { Canvas, Text, View, type TextProps } from '@react-pdf/renderer';
 import { fitCanvasText } from './canvas-text.js';
 import { COLOURS, FONT_SIZE } from './layout.js';
-import { canvasPaint, type TPainter } from './react-pdf-internals.js';
+import { canvasPaint, selectNamedFace, type TPainter } from './react-pdf-internals.js';
 import { loadedTableFonts } from './table-fonts.js';
 
 /**
@@ -55,7 +55,7 @@ export function PaintedLine({ text, style, inherited = {} }: { text: string; sty
     style.textAlign === 'right' ? width - paddingRight - fitted.width : style.textAlign === 'center' ? (width - fitted.width) / 2 : paddingLeft;
   const color = style.color ?? inherited.color ?? COLOURS.ink;
   const paint = (painter: TPainter) => {
-    painter.fillOpacity(1).fillColor(color).font(font, fontSize);
+    selectNamedFace(painter.fillOpacity(1).fillColor(color), font, fontSize);
     painter.text(fitted.text, x, 0, { lineBreak: false });
   };
   return <Canvas style={{ width, height, ...margins }} paint={canvasPaint(paint)} />;

@@ -88,7 +88,7 @@ export const PAINTER_METHODS = ['save', 'restore', 'fill', 'stroke', 'font', 'te
 export type TPainter = {
   [method in 'save' | 'restore' | 'fill' | 'stroke']: (...args: unknown[]) => TPainter;
 } & {
-  font(font: TFontkitFont | string, size?: number): TPainter;
+  font(font: TFontkitFont | string, familyOrSize?: string | number, size?: number): TPainter;
   text(text: string, x: number, y: number, options?: object): TPainter;
   fillColor(colour: string): TPainter;
   fillOpacity(opacity: number): TPainter;
@@ -124,4 +124,16 @@ export function selectFace(painter: TPainter, font: TFontkitFont, fontSize: numb
     painter.font(font, fontSize);
     known.add(font);
   }
+}
+
+/**
+ * Selects a face for a paint that sets one text (painted-line.tsx: every folio heading, total and
+ * footer is its own canvas, so selectFace's per-paint set would pass the object every time).
+ * Internals (pdfkit): with a family name, font() looks the face up under that name first
+ * (`_fontFamilies[family]`) and records it there when it opens it; the PostScript name is the key
+ * pdfkit itself records a face under, so a face a Text node or the table opened is found too. Without
+ * it, every call builds an embedded-font object and compares name tables (isEqualFont).
+ */
+export function selectNamedFace(painter: TPainter, font: TFontkitFont, fontSize: number): void {
+  painter.font(font, font.postscriptName, fontSize);
 }
