@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buffer, text } from 'node:stream/consumers';
@@ -66,6 +66,17 @@ describe.each(['fs', 'minio'])('%s storage', (name) => {
     expect(await store.size('exports/1/streamed.pdf')).toBe(300_000);
     expect((await buffer(await store.get('exports/1/streamed.pdf'))).equals(body)).toBe(true);
     expect(readFileSync(file).equals(body)).toBe(true);
+  });
+
+  it('keeps a putFile object whole once its source file is removed, and makes a missing folder for it', async () => {
+    const store = storage();
+    const body = randomBytes(40_000);
+    const file = join(mkdtempSync(join(tmpdir(), 'fv-putfile-')), 'rendered.pdf');
+    writeFileSync(file, body);
+    const stored = await store.putFile('exports/fresh-folder/deep/linked.pdf', file, 'application/pdf');
+    rmSync(file);
+    expect(stored).toEqual({ key: 'exports/fresh-folder/deep/linked.pdf', size: 40_000, sha256: createHash('sha256').update(body).digest('hex') });
+    expect((await buffer(await store.get('exports/fresh-folder/deep/linked.pdf'))).equals(body)).toBe(true);
   });
 
   it('deletes an object (its size is then undefined) and deleting a missing key is no error', async () => {
