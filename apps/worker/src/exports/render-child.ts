@@ -73,25 +73,6 @@ async function warmUp(): Promise<void> {
   }
 }
 
-/**
- * `--trim-above=<bytes>` (render-pool.ts): the pool recycles a process whose resident memory has
- * grown past this. Most of a render process's memory past a few hundred pieces is garbage not yet
- * collected (a major collection takes the heap from ~180 MB back to ~50 MB), so the process first
- * collects it (node --expose-gc) and reports what remains: only memory that is really held gets
- * the process replaced, and a replacement (a cold process: code loaded again, slow until V8 has
- * compiled the table code again) is rare.
- */
-const TRIM_FLAG = '--trim-above=';
-const trimAbove = Number(process.argv.find((arg) => arg.startsWith(TRIM_FLAG))?.slice(TRIM_FLAG.length) ?? Infinity);
-const collect = (globalThis as { gc?: () => void }).gc;
-
-function residentBytes(): number {
-  const rss = process.memoryUsage.rss();
-  if (rss <= trimAbove || !collect) return rss;
-  collect();
-  return process.memoryUsage.rss();
-}
-
 // Only the processes a worker starts with (RenderPool.warm) draw the warm-up document; the others
 // (replacements, pools started on first use) load their fonts now, while they wait for a piece.
 if (!process.argv.includes(WARM_UP_FLAG)) void tableFonts().catch(() => undefined);
@@ -104,9 +85,9 @@ process.on('message', (message: TRenderRequest) => {
       // One piece at a time, the warm-up included.
       await warmed;
       const file = await perform(message);
-      reply = { id: message.id, ok: true, ...(file ? { file } : {}), rss: residentBytes() };
+      reply = { id: message.id, ok: true, ...(file ? { file } : {}), rss: process.memoryUsage().rss };
     } catch (error) {
-      reply = { id: message.id, ok: false, error: (error as Error).message, rss: residentBytes() };
+      reply = { id: message.id, ok: false, error: (error as Error).message, rss: process.memoryUsage().rss };
     }
     process.send?.(reply);
   })();

@@ -29,16 +29,6 @@ export const PAGES_RENDERED_WHOLE = 8;
 /** A render process told to stop (its channel closed) gets this long to exit, then SIGKILL. */
 export const RENDER_EXIT_MS = 2_000;
 
-/** A render process that has grown past this (after collecting its garbage: render-child.ts) is replaced. */
-export const MAX_RSS_BYTES = 320_000_000;
-/**
- * Node flags of a render process. --expose-gc: it collects its garbage before reporting its size
- * (render-child.ts). --max-semi-space-size: a render allocates tens of MB that die young; a larger
- * young generation (64 MB semi-spaces, 16 by default) lets them die there instead of being copied
- * and promoted, which cut a 30-row folio's render CPU by about a tenth.
- */
-const RENDER_NODE_FLAGS = ['--expose-gc', '--max-semi-space-size=64'];
-
 interface TSlot {
   child?: ChildProcess;
   renders: number;
@@ -189,16 +179,10 @@ export class RenderPool {
     // The child runs as the rest of the service does (tsx from source, plain node compiled), with its own heap.
     // A profiled worker (node --cpu-prof, bench/night-audit.ts) profiles its render processes too.
     const profiling = process.execArgv.filter((arg) => arg.startsWith('--cpu-prof'));
-    const args = [...(warmUp ? [WARM_UP_FLAG] : []), `--trim-above=${this.maxRssBytes()}`];
-    const execArgv = [...profiling, ...RENDER_NODE_FLAGS, ...(FROM_SOURCE ? ['--import', 'tsx'] : [])];
-    const child = fork(CHILD, args, { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(CHILD, warmUp ? [WARM_UP_FLAG] : [], { execArgv: [...profiling, ...(FROM_SOURCE ? ['--import', 'tsx'] : [])], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     child.on('error', () => undefined);
     this.readiness.set(child, this.readyOf(child));
     return child;
-  }
-
-  private maxRssBytes(): number {
-    return this.options.maxRssBytes ?? MAX_RSS_BYTES;
   }
 
   private readyOf(child: ChildProcess): Promise<void> {
@@ -229,7 +213,7 @@ export class RenderPool {
       slot.busy = false;
       slot.renders += 1;
       const recycle =
-        !outcome.ok || slot.renders >= (this.options.maxRenders ?? 1_000) || (outcome.rss ?? 0) > this.maxRssBytes();
+        !outcome.ok || slot.renders >= (this.options.maxRenders ?? 1_000) || (outcome.rss ?? 0) > (this.options.maxRssBytes ?? 320_000_000);
       if (recycle) void this.retire(slot);
       if (outcome.ok) task.resolve(outcome.file);
       else task.reject(outcome.error ?? new Error('render failed'));
