@@ -19,7 +19,6 @@ import { RetentionSweep, scheduleRetentionSweep } from './exports/retention-swee
 import { NightAuditor } from './night-audit/night-auditor.js';
 import { syncAllNightAuditSchedules } from '@folio-vault/shared/night-audit/schedules';
 import { closeWorkerParts } from './worker-shutdown.js';
-import { warmExportPathLogged } from './warm-up/export-path-warm-up.js';
 import { startWebhookWorker, type TWebhookInternals } from './webhooks/webhook-worker.js';
 
 export interface TRunningWorker {
@@ -56,9 +55,6 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   // (and take jobs) only once they have: the first export then costs what later ones do.
   const warmStarted = performance.now();
   const warming = renderer.warm().then(() => logger.info({ ms: Math.round(performance.now() - warmStarted), processes: config.EXPORT_CONCURRENCY }, 'render processes warm'));
-  // This process's side of an export (connections, ledger reads, sums, page plans) meanwhile:
-  // read-only and bounded, its failure only logged (warm-up/export-path-warm-up.ts).
-  const warmingPath = warmExportPathLogged(pool, logger);
   const exportStore = new ExportStore(pool);
   const storage = watchStorage(createStorage(config), connections);
   // Webhook deliveries (their own queue); the exporter and the night auditor announce through its outbox.
@@ -77,7 +73,7 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
     logger,
     metrics,
   );
-  await Promise.all([warming, warmingPath]);
+  await warming;
   const exportWorker = new Worker(QUEUE_NAMES.export, exportProcessor, {
     connection,
     prefix: config.QUEUE_PREFIX,
