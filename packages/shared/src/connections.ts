@@ -88,20 +88,6 @@ export function createPgPool(url: string, options: pg.PoolConfig = {}): pg.Pool 
 export type TPgPool = pg.Pool;
 
 /**
- * Opens up to `count` of the pool's connections at once and hands them back idle, so the first
- * requests that need several at once find them open (a connection costs a TCP and SCRAM handshake).
- * They close again after idleTimeoutMillis unused, as any. Rejects when one cannot be opened; the
- * ones that were are handed back all the same.
- */
-export async function openConnections(pool: pg.Pool, count: number): Promise<void> {
-  const wanted = Math.max(0, Math.min(count, pool.options.max ?? 10) - pool.totalCount);
-  const settled = await Promise.allSettled(Array.from({ length: wanted }, () => pool.connect()));
-  for (const outcome of settled) if (outcome.status === 'fulfilled') outcome.value.release();
-  const failed = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
-  if (failed) throw failed.reason;
-}
-
-/**
  * For BullMQ objects whose failures reach the process another way (a request's 503, /readyz, the
  * connection log): an `error` event without a listener would throw.
  */
