@@ -30,7 +30,7 @@ export function exportSmallSection(run: TRun, goals: string[][] = []): string[] 
       ],
     ),
     '',
-    `Start: ${sec(s.readyMs)} from spawning the process until it is ready (${sec(s.readyCpuMs)} of CPU; the render processes warm up before the worker takes jobs). First 1,000-row export ${sec(s.coldMs)} (render ${s.coldRenderMs ?? '?'} ms), the same export warm ${sec(s.warmMs)} (render ${s.warmRenderMs ?? '?'} ms): cold/warm ${s.ratio.toFixed(2)}×, load ${s.load.toFixed(1)}.`,
+    `Start: ${sec(s.readyMs)} from spawning the process until it is ready (${sec(s.readyCpuMs)} of CPU; the render processes warm up before the worker takes jobs). After one GET /healthz (the client's own first request), the first 1,000-row export ${sec(s.coldMs)} (render ${s.coldRenderMs ?? '?'} ms), the same export warm ${sec(s.warmMs)} (render ${s.warmRenderMs ?? '?'} ms): cold/warm ${s.ratio.toFixed(2)}×, load ${s.load.toFixed(1)}.`,
     '',
   );
   return lines;
