@@ -1,8 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
-import { auditTokenId, type AuditLog, type TAuditAction, type TAuditEvent } from '@folio-vault/shared/vault/audit-log';
+import { auditSubject, auditTokenId, type AuditLog, type TAuditAction, type TAuditEvent } from '@folio-vault/shared/vault/audit-log';
 import { toAppError, type TErrorCode } from '@folio-vault/shared/errors';
 import { tokenizationModeOf } from '@folio-vault/shared/vault/tokenization-mode';
-import { redactPans } from '@folio-vault/shared/vault/card/redact-pan';
 import type { TAuditCaller } from '@folio-vault/shared/vault/vault-job-common';
 
 /**
@@ -26,13 +25,13 @@ export type TForwardAudit = NonNullable<TAuditEvent['forward']>;
 
 /**
  * Who sent a tokenization or a forward, for the success event its worker writes with the work
- * (recordVaultEvent's fields of the caller; the subject PAN-masked here already, as it travels
- * through the queue).
+ * (recordVaultEvent's fields of the caller). The subject travels through the queue already as the
+ * audit row keeps it: masked and cut (auditSubject).
  */
 export function auditCaller(req: Request): TAuditCaller {
   const subject = req.principal?.subject;
   const clientAddress = req.socket.remoteAddress;
-  return { ...(subject !== undefined ? { subject: redactPans(subject).slice(0, 1000) } : {}), ...(clientAddress ? { clientAddress } : {}) };
+  return { ...(subject !== undefined ? { subject: auditSubject(subject) } : {}), ...(clientAddress ? { clientAddress } : {}) };
 }
 
 export async function recordVaultEvent(

@@ -4,6 +4,7 @@ import { redactPans } from './card/redact-pan.js';
 import type { TPgPool } from '../connections.js';
 import type { TErrorCode } from '../errors.js';
 import type { TTokenizationMode } from './schemas.js';
+import type { TAuditCaller } from './vault-job-common.js';
 import { within } from '../within.js';
 
 /**
@@ -96,10 +97,17 @@ const COLUMNS =
   'destination, forward_method, forward_path, gateway_status, duration_ms)';
 const COLUMN_TYPES = ['text', 'text', 'text', 'text', 'int', 'uuid', 'bigint', 'text', 'text', 'inet', 'text', 'text', 'text', 'int', 'int'] as const;
 
+/**
+ * A subject as the audit row keeps it: text from outside (a token claim), masked like a log line and
+ * cut to MAX_SUBJECT characters. The API applies it before a subject travels in a job (vault-audit.ts).
+ */
+export function auditSubject(subject: string): string {
+  return [...redactPans(subject)].slice(0, MAX_SUBJECT).join('');
+}
+
 /** An event as the row's column values: free text from outside masked, ids kept only when well-formed. */
 export function auditValuesOf(event: TAuditEvent): TAuditValues {
-  // Subject and request id are text from outside (a token claim, a header): masked like a log line.
-  const subject = event.subject === undefined ? null : [...redactPans(event.subject)].slice(0, MAX_SUBJECT).join('');
+  const subject = event.subject === undefined ? null : auditSubject(event.subject);
   return [
     subject,
     event.action,
@@ -109,6 +117,7 @@ export function auditValuesOf(event: TAuditEvent): TAuditValues {
     auditTokenId(event.tokenId) ?? null,
     auditPropertyId(event.propertyId) ?? null,
     event.mode ?? null,
+    // The request id is text from outside too (a header): masked like a log line.
     redactPans(event.requestId).slice(0, 128),
     event.clientAddress && isIP(event.clientAddress) ? event.clientAddress : null,
     event.forward ? redactPans(event.forward.destination).slice(0, 100) : null,
@@ -131,7 +140,7 @@ export function auditInsertSql(first: number, from?: string): string {
 
 /** What a vault job's payload says of its request, for the event a worker writes (vault-job-common.ts). */
 interface TAuditedPayload {
-  audit?: { subject?: string; clientAddress?: string };
+  audit?: TAuditCaller;
   propertyId: string;
   mode: TTokenizationMode;
   requestId: string;

@@ -81,8 +81,8 @@ export class CardForwarder {
     }
     const result = await this.call(payload, prepared);
     if (result.outcome === 'not_sent') return result;
-    // A gateway error is answered 502/504 and recorded by the API with its error code.
-    const event = result.outcome === 'forwarded' ? successEvent(payload, result) : undefined;
+    // A gateway error is answered 502/504 and recorded by the API with its error code: no event here.
+    const event = successEvent(payload, result);
     const attempt = { propertyId: payload.propertyId, key: payload.idempotencyKey, forwardId: payload.forwardId, tokenId: payload.tokenId };
     try {
       // The answer recorded, the card marked used and the success event written: one statement, one round trip.
