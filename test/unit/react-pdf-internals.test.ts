@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Canvas, Document, Page, Text, renderToBuffer } from '@react-pdf/renderer';
 import { PDFDict, PDFDocument, PDFName } from 'pdf-lib';
-import { createElement } from 'react';
+import { createElement, type ReactElement } from 'react';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { registerFonts } from '@folio-vault/worker/exports/pdf/fonts';
 import {
@@ -129,18 +129,7 @@ describe('internals the PDF uses', () => {
         seen.error = (error as Error).message;
       }
     });
-    const pdf = await renderToBuffer(
-      createElement(
-        Document,
-        null,
-        createElement(
-          Page,
-          { size: 'A4', style: { fontFamily: 'NotoSans', padding: 20 } },
-          createElement(Canvas, { style: { width: 100, height: 20 }, paint }),
-          createElement(Text, null, 'Folio Vault'),
-        ),
-      ),
-    );
+    const pdf = await onePage(canvas(paint), createElement(Text, null, 'Folio Vault'));
     expect(seen.missing, painterWhy).toEqual([]);
     expect(seen.chained, painterWhy).toBe(true);
     expect(seen.error, pdfkitWhy).toBeUndefined();
@@ -160,25 +149,20 @@ describe('internals the PDF uses', () => {
           errors.push((error as Error).message);
         }
       });
-    const pdf = await renderToBuffer(
-      createElement(
-        Document,
-        null,
-        createElement(
-          Page,
-          { size: 'A4', style: { fontFamily: 'NotoSans', padding: 20 } },
-          createElement(Text, null, 'Folio Vault'),
-          createElement(Canvas, { style: { width: 100, height: 20 }, paint: line('Folio') }),
-          createElement(Canvas, { style: { width: 100, height: 20 }, paint: line('Vault') }),
-        ),
-      ),
-    );
+    const pdf = await onePage(createElement(Text, null, 'Folio Vault'), canvas(line('Folio')), canvas(line('Vault')));
     expect(errors, why).toEqual([]);
     expect(await embeddedFonts(pdf), why).toEqual(['NotoSans-Regular']);
   });
 });
 
 /** The base names (subset tag dropped) of the composite fonts a PDF embeds. */
+/** One A4 page in NotoSans holding `children`, rendered to PDF bytes. */
+function onePage(...children: ReactElement[]): Promise<Buffer> {
+  return renderToBuffer(createElement(Document, null, createElement(Page, { size: 'A4', style: { fontFamily: 'NotoSans', padding: 20 } }, ...children)));
+}
+
+const canvas = (paint: ReturnType<typeof canvasPaint>) => createElement(Canvas, { style: { width: 100, height: 20 }, paint });
+
 async function embeddedFonts(bytes: Uint8Array): Promise<string[]> {
   const document = await PDFDocument.load(bytes);
   const names: string[] = [];
