@@ -37,6 +37,7 @@ const CLIENTS = Number(process.env.BENCH_EXPORT_SMALL_CLIENTS ?? 20);
 const FOLIOS = 600;
 const LARGE_ROWS = 1_000;
 const WARM_REPEAT = 3;
+const METRICS_TOKEN = `bench-${Date.now()}-metrics`;
 
 type TSummary = ReturnType<typeof summary>;
 export interface TExportSmallResult {
@@ -45,6 +46,8 @@ export interface TExportSmallResult {
   sequential: { exports: number; e2e: TSummary; renderMs: TSummary; perSecond: number; cpuMsPerExport: number; load: number };
   async: { exports: number; e2e: TSummary; load: number };
   concurrent: { clients: number; exports: number; seconds: number; perSecond: number; e2e: TSummary; renderMs: TSummary; cpuMsPerExport: number; load: number };
+  /** Render processes replaced over the whole run, by reason (export_render_process_replacements_total). */
+  replacements?: Record<string, number>;
   bare: TSummary;
   failures: string[];
 }
@@ -53,7 +56,7 @@ const { config, services, rawEnv } = await benchEnvironment();
 const pool = createPgPool(config.DATABASE_URL, { max: 2 });
 const port = await freePort();
 const env = {
-  ...rawEnv(), ...liftedRateLimits(), EXPORT_QUEUE_CAP_PER_PROPERTY: '1000000', NODE_ENV: 'production', PORT: String(port),
+  ...rawEnv(), ...liftedRateLimits(), EXPORT_QUEUE_CAP_PER_PROPERTY: '1000000', NODE_ENV: 'production', PORT: String(port), METRICS_TOKEN,
 };
 const base = `http://127.0.0.1:${port}`;
 const headers = { authorization: `Bearer ${benchToken(config, 'read:payment')}`, 'x-property-id': '1', 'accept-language': 'en' };
@@ -92,6 +95,14 @@ async function exportOnce(sourceId: string, respondAsync = false): Promise<{ ms:
   if (bytes.subarray(0, 5).toString('latin1') !== '%PDF-') failures.push(`${exportId}: not a PDF`);
   if (String(bytes.length) !== file.headers.get('content-length')) failures.push(`${exportId}: ${bytes.length} bytes of ${file.headers.get('content-length')}`);
   return { ms, exportId };
+}
+
+/** The service's render-process replacements so far, by reason, from its /metrics. */
+async function renderReplacements(): Promise<Record<string, number>> {
+  const text = await (await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+  const counts: Record<string, number> = {};
+  for (const [, reason, value] of text.matchAll(/^export_render_process_replacements_total\{reason="(\w+)"\} (\d+)$/gm)) counts[reason!] = Number(value);
+  return counts;
 }
 
 /** The worker's own render times (ms) of these exports, from its "document rendered" lines. */
@@ -259,6 +270,8 @@ try {
   };
   const c = result.concurrent;
   console.log(`${CLIENTS} clients, ${c.exports} exports in ${c.seconds.toFixed(1)} s: ${c.perSecond.toFixed(1)} exports/s, ${fmt(c.e2e)}; worker render ${fmt(c.renderMs)}; service CPU ${c.cpuMsPerExport.toFixed(1)} ms an export; load ${c.load.toFixed(2)}`);
+  result.replacements = await renderReplacements();
+  console.log(`render processes replaced over the run: ${JSON.stringify(result.replacements)}`);
   result.failures = failures;
   writeResult(result);
 } finally {

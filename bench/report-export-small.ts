@@ -6,6 +6,12 @@ const GOAL_P50_MS = 40;
 const GOAL_PER_SECOND = 80;
 const GOAL_COLD_RATIO = 1.5;
 
+function replacementsText(counts: Record<string, number> | undefined): string {
+  if (!counts) return 'not measured';
+  const entries = Object.entries(counts).filter(([, n]) => n > 0);
+  return entries.length ? entries.map(([reason, n]) => `${n} (${reason})`).join(', ') : 'none';
+}
+
 /** docs/benchmarks.md's "Small exports" section (bench/export-small.ts's result), and its goal lines. */
 export function exportSmallSection(run: TRun, goals: string[][] = []): string[] {
   const r = run.result as TExportSmallResult | undefined;
@@ -31,6 +37,8 @@ export function exportSmallSection(run: TRun, goals: string[][] = []): string[] 
     ),
     '',
     `Start: ${sec(s.readyMs)} from spawning the process until it is ready (${sec(s.readyCpuMs)} of CPU; the render processes warm up before the worker takes jobs). After one GET /healthz (the client's own first request), the first 1,000-row export ${sec(s.coldMs)} (render ${s.coldRenderMs ?? '?'} ms), the same export warm ${sec(s.warmMs)} (render ${s.warmRenderMs ?? '?'} ms): cold/warm ${s.ratio.toFixed(2)}×, load ${s.load.toFixed(1)}.`,
+    '',
+    `Render processes replaced over the run (export_render_process_replacements_total): ${replacementsText(r.replacements)}.`,
     '',
   );
   return lines;

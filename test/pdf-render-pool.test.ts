@@ -7,6 +7,7 @@ import { PDFDocument, PDFName } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderFolioPdf } from '../apps/worker/src/exports/pdf/folio-pdf.js';
 import { planFolioPdf } from '../apps/worker/src/exports/pdf/plan.js';
+import { createMetrics, type TMetrics } from '@folio-vault/shared/metrics';
 import { RenderPool } from '@folio-vault/worker/exports/render-pool';
 import { folioDocument } from './support/folio-document.js';
 
@@ -84,5 +85,47 @@ describe('render pool', () => {
     expect((await readdir(dir)).filter((name) => name.includes('.part'))).toEqual([]);
     // The pool keeps working after the failure.
     await expect(pool.render('PDF', folioDocument({ rows: 3 }), join(dir, 'after.pdf'))).resolves.toEqual({ pages: 1, rows: 3 });
+  });
+});
+
+describe('render process replacement', () => {
+  async function replacements(metrics: TMetrics): Promise<Record<string, number>> {
+    const { values } = await metrics.exportRenderProcessReplacements.get();
+    return Object.fromEntries(values.map(({ labels, value }) => [String(labels.reason), value]));
+  }
+
+  it('collects the garbage of a process past its RSS limit first, and replaces it only when it is still past the limit after', async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    // Every process is past a 1-byte limit, even right after a collection.
+    const small = new RenderPool(1, { maxRssBytes: 1, metrics });
+    try {
+      const render = (name: string) => small.render('PDF', folioDocument({ rows: 3 }), join(dir, name));
+      await render('m1.pdf');
+      expect(await replacements(metrics)).toEqual({}); // past the limit: it collects, and stays
+      await render('m2.pdf');
+      expect(await replacements(metrics)).toEqual({ memory: 1 }); // still past it after collecting
+      await render('m3.pdf');
+      expect(await replacements(metrics)).toEqual({ memory: 1 }); // the new process collects first too
+      await expect(render('m4.pdf')).resolves.toEqual({ pages: 1, rows: 3 });
+      expect(await replacements(metrics)).toEqual({ memory: 2 });
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('replaces a process under its RSS limit only after its most pieces, or after a failed piece', async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    const small = new RenderPool(1, { maxRenders: 2, metrics });
+    try {
+      const render = (path: string) => small.render('PDF', folioDocument({ rows: 3 }), path);
+      await render(join(dir, 'p1.pdf'));
+      expect(await replacements(metrics)).toEqual({});
+      await render(join(dir, 'p2.pdf'));
+      expect(await replacements(metrics)).toEqual({ pieces: 1 });
+      await expect(render(join(dir, 'p2.pdf', 'under-a-file.pdf'))).rejects.toThrow(/render failed/);
+      expect(await replacements(metrics)).toEqual({ pieces: 1, failure: 1 });
+    } finally {
+      await small.close();
+    }
   });
 });

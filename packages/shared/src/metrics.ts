@@ -28,6 +28,8 @@ export interface TMetrics {
   jobsTotal: Counter<'queue' | 'name' | 'outcome'>;
   exportRenderSeconds: Histogram<'format'>;
   exportRowsRendered: Counter<'format'>;
+  /** Render processes replaced, by reason: memory (past the RSS limit after a collection), pieces, failure. */
+  exportRenderProcessReplacements: Counter<'reason'>;
   /** Forwards to payment gateways by destination and result (2xx…5xx, or the gateway error). */
   forwardDuration: Histogram<'destination' | 'result'>;
   /** Vault sweep actions: tokens shredded, CVVs destroyed, records re-fingerprinted. */
@@ -111,6 +113,12 @@ export function createMetrics(options: TMetricsOptions = {}): TMetrics {
       name: 'export_rows_rendered_total',
       help: 'Ledger rows rendered into export documents, by format.',
       labelNames: ['format'] as const,
+      registers,
+    }),
+    exportRenderProcessReplacements: new Counter({
+      name: 'export_render_process_replacements_total',
+      help: 'Render processes replaced, by reason: memory (RSS past the limit after a garbage collection), pieces (the most a process renders) or failure.',
+      labelNames: ['reason'] as const,
       registers,
     }),
     ...vaultMetrics(registers),

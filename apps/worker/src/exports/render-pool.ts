@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { TFolioDocument, TRenderedFile } from '@folio-vault/shared/exports/folio-document';
 import type { TMetrics } from '@folio-vault/shared/metrics';
 import { chunkPlan, planFolioPdf } from './pdf/plan.js';
-import type { TReadyMessage, TRenderReply, TRenderRequest, TRenderWork } from './render-child.js';
+import { RSS_LIMIT_FLAG, type TReadyMessage, type TRenderReply, type TRenderRequest, type TRenderWork } from './render-child.js';
 import { WARM_UP_FLAG, warmUpDocument } from './render-warm-up.js';
 
 /**
@@ -14,9 +14,11 @@ import { WARM_UP_FLAG, warmUpDocument } from './render-warm-up.js';
  * a 50,000-row folio uses every process and no process ever holds more than a chunk's pages.
  * Each process does one piece at a time; pieces of concurrent documents are handed out in turn, so
  * a small export is not queued behind all the chunks of a large one. A process is replaced after
- * `maxRenders` pieces or once it has grown past `maxRssBytes`. With `metrics`, every document counts
+ * `maxRenders` pieces, after a failed piece, or once it holds more than `maxRssBytes` even after a
+ * full garbage collection (render-child.ts, settleMemory). With `metrics`, every document counts
  * its render time (export_render_seconds, from planning to the joined file, waits included) and
- * rows (export_rows_rendered_total) by format. Every export and night-audit file passes here.
+ * rows (export_rows_rendered_total) by format, and every replacement its reason
+ * (export_render_process_replacements_total). Every export and night-audit file passes here.
  */
 // Compiled (dist/, plain node) the child is JavaScript; from source (tsx, vitest) it is TypeScript.
 const FROM_SOURCE = new URL(import.meta.url).pathname.endsWith('.ts');
@@ -28,6 +30,12 @@ export const PAGES_PER_CHUNK = 40;
 export const PAGES_RENDERED_WHOLE = 8;
 /** A render process told to stop (its channel closed) gets this long to exit, then SIGKILL. */
 export const RENDER_EXIT_MS = 2_000;
+/** Defaults: a process is replaced after this many pieces, or past this RSS after a collection. */
+export const MAX_RENDERS = 1_000;
+export const MAX_RSS_BYTES = 320_000_000;
+
+/** Why a render process was replaced (the label of export_render_process_replacements_total). */
+export type TReplacementReason = 'memory' | 'pieces' | 'failure';
 
 interface TSlot {
   child?: ChildProcess;
@@ -179,7 +187,10 @@ export class RenderPool {
     // The child runs as the rest of the service does (tsx from source, plain node compiled), with its own heap.
     // A profiled worker (node --cpu-prof, bench/night-audit.ts) profiles its render processes too.
     const profiling = process.execArgv.filter((arg) => arg.startsWith('--cpu-prof'));
-    const child = fork(CHILD, warmUp ? [WARM_UP_FLAG] : [], { execArgv: [...profiling, ...(FROM_SOURCE ? ['--import', 'tsx'] : [])], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    // --expose-gc: the process collects its garbage before its size is judged (render-child.ts, settleMemory).
+    const args = [`${RSS_LIMIT_FLAG}${this.options.maxRssBytes ?? MAX_RSS_BYTES}`, ...(warmUp ? [WARM_UP_FLAG] : [])];
+    const execArgv = ['--expose-gc', ...profiling, ...(FROM_SOURCE ? ['--import', 'tsx'] : [])];
+    const child = fork(CHILD, args, { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     child.on('error', () => undefined);
     this.readiness.set(child, this.readyOf(child));
     return child;
@@ -206,23 +217,25 @@ export class RenderPool {
     slot.busy = true;
     const child = (slot.child ??= this.spawn());
     const id = this.nextId++;
-    const finish = (outcome: { ok: boolean; file?: TRenderedFile; error?: Error; rss?: number }) => {
+    const finish = (outcome: { ok: boolean; file?: TRenderedFile; error?: Error; rss?: number; collected?: boolean }) => {
       clearTimeout(timer);
       child.off('message', onMessage);
       child.off('exit', onExit);
       slot.busy = false;
       slot.renders += 1;
-      const recycle =
-        !outcome.ok || slot.renders >= (this.options.maxRenders ?? 1_000) || (outcome.rss ?? 0) > (this.options.maxRssBytes ?? 320_000_000);
-      if (recycle) void this.retire(slot);
+      const reason = this.replacementReason(slot, outcome);
+      if (reason) {
+        this.options.metrics?.exportRenderProcessReplacements.inc({ reason });
+        void this.retire(slot);
+      }
       if (outcome.ok) task.resolve(outcome.file);
       else task.reject(outcome.error ?? new Error('render failed'));
       this.dispatch();
     };
     const onMessage = (reply: TRenderReply) => {
       if (reply.id !== id) return;
-      if (reply.ok) finish({ ok: true, file: reply.file, rss: reply.rss });
-      else finish({ ok: false, error: new Error(`render failed: ${reply.error}`), rss: reply.rss });
+      if (reply.ok) finish({ ok: true, file: reply.file, rss: reply.rss, collected: reply.collected });
+      else finish({ ok: false, error: new Error(`render failed: ${reply.error}`), rss: reply.rss, collected: reply.collected });
     };
     const onExit = (code: number | null, signal: string | null) => {
       slot.child = undefined;
@@ -232,6 +245,19 @@ export class RenderPool {
     child.once('exit', onExit);
     const timer = setTimeout(() => child.kill('SIGKILL'), this.options.timeoutMs ?? 10 * 60_000);
     child.send({ id, ...task.work } satisfies TRenderRequest);
+  }
+
+  /**
+   * Whether the process that just finished a piece is replaced, and why. Memory counts only once the
+   * process has collected its garbage (`collected`): before that, RSS mostly measures V8's heap
+   * waiting for a major collection, and a replacement (a cold start, about a second of CPU) would
+   * cost far more than the collection.
+   */
+  private replacementReason(slot: TSlot, outcome: { ok: boolean; rss?: number; collected?: boolean }): TReplacementReason | undefined {
+    if (!outcome.ok) return 'failure';
+    if (outcome.collected && (outcome.rss ?? 0) > (this.options.maxRssBytes ?? MAX_RSS_BYTES)) return 'memory';
+    if (slot.renders >= (this.options.maxRenders ?? MAX_RENDERS)) return 'pieces';
+    return undefined;
   }
 
   private async retire(slot: TSlot): Promise<void> {
