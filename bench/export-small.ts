@@ -250,14 +250,17 @@ try {
     const begun = performance.now();
     const until = begun + CONCURRENT_SECONDS * 1000;
     const cpu = treeCpuMs(service!.pid);
+    const own = process.cpuUsage();
     await Promise.all(
       Array.from({ length: CLIENTS }, async () => {
         while (performance.now() < until) runs.push(await exportOnce(nextSource()));
       }),
     );
-    return { runs, wall: performance.now() - begun, cpu: treeCpuMs(service!.pid) - cpu };
+    const ownUsed = process.cpuUsage(own);
+    return { runs, wall: performance.now() - begun, cpu: treeCpuMs(service!.pid) - cpu, clientCpu: (ownUsed.user + ownUsed.system) / 1000 };
   });
   const { runs, wall } = concurrent.value;
+  console.log(`bench process (the clients) CPU ${(concurrent.value.clientCpu / runs.length).toFixed(2)} ms an export`);
   result.concurrent = {
     clients: CLIENTS,
     exports: runs.length,

@@ -11,9 +11,11 @@ import {
   PAINTER_METHODS,
   canvasPaint,
   reactPdfFace,
+  reactPdfPdfkit,
   rememberLayouts,
   selectFace,
   selectNamedFace,
+  startWithoutDefaultFont,
   type TFontkitFont,
   type TPainter,
 } from '@folio-vault/worker/exports/pdf/react-pdf-internals';
@@ -152,6 +154,44 @@ describe('internals the PDF uses', () => {
     const pdf = await onePage(createElement(Text, null, 'Folio Vault'), canvas(line('Folio')), canvas(line('Vault')));
     expect(errors, why).toEqual([]);
     expect(await embeddedFonts(pdf), why).toEqual(['NotoSans-Regular']);
+  });
+
+  it('pdfkit: the class React-PDF constructs opens Helvetica in initFonts, and a document started without it sets its texts in its own faces', async () => {
+    const why = because('pdfkit', 'PDFDocument constructor: initFonts(defaultFont) opens Helvetica');
+    type TDocument = { _font: { name?: string } | null; _fontFamilies: Record<string, unknown> };
+    const PdfkitDocument = (await reactPdfPdfkit()) as unknown as (new (options: object) => TDocument) & { prototype: { initFonts(...args: unknown[]): void } };
+    expect(new PdfkitDocument({ autoFirstPage: false })._font?.name, why).toBe('Helvetica');
+
+    await startWithoutDefaultFont();
+    await startWithoutDefaultFont(); // once per process, however often it is called
+    const started = new PdfkitDocument({ autoFirstPage: false });
+    expect(started._font, why).toBeNull();
+    expect(started._fontFamilies, why).toEqual({});
+
+    // React-PDF constructs this very class: its documents pass through the patched initFonts.
+    const patched = PdfkitDocument.prototype.initFonts;
+    const defaults: unknown[] = [];
+    PdfkitDocument.prototype.initFonts = function (this: unknown, ...args: unknown[]) {
+      defaults.push(args[0]);
+      patched.apply(this, args);
+    };
+    try {
+      const errors: string[] = [];
+      const paint = canvasPaint((painter: TPainter) => {
+        try {
+          selectFace(painter, face, 7, new Set());
+          painter.text('Folio', 0, 0, { lineBreak: false });
+        } catch (error) {
+          errors.push((error as Error).message);
+        }
+      });
+      const pdf = await onePage(createElement(Text, null, 'Folio Vault'), canvas(paint));
+      expect(defaults.length, why).toBe(1);
+      expect(errors, why).toEqual([]);
+      expect(await embeddedFonts(pdf), why).toEqual(['NotoSans-Regular']);
+    } finally {
+      PdfkitDocument.prototype.initFonts = patched;
+    }
   });
 });
 

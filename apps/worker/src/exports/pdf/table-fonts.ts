@@ -1,5 +1,5 @@
 import { registerFonts } from './fonts.js';
-import { reactPdfFace, rememberLayouts, type TFontkitFont } from './react-pdf-internals.js';
+import { reactPdfFace, rememberLayouts, startWithoutDefaultFont, type TFontkitFont } from './react-pdf-internals.js';
 
 /**
  * The Noto Sans faces the transaction table paints with (table-canvas.tsx), as the very fontkit
@@ -29,10 +29,13 @@ async function loadFace(fontWeight: 400 | 700): Promise<TFontkitFont> {
   return font;
 }
 
-/** Loads both faces once per process (and makes them remember their layouts). */
+/**
+ * Loads both faces once per process (and makes them remember their layouts); documents rendered
+ * after it start without pdfkit's default font (react-pdf-internals.ts, startWithoutDefaultFont).
+ */
 export function tableFonts(): Promise<TTableFonts> {
   registerFonts();
-  loaded ??= Promise.all([loadFace(400), loadFace(700)]).then(([regular, bold]) => (ready = { regular, bold }));
+  loaded ??= Promise.all([loadFace(400), loadFace(700), startWithoutDefaultFont()]).then(([regular, bold]) => (ready = { regular, bold }));
   return loaded;
 }
 
