@@ -26,6 +26,7 @@ import { Queue, QueueEvents, Worker } from 'bullmq';
 import { createPgPool, createRedis } from '@folio-vault/shared/connections';
 import { importRecords, recordsOfDocument } from '@folio-vault/shared/ledger/batch-import';
 import { largeSource, largeSourceId } from './folio-documents.js';
+import { cpuPer, cpuSnapshot, postgresServerOf } from './process-cpu.js';
 import { benchToken, freePort, liftedRateLimits, startService, type TServiceProcess } from './service-processes.js';
 import { benchEnvironment, machine, summary, withLoad, writeResult } from './support.js';
 import { typicalLedger } from './typical-ledger.js';
@@ -45,7 +46,11 @@ export interface TExportSmallResult {
   startup: { readyMs: number; readyCpuMs: number; coldMs: number; warmMs: number; ratio: number; coldRenderMs?: number; warmRenderMs?: number; load: number };
   sequential: { exports: number; e2e: TSummary; renderMs: TSummary; perSecond: number; cpuMsPerExport: number; load: number };
   async: { exports: number; e2e: TSummary; load: number };
-  concurrent: { clients: number; exports: number; seconds: number; perSecond: number; e2e: TSummary; renderMs: TSummary; cpuMsPerExport: number; load: number };
+  concurrent: {
+    clients: number; exports: number; seconds: number; perSecond: number; e2e: TSummary; renderMs: TSummary; cpuMsPerExport: number; load: number;
+    /** CPU ms an export by process role, every process of the run (bench/process-cpu.ts): service, render processes, PostgreSQL, Redis, the clients. */
+    cpuByProcess?: Record<string, number>;
+  };
   /** Render processes replaced over the whole run, by reason (export_render_process_replacements_total). */
   replacements?: Record<string, number>;
   bare: TSummary;
@@ -250,17 +255,15 @@ try {
     const begun = performance.now();
     const until = begun + CONCURRENT_SECONDS * 1000;
     const cpu = treeCpuMs(service!.pid);
-    const own = process.cpuUsage();
+    const processes = cpuSnapshot(postgresServerOf(config.DATABASE_URL));
     await Promise.all(
       Array.from({ length: CLIENTS }, async () => {
         while (performance.now() < until) runs.push(await exportOnce(nextSource()));
       }),
     );
-    const ownUsed = process.cpuUsage(own);
-    return { runs, wall: performance.now() - begun, cpu: treeCpuMs(service!.pid) - cpu, clientCpu: (ownUsed.user + ownUsed.system) / 1000 };
+    return { runs, wall: performance.now() - begun, cpu: treeCpuMs(service!.pid) - cpu, processes: cpuSnapshot(postgresServerOf(config.DATABASE_URL)), before: processes };
   });
   const { runs, wall } = concurrent.value;
-  console.log(`bench process (the clients) CPU ${(concurrent.value.clientCpu / runs.length).toFixed(2)} ms an export`);
   result.concurrent = {
     clients: CLIENTS,
     exports: runs.length,
@@ -269,10 +272,12 @@ try {
     cpuMsPerExport: concurrent.value.cpu / runs.length,
     e2e: summary(runs.map((run) => run.ms)),
     renderMs: summary(renderTimes(service, runs.map((run) => run.exportId))),
+    cpuByProcess: cpuPer(concurrent.value.before, concurrent.value.processes, runs.length),
     load: concurrent.load,
   };
   const c = result.concurrent;
   console.log(`${CLIENTS} clients, ${c.exports} exports in ${c.seconds.toFixed(1)} s: ${c.perSecond.toFixed(1)} exports/s, ${fmt(c.e2e)}; worker render ${fmt(c.renderMs)}; service CPU ${c.cpuMsPerExport.toFixed(1)} ms an export; load ${c.load.toFixed(2)}`);
+  console.log(`CPU an export by process: ${Object.entries(c.cpuByProcess ?? {}).map(([role, ms]) => `${role} ${ms.toFixed(2)} ms`).join(', ')}`);
   result.replacements = await renderReplacements();
   console.log(`render processes replaced over the run: ${JSON.stringify(result.replacements)}`);
   result.failures = failures;

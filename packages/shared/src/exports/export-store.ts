@@ -71,28 +71,27 @@ export class ExportStore {
    * property already has `inFlightCap` in flight. Count and insert run under a per-property
    * advisory lock: with several API processes, two requests could otherwise both count cap − 1
    * and both insert. The count comes from this table (not the queue) because a row is queued
-   * before its job and stays in flight until the worker records the end.
+   * before its job and stays in flight until the worker records the end. The insert carries both
+   * checks, so a new export costs one statement after the lock; only when it inserts nothing does a
+   * second one tell an identical export (joined) from the cap (full).
    */
   async queue(record: TNewExport, inFlightCap: number): Promise<TQueueOutcome> {
     const { exportId, propertyId, digest, language, request } = record;
     return inTransaction(this.pool, async (client): Promise<TQueueOutcome> => {
       await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`exports-in-flight:${propertyId}`]);
+      const inserted = await client.query(
+        `INSERT INTO exports (id, property_id, request_digest, request, language, format, status)
+         SELECT $1::uuid, $2::bigint, $3::text, $4::jsonb, $5::text, $6::text, 'queued'
+          WHERE NOT EXISTS (SELECT 1 FROM exports WHERE property_id = $2 AND request_digest = $3 AND status IN ('queued', 'running'))
+            AND (SELECT count(*) FROM exports WHERE property_id = $2 AND status IN ('queued', 'running')) < $7`,
+        [exportId, propertyId, digest, JSON.stringify(request), language, request.format, inFlightCap],
+      );
+      if (inserted.rowCount) return { kind: 'queued', exportId, status: 'queued' };
       const existing = await client.query<{ id: string; status: TExportStatus }>(
         `SELECT id, status FROM exports WHERE property_id = $1 AND request_digest = $2 AND status IN ('queued', 'running')`,
         [propertyId, digest],
       );
-      if (existing.rows[0]) return { kind: 'joined', exportId: existing.rows[0].id, status: existing.rows[0].status };
-      const inFlight = await client.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM exports WHERE property_id = $1 AND status IN ('queued', 'running')`,
-        [propertyId],
-      );
-      if (inFlight.rows[0]!.n >= inFlightCap) return { kind: 'full' };
-      await client.query(
-        `INSERT INTO exports (id, property_id, request_digest, request, language, format, status)
-         VALUES ($1, $2, $3, $4, $5, $6, 'queued')`,
-        [exportId, propertyId, digest, JSON.stringify(request), language, request.format],
-      );
-      return { kind: 'queued', exportId, status: 'queued' };
+      return existing.rows[0] ? { kind: 'joined', exportId: existing.rows[0].id, status: existing.rows[0].status } : { kind: 'full' };
     });
   }
 
@@ -150,16 +149,23 @@ export class ExportStore {
     return result.rows[0]!;
   }
 
-  /** Marks the export running; answers its stored result when a previous delivery completed it. */
+  /**
+   * Marks the export running; answers its stored result when a previous delivery completed it.
+   * One statement in the usual case: the stored result is read only when the update skipped a
+   * completed record.
+   */
   async start(exportId: string): Promise<TStoredResult | undefined> {
+    const started = await this.pool.query(
+      `UPDATE exports SET status = 'running', started_at = now(), progress = 5, error = NULL WHERE id = $1 AND status <> 'completed'`,
+      [exportId],
+    );
+    if (started.rowCount) return undefined;
     const done = await this.pool.query<{ object_key: string; filename: string; size: string; sha256: string; pages: number; rows: number }>(
       `SELECT object_key, filename, size::text AS size, sha256, pages, rows FROM exports WHERE id = $1 AND status = 'completed'`,
       [exportId],
     );
     const row = done.rows[0];
-    if (row) return { key: row.object_key, filename: row.filename, size: Number(row.size), sha256: row.sha256, pages: row.pages, rows: row.rows };
-    await this.pool.query(`UPDATE exports SET status = 'running', started_at = now(), progress = 5, error = NULL WHERE id = $1`, [exportId]);
-    return undefined;
+    return row ? { key: row.object_key, filename: row.filename, size: Number(row.size), sha256: row.sha256, pages: row.pages, rows: row.rows } : undefined;
   }
 
   async progress(exportId: string, progress: number): Promise<void> {

@@ -1,0 +1,66 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExportStore, type TNewExport } from '@folio-vault/shared/exports/export-store';
+import { createDatabase } from './support/world.js';
+
+/**
+ * The export record's statements (packages/shared/src/exports/export-store.ts) where one statement
+ * decides between outcomes: queue() (queued, joined or full, under the property's lock) and start()
+ * (running, or the stored result of an export a previous delivery completed).
+ */
+let pool: pg.Pool;
+let store: ExportStore;
+
+beforeAll(async () => {
+  const database = await createDatabase();
+  pool = new pg.Pool({ connectionString: database.url, max: 2 });
+  store = new ExportStore(pool);
+});
+afterAll(async () => {
+  await pool?.end();
+});
+
+const request = (sourceId: string) => ({ sourceKind: 'RESERVATION' as const, sourceId, format: 'PDF' as const });
+const record = (propertyId: string, sourceId: string): TNewExport => ({ exportId: randomUUID(), propertyId, digest: `digest-${sourceId}`, language: 'en', request: request(sourceId) as TNewExport['request'] });
+const statusOf = async (exportId: string) => (await pool.query<{ status: string }>('SELECT status FROM exports WHERE id = $1', [exportId])).rows[0]?.status;
+
+describe('ExportStore.queue', () => {
+  it('queues a new export, joins an identical one in flight even at the cap, and refuses a different one past the cap', async () => {
+    const first = record('71', 'a');
+    expect(await store.queue(first, 2)).toEqual({ kind: 'queued', exportId: first.exportId, status: 'queued' });
+    expect(await statusOf(first.exportId)).toBe('queued');
+
+    const identical = { ...record('71', 'a'), exportId: randomUUID() };
+    expect(await store.queue(identical, 2)).toEqual({ kind: 'joined', exportId: first.exportId, status: 'queued' });
+    expect(await statusOf(identical.exportId)).toBeUndefined();
+
+    const second = record('71', 'b');
+    expect(await store.queue(second, 2)).toEqual({ kind: 'queued', exportId: second.exportId, status: 'queued' });
+    // At the cap of 2: an identical request still joins, a different one is refused and not recorded.
+    await store.start(second.exportId);
+    expect(await store.queue({ ...record('71', 'b'), exportId: randomUUID() }, 2)).toEqual({ kind: 'joined', exportId: second.exportId, status: 'running' });
+    const third = record('71', 'c');
+    expect(await store.queue(third, 2)).toEqual({ kind: 'full' });
+    expect(await statusOf(third.exportId)).toBeUndefined();
+    // Another property has its own cap.
+    const elsewhere = record('72', 'c');
+    expect(await store.queue(elsewhere, 2)).toEqual({ kind: 'queued', exportId: elsewhere.exportId, status: 'queued' });
+  });
+});
+
+describe('ExportStore.start', () => {
+  it('marks a queued export running, and answers the stored result of one a previous delivery completed without touching it', async () => {
+    const queued = record('73', 'a');
+    await store.queue(queued, 10);
+    expect(await store.start(queued.exportId)).toBeUndefined();
+    expect(await statusOf(queued.exportId)).toBe('running');
+
+    const result = { key: 'exports/73/x.pdf', filename: 'folio.pdf', size: 1234, sha256: 'ab'.repeat(32), pages: 2, rows: 30 };
+    await store.complete(queued.exportId, result, 3600);
+    expect(await store.start(queued.exportId)).toEqual(result);
+    expect(await statusOf(queued.exportId)).toBe('completed');
+
+    expect(await store.start(randomUUID())).toBeUndefined();
+  });
+});
