@@ -6,6 +6,13 @@ const GOAL_P50_MS = 40;
 const GOAL_PER_SECOND = 80;
 const GOAL_COLD_RATIO = 1.5;
 
+function cpuText(byProcess: Record<string, number> | undefined): string {
+  if (!byProcess) return 'not measured';
+  const entries = Object.entries(byProcess).filter(([, ms]) => ms >= 0.05);
+  const all = entries.reduce((sum, [, ms]) => sum + ms, 0);
+  return `${entries.map(([role, ms]) => `${role} ${ms.toFixed(1)} ms`).join(', ')}; ${all.toFixed(1)} ms in all`;
+}
+
 function replacementsText(counts: Record<string, number> | undefined): string {
   if (!counts) return 'not measured';
   const entries = Object.entries(counts).filter(([, n]) => n > 0);
@@ -24,7 +31,7 @@ export function exportSmallSection(run: TRun, goals: string[][] = []): string[] 
     [`first 1,000-row export after start ≤ ${GOAL_COLD_RATIO}× warm`, `${s.ratio.toFixed(2)}×`, mark(s.ratio <= GOAL_COLD_RATIO)],
   );
   lines.push(
-    '`npm start`\'s service (API + worker in one process, its render processes; NODE_ENV=production, default settings but the rate limits lifted) on a ledger of typical 30-row folios (bench/typical-ledger.ts). An export runs from the POST (no `Prefer`: the file comes in its answer) to the last byte of the PDF. Baselines measured in the same run: the worker\'s own render time of the same exports ("document rendered") and a bare BullMQ round trip on the same Redis. "CPU" is the service\'s process tree\'s CPU time per export, which other work on the machine barely moves.',
+    '`npm start`\'s service (API + worker in one process, its render processes; NODE_ENV=production, default settings but the rate limits lifted) on a ledger of typical 30-row folios (bench/typical-ledger.ts). An export runs from the POST (no `Prefer`: the file comes in its answer) to the last byte of the PDF; the clients share one undici Pool. Baselines measured in the same run: the worker\'s own render time of the same exports ("document rendered") and a bare BullMQ round trip on the same Redis. "CPU" is the service\'s process tree\'s CPU time per export, which other work on the machine barely moves.',
     '',
     table(
       ['', 'exports', 'e2e p50', 'e2e p90', 'e2e p99', 'exports/s', 'render p50', 'CPU an export', 'load'],
@@ -39,6 +46,8 @@ export function exportSmallSection(run: TRun, goals: string[][] = []): string[] 
     `Start: ${sec(s.readyMs)} from spawning the process until it is ready (${sec(s.readyCpuMs)} of CPU; the render processes warm up before the worker takes jobs). After one GET /healthz (the client's own first request), the first 1,000-row export ${sec(s.coldMs)} (render ${s.coldRenderMs ?? '?'} ms), the same export warm ${sec(s.warmMs)} (render ${s.warmRenderMs ?? '?'} ms): cold/warm ${s.ratio.toFixed(2)}×, load ${s.load.toFixed(1)}.`,
     '',
     `Render processes replaced over the run (export_render_process_replacements_total): ${replacementsText(r.replacements)}.`,
+    '',
+    `CPU an export by process, ${many.clients} clients (bench/process-cpu.ts; two cores give 2,000 ms a second): ${cpuText(many.cpuByProcess)}.`,
     '',
   );
   return lines;
