@@ -1,5 +1,5 @@
 import { registerFonts } from './fonts.js';
-import { reactPdfFace, rememberLayouts, startWithoutDefaultFont, type TFontkitFont } from './react-pdf-internals.js';
+import { reactPdfFace, rememberGlyphOutlines, rememberLayouts, startWithoutDefaultFont, type TFontkitFont } from './react-pdf-internals.js';
 
 /**
  * The Noto Sans faces the transaction table paints with (table-canvas.tsx), as the very fontkit
@@ -21,11 +21,12 @@ let ready: TTableFonts | undefined;
 /**
  * A face, made to remember its shaping results for the life of the render process: the same words
  * (dates, times, codes, labels, the footer) come back on every page and in every folio of a night
- * audit.
+ * audit; and the outlines of its glyphs, which every document's font subset reads again.
  */
 async function loadFace(fontWeight: 400 | 700): Promise<TFontkitFont> {
   const font = await reactPdfFace({ fontFamily: 'NotoSans', fontWeight, fontStyle: 'normal' });
   rememberLayouts(font, LAYOUT_CACHE_SIZE);
+  rememberGlyphOutlines(font);
   return font;
 }
 
