@@ -1,6 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { access, constants, copyFile, link, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { access, constants, copyFile, link, mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { assertSafeKey, digestFile, StorageWriteError, type ObjectStorage, type TStoredObject } from './object-storage.js';
@@ -80,10 +79,10 @@ export class FsStorage implements ObjectStorage {
     return undefined;
   }
 
+  /** Opens the file first, so a missing object fails here (ENOENT), not in the middle of an answer. */
   async get(key: string): Promise<Readable> {
-    const path = this.path(key);
-    await access(path, constants.R_OK);
-    return createReadStream(path);
+    const file = await open(this.path(key), 'r');
+    return file.createReadStream();
   }
 
   async size(key: string): Promise<number | undefined> {
