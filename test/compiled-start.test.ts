@@ -217,9 +217,10 @@ describe('the compiled service under plain node', () => {
     expect(status.status).toBe(200);
     expect(status.body).toMatchObject({ exportId: res.headers['x-export-id'], status: 'completed', progress: 100, size: pdf.length, sha256: createHash('sha256').update(pdf).digest('hex') });
 
-    // The render processes are compiled JavaScript under plain node too: no tsx loader. Those the
-    // worker starts with are told to draw the warm-up document before it takes jobs.
-    const renderer = [process.execPath, join(ROOT, 'apps/worker/dist/exports/render-child.js'), '--warm-up'];
+    // The render processes are compiled JavaScript under plain node too: no tsx loader. Each can
+    // collect its garbage on demand and knows the RSS past which the pool replaces it (320 MB by
+    // default); those the worker starts with are told to draw the warm-up document before it takes jobs.
+    const renderer = [process.execPath, '--expose-gc', join(ROOT, 'apps/worker/dist/exports/render-child.js'), '--rss-limit=320000000', '--warm-up'];
     expect(childCommands(worker.child.pid!)).toEqual(Array.from({ length: RENDER_PROCESSES }, () => renderer));
   });
 
