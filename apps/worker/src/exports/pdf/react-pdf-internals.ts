@@ -126,7 +126,10 @@ export async function reactPdfPdfkit(): Promise<TPdfkitDocumentClass> {
   const rendererManifest = worker.resolve('@react-pdf/renderer/package.json');
   // pdfkit exports no package.json: its root is the folder above its entry file that holds one.
   let root = dirname(createRequire(rendererManifest).resolve('pdfkit'));
-  while (!existsSync(join(root, 'package.json'))) root = dirname(root);
+  while (!existsSync(join(root, 'package.json'))) {
+    if (dirname(root) === root) throw new Error('pdfkit, as @react-pdf/renderer resolves it, has no package.json');
+    root = dirname(root);
+  }
   const { exports } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: { '.': { node: { import: string } } } };
   const module = (await import(pathToFileURL(join(root, exports['.'].node.import)).href)) as { default: TPdfkitDocumentClass };
   return module.default;
@@ -136,8 +139,8 @@ const startsWithoutDefaultFont = new WeakSet<object>();
 
 /**
  * Internal (pdfkit): a new PDFDocument opens pdfkit's default font, Helvetica, in its constructor
- * (initFonts), parsing Helvetica's metrics anew for every document: 1.3–2.2 ms of CPU, garbage
- * included, of a 30-row folio's 10–13 ms. No folio text is ever set in that default: React-PDF
+ * (initFonts), parsing Helvetica's metrics anew for every document: about 0.6 ms of CPU, garbage
+ * included, of a 30-row folio's 11 ms (bench/changes.md). No folio text is ever set in that default: React-PDF
  * selects each text run's face before drawing it (@react-pdf/render), and the canvases select
  * theirs (selectFace, selectNamedFace). So documents start with no font selected; pdfkit's font
  * state is otherwise set up as before, and Helvetica is opened if something asks for it by name.
