@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { PDFDocument, PDFName } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -85,6 +86,15 @@ describe('render pool', () => {
     expect((await readdir(dir)).filter((name) => name.includes('.part'))).toEqual([]);
     // The pool keeps working after the failure.
     await expect(pool.render('PDF', folioDocument({ rows: 3 }), join(dir, 'after.pdf'))).resolves.toEqual({ pages: 1, rows: 3 });
+  });
+});
+
+describe('the process that holds the pool', () => {
+  it('loads none of a render process\'s own code: no React-PDF work, no IPC listener that would end it', async () => {
+    const pool = fileURLToPath(new URL('../apps/worker/src/exports/render-pool.ts', import.meta.url));
+    const script = `await import(${JSON.stringify(pool)}); console.log(JSON.stringify({ message: process.listenerCount('message'), disconnect: process.listenerCount('disconnect') }));`;
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script]);
+    expect(JSON.parse(stdout)).toEqual({ message: 0, disconnect: 0 });
   });
 });
 

@@ -7,7 +7,7 @@ import { mergePdfs } from './pdf/merge-pdf.js';
 import { tableFonts } from './pdf/table-fonts.js';
 import { chunkPlan, documentTitle, planFolioPdf, type TDocumentHead, type TPdfChunk } from './pdf/plan.js';
 import { writeFolioXlsx } from './xlsx/folio-xlsx.js';
-import { WARM_UP_FLAG, warmUpDocument } from './render-warm-up.js';
+import { RSS_LIMIT_FLAG, WARM_UP_FLAG, warmUpDocument } from './render-warm-up.js';
 
 /**
  * The render process (forked by render-pool.ts): does one piece of rendering at a time off the
@@ -28,9 +28,6 @@ export type TRenderRequest = TRenderWork & { id: number };
  * really holds, not V8's heap waiting for its next major collection (see settleMemory).
  */
 export type TRenderReply = { id: number; rss: number; collected: boolean } & ({ ok: true; file?: TRenderedFile } | { ok: false; error: string });
-
-/** `--rss-limit=<bytes>`: the RSS past which the pool replaces this process (render-pool.ts). */
-export const RSS_LIMIT_FLAG = '--rss-limit=';
 
 /** Sent once, when the process has warmed up (warmUp below) and renders at full speed. */
 export type TReadyMessage = { ready: true };

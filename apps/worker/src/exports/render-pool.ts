@@ -4,8 +4,9 @@ import { fileURLToPath } from 'node:url';
 import type { TFolioDocument, TRenderedFile } from '@folio-vault/shared/exports/folio-document';
 import type { TMetrics } from '@folio-vault/shared/metrics';
 import { chunkPlan, planFolioPdf } from './pdf/plan.js';
-import { RSS_LIMIT_FLAG, type TReadyMessage, type TRenderReply, type TRenderRequest, type TRenderWork } from './render-child.js';
-import { WARM_UP_FLAG, warmUpDocument } from './render-warm-up.js';
+// Types only from render-child.ts: loading it would start a render process's work in this one.
+import type { TReadyMessage, TRenderReply, TRenderRequest, TRenderWork } from './render-child.js';
+import { RSS_LIMIT_FLAG, WARM_UP_FLAG, warmUpDocument } from './render-warm-up.js';
 
 /**
  * A small pool of render processes (docs/export.md#flow: render off the event loop; React-PDF memory grows

@@ -13,6 +13,12 @@ const WARM_UP_ROWS = 400;
 
 /** The argument that asks a render process to warm up before its first piece (RenderPool.warm). */
 export const WARM_UP_FLAG = '--warm-up';
+/**
+ * `--rss-limit=<bytes>`: the RSS past which the pool replaces a render process, which collects its
+ * garbage first (render-child.ts, settleMemory). Here beside WARM_UP_FLAG because render-pool.ts
+ * may load this module but not render-child.ts, whose top level is a render process's own work.
+ */
+export const RSS_LIMIT_FLAG = '--rss-limit=';
 const TEXTS = [
   'Room — nightly rate',
   'VAT 10%',
