@@ -53,7 +53,7 @@ beforeAll(async () => {
   admin = world.token({ scope: 'admin', properties: [1] });
   payments = world.token({ properties: [1] });
 
-  const worker = await startWorker(world.config, world.logger);
+  const worker = await startWorker(world.config, world.logger, { warmRenderProcesses: false });
   try {
     const tokenized = await request(world.url)
       .post('/vault/v1/tokens/card')

@@ -724,7 +724,7 @@ describe('without a worker (EXPORT_WAIT_MS=1)', () => {
     const records = await idle.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM exports WHERE status = 'queued'`);
     expect(records.rows[0]!.n).toBe(5);
 
-    worker = await startWorker(idle.config, idle.logger);
+    worker = await startWorker(idle.config, idle.logger, { warmRenderProcesses: false });
     const ended = await Promise.all([shared, ...others].map((id) => untilEnded(`${STATUS}/${id}`, on())));
     for (const status of ended) expect(status).toMatchObject({ status: 'completed', progress: 100 });
     const [sharedFile, germanFile] = await Promise.all(

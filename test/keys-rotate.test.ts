@@ -63,7 +63,7 @@ async function rows(mode: 'test' | 'live') {
 beforeAll(async () => {
   // The workers are this file's own: they are restarted with other keyrings as the test goes.
   world = await createWorld({ worker: false, env: { VAULT_KEK_TEST: OLD.test, VAULT_KEK_LIVE: OLD.live } });
-  worker = await startWorker(world.config, world.logger);
+  worker = await startWorker(world.config, world.logger, { warmRenderProcesses: false });
   bearer = world.token({ properties: [1] });
   for (let i = 0; i < 6; i += 1) await tokenize(i % 2 ? 'live' : 'test');
   deletedId = await tokenize('live');
@@ -85,7 +85,7 @@ describe('npm run keys:rotate', () => {
     // The documented order: workers first get the new key in front of the old one, then the rotation runs.
     await worker!.close();
     const env = { ...world.env, VAULT_KEK_TEST: `${NEW.test},${OLD.test}`, VAULT_KEK_LIVE: `${NEW.live},${OLD.live}` };
-    worker = await startWorker(loadConfig(env, 'worker'), world.logger);
+    worker = await startWorker(loadConfig(env, 'worker'), world.logger, { warmRenderProcesses: false });
 
     const rotation = rotate({ test: `${NEW.test},${OLD.test}`, live: `${NEW.live},${OLD.live}` }, ['--batch-size', '2']);
     // Tokenize requests all through the script's life (at least a dozen), so inserts commit around its batches.
@@ -145,12 +145,12 @@ describe('npm run keys:rotate', () => {
 
   it('runs again harmlessly, and picks up a record a worker still wrapped with the old key', async () => {
     // A worker that was not updated: the old key is still its active one.
-    const stale = await startWorker(loadConfig({ ...world.env, VAULT_KEK_TEST: OLD.test, VAULT_KEK_LIVE: OLD.live }, 'worker'), world.logger);
+    const stale = await startWorker(loadConfig({ ...world.env, VAULT_KEK_TEST: OLD.test, VAULT_KEK_LIVE: OLD.live }, 'worker'), world.logger, { warmRenderProcesses: false });
     await worker!.close();
     worker = undefined;
     const straggler = await tokenize('live');
     await stale.close();
-    worker = await startWorker(loadConfig({ ...world.env, VAULT_KEK_TEST: NEW.test, VAULT_KEK_LIVE: `${NEW.live},${OLD.live}` }, 'worker'), world.logger);
+    worker = await startWorker(loadConfig({ ...world.env, VAULT_KEK_TEST: NEW.test, VAULT_KEK_LIVE: `${NEW.live},${OLD.live}` }, 'worker'), world.logger, { warmRenderProcesses: false });
     expect((await rows('live')).find((row) => row.id === straggler)!.kek_id).toBe('live-kek-old');
 
     const { code, output } = await rotate({ test: NEW.test, live: `${NEW.live},${OLD.live}` });

@@ -67,7 +67,7 @@ describe('graceful shutdown of the API', () => {
       for (let i = 0; i < 200 && (await queue.getWaitingCount()) === 0; i += 1) await new Promise((r) => setTimeout(r, 20));
       expect(await queue.getWaitingCount()).toBe(1);
       const closing = own.api.close();
-      const worker = await startWorker(own.config, own.logger);
+      const worker = await startWorker(own.config, own.logger, { warmRenderProcesses: false });
       const res = await inFlight;
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       await closing;

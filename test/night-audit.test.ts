@@ -190,7 +190,7 @@ describe('a batch in flight, and a source that fails', () => {
     expect(await queue.getWaitingCount()).toBe(2);
     await queue.close();
 
-    lateWorker = await startWorker(idle.config, idle.logger);
+    lateWorker = await startWorker(idle.config, idle.logger, { warmRenderProcesses: false });
     const status = await untilFinished(idle, one.body.batchId);
     expect(status).toMatchObject({ status: 'completed_with_failures', total: 2, completed: 1, failed: 1 });
     const manifest = JSON.parse(readFileSync(objectPath(idle, status.manifestKey), 'utf8'));

@@ -256,7 +256,7 @@ describe('worker health server (WORKER_HEALTH_PORT)', () => {
       QUEUE_PREFIX: prefix,
       WORKER_HEALTH_PORT: 'ephemeral',
     });
-    const broken = await startWorker(config, world.logger);
+    const broken = await startWorker(config, world.logger, { warmRenderProcesses: false });
     try {
       const res = await request(`http://127.0.0.1:${broken.healthPort}`).get('/readyz');
       expect(res.status).toBe(503);

@@ -66,7 +66,7 @@ beforeAll(async () => {
     worker: false,
     env: { WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: SCHEDULE.join(','), EXPORT_LINK_TTL_SECONDS: String(TTL_SECONDS) },
   });
-  worker = await startWorker(world.config, world.logger, { webhookInternals: { attemptTimeoutMs: 2_000 } });
+  worker = await startWorker(world.config, world.logger, { webhookInternals: { attemptTimeoutMs: 2_000 }, warmRenderProcesses: false });
   queue = new Queue(QUEUE_NAMES.webhooks, { connection: world.redis, prefix: world.config.QUEUE_PREFIX });
   const imported = await request(world.url).post('/accounting/v1.0/import').set(auth()).send(LEDGER);
   expect(imported.status, JSON.stringify(imported.body)).toBe(200);

@@ -84,7 +84,7 @@ beforeAll(async () => {
   world = await createWorld({ worker: false, env: { WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '1,1,1', EXPORT_LINK_TTL_SECONDS: '600' } });
   metrics = createMetrics({ defaultMetrics: false });
   // A short attempt time-out and sweep for the "never answers" and "lost job" cases (internal options, not settings).
-  worker = await startWorker(world.config, world.logger, { metrics, webhookInternals: { attemptTimeoutMs: 1_000, sweepEveryMs: 500, sweepGraceSeconds: 1 } });
+  worker = await startWorker(world.config, world.logger, { metrics, webhookInternals: { attemptTimeoutMs: 1_000, sweepEveryMs: 500, sweepGraceSeconds: 1 }, warmRenderProcesses: false });
   strict = await createWorld({ worker: false });
   for (const [property, ledger] of Object.entries(LEDGERS)) {
     const res = await request(world.url).post('/accounting/v1.0/import').set(auth(world, property)).send(ledger);

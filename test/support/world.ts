@@ -77,7 +77,12 @@ export async function createDatabase(): Promise<{ name: string; url: string }> {
   return { name, url: url.toString() };
 }
 
-export async function createWorld(options: { env?: Record<string, string>; worker?: boolean } = {}): Promise<TWorld> {
+/**
+ * `warmRenderProcesses`: the worker warms its render processes before it takes jobs, as a real one
+ * does. Off by default: a world's render processes then start on its first export (worker.ts,
+ * warmRenderProcesses), and the worlds that never export cost no render process at all.
+ */
+export async function createWorld(options: { env?: Record<string, string>; worker?: boolean; warmRenderProcesses?: boolean } = {}): Promise<TWorld> {
   const database = await createDatabase();
   const env: Record<string, string> = {
     NODE_ENV: 'test',
@@ -102,7 +107,7 @@ export async function createWorld(options: { env?: Record<string, string>; worke
       },
     }),
   });
-  const worker = options.worker === false ? undefined : await startWorker(config, logger);
+  const worker = options.worker === false ? undefined : await startWorker(config, logger, { warmRenderProcesses: options.warmRenderProcesses ?? false });
   const api = await startApi(config, logger, { port: 0 });
   // Its answers are checked against /openapi.json (support/validate-answers.ts).
   registerApiOrigin(`http://127.0.0.1:${api.port}`);

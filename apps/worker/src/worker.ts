@@ -34,6 +34,13 @@ export interface TStartWorkerOptions {
   connections?: ConnectionLog;
   /** Tests only: shorter webhook time-outs and sweeps, an injected resolver (webhooks/webhook-worker.ts). */
   webhookInternals?: TWebhookInternals;
+  /**
+   * Tests only: false starts no render process until the first render needs one, and draws no
+   * warm-up document. Most test worlds never export, and a warm pool costs a test file about ten
+   * seconds of CPU (two processes loading React-PDF and drawing 400 rows twice). A real worker
+   * always warms (test/render-warm-start.test.ts checks it on one started as in production).
+   */
+  warmRenderProcesses?: boolean;
 }
 
 /**
@@ -54,7 +61,10 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   // The render processes warm up while the rest starts; the export and night-audit workers are made
   // (and take jobs) only once they have: the first export then costs what later ones do.
   const warmStarted = performance.now();
-  const warming = renderer.warm().then(() => logger.info({ ms: Math.round(performance.now() - warmStarted), processes: config.EXPORT_CONCURRENCY }, 'render processes warm'));
+  const warming =
+    (options.warmRenderProcesses ?? true)
+      ? renderer.warm().then(() => logger.info({ ms: Math.round(performance.now() - warmStarted), processes: config.EXPORT_CONCURRENCY }, 'render processes warm'))
+      : Promise.resolve();
   const exportStore = new ExportStore(pool);
   const storage = watchStorage(createStorage(config), connections);
   // Webhook deliveries (their own queue); the exporter and the night auditor announce through its outbox.
