@@ -1,7 +1,7 @@
 import type { TAppliedFilters, TFolioDocument } from '@folio-vault/shared/exports/folio-document';
 import type { TTranslate } from '@folio-vault/shared/i18n/catalog';
 import type { TFormatters } from '@folio-vault/shared/i18n/format';
-import { SOURCE_KINDS } from '@folio-vault/shared/ledger/schemas';
+import { SOURCE_KINDS } from '@folio-vault/shared/ledger/enums';
 
 /**
  * Texts both writers show the same way: the source ("Reservation RES-42") and the applied filters

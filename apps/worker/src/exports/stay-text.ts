@@ -3,7 +3,7 @@ import type { TLabel, TTranslate } from '@folio-vault/shared/i18n/catalog';
 import type { TFormatters } from '@folio-vault/shared/i18n/format';
 import type { TLanguage } from '@folio-vault/shared/i18n/languages';
 import { countLabel } from '@folio-vault/shared/i18n/source-catalog';
-import { RESERVATION_STATUSES } from '@folio-vault/shared/ledger/stay-schemas';
+import { RESERVATION_STATUSES } from '@folio-vault/shared/ledger/enums';
 
 /**
  * Texts both writers show the same way about the stay and the payments (docs/export.md): the stay

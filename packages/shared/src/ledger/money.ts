@@ -1,5 +1,5 @@
 import Big from 'big.js';
-import { CREDIT_GROUPS, type TCodeGroup } from './schemas.js';
+import { CREDIT_GROUPS, type TCodeGroup } from './enums.js';
 
 /**
  * Folio arithmetic on exact decimals (big.js; never binary floats). Amounts are signed as they move

@@ -4,28 +4,17 @@ import { parseDescriptionFilter } from './description-filters.js';
 import { LANGUAGES } from '../i18n/languages.js';
 
 import { optionalId, optionalText, text, ZCurrency, ZDecimal, ZIsoDate, ZIsoDateTime, ZTimeZone } from './field-schemas.js';
+import { CODE_GROUPS, SOURCE_KINDS } from './enums.js';
 import { EXTERNAL_RELATION_KINDS, ZAccount, ZPayment, ZReservation, ZUser, ZUserId } from './stay-schemas.js';
 
 export { ZCurrency, ZDecimal, ZIsoDate, ZIsoDateTime, ZTimeZone } from './field-schemas.js';
+export { CODE_GROUPS, CREDIT_GROUPS, SOURCE_KINDS, type TCodeGroup, type TSourceKind } from './enums.js';
 
 /**
  * docs/ledger.md#import (camelCase, as the accounting API it mirrors): the import's records. Their
  * field types are in field-schemas.ts, the stay, users and payment objects in stay-schemas.ts, the
  * listing's request and answer in listing-schemas.ts.
  */
-
-export const SOURCE_KINDS = ['RESERVATION', 'HOUSE_ACCOUNT', 'GROUP_PROFILE', 'ACCOUNTS_RECEIVABLE_LEDGER'] as const;
-export type TSourceKind = (typeof SOURCE_KINDS)[number];
-
-export const CODE_GROUPS = [
-  'ROOM_REVENUE_RATE', 'ROOM_REVENUE_MANUAL', 'ROOM_REVENUE_CANCELLATION', 'ROOM_REVENUE_NO_SHOW',
-  'ITEM_SERVICE', 'ADDON', 'CUSTOM_ITEM', 'FEE', 'TAX', 'PAYMENT', 'ACCOUNTS_RECEIVABLE', 'SPACE',
-  'CHANNEL_COMMISSION', 'GRATUITY', 'SERVICE_CHARGE', 'N_A',
-] as const;
-export type TCodeGroup = (typeof CODE_GROUPS)[number];
-
-/** Credits are payments and accounts-receivable transfers; every other row is a debit. */
-export const CREDIT_GROUPS: ReadonlySet<TCodeGroup> = new Set(['PAYMENT', 'ACCOUNTS_RECEIVABLE']);
 
 export const RECIPIENT_TYPES = ['GUEST', 'CONTACT', 'GROUP', 'COMPANY', 'GROUP_PROFILE', 'GROUP_PROFILE_CONTACT'] as const;
 

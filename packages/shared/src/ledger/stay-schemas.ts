@@ -1,5 +1,6 @@
 import { ZInt64Id } from '../schemas/common.js';
 import { z } from '../schemas/zod.js';
+import { RESERVATION_STATUSES } from './enums.js';
 import { optionalId, optionalText, text, ZDecimal, ZIsoDate } from './field-schemas.js';
 
 /**
@@ -7,8 +8,7 @@ import { optionalId, optionalText, text, ZDecimal, ZIsoDate } from './field-sche
  * transaction may carry (its account and, on a PAYMENT row, its payment). Enums are the reference
  * accounting API's, spelled as it spells them.
  */
-export const RESERVATION_STATUSES = ['checked_out', 'checked_in', 'confirmed', 'canceled', 'not_confirmed', 'inquiry', 'deleted', 'no_show'] as const;
-export type TReservationStatus = (typeof RESERVATION_STATUSES)[number];
+export { RESERVATION_STATUSES, type TReservationStatus } from './enums.js';
 
 export const EXTERNAL_RELATION_KINDS = [
   'ROOM', 'PAYMENT', 'ITEM', 'ITEM_POS', 'ADDON', 'RESERVATION', 'ACCOUNTS_RECEIVABLE', 'ROOM_REVENUE', 'TAX', 'FEE',
