@@ -96,6 +96,16 @@ describe('the process that holds the pool', () => {
     const { stdout } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script]);
     expect(JSON.parse(stdout)).toEqual({ message: 0, disconnect: 0 });
   });
+
+  it('a render process loads no zod: the folio texts take their lists from ledger/enums.ts, not the schemas', async () => {
+    // Run without a pool (no IPC channel), a render process loads its code and fonts and exits; zod
+    // marks globalThis when it loads. The schemas brought zod and the import's validation into every
+    // render process, about a sixth of its start-up CPU together with a second pdfkit copy.
+    const child = fileURLToPath(new URL('../apps/worker/src/exports/render-child.ts', import.meta.url));
+    const onExit = `process.on('exit', () => console.log(JSON.stringify({ zod: '__zod_globalConfig' in globalThis })));`;
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', '--import', `data:text/javascript,${encodeURIComponent(onExit)}`, child]);
+    expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({ zod: false });
+  });
 });
 
 describe('render process replacement', () => {
