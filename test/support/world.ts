@@ -78,11 +78,10 @@ export async function createDatabase(): Promise<{ name: string; url: string }> {
 }
 
 /**
- * `warmRenderProcesses`: the worker warms its render processes before it takes jobs, as a real one
- * does. Off by default: a world's render processes then start on its first export (worker.ts,
- * warmRenderProcesses), and the worlds that never export cost no render process at all.
+ * A world's worker starts its render processes on its first export rather than warming them first
+ * (worker.ts, warmRenderProcesses): the worlds that never export cost no render process at all.
  */
-export async function createWorld(options: { env?: Record<string, string>; worker?: boolean; warmRenderProcesses?: boolean } = {}): Promise<TWorld> {
+export async function createWorld(options: { env?: Record<string, string>; worker?: boolean } = {}): Promise<TWorld> {
   const database = await createDatabase();
   const env: Record<string, string> = {
     NODE_ENV: 'test',
@@ -107,7 +106,7 @@ export async function createWorld(options: { env?: Record<string, string>; worke
       },
     }),
   });
-  const worker = options.worker === false ? undefined : await startWorker(config, logger, { warmRenderProcesses: options.warmRenderProcesses ?? false });
+  const worker = options.worker === false ? undefined : await startWorker(config, logger, { warmRenderProcesses: false });
   const api = await startApi(config, logger, { port: 0 });
   // Its answers are checked against /openapi.json (support/validate-answers.ts).
   registerApiOrigin(`http://127.0.0.1:${api.port}`);
