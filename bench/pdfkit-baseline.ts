@@ -21,7 +21,7 @@ import PDFDocument from 'pdfkit';
 import type { TDocumentRow, TDocumentTotals, TFolioDocument } from '@folio-vault/shared/exports/folio-document';
 import { translator } from '@folio-vault/shared/i18n/catalog';
 import { formatters } from '@folio-vault/shared/i18n/format';
-import { SOURCE_KINDS } from '@folio-vault/shared/ledger/schemas';
+import { SOURCE_KINDS } from '@folio-vault/shared/ledger/enums';
 import {
   CELL_PADDING,
   COLOURS,

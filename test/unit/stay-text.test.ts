@@ -4,7 +4,7 @@ import { translator } from '@folio-vault/shared/i18n/catalog';
 import { formatters } from '@folio-vault/shared/i18n/format';
 import { LANGUAGES, type TLanguage } from '@folio-vault/shared/i18n/languages';
 import { SOURCE_CATALOGS } from '@folio-vault/shared/i18n/source-catalog';
-import { RESERVATION_STATUSES } from '@folio-vault/shared/ledger/stay-schemas';
+import { RESERVATION_STATUSES } from '@folio-vault/shared/ledger/enums';
 import { brandName, cardText, foreignText, stayTexts } from '@folio-vault/worker/exports/stay-text';
 
 /**

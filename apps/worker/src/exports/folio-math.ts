@@ -1,7 +1,7 @@
 import Big from 'big.js';
 import type { TDocumentCard, TDocumentRow, TDocumentSection, TDocumentTotals, TForeignAmount } from '@folio-vault/shared/exports/folio-document';
 import { isCredit } from '@folio-vault/shared/ledger/money';
-import type { TCodeGroup } from '@folio-vault/shared/ledger/schemas';
+import type { TCodeGroup } from '@folio-vault/shared/ledger/enums';
 
 /**
  * The arithmetic of a folio export (docs/export.md): revenue compaction, the debit/credit split,

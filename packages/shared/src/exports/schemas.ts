@@ -1,5 +1,6 @@
 import { ZInt64Id, ZPropertyHeaders, searchQuerySchema } from '../schemas/common.js';
-import { RECIPIENT_TYPES, SOURCE_KINDS, ZDescriptionFilters, ZIsoDate, ZSortDirection } from '../ledger/schemas.js';
+import { RECIPIENT_TYPES, ZDescriptionFilters, ZIsoDate, ZSortDirection } from '../ledger/schemas.js';
+import { SOURCE_KINDS } from '../ledger/enums.js';
 import { z } from '../schemas/zod.js';
 
 /** POST /fiscal-document/v1/folios/export (and the /folio-export/pdf alias): docs/export.md. */

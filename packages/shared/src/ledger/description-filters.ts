@@ -1,4 +1,4 @@
-import type { TCodeGroup } from './schemas.js';
+import type { TCodeGroup } from './enums.js';
 
 /**
  * descriptionFilters (docs/ledger.md#listing) → conditions on the transaction's code group, origin id or

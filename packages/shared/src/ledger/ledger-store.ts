@@ -1,6 +1,7 @@
 import type { PoolClient } from 'pg';
 import type { TPgPool } from '../connections.js';
-import type { TFolio, TRecipient, TSourceKind, TTransaction } from './schemas.js';
+import type { TFolio, TRecipient, TTransaction } from './schemas.js';
+import type { TSourceKind } from './enums.js';
 import { afterSql, orderBySql, sortValuesSql, type TSortKey } from './sort.js';
 import { SqlParams, transactionFilterSql, type TTransactionFilter } from './transaction-filter.js';
 import { transactionColumnsSql, transactionJoinsSql, type TTransactionRow } from './transaction-view.js';

@@ -1,6 +1,6 @@
 import type { TPgPool } from '../connections.js';
 import { AppError } from '../errors.js';
-import { CREDIT_GROUPS } from './schemas.js';
+import { CREDIT_GROUPS } from './enums.js';
 import type { TForeignCurrencyTotals, TGroupBy, TGroupTotals, TListTransactionsRequest, TListTransactionsResponse } from './listing-schemas.js';
 import { currencyScale, decimalToNumber, itemQuantityOf, totalsOf } from './money.js';
 import { findPropertyProfile } from '../properties/property-store.js';

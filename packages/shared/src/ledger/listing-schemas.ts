@@ -1,15 +1,9 @@
 import { ZInt64Id, ZInt64IdOut, searchQuerySchema } from '../schemas/common.js';
 import { z } from '../schemas/zod.js';
 import { ZIsoDate, ZIsoDateTime } from './field-schemas.js';
-import { CODE_GROUPS, SORT_FIELDS, SOURCE_KINDS, ZDescriptionFilters, ZSortDirection } from './schemas.js';
-import {
-  ACCOUNT_CATEGORIES,
-  CHART_OF_ACCOUNT_TYPES,
-  EXTERNAL_RELATION_KINDS,
-  PAYMENT_TRANSACTION_TYPES,
-  PROCESSING_STATUSES,
-  RESERVATION_STATUSES,
-} from './stay-schemas.js';
+import { SORT_FIELDS, ZDescriptionFilters, ZSortDirection } from './schemas.js';
+import { CODE_GROUPS, RESERVATION_STATUSES, SOURCE_KINDS } from './enums.js';
+import { ACCOUNT_CATEGORIES, CHART_OF_ACCOUNT_TYPES, EXTERNAL_RELATION_KINDS, PAYMENT_TRANSACTION_TYPES, PROCESSING_STATUSES } from './stay-schemas.js';
 
 /**
  * docs/ledger.md#listing: the request of POST /accounting/v1.0/folios/transactions and its answer,

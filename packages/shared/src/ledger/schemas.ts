@@ -8,7 +8,6 @@ import { CODE_GROUPS, SOURCE_KINDS } from './enums.js';
 import { EXTERNAL_RELATION_KINDS, ZAccount, ZPayment, ZReservation, ZUser, ZUserId } from './stay-schemas.js';
 
 export { ZCurrency, ZDecimal, ZIsoDate, ZIsoDateTime, ZTimeZone } from './field-schemas.js';
-export { CODE_GROUPS, CREDIT_GROUPS, SOURCE_KINDS, type TCodeGroup, type TSourceKind } from './enums.js';
 
 /**
  * docs/ledger.md#import (camelCase, as the accounting API it mirrors): the import's records. Their

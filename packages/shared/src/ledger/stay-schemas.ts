@@ -8,8 +8,6 @@ import { optionalId, optionalText, text, ZDecimal, ZIsoDate } from './field-sche
  * transaction may carry (its account and, on a PAYMENT row, its payment). Enums are the reference
  * accounting API's, spelled as it spells them.
  */
-export { RESERVATION_STATUSES, type TReservationStatus } from './enums.js';
-
 export const EXTERNAL_RELATION_KINDS = [
   'ROOM', 'PAYMENT', 'ITEM', 'ITEM_POS', 'ADDON', 'RESERVATION', 'ACCOUNTS_RECEIVABLE', 'ROOM_REVENUE', 'TAX', 'FEE',
   'ADJUSTMENT', 'PAYMENT_FEE', 'BOOKABLE_RESOURCE', 'CHANNEL_COMMISSION', 'CITY_LEDGER', 'GRATUITY', 'CHECK_ITEM',

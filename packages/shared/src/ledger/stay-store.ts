@@ -1,6 +1,7 @@
 import type { PoolClient } from 'pg';
 import type { TPgPool } from '../connections.js';
-import type { TReservation, TReservationStatus, TUser } from './stay-schemas.js';
+import type { TReservation, TUser } from './stay-schemas.js';
+import type { TReservationStatus } from './enums.js';
 
 /**
  * Every statement on the tables `reservations`, `reservation_rooms` and `users` (docs/ledger.md#import)

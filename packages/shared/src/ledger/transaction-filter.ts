@@ -1,4 +1,4 @@
-import type { TCodeGroup, TSourceKind } from './schemas.js';
+import type { TCodeGroup, TSourceKind } from './enums.js';
 import { parseDescriptionFilter } from './description-filters.js';
 
 /**

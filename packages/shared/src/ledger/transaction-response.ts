@@ -1,6 +1,6 @@
 import type { TTransactionType, TTransactionView } from './listing-schemas.js';
 import { currencyScale, decimalToNumber } from './money.js';
-import type { TCodeGroup } from './schemas.js';
+import type { TCodeGroup } from './enums.js';
 import type { TPayment } from './stay-schemas.js';
 import type { TTransactionRow } from './transaction-view.js';
 

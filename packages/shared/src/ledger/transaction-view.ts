@@ -1,5 +1,5 @@
-import type { TCodeGroup, TSourceKind } from './schemas.js';
-import type { TAccount, TReservationStatus } from './stay-schemas.js';
+import type { TCodeGroup, TReservationStatus, TSourceKind } from './enums.js';
+import type { TAccount } from './stay-schemas.js';
 
 /**
  * A transaction as the listing and the exports read it, and the SQL that reads it: its own columns,
