@@ -55,18 +55,22 @@ async function perform(work: TRenderWork): Promise<TRenderedFile | undefined> {
  * here is not fatal: the real pieces then pay the cost (and report their own errors).
  */
 /**
- * Twice: after one pass a first 1,000-row export still rendered in twice the time of a warm one
- * (226 vs 108 ms); after two, 146–149 vs 104–108 ms (bench/export-small.ts). V8 compiles the table
- * code to its fastest form only once it has seen it run for a while.
+ * Three passes, each setting texts none before it set (warmUpDocument(pass)). V8 compiles the
+ * table and shaping code to its fastest form only once it has seen it run for a while, and shaping
+ * runs only for texts the process has not shaped yet. Passes that repeated one document's texts
+ * shaped nothing after the first, so the first real 1,000-row export still compiled fontkit's
+ * lookups while it rendered: its render took 1.7–2.3× a warm one's through the pool
+ * (bench/export-small.ts), and in one process its first chunk 128–157 ms of CPU against 75–85 ms for
+ * later ones. With new texts in every pass and three passes: 1.4–1.55× through the pool.
  */
-const WARM_UP_PASSES = 2;
+const WARM_UP_PASSES = 3;
 async function warmUp(): Promise<void> {
   const base = join(tmpdir(), `folio-vault-warm-up-${process.pid}`);
   const parts = [`${base}.part0.pdf`, `${base}.part1.pdf`];
   try {
-    const plan = planFolioPdf(warmUpDocument());
-    const chunks = chunkPlan(plan, Math.ceil(plan.pages.length / 2));
     for (let pass = 0; pass < WARM_UP_PASSES; pass += 1) {
+      const plan = planFolioPdf(warmUpDocument(pass));
+      const chunks = chunkPlan(plan, Math.ceil(plan.pages.length / 2));
       for (const [index, chunk] of chunks.entries()) await perform({ kind: 'pdf-chunk', chunk, outputPath: parts[index]! });
       await perform({ kind: 'pdf-merge', head: plan.head, parts: parts.slice(0, chunks.length), outputPath: `${base}.pdf` });
     }

@@ -1,13 +1,19 @@
 import type { TDocumentRow, TFolioDocument } from '@folio-vault/shared/exports/folio-document';
 
 /**
- * The small document a render process draws once before it takes work (render-child.ts), and the
- * worker plans once before it takes jobs (RenderPool.warm): the first real export then finds code
- * loaded and compiled, fonts registered and shaped, instead of paying for it (docs/export.md#flow).
+ * The document a render process draws before it takes work (render-child.ts), and the worker
+ * plans once before it takes jobs (RenderPool.warm): the first real export then finds code loaded
+ * and compiled, fonts registered and shaped, instead of paying for it (docs/export.md#flow).
  * It touches the paths a folio takes: void and pending rows, a room, a card, a foreign amount,
  * notes, page breaks, a join of two chunks, and the Latin letters, digits and signs of a ledger's
  * texts. A few hundred rows, not a few: the code a long table runs is compiled to its fast form only
  * after it has run a while, and a first large export would otherwise pay for that (about 3× slower).
+ *
+ * Each pass sets texts no earlier pass set (`pass`): times, amounts and numbers that differ row by
+ * row, as a real folio's do. A render process remembers every text it has shaped
+ * (react-pdf-internals.ts, rememberLayouts), so a pass that repeated the last one's texts would
+ * shape nothing, and the shaping code (fontkit's GSUB/GPOS lookups) would reach its compiled form
+ * only during the first real export, which then paid for the compiling.
  */
 const WARM_UP_ROWS = 400;
 
@@ -29,25 +35,33 @@ const TEXTS = [
   'Café, Müller, São João, Niño, Øresund, Åland: ()/&+-*#@!?;.,\'"',
 ];
 
-function warmUpRow(i: number): TDocumentRow {
+/** 37 minutes apart: a different time of day on every row, a new day every 39 rows. */
+const ROW_SPACING_MS = 37 * 60_000;
+const FIRST_ROW_MS = Date.UTC(2026, 0, 1, 8);
+
+/** Row `i` of the warm-up document; `n` numbers it across passes, so no two passes share a text. */
+function warmUpRow(i: number, n: number): TDocumentRow {
+  const when = new Date(FIRST_ROW_MS + n * ROW_SPACING_MS).toISOString();
+  const cents = 150 + ((n * 7919) % 49_850);
   return {
-    id: String(i + 1),
-    transactionDatetime: new Date(Date.UTC(2026, 0, 1 + (i % 5), 8 + (i % 12), i % 60)).toISOString(),
-    serviceDate: `2026-01-0${1 + (i % 5)}`,
+    id: String(n + 1),
+    transactionDatetime: when,
+    serviceDate: when.slice(0, 10),
     code: String(1000 + (i % 7) * 100),
-    description: `${TEXTS[i % TEXTS.length]!} ${i}`,
+    description: `${TEXTS[i % TEXTS.length]!} ${n}`,
     ...(i % 9 === 3 ? { notes: 'Posted to the wrong room' } : {}),
-    quantity: '1',
-    amount: i % 5 === 4 ? '-120.00' : '18.50',
+    quantity: String(1 + (i % 3)),
+    amount: `${i % 5 === 4 ? '-' : ''}${(cents / 100).toFixed(2)}`,
     voided: i % 13 === 6,
     pending: i % 17 === 8,
-    ...(i % 3 === 0 ? { room: '204' } : {}),
+    ...(i % 3 === 0 ? { room: String(101 + (n % 240)) } : {}),
     ...(i % 5 === 4 ? { card: { brand: 'visa', lastFour: '1111' } } : {}),
-    ...(i % 11 === 10 ? { foreign: { amount: '-20.00', currency: 'USD' } } : {}),
+    ...(i % 11 === 10 ? { foreign: { amount: `-${(cents / 90).toFixed(2)}`, currency: 'USD' } } : {}),
   };
 }
 
-export function warmUpDocument(): TFolioDocument {
+/** The warm-up document of pass `pass` (0 first): the same layout, texts of its own. */
+export function warmUpDocument(pass = 0): TFolioDocument {
   return {
     language: 'en',
     generatedAt: '2026-01-06T12:00:00.000Z',
@@ -61,7 +75,7 @@ export function warmUpDocument(): TFolioDocument {
       {
         id: '1',
         name: 'Main folio',
-        sections: [{ kind: 'all', rows: Array.from({ length: WARM_UP_ROWS }, (_, i) => warmUpRow(i)) }],
+        sections: [{ kind: 'all', rows: Array.from({ length: WARM_UP_ROWS }, (_, i) => warmUpRow(i, pass * WARM_UP_ROWS + i)) }],
         totals: { charges: '1036.00', payments: '-1680.00', balance: '-644.00' },
       },
     ],
