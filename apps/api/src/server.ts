@@ -10,6 +10,7 @@ import { createJwtVerifier } from './auth/jwt-verifier.js';
 import { JobWaiter } from './jobs/job-waiter.js';
 import { ExportService } from './exports/export-service.js';
 import { vaultRateLimits } from './http/rate-limit.js';
+import { warmJsonParser } from './http/route.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { VaultClient } from './vault/vault-client.js';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
@@ -77,6 +78,11 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
     storage,
   });
 
+  // The first request should not pay for what any request needs: the database connection (opened
+  // now, kept by the pool's min; a database that is down is met by the first request instead) and
+  // the JSON parser's decoders.
+  void pool.query('SELECT 1').catch(() => undefined);
+  await warmJsonParser();
   const server = await new Promise<Server>((resolve, reject) => {
     const listening = app.listen(options.port ?? config.PORT, (error?: Error) => (error ? reject(error) : resolve(listening)));
   });
