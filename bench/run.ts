@@ -14,7 +14,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ROOT } from '../test/support/processes.js';
 import { renderReport } from './report.js';
@@ -59,7 +59,8 @@ if (unknown.length) {
 }
 const quick = values.quick;
 // A smoke run never replaces the real figures unless asked to.
-const out = join(ROOT, values.out ?? (quick ? 'out/benchmarks-quick.md' : 'docs/benchmarks.md'));
+// resolve, not join: an absolute --out is used as it is (join put it under the repository).
+const out = resolve(ROOT, values.out ?? (quick ? 'out/benchmarks-quick.md' : 'docs/benchmarks.md'));
 
 const MARKER = /<!-- bench-results\n([\s\S]*?)\n-->/;
 function previousRuns(): Partial<Record<TName, TRun>> {
