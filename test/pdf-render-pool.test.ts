@@ -106,6 +106,28 @@ describe('the process that holds the pool', () => {
     const { stdout } = await run(process.execPath, ['--import', 'tsx', '--import', `data:text/javascript,${encodeURIComponent(onExit)}`, child]);
     expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({ zod: false });
   });
+
+  it('one pdfkit is installed: React-PDF\'s packages and the benchmark baseline share it, so a render process loads it once', async () => {
+    // A root devDependency on another pdfkit version once nested a copy under each React-PDF package
+    // that pins its own, and every render process loaded both.
+    const root = fileURLToPath(new URL('..', import.meta.url));
+    const found: string[] = [];
+    // Every package folder under a node_modules, scoped ones (@types/pdfkit is not pdfkit) included.
+    const walk = async (modules: string, scoped = false): Promise<void> => {
+      const entries = await readdir(modules, { withFileTypes: true }).catch(() => []);
+      for (const entry of entries) {
+        if (!entry.isDirectory()) continue;
+        const at = join(modules, entry.name);
+        if (!scoped && entry.name.startsWith('@')) await walk(at, true);
+        else {
+          if (!scoped && entry.name === 'pdfkit') found.push(at);
+          await walk(join(at, 'node_modules'));
+        }
+      }
+    };
+    for (const start of ['node_modules', 'apps/worker/node_modules', 'packages/shared/node_modules']) await walk(join(root, start));
+    expect(found.map((at) => at.slice(root.length))).toEqual(['node_modules/pdfkit']);
+  });
 });
 
 describe('render process replacement', () => {
