@@ -50,11 +50,6 @@ async function perform(work: TRenderWork): Promise<TRenderedFile | undefined> {
 }
 
 /**
- * Loads the fonts and draws the warm-up document, as two chunks and their join, so the code
- * of every step is loaded and compiled and the fonts shaped before the first real piece. A failure
- * here is not fatal: the real pieces then pay the cost (and report their own errors).
- */
-/**
  * Three passes, each setting texts none before it set (warmUpDocument(pass)). V8 compiles the
  * table and shaping code to its fastest form only once it has seen it run for a while, and shaping
  * runs only for texts the process has not shaped yet. Passes that repeated one document's texts
@@ -64,6 +59,12 @@ async function perform(work: TRenderWork): Promise<TRenderedFile | undefined> {
  * later ones. With new texts in every pass and three passes: 1.4–1.55× through the pool.
  */
 const WARM_UP_PASSES = 3;
+
+/**
+ * Loads the fonts and draws the warm-up document as two chunks and their join, WARM_UP_PASSES
+ * times, so the code of every step is loaded and compiled and the fonts shaped before the first real
+ * piece. A failure here is not fatal: the real pieces then pay the cost (and report their own errors).
+ */
 async function warmUp(): Promise<void> {
   const base = join(tmpdir(), `folio-vault-warm-up-${process.pid}`);
   const parts = [`${base}.part0.pdf`, `${base}.part1.pdf`];
