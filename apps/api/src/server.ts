@@ -6,6 +6,7 @@ import { ConnectionLog } from '@folio-vault/shared/connection-log';
 import { createCloser } from '@folio-vault/shared/shutdown';
 import { openApiResources } from './api-resources.js';
 import { createApp } from './app.js';
+import { createAppServer } from './http/app-server.js';
 import { createJwtVerifier } from './auth/jwt-verifier.js';
 import { JobWaiter } from './jobs/job-waiter.js';
 import { ExportService } from './exports/export-service.js';
@@ -83,8 +84,13 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
   // the JSON parser's decoders.
   void pool.query('SELECT 1').catch(() => undefined);
   await warmJsonParser();
-  const server = await new Promise<Server>((resolve, reject) => {
-    const listening = app.listen(options.port ?? config.PORT, (error?: Error) => (error ? reject(error) : resolve(listening)));
+  const server = createAppServer(app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? config.PORT, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
