@@ -44,7 +44,13 @@ const STEPS = values.steps.split(',').map(Number);
 const STEP_SECONDS = Number(values['step-seconds']);
 const REFINE = Number(values.refine);
 if (SHAPE !== 'split' && SHAPE !== 'single') throw new Error(`--shape split|single, not ${SHAPE}`);
-const WARM_UP_SECONDS = 2;
+/**
+ * Load at the fixed rate before the measured run, its figures reported apart. Two seconds were not
+ * enough: a timeline of every request over 15 ms at 300/s (seventh round, bench/changes.md) put most
+ * of them in the first 2 to 5 s of load, whether the run used a new connection pool or the warm-up's;
+ * after 10 s of load they came only in the short clusters of a steady state.
+ */
+const WARM_UP_SECONDS = 10;
 /** As bench/tokenize-load.ts: the worker's render processes start (about 1.5 s of CPU) before anything is measured. */
 const SETTLE_MS = 6_000;
 /** The rate search's bar: a step holds when its p99 is at most this and every request got a 2xx. */
@@ -69,6 +75,8 @@ export interface TTokenizeOpenLoopResult {
   shape: 'split' | 'single';
   maxConnections: number;
   warmUpSeconds: number;
+  /** The warm-up's own figures: the service's first seconds of load (absent in results before the seventh round). */
+  warmUp?: TOpenLoopFigures;
   stepSeconds: number;
   searchP99LimitMs: number;
   bareRuns: TOpenLoopFigures[];
@@ -169,7 +177,7 @@ async function preflight(url: string, token: string): Promise<void> {
   if (answer.statusCode !== 200) throw new Error(`tokenize answered ${answer.statusCode}: ${text.slice(0, 500)}`);
 }
 
-async function tokenizeService(): Promise<{ fixed: TOpenLoopFigures; steps: TRateStep[] }> {
+async function tokenizeService(): Promise<{ warmUp: TOpenLoopFigures; fixed: TOpenLoopFigures; steps: TRateStep[] }> {
   const port = await freePort();
   const env = { ...rawEnv(), ...liftedRateLimits(), NODE_ENV: 'production', PORT: String(port) };
   const processes: TServiceProcess[] = [];
@@ -179,11 +187,12 @@ async function tokenizeService(): Promise<{ fixed: TOpenLoopFigures; steps: TRat
     const token = benchToken(config, 'write:payment');
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     await preflight(url, token);
-    await measure(url, token, RATE, WARM_UP_SECONDS, false);
+    const warmUp = await measure(url, token, RATE, WARM_UP_SECONDS, false);
+    console.log(stepLine({ ...warmUp, held: holds(warmUp), refined: false }, `  (warm-up, first ${WARM_UP_SECONDS} s)`));
     const fixed = await measure(url, token, RATE, SECONDS, false);
     console.log(stepLine({ ...fixed, held: holds(fixed), refined: false }, `tokenize ${SHAPE} @ ${RATE}/s`));
     const steps = await rateSearch(url, token);
-    return { fixed, steps };
+    return { warmUp, fixed, steps };
   } finally {
     for (const spawned of processes.reverse()) await spawned.stop();
   }
@@ -227,6 +236,7 @@ const result: TTokenizeOpenLoopResult = {
   shape: SHAPE,
   maxConnections: MAX_CONNECTIONS,
   warmUpSeconds: WARM_UP_SECONDS,
+  warmUp: service.warmUp,
   stepSeconds: STEP_SECONDS,
   searchP99LimitMs: SEARCH_P99_MS,
   bareRuns,
