@@ -132,6 +132,17 @@ export async function renderBaselinePdf(document: TFolioDocument, outputPath: st
   const rowTextY = (SLOT - lineHeight('regular', FONT.row)) / 2;
   const statusTextY = (SLOT - lineHeight('bold', FONT.status)) / 2;
   const left = (text: string, x: number, y: number, extra: PDFKit.Mixins.TextOptions = {}) => pdf.text(text, x, y, { lineBreak: false, ...extra });
+  /**
+   * A voided row's cell, struck through as pdfkit's `strike` option draws it (a line of the text's
+   * colour at half the line height). The option itself needs the line's width, which pdfkit 0.20.1
+   * works out only while wrapping: with `lineBreak: false` it draws to NaN and throws.
+   */
+  const struck = (text: string, x: number, y: number, colour: string, size: number) => {
+    left(text, x, y);
+    const lineY = y + pdf.currentLineHeight() / 2;
+    pdf.save().lineWidth(size < 10 ? 0.5 : Math.floor(size / 10)).strokeColor(colour);
+    pdf.moveTo(x, lineY).lineTo(x + pdf.widthOfString(text), lineY).stroke().restore();
+  };
   const rule = (x0: number, x1: number, y: number, width: number, color: string) => pdf.moveTo(x0, y).lineTo(x1, y).lineWidth(width).strokeColor(color).stroke();
   const contentRight = PAGE_WIDTH - MARGIN_X;
   const sourceKind = (SOURCE_KINDS as readonly string[]).includes(document.source.kind) ? t(`source.${document.source.kind as (typeof SOURCE_KINDS)[number]}`) : document.source.kind;
@@ -201,14 +212,16 @@ export async function renderBaselinePdf(document: TFolioDocument, outputPath: st
         fit(row.description, COLUMN_WIDTHS.description - PAD, 'regular', FONT.row),
         fit(row.notes ?? '', COLUMN_WIDTHS.notes - PAD, 'regular', FONT.row),
       ];
-      cells.forEach((text, c) => text && left(text, columnX[c]!, y + rowTextY, { strike }));
+      const cell = (text: string, x: number) => (strike ? struck(text, x, y + rowTextY, colour, FONT.row) : left(text, x, y + rowTextY));
+      cells.forEach((text, c) => text && cell(text, columnX[c]!));
       for (const [c, text] of [[5, fmt.number(row.quantity)], [6, fmt.money(row.amount)]] as const) {
-        left(text, columnX[c]! + COLUMNS[c]![1] - PAD - widthOf(text, 'regular', FONT.row), y + rowTextY, { strike });
+        cell(text, columnX[c]! + COLUMNS[c]![1] - PAD - widthOf(text, 'regular', FONT.row));
       }
       const mark = row.voided ? voidMark : row.pending ? pendingMark : undefined;
       if (mark) {
         pdf.font('bold').fontSize(FONT.status);
-        left(mark, columnX[7]! + PAD, y + statusTextY, { strike });
+        if (strike) struck(mark, columnX[7]! + PAD, y + statusTextY, colour, FONT.status);
+        else left(mark, columnX[7]! + PAD, y + statusTextY);
       }
       y += SLOT;
       rule(MARGIN_X, contentRight, y - 0.25, 0.25, HAIRLINE);
