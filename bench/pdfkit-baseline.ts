@@ -212,16 +212,15 @@ export async function renderBaselinePdf(document: TFolioDocument, outputPath: st
         fit(row.description, COLUMN_WIDTHS.description - PAD, 'regular', FONT.row),
         fit(row.notes ?? '', COLUMN_WIDTHS.notes - PAD, 'regular', FONT.row),
       ];
-      const cell = (text: string, x: number) => (strike ? struck(text, x, y + rowTextY, colour, FONT.row) : left(text, x, y + rowTextY));
-      cells.forEach((text, c) => text && cell(text, columnX[c]!));
+      const draw = (text: string, x: number, textY: number, size: number) => (strike ? struck(text, x, textY, colour, size) : left(text, x, textY));
+      cells.forEach((text, c) => text && draw(text, columnX[c]!, y + rowTextY, FONT.row));
       for (const [c, text] of [[5, fmt.number(row.quantity)], [6, fmt.money(row.amount)]] as const) {
-        cell(text, columnX[c]! + COLUMNS[c]![1] - PAD - widthOf(text, 'regular', FONT.row));
+        draw(text, columnX[c]! + COLUMNS[c]![1] - PAD - widthOf(text, 'regular', FONT.row), y + rowTextY, FONT.row);
       }
       const mark = row.voided ? voidMark : row.pending ? pendingMark : undefined;
       if (mark) {
         pdf.font('bold').fontSize(FONT.status);
-        if (strike) struck(mark, columnX[7]! + PAD, y + statusTextY, colour, FONT.status);
-        else left(mark, columnX[7]! + PAD, y + statusTextY);
+        draw(mark, columnX[7]! + PAD, y + statusTextY, FONT.status);
       }
       y += SLOT;
       rule(MARGIN_X, contentRight, y - 0.25, 0.25, HAIRLINE);
