@@ -32,6 +32,8 @@ export interface TMetrics {
   exportRenderProcessReplacements: Counter<'reason'>;
   /** Forwards to payment gateways by destination and result (2xx…5xx, or the gateway error). */
   forwardDuration: Histogram<'destination' | 'result'>;
+  /** Cards per tokenize insert statement (apps/worker/src/vault/card-insert-batcher.ts). */
+  vaultCardInsertBatch: Histogram;
   /** Vault sweep actions: tokens shredded, CVVs destroyed, records re-fingerprinted. */
   vaultSweep: Counter<'action'>;
   /** Objects the retention sweep deleted, by kind: export, night_audit_file, night_audit_manifest. */
@@ -139,13 +141,19 @@ export function createMetrics(options: TMetricsOptions = {}): TMetrics {
 }
 
 /** The vault's own: forwards to payment gateways and what the vault sweep did. */
-function vaultMetrics(registers: Registry[]): Pick<TMetrics, 'forwardDuration' | 'vaultSweep'> {
+function vaultMetrics(registers: Registry[]): Pick<TMetrics, 'forwardDuration' | 'vaultCardInsertBatch' | 'vaultSweep'> {
   return {
     forwardDuration: new Histogram({
       name: 'vault_forward_duration_seconds',
       help: 'Forwards to payment gateways by destination and result: the status class (2xx…5xx) or the gateway error (unreachable, timeout).',
       labelNames: ['destination', 'result'] as const,
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    }),
+    vaultCardInsertBatch: new Histogram({
+      name: 'vault_card_insert_batch_size',
+      help: "Cards per tokenize insert statement: concurrent jobs' cards go to PostgreSQL together while earlier inserts run.",
+      buckets: [1, 2, 4, 8, 16, 32, 64],
       registers,
     }),
     vaultSweep: new Counter({

@@ -3,7 +3,7 @@ import type { TPgPool } from '@folio-vault/shared/connections';
 import { inTransaction } from '@folio-vault/shared/db/transaction';
 import { FINGERPRINT_VERSION } from '@folio-vault/shared/vault/crypto/fingerprint';
 import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
-import { auditInsertSql, auditValuesOf, type TAuditEvent } from '@folio-vault/shared/vault/audit-log';
+import { auditArraysOf, auditInsertManySql, type TAuditEvent } from '@folio-vault/shared/vault/audit-log';
 import { VAULT_SCHEMA } from './idempotency-keys.js';
 
 /**
@@ -57,6 +57,12 @@ export interface TNewCardRow {
   /** The CVV sealed under the record's data key, held `cvvHoldSeconds`; null when none is held. */
   cvvCt: Buffer | null;
   cvvHoldSeconds: number;
+}
+
+/** A card to insert, with the audit event of the request that asked for it when the worker writes that event. */
+export interface TNewCardEntry {
+  card: TNewCardRow;
+  event?: TAuditEvent;
 }
 
 export interface TWrappedKeyRow {
@@ -116,39 +122,53 @@ export class CardRepository {
   }
 
   /**
-   * Inserts the card and answers its metadata; a second run of the same job (same id) leaves the
-   * first record alone and answers undefined (the caller reads the record). `db` may be the pool:
-   * one statement commits on its own, one round trip.
+   * Inserts cards and answers the metadata of those it inserted; a card whose id is already there
+   * (a second run of the same job) is left alone and missing from the answer (the caller reads the
+   * record). The ids must differ. `db` may be the pool: one statement commits on its own, one
+   * round trip, whatever the number of cards (card-insert-batcher.ts gathers concurrent jobs' cards).
    */
-  async insertCard(db: TPgPool | PoolClient, mode: TTokenizationMode, card: TNewCardRow, event?: TAuditEvent): Promise<TCardRow | undefined> {
+  async insertCards(db: TPgPool | PoolClient, mode: TTokenizationMode, entries: ReadonlyArray<TNewCardEntry>): Promise<TCardRow[]> {
     const schema = SCHEMA[mode];
-    // The held CVV goes in with the card, in the same statement: a re-run that finds the card
-    // already there inserts neither (the CTE's SELECT sees no row).
+    const cards = entries.map((entry) => entry.card);
+    const column = <K extends keyof TNewCardRow>(key: K) => cards.map((card) => card[key]);
+    // One array per column, unnested side by side (`n` keeps each card's place, for its event). A
+    // held CVV goes in with its card, and a request's audit event (audit-log.ts) likewise only with
+    // it: a re-run that finds the card already there inserts neither (`card` has no row for it).
     // Named, so each connection plans the statement once: planning this CTE cost about as much as
-    // running it, on every tokenization. With `event`, the request's audit event goes in with the
-    // card too, and likewise only with it (audit-log.ts: auditInsertSql).
+    // running it, and the text is the same whatever the number of cards.
     const result = await db.query<TCardRow>({
-      name: `vault-insert-card-${mode}${event ? '-audited' : ''}`,
-      text: `WITH card AS (
+      name: `vault-insert-cards-${mode}`,
+      text: `WITH input AS (
+         SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+                              $9::text[], $10::text[], $11::bytea[], $12::bytea[], $13::bytea[], $14::bytea[], $15::timestamptz[],
+                              $16::bytea[], $17::int[])
+           WITH ORDINALITY AS t(id, property_id, card_brand, first6, last4, exp_month, exp_year, cardholder_name_masked,
+                                fingerprint, kek_id, wrapped_dek, pan_ct, cardholder_name_ct, billing_details_ct, expires_at,
+                                cvv_ct, cvv_hold_seconds, n)
+       ), card AS (
          INSERT INTO ${schema}.cards
            (id, property_id, card_brand, first6, last4, exp_month, exp_year, cardholder_name_masked,
             fingerprint, fingerprint_version, kek_id, wrapped_dek, pan_ct, cardholder_name_ct, billing_details_ct, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, ${FINGERPRINT_VERSION}, $10, $11, $12, $13, $14, $15)
+         SELECT id, property_id, card_brand, first6, last4, exp_month, exp_year, cardholder_name_masked,
+                fingerprint, ${FINGERPRINT_VERSION}, kek_id, wrapped_dek, pan_ct, cardholder_name_ct, billing_details_ct, expires_at
+           FROM input ORDER BY n
          ON CONFLICT (id) DO NOTHING
          RETURNING ${METADATA_COLUMNS}
        ), cvv AS (
          INSERT INTO ${schema}.held_cvvs (token_id, cvv_ct, held_until)
-         SELECT id, $16, now() + make_interval(secs => $17) FROM card WHERE $16::bytea IS NOT NULL
-       )${event ? `, audited AS (${auditInsertSql(18, 'card')})` : ''}
+         SELECT input.id, input.cvv_ct, now() + make_interval(secs => input.cvv_hold_seconds)
+           FROM input JOIN card ON card.id = input.id
+          WHERE input.cvv_ct IS NOT NULL
+       ), audited AS (${auditInsertManySql(18, { rows: 'input', idColumn: 'id', written: 'card' })})
        SELECT * FROM card`,
       values: [
-        card.id, card.propertyId, card.cardBrand, card.first6, card.last4, card.expMonth, card.expYear,
-        card.cardholderNameMasked, card.fingerprint, card.kekId, card.wrappedDek, card.panCt,
-        card.cardholderNameCt, card.billingDetailsCt, card.expiresAt, card.cvvCt, card.cvvHoldSeconds,
-        ...(event ? auditValuesOf(event) : []),
+        column('id'), column('propertyId'), column('cardBrand'), column('first6'), column('last4'), column('expMonth'),
+        column('expYear'), column('cardholderNameMasked'), column('fingerprint'), column('kekId'), column('wrappedDek'),
+        column('panCt'), column('cardholderNameCt'), column('billingDetailsCt'), column('expiresAt'), column('cvvCt'),
+        column('cvvHoldSeconds'), ...auditArraysOf(entries.map((entry) => entry.event)),
       ],
     });
-    return result.rows[0];
+    return result.rows;
   }
 
   async findCard(

@@ -15,7 +15,8 @@ import type { cardTokenLabelsJob } from '@folio-vault/shared/vault/card-token-la
 import { creditCardTypeOf, type TCardBrand } from '@folio-vault/shared/vault/card/brand';
 import type { TCardTokenMetadata, TTokenizationMode } from '@folio-vault/shared/vault/schemas';
 import { successEventOf, type TAuditEvent } from '@folio-vault/shared/vault/audit-log';
-import { findCardLabels, type CardRepository, type TCardRow, type TSealedRecordRow } from './card-repository.js';
+import { findCardLabels, type CardRepository, type TCardRow, type TNewCardRow, type TSealedRecordRow } from './card-repository.js';
+import { CardInsertBatcher, type TCardInsertBatcherOptions } from './card-insert-batcher.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
 
 type TTokenizePayload = z.output<typeof ZTokenizeCardPayload>;
@@ -54,13 +55,17 @@ export class CardVault {
   private readonly keks: Record<TTokenizationMode, TKeyring>;
   private readonly idempotencyKeys = new IdempotencyKeys();
 
+  private readonly inserts: CardInsertBatcher;
+
   constructor(
     readonly repository: CardRepository,
     private readonly keys: TVaultKeys,
     /** VAULT_CVV_HOLD_SECONDS: how long a CVV that came with the card is held (0: dropped). */
     private readonly cvvHoldSeconds: number,
+    batching: TCardInsertBatcherOptions = {},
   ) {
     this.keks = { test: keys.VAULT_KEK_TEST, live: keys.VAULT_KEK_LIVE };
+    this.inserts = new CardInsertBatcher(repository, batching);
   }
 
   /** A keyed digest of a request, for comparing an idempotent retry with the first (never reversible). */
@@ -129,10 +134,11 @@ export class CardVault {
     };
 
     if (!payload.idempotencyKey) {
-      // The common case is one statement (no transaction, one round trip): a re-run of the job
-      // finds its record already there and reads it.
+      // The common case is one statement (no transaction, one round trip), shared with the cards
+      // of concurrent jobs (card-insert-batcher.ts): a re-run of the job finds its record already
+      // there and reads it.
       const pool = this.repository.pool;
-      return answer((await this.insert(pool, payload, card, fingerprint, event)) ?? (await found(pool, tokenId)), event !== undefined);
+      return answer((await this.insert(undefined, payload, card, fingerprint, event)) ?? (await found(pool, tokenId)), event !== undefined);
     }
     const idempotencyKey = payload.idempotencyKey;
     return this.repository.transaction(async (client) => {
@@ -151,8 +157,9 @@ export class CardVault {
     });
   }
 
+  /** The record sealed and inserted: in `client`'s transaction, or without one through the batcher. */
   private async insert(
-    db: TPgPool | PoolClient,
+    client: PoolClient | undefined,
     payload: TTokenizePayload,
     card: TSealedCard,
     fingerprint: string,
@@ -161,9 +168,10 @@ export class CardVault {
     const { mode, tokenId } = payload;
     const dataKey = newDataKey();
     const aad = recordAad(mode, tokenId);
-    const wrapped = wrapDataKey(this.keks[mode], dataKey, aad);
+    let sealed: TNewCardRow;
     try {
-      return await this.repository.insertCard(db, mode, {
+      const wrapped = wrapDataKey(this.keks[mode], dataKey, aad);
+      sealed = {
         id: tokenId,
         propertyId: payload.propertyId,
         cardBrand: card.card_brand,
@@ -183,10 +191,14 @@ export class CardVault {
         expiresAt: payload.expiresAt,
         cvvCt: card.cvv && this.cvvHoldSeconds > 0 ? sealField(dataKey, card.cvv, `${aad}:cvv`) : null,
         cvvHoldSeconds: this.cvvHoldSeconds,
-      }, event);
+      };
     } finally {
+      // Everything is sealed: the data key is wiped before the record waits for its statement.
       dataKey.fill(0);
     }
+    const entry = { card: sealed, ...(event ? { event } : {}) };
+    if (!client) return this.inserts.insert(mode, entry);
+    return (await this.repository.insertCards(client, mode, [entry]))[0];
   }
 
   async read(ref: TTokenRef): Promise<TJobResult<'read-card-token'>> {

@@ -31,7 +31,9 @@ export function startVaultWorkers(
   deps: { pool: TPgPool; connection: TRedisClient; logger: Logger; metrics: TMetrics; locking: Partial<WorkerOptions> },
 ): TVaultWorkers {
   const { pool, connection, logger, metrics } = deps;
-  const vault = new CardVault(new CardRepository(pool), vaultKeys(config), config.VAULT_CVV_HOLD_SECONDS);
+  const vault = new CardVault(new CardRepository(pool), vaultKeys(config), config.VAULT_CVV_HOLD_SECONDS, {
+    onBatch: (cards) => metrics.vaultCardInsertBatch.observe(cards),
+  });
   const attempts = new ForwardAttempts(pool);
   const sweep = new VaultSweep(vault, new AuditLog(pool), logger, attempts, metrics);
   const gateways = new GatewayClients(config.forwardGateways);

@@ -92,10 +92,22 @@ interface TPendingBatch {
   written: Promise<void>;
 }
 
-const COLUMNS =
-  '(subject, action, outcome, error_code, http_status, token_id, property_id, mode, request_id, client_address, ' +
-  'destination, forward_method, forward_path, gateway_status, duration_ms)';
+const COLUMN_NAMES =
+  'subject, action, outcome, error_code, http_status, token_id, property_id, mode, request_id, client_address, ' +
+  'destination, forward_method, forward_path, gateway_status, duration_ms';
+const COLUMNS = `(${COLUMN_NAMES})`;
 const COLUMN_TYPES = ['text', 'text', 'text', 'text', 'int', 'uuid', 'bigint', 'text', 'text', 'inet', 'text', 'text', 'text', 'int', 'int'] as const;
+const NO_EVENT = COLUMN_TYPES.map(() => null);
+
+/** Rows as one array per column, in COLUMNS order: the parameters of `unnestSql`. */
+function columnsOf(rows: ReadonlyArray<ReadonlyArray<unknown>>): unknown[][] {
+  return COLUMN_TYPES.map((_, index) => rows.map((row) => row[index]));
+}
+
+/** `unnest($first::text[], …)`: one array parameter per column, unnested side by side (any number of rows, the same text). */
+function unnestSql(first: number): string {
+  return `unnest(${COLUMN_TYPES.map((type, index) => `$${first + index}::${type}[]`).join(', ')})`;
+}
 
 /**
  * A subject as the audit row keeps it: text from outside (a token claim), masked like a log line and
@@ -130,12 +142,33 @@ export function auditValuesOf(event: TAuditEvent): TAuditValues {
 
 /**
  * One event's INSERT, for a statement of its own that records the work and its event together (a
- * CTE): its values are `auditValuesOf(event)`, bound from parameter `$first` on. With `from` (a CTE
- * of the same statement), the row is written only when that CTE has a row.
+ * CTE): its values are `auditValuesOf(event)`, bound from parameter `$first` on.
  */
-export function auditInsertSql(first: number, from?: string): string {
+export function auditInsertSql(first: number): string {
   const values = COLUMN_TYPES.map((type, index) => `$${first + index}::${type}`).join(', ');
-  return from ? `INSERT INTO audit.vault_events ${COLUMNS} SELECT ${values} FROM ${from}` : `INSERT INTO audit.vault_events ${COLUMNS} VALUES (${values})`;
+  return `INSERT INTO audit.vault_events ${COLUMNS} VALUES (${values})`;
+}
+
+/**
+ * Many events' INSERT, for a statement that records a batch of work and its events together: the
+ * events are `auditArraysOf(events)`, bound from parameter `$first` on (15 array parameters), and
+ * the i-th event is written only when the i-th row of `from` (a CTE of the same statement with an
+ * ordinal column `n`, 1-based) made `written` (a CTE with an `id` column) return a row with its
+ * `idColumn`. An entry without an event writes nothing.
+ */
+export function auditInsertManySql(first: number, from: { rows: string; idColumn: string; written: string }): string {
+  const columns = COLUMN_NAMES.split(', ').map((column) => `e.${column}`).join(', ');
+  return `INSERT INTO audit.vault_events ${COLUMNS}
+    SELECT ${columns}
+      FROM ${unnestSql(first)} WITH ORDINALITY AS e(${COLUMN_NAMES}, n)
+      JOIN ${from.rows} r ON r.n = e.n
+      JOIN ${from.written} w ON w.id = r.${from.idColumn}
+     WHERE e.action IS NOT NULL`;
+}
+
+/** Events as auditInsertManySql's parameters; `undefined` (an entry that records no event) is a row of NULLs. */
+export function auditArraysOf(events: ReadonlyArray<TAuditEvent | undefined>): unknown[][] {
+  return columnsOf(events.map((event) => (event ? auditValuesOf(event) : NO_EVENT)));
 }
 
 /** What a vault job's payload says of its request, for the event a worker writes (vault-job-common.ts). */
@@ -204,11 +237,8 @@ export class AuditLog {
   }
 
   private async write(rows: TAuditValues[], db: Pick<TPgPool, 'query'> = this.pool): Promise<void> {
-    // One array parameter per column, unnested side by side: any number of rows, one parameter per column.
-    const columns = COLUMN_TYPES.map((_, index) => rows.map((row) => row[index]));
-    const unnest = COLUMN_TYPES.map((type, index) => `$${index + 1}::${type}[]`).join(', ');
     // Named: the text is the same whatever the number of rows, so each connection plans it once.
-    await within(db.query({ name: 'audit-insert-vault-events', text: `INSERT INTO audit.vault_events ${COLUMNS} SELECT * FROM unnest(${unnest})`, values: columns }), this.timeoutMs);
+    await within(db.query({ name: 'audit-insert-vault-events', text: `INSERT INTO audit.vault_events ${COLUMNS} SELECT * FROM ${unnestSql(1)}`, values: columnsOf(rows) }), this.timeoutMs);
   }
 
   /** Newest first; for operators and tests. */

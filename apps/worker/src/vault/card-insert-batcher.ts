@@ -1,0 +1,100 @@
+import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
+import type { CardRepository, TCardRow, TNewCardEntry } from './card-repository.js';
+
+interface TWaiting {
+  entry: TNewCardEntry;
+  resolve(row: TCardRow | undefined): void;
+  reject(error: unknown): void;
+}
+
+export interface TCardInsertBatcherOptions {
+  /** Insert statements in flight at once; a card that comes while they all run waits for the next one. */
+  maxInFlight?: number;
+  /** Cards in one statement at the most. */
+  maxBatch?: number;
+  /** Told the number of cards of every statement sent (the worker's vault_card_insert_batch_size). */
+  onBatch?: (cards: number) => void;
+}
+
+/**
+ * Tokenize's inserts without an Idempotency-Key, gathered across the worker's concurrent jobs: a
+ * card goes to PostgreSQL at once while fewer than `maxInFlight` insert statements run, and
+ * otherwise waits for one of them to end and goes with every card that waited meanwhile, in one
+ * statement (CardRepository.insertCards: one round trip, one commit). A lone card never waits for
+ * a timer; under load the cards of ten jobs cost PostgreSQL and the worker about what one card
+ * costs alone (docs/vault.md#tokenize-under-load).
+ *
+ * Every job still gets its own answer: its card's row, or undefined when the card was already there
+ * (a re-run of its job). A statement that fails is tried again one card at a time, so a card that
+ * cannot be inserted fails its own job and no other.
+ */
+export class CardInsertBatcher {
+  private readonly waiting: Record<TTokenizationMode, TWaiting[]> = { test: [], live: [] };
+  private inFlight = 0;
+  private readonly maxInFlight: number;
+  private readonly maxBatch: number;
+
+  constructor(
+    private readonly repository: CardRepository,
+    private readonly options: TCardInsertBatcherOptions = {},
+  ) {
+    this.maxInFlight = options.maxInFlight ?? 2;
+    this.maxBatch = options.maxBatch ?? 50;
+  }
+
+  insert(mode: TTokenizationMode, entry: TNewCardEntry): Promise<TCardRow | undefined> {
+    return new Promise((resolve, reject) => {
+      this.waiting[mode].push({ entry, resolve, reject });
+      this.drain();
+    });
+  }
+
+  private drain(): void {
+    while (this.inFlight < this.maxInFlight) {
+      const mode: TTokenizationMode | undefined = this.waiting.test.length > 0 ? 'test' : this.waiting.live.length > 0 ? 'live' : undefined;
+      if (!mode) return;
+      const batch = this.take(mode);
+      this.inFlight += 1;
+      void this.send(mode, batch).finally(() => {
+        this.inFlight -= 1;
+        this.drain();
+      });
+    }
+  }
+
+  /**
+   * Up to maxBatch waiting cards of `mode`, oldest first, one per token id: a job run twice at once
+   * (a stalled job handed to another slot) waits for the next statement, which finds its card there.
+   */
+  private take(mode: TTokenizationMode): TWaiting[] {
+    const batch: TWaiting[] = [];
+    const ids = new Set<string>();
+    const left: TWaiting[] = [];
+    for (const waiting of this.waiting[mode]) {
+      if (batch.length < this.maxBatch && !ids.has(waiting.entry.card.id)) {
+        ids.add(waiting.entry.card.id);
+        batch.push(waiting);
+      } else {
+        left.push(waiting);
+      }
+    }
+    this.waiting[mode] = left;
+    return batch;
+  }
+
+  private async send(mode: TTokenizationMode, batch: TWaiting[]): Promise<void> {
+    this.options.onBatch?.(batch.length);
+    try {
+      const rows = await this.repository.insertCards(this.repository.pool, mode, batch.map((waiting) => waiting.entry));
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      for (const waiting of batch) waiting.resolve(byId.get(waiting.entry.card.id));
+    } catch (error) {
+      if (batch.length === 1) {
+        batch[0]!.reject(error);
+        return;
+      }
+      // One card that cannot go in (a value PostgreSQL refuses) must not fail the other jobs.
+      await Promise.all(batch.map((waiting) => this.send(mode, [waiting])));
+    }
+  }
+}

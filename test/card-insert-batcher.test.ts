@@ -1,0 +1,172 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { v7 as uuidv7 } from 'uuid';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TAuditEvent } from '@folio-vault/shared/vault/audit-log';
+import { CardInsertBatcher } from '../apps/worker/src/vault/card-insert-batcher.js';
+import { CardRepository, type TCardRow, type TNewCardEntry, type TNewCardRow } from '../apps/worker/src/vault/card-repository.js';
+import { createDatabase } from './support/world.js';
+
+/**
+ * Tokenize's inserts gathered across concurrent jobs (apps/worker/src/vault/card-insert-batcher.ts),
+ * against a real PostgreSQL: which cards share a statement, and that each card still gets its own
+ * row, held CVV, audit event and answer. The ciphertexts are random bytes: the statement stores
+ * them as given (test/vault-tokenize.test.ts opens real ones).
+ */
+let pool: pg.Pool;
+let repository: CardRepository;
+
+beforeAll(async () => {
+  const database = await createDatabase();
+  pool = new pg.Pool({ connectionString: database.url, max: 10 });
+  repository = new CardRepository(pool);
+});
+afterAll(async () => pool?.end());
+
+function newCard(overrides: Partial<TNewCardRow> = {}): TNewCardRow {
+  return {
+    id: uuidv7(),
+    propertyId: '1',
+    cardBrand: 'visa',
+    first6: '424242',
+    last4: '4242',
+    expMonth: '08',
+    expYear: '2031',
+    cardholderNameMasked: 'J*** D**',
+    fingerprint: randomBytes(32).toString('hex'),
+    kekId: 'test-1',
+    wrappedDek: randomBytes(60),
+    panCt: randomBytes(45),
+    cardholderNameCt: randomBytes(37),
+    billingDetailsCt: null,
+    expiresAt: '2031-08-31T23:59:59.000Z',
+    cvvCt: null,
+    cvvHoldSeconds: 600,
+    ...overrides,
+  };
+}
+
+function eventFor(tokenId: string, requestId: string): TAuditEvent {
+  return { action: 'token.tokenize', httpStatus: 200, tokenId, propertyId: '1', mode: 'test', subject: 'night-clerk', requestId };
+}
+
+/** A batcher that keeps the size of every statement it sends. */
+function batcher(maxInFlight: number): { inserts: CardInsertBatcher; sizes: number[] } {
+  const sizes: number[] = [];
+  return { inserts: new CardInsertBatcher(repository, { maxInFlight, onBatch: (cards) => sizes.push(cards) }), sizes };
+}
+
+async function auditRequestIds(tokenId: string): Promise<string[]> {
+  const result = await pool.query<{ request_id: string }>('SELECT request_id FROM audit.vault_events WHERE token_id = $1 ORDER BY id', [tokenId]);
+  return result.rows.map((row) => row.request_id);
+}
+
+describe('tokenize inserts gathered across jobs', () => {
+  it('sends a lone card at once, and the cards that come while it runs together in one statement, each with its own row, CVV and event', async () => {
+    const { inserts, sizes } = batcher(1);
+    const entries: TNewCardEntry[] = Array.from({ length: 30 }, (_, index) => {
+      const card = newCard({ last4: String(1000 + index), cvvCt: index % 2 === 0 ? randomBytes(31) : null });
+      // Two cards in three have their request's event written with them; the others' events are the API's.
+      return index % 3 === 2 ? { card } : { card, event: eventFor(card.id, `req-${index}`) };
+    });
+
+    const rows = await Promise.all(entries.map((entry) => inserts.insert('test', entry)));
+
+    expect(sizes).toEqual([1, 29]);
+    expect(rows.map((row) => [row?.id, row?.last4])).toEqual(entries.map((entry) => [entry.card.id, entry.card.last4]));
+    const ids = entries.map((entry) => entry.card.id);
+    const stored = await pool.query<{ id: string; last4: string; pan_ct: Buffer }>('SELECT id, last4, pan_ct FROM vault_test.cards WHERE id = ANY($1::uuid[])', [ids]);
+    expect(new Map(stored.rows.map((row) => [row.id, [row.last4, row.pan_ct.toString('hex')]]))).toEqual(
+      new Map(entries.map((entry) => [entry.card.id, [entry.card.last4, entry.card.panCt.toString('hex')]])),
+    );
+    const cvvs = await pool.query<{ token_id: string; cvv_ct: Buffer }>('SELECT token_id, cvv_ct FROM vault_test.held_cvvs WHERE token_id = ANY($1::uuid[])', [ids]);
+    expect(new Map(cvvs.rows.map((row) => [row.token_id, row.cvv_ct.toString('hex')]))).toEqual(
+      new Map(entries.filter((entry) => entry.card.cvvCt).map((entry) => [entry.card.id, entry.card.cvvCt!.toString('hex')])),
+    );
+    // Each event goes with its own card, not its neighbour's.
+    for (const [index, entry] of entries.entries()) {
+      expect(await auditRequestIds(entry.card.id)).toEqual(entry.event ? [`req-${index}`] : []);
+    }
+  });
+
+  it('answers undefined for a card already there, leaves it alone and writes no second event, while the card beside it goes in', async () => {
+    const { inserts, sizes } = batcher(1);
+    const first = newCard({ last4: '1111' });
+    await inserts.insert('test', { card: first, event: eventFor(first.id, 'req-first') });
+    // Its statement's slot is given back just after its answer.
+    await new Promise((resolve) => setImmediate(resolve));
+
+    const other = newCard({ last4: '2222' });
+    const blocker = newCard();
+    const [, again, beside] = await Promise.all([
+      inserts.insert('test', { card: blocker }),
+      // The same job run again: another data key, another request id.
+      inserts.insert('test', { card: { ...first, last4: '9999', panCt: randomBytes(45) }, event: eventFor(first.id, 'req-again') }),
+      inserts.insert('test', { card: other, event: eventFor(other.id, 'req-other') }),
+    ]);
+
+    expect(sizes).toEqual([1, 1, 2]);
+    expect(again).toBeUndefined();
+    expect(beside?.id).toBe(other.id);
+    const stored = await pool.query<{ last4: string; pan_ct: Buffer }>('SELECT last4, pan_ct FROM vault_test.cards WHERE id = $1', [first.id]);
+    expect(stored.rows.map((row) => [row.last4, row.pan_ct.toString('hex')])).toEqual([['1111', first.panCt.toString('hex')]]);
+    expect(await auditRequestIds(first.id)).toEqual(['req-first']);
+    expect(await auditRequestIds(other.id)).toEqual(['req-other']);
+  });
+
+  it('puts a second copy of a card waiting beside the first into the next statement, which finds it there', async () => {
+    const { inserts, sizes } = batcher(1);
+    const card = newCard();
+    const [, first, copy] = await Promise.all([
+      inserts.insert('test', { card: newCard() }),
+      inserts.insert('test', { card, event: eventFor(card.id, 'req-1') }),
+      inserts.insert('test', { card, event: eventFor(card.id, 'req-1') }),
+    ]);
+
+    expect(sizes).toEqual([1, 1, 1]);
+    expect(first?.id).toBe(card.id);
+    expect(copy).toBeUndefined();
+    expect(await auditRequestIds(card.id)).toEqual(['req-1']);
+  });
+
+  it('fails only the card PostgreSQL refuses: the statement is tried again one card at a time', async () => {
+    const { inserts, sizes } = batcher(1);
+    const good = [newCard(), newCard()];
+    const bad = newCard({ expiresAt: 'not a date' });
+    const results = await Promise.allSettled([
+      inserts.insert('test', { card: newCard() }),
+      inserts.insert('test', { card: good[0]!, event: eventFor(good[0]!.id, 'req-good-0') }),
+      inserts.insert('test', { card: bad, event: eventFor(bad.id, 'req-bad') }),
+      inserts.insert('test', { card: good[1]!, event: eventFor(good[1]!.id, 'req-good-1') }),
+    ]);
+
+    expect(sizes).toEqual([1, 3, 1, 1, 1]);
+    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect(((results[2] as PromiseRejectedResult).reason as { code?: string }).code).toBe('22007');
+    expect((results[1] as PromiseFulfilledResult<TCardRow | undefined>).value?.id).toBe(good[0]!.id);
+    expect((results[3] as PromiseFulfilledResult<TCardRow | undefined>).value?.id).toBe(good[1]!.id);
+    const stored = await pool.query<{ id: string }>('SELECT id FROM vault_test.cards WHERE id = ANY($1::uuid[])', [[...good, bad].map((card) => card.id)]);
+    expect(stored.rows.map((row) => row.id).sort()).toEqual(good.map((card) => card.id).sort());
+    expect(await auditRequestIds(bad.id)).toEqual([]);
+    expect(await auditRequestIds(good[1]!.id)).toEqual(['req-good-1']);
+  });
+
+  it('keeps test and live cards in statements of their own mode', async () => {
+    const { inserts, sizes } = batcher(1);
+    const test = [newCard(), newCard()];
+    const live = [newCard(), newCard()];
+    await Promise.all([
+      inserts.insert('test', { card: newCard() }),
+      inserts.insert('live', { card: live[0]! }),
+      inserts.insert('test', { card: test[0]! }),
+      inserts.insert('live', { card: live[1]! }),
+      inserts.insert('test', { card: test[1]! }),
+    ]);
+
+    expect(sizes).toEqual([1, 2, 2]);
+    const inLive = await pool.query<{ id: string }>('SELECT id FROM vault_live.cards WHERE id = ANY($1::uuid[])', [[...test, ...live].map((card) => card.id)]);
+    expect(inLive.rows.map((row) => row.id).sort()).toEqual(live.map((card) => card.id).sort());
+    const inTest = await pool.query<{ id: string }>('SELECT id FROM vault_test.cards WHERE id = ANY($1::uuid[])', [[...test, ...live].map((card) => card.id)]);
+    expect(inTest.rows.map((row) => row.id).sort()).toEqual(test.map((card) => card.id).sort());
+  });
+});
