@@ -8,7 +8,10 @@ interface TWaiting {
 }
 
 export interface TCardInsertBatcherOptions {
-  /** Insert statements in flight at once; a card that comes while they all run waits for the next one. */
+  /**
+   * Insert statements in flight at once (default 1); a card that comes while they all run waits for
+   * the next one. One gathered more cards a statement than two, for less CPU a card (bench/changes.md).
+   */
   maxInFlight?: number;
   /** Cards in one statement at the most. */
   maxBatch?: number;
@@ -21,8 +24,8 @@ export interface TCardInsertBatcherOptions {
  * card goes to PostgreSQL at once while fewer than `maxInFlight` insert statements run, and
  * otherwise waits for one of them to end and goes with every card that waited meanwhile, in one
  * statement (CardRepository.insertCards: one round trip, one commit). A lone card never waits for
- * a timer; under load the cards of ten jobs cost PostgreSQL and the worker about what one card
- * costs alone (docs/vault.md#tokenize-under-load).
+ * a timer. Under load PostgreSQL spends its time per statement rather than per row, so the cards
+ * of several jobs cost little more than one (docs/vault.md#tokenize-under-load).
  *
  * Every job still gets its own answer: its card's row, or undefined when the card was already there
  * (a re-run of its job). A statement that fails is tried again one card at a time, so a card that
@@ -38,7 +41,7 @@ export class CardInsertBatcher {
     private readonly repository: CardRepository,
     private readonly options: TCardInsertBatcherOptions = {},
   ) {
-    this.maxInFlight = options.maxInFlight ?? 2;
+    this.maxInFlight = options.maxInFlight ?? 1;
     this.maxBatch = options.maxBatch ?? 50;
   }
 
