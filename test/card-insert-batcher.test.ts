@@ -151,19 +151,24 @@ describe('tokenize inserts gathered across jobs', () => {
     expect(await auditRequestIds(good[1]!.id)).toEqual(['req-good-1']);
   });
 
-  it('keeps test and live cards in statements of their own mode', async () => {
-    const { inserts, sizes } = batcher(1);
+  it('keeps test and live cards in statements of their own mode, the mode of the oldest waiting card first', async () => {
+    const sent: string[] = [];
+    const inserts = new CardInsertBatcher(repository, { maxInFlight: 1, onBatch: (cards) => sent.push(`${cards}`) });
     const test = [newCard(), newCard()];
     const live = [newCard(), newCard()];
+    const ended: string[] = [];
+    const insert = (mode: 'test' | 'live', card: TNewCardRow) => inserts.insert(mode, { card }).then(() => ended.push(`${mode} ${card.id}`));
     await Promise.all([
-      inserts.insert('test', { card: newCard() }),
-      inserts.insert('live', { card: live[0]! }),
-      inserts.insert('test', { card: test[0]! }),
-      inserts.insert('live', { card: live[1]! }),
-      inserts.insert('test', { card: test[1]! }),
+      insert('test', newCard()),
+      insert('live', live[0]!),
+      insert('test', test[0]!),
+      insert('live', live[1]!),
+      insert('test', test[1]!),
     ]);
 
-    expect(sizes).toEqual([1, 2, 2]);
+    expect(sent).toEqual(['1', '2', '2']);
+    // The live cards came first, so their statement went first, though test cards were waiting too.
+    expect(ended.slice(1)).toEqual([`live ${live[0]!.id}`, `live ${live[1]!.id}`, `test ${test[0]!.id}`, `test ${test[1]!.id}`]);
     const inLive = await pool.query<{ id: string }>('SELECT id FROM vault_live.cards WHERE id = ANY($1::uuid[])', [[...test, ...live].map((card) => card.id)]);
     expect(inLive.rows.map((row) => row.id).sort()).toEqual(live.map((card) => card.id).sort());
     const inTest = await pool.query<{ id: string }>('SELECT id FROM vault_test.cards WHERE id = ANY($1::uuid[])', [[...test, ...live].map((card) => card.id)]);

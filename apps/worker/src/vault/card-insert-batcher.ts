@@ -2,6 +2,8 @@ import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
 import type { CardRepository, TCardRow, TNewCardEntry } from './card-repository.js';
 
 interface TWaiting {
+  /** Arrival order, across both modes. */
+  seq: number;
   entry: TNewCardEntry;
   resolve(row: TCardRow | undefined): void;
   reject(error: unknown): void;
@@ -34,6 +36,7 @@ export interface TCardInsertBatcherOptions {
 export class CardInsertBatcher {
   private readonly waiting: Record<TTokenizationMode, TWaiting[]> = { test: [], live: [] };
   private inFlight = 0;
+  private arrivals = 0;
   private readonly maxInFlight: number;
   private readonly maxBatch: number;
 
@@ -47,15 +50,17 @@ export class CardInsertBatcher {
 
   insert(mode: TTokenizationMode, entry: TNewCardEntry): Promise<TCardRow | undefined> {
     return new Promise((resolve, reject) => {
-      this.waiting[mode].push({ entry, resolve, reject });
+      this.waiting[mode].push({ seq: (this.arrivals += 1), entry, resolve, reject });
       this.drain();
     });
   }
 
   private drain(): void {
     while (this.inFlight < this.maxInFlight) {
-      const mode: TTokenizationMode | undefined = this.waiting.test.length > 0 ? 'test' : this.waiting.live.length > 0 ? 'live' : undefined;
-      if (!mode) return;
+      // The mode whose oldest card has waited longer: cards of one mode never hold the other's back.
+      const [test, live] = [this.waiting.test[0], this.waiting.live[0]];
+      if (!test && !live) return;
+      const mode: TTokenizationMode = test && (!live || test.seq < live.seq) ? 'test' : 'live';
       const batch = this.take(mode);
       this.inFlight += 1;
       void this.send(mode, batch).finally(() => {
