@@ -1,5 +1,6 @@
 import type { PoolClient } from 'pg';
 import { inTransaction } from '../db/transaction.js';
+import { prepared } from '../db/prepared.js';
 import type { TPgPool } from '../connections.js';
 import type { TLanguage } from '../i18n/languages.js';
 import type { TExportStatus, TFolioExportRequest } from './schemas.js';
@@ -80,11 +81,14 @@ export class ExportStore {
     return inTransaction(this.pool, async (client): Promise<TQueueOutcome> => {
       await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`exports-in-flight:${propertyId}`]);
       const inserted = await client.query(
-        `INSERT INTO exports (id, property_id, request_digest, request, language, format, status)
-         SELECT $1::uuid, $2::bigint, $3::text, $4::jsonb, $5::text, $6::text, 'queued'
-          WHERE NOT EXISTS (SELECT 1 FROM exports WHERE property_id = $2 AND request_digest = $3 AND status IN ('queued', 'running'))
-            AND (SELECT count(*) FROM exports WHERE property_id = $2 AND status IN ('queued', 'running')) < $7`,
-        [exportId, propertyId, digest, JSON.stringify(request), language, request.format, inFlightCap],
+        prepared(
+          'exports-queue',
+          `INSERT INTO exports (id, property_id, request_digest, request, language, format, status)
+           SELECT $1::uuid, $2::bigint, $3::text, $4::jsonb, $5::text, $6::text, 'queued'
+            WHERE NOT EXISTS (SELECT 1 FROM exports WHERE property_id = $2 AND request_digest = $3 AND status IN ('queued', 'running'))
+              AND (SELECT count(*) FROM exports WHERE property_id = $2 AND status IN ('queued', 'running')) < $7`,
+          [exportId, propertyId, digest, JSON.stringify(request), language, request.format, inFlightCap],
+        ),
       );
       if (inserted.rowCount) return { kind: 'queued', exportId, status: 'queued' };
       const existing = await client.query<{ id: string; status: TExportStatus }>(
@@ -101,7 +105,7 @@ export class ExportStore {
   }
 
   async find(propertyId: string, exportId: string): Promise<TExportRow | undefined> {
-    const result = await this.pool.query<TExportRow>(`${SELECT_ROW} WHERE id = $1 AND property_id = $2`, [exportId, propertyId]);
+    const result = await this.pool.query<TExportRow>(prepared('exports-find', `${SELECT_ROW} WHERE id = $1 AND property_id = $2`, [exportId, propertyId]));
     return result.rows[0];
   }
 
@@ -110,7 +114,7 @@ export class ExportStore {
    * authorization, there is no property header to match).
    */
   async findById(exportId: string): Promise<TExportRow | undefined> {
-    const result = await this.pool.query<TExportRow>(`${SELECT_ROW} WHERE id = $1`, [exportId]);
+    const result = await this.pool.query<TExportRow>(prepared('exports-find-by-id', `${SELECT_ROW} WHERE id = $1`, [exportId]));
     return result.rows[0];
   }
 
@@ -156,8 +160,7 @@ export class ExportStore {
    */
   async start(exportId: string): Promise<TStoredResult | undefined> {
     const started = await this.pool.query(
-      `UPDATE exports SET status = 'running', started_at = now(), progress = 5, error = NULL WHERE id = $1 AND status <> 'completed'`,
-      [exportId],
+      prepared('exports-start', `UPDATE exports SET status = 'running', started_at = now(), progress = 5, error = NULL WHERE id = $1 AND status <> 'completed'`, [exportId]),
     );
     if (started.rowCount) return undefined;
     const done = await this.pool.query<{ object_key: string; filename: string; size: string; sha256: string; pages: number; rows: number }>(
@@ -180,10 +183,13 @@ export class ExportStore {
   async complete(exportId: string, result: TStoredResult, retentionSeconds: number, publish?: TPublish): Promise<void> {
     await inTransaction(this.pool, async (client) => {
       await client.query(
-        `UPDATE exports SET status = 'completed', progress = 100, completed_at = now(), object_key = $2, filename = $3,
-           size = $4, sha256 = $5, pages = $6, rows = $7, error = NULL, expires_at = now() + make_interval(secs => $8)
-         WHERE id = $1`,
-        [exportId, result.key, result.filename, result.size, result.sha256, result.pages, result.rows, retentionSeconds],
+        prepared(
+          'exports-complete',
+          `UPDATE exports SET status = 'completed', progress = 100, completed_at = now(), object_key = $2, filename = $3,
+             size = $4, sha256 = $5, pages = $6, rows = $7, error = NULL, expires_at = now() + make_interval(secs => $8)
+           WHERE id = $1`,
+          [exportId, result.key, result.filename, result.size, result.sha256, result.pages, result.rows, retentionSeconds],
+        ),
       );
       await publish?.(client);
     });

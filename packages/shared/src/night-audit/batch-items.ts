@@ -1,5 +1,6 @@
 import type { PoolClient } from 'pg';
 import type { TPgPool } from '../connections.js';
+import { prepared } from '../db/prepared.js';
 import { inTransaction } from '../db/transaction.js';
 
 /**
@@ -39,13 +40,16 @@ export async function recordSourceExported(
   file: { size: number; sha256: string; pages: number; rows: number; folioIds: string[] },
 ): Promise<void> {
   await pool.query(
-    `WITH running AS (
-       UPDATE night_audit_batches SET status = 'running' WHERE id = $1 AND run = $4 AND status = 'queued'
-     )
-     UPDATE night_audit_items SET status = 'completed', size = $5, sha256 = $6, pages = $7, rows = $8, folio_ids = $9::bigint[],
-            error = NULL, updated_at = now()
-      WHERE batch_id = $1 AND source_kind = $2 AND source_id = $3 AND run = $4`,
-    [item.batchId, item.sourceKind, item.sourceId, item.run, file.size, file.sha256, file.pages, file.rows, file.folioIds],
+    prepared(
+      'night-audit-source-exported',
+      `WITH running AS (
+         UPDATE night_audit_batches SET status = 'running' WHERE id = $1 AND run = $4 AND status = 'queued'
+       )
+       UPDATE night_audit_items SET status = 'completed', size = $5, sha256 = $6, pages = $7, rows = $8, folio_ids = $9::bigint[],
+              error = NULL, updated_at = now()
+        WHERE batch_id = $1 AND source_kind = $2 AND source_id = $3 AND run = $4`,
+      [item.batchId, item.sourceKind, item.sourceId, item.run, file.size, file.sha256, file.pages, file.rows, file.folioIds],
+    ),
   );
 }
 
@@ -60,10 +64,13 @@ export async function completedSources(
   sources: ReadonlyArray<{ sourceKind: string; sourceId: string }>,
 ): Promise<Set<string>> {
   const result = await pool.query<{ source: string }>(
-    `SELECT i.source_kind || '-' || i.source_id AS source
-       FROM night_audit_items i JOIN unnest($3::text[], $4::bigint[]) AS s(kind, id) ON i.source_kind = s.kind AND i.source_id = s.id
-      WHERE i.batch_id = $1 AND i.run = $2 AND i.status = 'completed'`,
-    [batch.batchId, batch.run, sources.map((s) => s.sourceKind), sources.map((s) => s.sourceId)],
+    prepared(
+      'night-audit-completed-sources',
+      `SELECT i.source_kind || '-' || i.source_id AS source
+         FROM night_audit_items i JOIN unnest($3::text[], $4::bigint[]) AS s(kind, id) ON i.source_kind = s.kind AND i.source_id = s.id
+        WHERE i.batch_id = $1 AND i.run = $2 AND i.status = 'completed'`,
+      [batch.batchId, batch.run, sources.map((s) => s.sourceKind), sources.map((s) => s.sourceId)],
+    ),
   );
   return new Set(result.rows.map((row) => row.source));
 }

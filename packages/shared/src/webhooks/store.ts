@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PoolClient } from 'pg';
 import type { TPgPool } from '../connections.js';
+import { prepared } from '../db/prepared.js';
 import type { TDelivery, TDeliveryStatus, TEndpoint, TWebhookEvent } from './schemas.js';
 
 /**
@@ -107,8 +108,7 @@ export async function insertDeliveries(
   event: { propertyId: string; eventId: string; type: TWebhookEvent; payload: object },
 ): Promise<string[]> {
   const endpoints = await client.query<{ id: string }>(
-    `SELECT id FROM webhook_endpoints WHERE property_id = $1 AND deleted_at IS NULL AND $2 = ANY(events)`,
-    [event.propertyId, event.type],
+    prepared('webhooks-subscribed', `SELECT id FROM webhook_endpoints WHERE property_id = $1 AND deleted_at IS NULL AND $2 = ANY(events)`, [event.propertyId, event.type]),
   );
   const ids: string[] = [];
   for (const endpoint of endpoints.rows) {
