@@ -47,6 +47,30 @@ describe('ExportStore.queue', () => {
     const elsewhere = record('72', 'c');
     expect(await store.queue(elsewhere, 2)).toEqual({ kind: 'queued', exportId: elsewhere.exportId, status: 'queued' });
   });
+
+  it("waits for the property's lock and then counts the export committed while it waited", async () => {
+    // Another API process holds the lock and inserts the property's only slot, not yet committed.
+    const other = await pool.connect();
+    const held = record('73', 'held');
+    try {
+      await other.query('BEGIN');
+      await other.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', ['exports-in-flight:73']);
+      await other.query(`INSERT INTO exports (id, property_id, request_digest, request, language, format, status) VALUES ($1, 73, $2, '{}', 'en', 'PDF', 'queued')`, [
+        held.exportId,
+        held.digest,
+      ]);
+      const waiting = store.queue(record('73', 'late'), 1);
+      // Still waiting for the lock: nothing decided yet.
+      const early = await Promise.race([waiting, new Promise((resolve) => setTimeout(() => resolve('waiting'), 200))]);
+      expect(early).toBe('waiting');
+      await other.query('COMMIT');
+      // The count runs after the lock is granted, so it sees the committed row: the cap of 1 is full.
+      expect(await waiting).toEqual({ kind: 'full' });
+    } finally {
+      other.release();
+    }
+    expect((await pool.query('SELECT count(*)::int AS n FROM exports WHERE property_id = 73')).rows[0].n).toBe(1);
+  });
 });
 
 describe('ExportStore.start', () => {

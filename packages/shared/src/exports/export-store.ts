@@ -72,31 +72,27 @@ export class ExportStore {
    * property already has `inFlightCap` in flight. Count and insert run under a per-property
    * advisory lock: with several API processes, two requests could otherwise both count cap − 1
    * and both insert. The count comes from this table (not the queue) because a row is queued
-   * before its job and stays in flight until the worker records the end. The insert carries both
-   * checks, so a new export costs one statement after the lock; only when it inserts nothing does a
-   * second one tell an identical export (joined) from the cap (full).
+   * before its job and stays in flight until the worker records the end. Lock, insert and the
+   * answer are one call of `exports_queue`, a function defined with the table's migrations
+   * (packages/shared/src/db/migrations/010_exports_queue.sql): one round trip where a transaction
+   * took four.
    */
   async queue(record: TNewExport, inFlightCap: number): Promise<TQueueOutcome> {
     const { exportId, propertyId, digest, language, request } = record;
-    return inTransaction(this.pool, async (client): Promise<TQueueOutcome> => {
-      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`exports-in-flight:${propertyId}`]);
-      const inserted = await client.query(
-        prepared(
-          'exports-queue',
-          `INSERT INTO exports (id, property_id, request_digest, request, language, format, status)
-           SELECT $1::uuid, $2::bigint, $3::text, $4::jsonb, $5::text, $6::text, 'queued'
-            WHERE NOT EXISTS (SELECT 1 FROM exports WHERE property_id = $2 AND request_digest = $3 AND status IN ('queued', 'running'))
-              AND (SELECT count(*) FROM exports WHERE property_id = $2 AND status IN ('queued', 'running')) < $7`,
-          [exportId, propertyId, digest, JSON.stringify(request), language, request.format, inFlightCap],
-        ),
-      );
-      if (inserted.rowCount) return { kind: 'queued', exportId, status: 'queued' };
-      const existing = await client.query<{ id: string; status: TExportStatus }>(
-        `SELECT id, status FROM exports WHERE property_id = $1 AND request_digest = $2 AND status IN ('queued', 'running')`,
-        [propertyId, digest],
-      );
-      return existing.rows[0] ? { kind: 'joined', exportId: existing.rows[0].id, status: existing.rows[0].status } : { kind: 'full' };
-    });
+    const result = await this.pool.query<{ outcome: 'queued' | 'joined' | 'full'; export_id: string | null; export_status: TExportStatus | null }>(
+      prepared('exports-queue', 'SELECT outcome, export_id, export_status FROM exports_queue($1, $2, $3, $4, $5, $6, $7)', [
+        exportId,
+        propertyId,
+        digest,
+        JSON.stringify(request),
+        language,
+        request.format,
+        inFlightCap,
+      ]),
+    );
+    const row = result.rows[0];
+    if (!row || row.outcome === 'full' || !row.export_id || !row.export_status) return { kind: 'full' };
+    return { kind: row.outcome, exportId: row.export_id, status: row.export_status };
   }
 
   /** The job for a queued record could not be added: the record must not stay in flight. */
