@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExportStore, type TNewExport } from '@folio-vault/shared/exports/export-store';
+import { webhookEvent } from '@folio-vault/shared/webhooks/events';
 import { createDatabase } from './support/world.js';
 
 /**
@@ -51,15 +52,15 @@ describe('ExportStore.queue', () => {
   it("waits for the property's lock and then counts the export committed while it waited", async () => {
     // Another API process holds the lock and inserts the property's only slot, not yet committed.
     const other = await pool.connect();
-    const held = record('73', 'held');
+    const held = record('75', 'held');
     try {
       await other.query('BEGIN');
-      await other.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', ['exports-in-flight:73']);
-      await other.query(`INSERT INTO exports (id, property_id, request_digest, request, language, format, status) VALUES ($1, 73, $2, '{}', 'en', 'PDF', 'queued')`, [
+      await other.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', ['exports-in-flight:75']);
+      await other.query(`INSERT INTO exports (id, property_id, request_digest, request, language, format, status) VALUES ($1, 75, $2, '{}', 'en', 'PDF', 'queued')`, [
         held.exportId,
         held.digest,
       ]);
-      const waiting = store.queue(record('73', 'late'), 1);
+      const waiting = store.queue(record('75', 'late'), 1);
       // Still waiting for the lock: nothing decided yet.
       const early = await Promise.race([waiting, new Promise((resolve) => setTimeout(() => resolve('waiting'), 200))]);
       expect(early).toBe('waiting');
@@ -69,7 +70,7 @@ describe('ExportStore.queue', () => {
     } finally {
       other.release();
     }
-    expect((await pool.query('SELECT count(*)::int AS n FROM exports WHERE property_id = 73')).rows[0].n).toBe(1);
+    expect((await pool.query('SELECT count(*)::int AS n FROM exports WHERE property_id = 75')).rows[0].n).toBe(1);
   });
 });
 
@@ -86,5 +87,66 @@ describe('ExportStore.start', () => {
     expect(await statusOf(queued.exportId)).toBe('completed');
 
     expect(await store.start(randomUUID())).toBeUndefined();
+  });
+});
+
+describe('ExportStore.complete and fail with an announcement', () => {
+  const endpoint = async (propertyId: number, events: string[], deleted = false) => {
+    const id = randomUUID();
+    await pool.query(`INSERT INTO webhook_endpoints (id, property_id, url, events, secret_ct, deleted_at) VALUES ($1, $2, 'https://hooks.example.com/x', $3, $4, $5)`, [
+      id,
+      propertyId,
+      events,
+      Buffer.alloc(48),
+      deleted ? new Date() : null,
+    ]);
+    return id;
+  };
+  const announcement = (type: 'export.completed' | 'export.failed', exportId: string, propertyId = '76') => {
+    const ids: string[][] = [];
+    const event = webhookEvent(type, exportId, { exportId, propertyId, status: type === 'export.completed' ? 'completed' : 'failed' });
+    return { ids, announced: { event, recorded: (deliveryIds: string[]) => ids.push(deliveryIds) } };
+  };
+  const deliveriesOf = async (eventId: string) =>
+    (await pool.query<{ id: string; endpoint_id: string; type: string; status: string }>('SELECT id, endpoint_id, type, status FROM webhook_deliveries WHERE event_id = $1', [eventId])).rows;
+
+  it('records one delivery per live subscribed endpoint with the status, once however often it runs, and none for a failure that changed nothing', async () => {
+    const subscribed = await endpoint(76, ['export.completed', 'export.failed']);
+    await endpoint(76, ['night_audit.completed']);
+    await endpoint(76, ['export.completed'], true);
+    await endpoint(77, ['export.completed']);
+    const queued = record('76', 'a');
+    await store.queue(queued, 10);
+    await store.start(queued.exportId);
+    const result = { key: 'exports/76/x.pdf', filename: 'folio.pdf', size: 1234, sha256: 'cd'.repeat(32), pages: 1, rows: 30 };
+
+    const completed = announcement('export.completed', queued.exportId);
+    await store.complete(queued.exportId, result, 3600, completed.announced);
+    const recorded = await deliveriesOf(completed.announced.event.eventId);
+    expect(recorded).toEqual([{ id: completed.ids[0]![0], endpoint_id: subscribed, type: 'export.completed', status: 'pending' }]);
+    expect(await statusOf(queued.exportId)).toBe('completed');
+
+    // A second delivery of the job completes again: the event is the same, nothing more to send.
+    const again = announcement('export.completed', queued.exportId);
+    await store.complete(queued.exportId, result, 3600, again.announced);
+    expect(again.ids).toEqual([[]]);
+    expect(await deliveriesOf(completed.announced.event.eventId)).toHaveLength(1);
+
+    // A late failure of a completed export changes nothing and announces nothing.
+    const failed = announcement('export.failed', queued.exportId);
+    await store.fail(queued.exportId, 'late', failed.announced);
+    expect(failed.ids).toEqual([[]]);
+    expect(await deliveriesOf(failed.announced.event.eventId)).toEqual([]);
+    expect(await statusOf(queued.exportId)).toBe('completed');
+  });
+
+  it('fails an export in flight and records its export.failed in the same statement', async () => {
+    const subscribed = await endpoint(78, ['export.failed']);
+    const queued = record('78', 'b');
+    await store.queue(queued, 10);
+    const failed = announcement('export.failed', queued.exportId, '78');
+    await store.fail(queued.exportId, 'The file could not be written.', failed.announced);
+    expect(await statusOf(queued.exportId)).toBe('failed');
+    expect((await deliveriesOf(failed.announced.event.eventId)).map((row) => [row.id, row.endpoint_id])).toEqual([[failed.ids[0]![0], subscribed]]);
   });
 });

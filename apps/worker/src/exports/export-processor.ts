@@ -26,7 +26,7 @@ export function exportHandlers(
         const message = exportFailureReason(error, attemptOf(job), last);
         // Failed for good: export.failed is recorded in the failure's transaction, its job added after.
         const announced = last ? exporter.webhooks?.exportFailed(payload.exportId, payload.propertyId, message) : undefined;
-        await (last ? store.fail(payload.exportId, message, announced?.publish) : store.retrying(payload.exportId, message)).catch(() => undefined);
+        await (last ? store.fail(payload.exportId, message, announced) : store.retrying(payload.exportId, message)).catch(() => undefined);
         await announced?.enqueue();
         throw error;
       }

@@ -80,7 +80,7 @@ export class FolioExporter {
     };
     // export.completed is recorded in the completion's transaction, its job added once committed.
     const announced = await this.webhooks?.exportCompleted(payload.exportId, payload.propertyId, result);
-    await this.store.complete(payload.exportId, result, this.retention.exportSeconds, announced?.publish);
+    await this.store.complete(payload.exportId, result, this.retention.exportSeconds, announced);
     await announced?.enqueue();
     return result;
   }

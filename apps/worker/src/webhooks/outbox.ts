@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { PoolClient } from 'pg';
-import type { TStoredResult } from '@folio-vault/shared/exports/export-store';
+import type { TAnnounced, TStoredResult } from '@folio-vault/shared/exports/export-store';
 import type { Logger } from '@folio-vault/shared/logger';
 import { batchRunSubject, webhookEvent, type TWebhookEventRecord } from '@folio-vault/shared/webhooks/events';
 import { insertDeliveries } from '@folio-vault/shared/webhooks/store';
@@ -8,13 +8,15 @@ import { deliveryJobOptions, webhookDeliveryJob } from '@folio-vault/shared/webh
 
 /**
  * The worker's side of the webhook outbox (docs/export.md#webhooks). A status change announces
- * itself in two steps: `publish` writes one delivery per subscribed endpoint inside the change's
- * transaction (ExportStore.complete/fail, closeBatch take it), and `enqueue`, after the commit,
+ * itself in two steps: its deliveries, one per subscribed endpoint, are written with the change —
+ * by the change's own statement (ExportStore.complete/fail take the `event` and report the ids to
+ * `recorded`) or inside its transaction (`publish`, closeBatch) — and `enqueue`, after the commit,
  * adds their jobs. A crash between the two leaves pending rows the sweep re-enqueues.
  * export.completed is recorded without a download link: the delivery processor signs a fresh one
  * at each attempt, as a link signed here would die long before the retries end.
  */
-export interface TAnnouncement {
+export interface TAnnouncement extends TAnnounced {
+  /** Records the deliveries inside the caller's transaction (closeBatch). */
   publish(client: PoolClient): Promise<void>;
   /** Adds the jobs of the deliveries written; never throws (the sweep catches up). */
   enqueue(): Promise<void>;
@@ -34,8 +36,12 @@ export class WebhookOutbox {
   announce(event: TWebhookEventRecord): TAnnouncement {
     let ids: string[] = [];
     return {
+      event,
       publish: async (client) => {
         ids = await insertDeliveries(client, event);
+      },
+      recorded: (deliveryIds) => {
+        ids = deliveryIds;
       },
       enqueue: () => this.enqueue(ids),
     };

@@ -1,6 +1,6 @@
-import type { PoolClient } from 'pg';
 import { inTransaction } from '../db/transaction.js';
 import { prepared } from '../db/prepared.js';
+import { deliveriesInsertSql, deliveryEventValues, type TDeliveryEvent } from '../webhooks/store.js';
 import type { TPgPool } from '../connections.js';
 import type { TLanguage } from '../i18n/languages.js';
 import type { TExportStatus, TFolioExportRequest } from './schemas.js';
@@ -49,8 +49,15 @@ export interface TNewExport {
   request: TFolioExportRequest;
 }
 
-/** Records what a status change announces (webhooks/outbox), inside the change's transaction. */
-export type TPublish = (client: PoolClient) => Promise<void>;
+/**
+ * What a status change announces (apps/worker/src/webhooks/outbox.ts): the event, recorded as
+ * webhook deliveries by the change's own statement, so it commits with the status or not at all;
+ * `recorded` takes the ids of the deliveries added, to enqueue once committed.
+ */
+export interface TAnnounced {
+  event: TDeliveryEvent;
+  recorded(deliveryIds: string[]): void;
+}
 
 const SELECT_ROW = `SELECT id, status, progress, created_at, completed_at, error, object_key, filename, size::text AS size, pages, sha256, expires_at
   FROM exports`;
@@ -172,23 +179,16 @@ export class ExportStore {
   }
 
   /**
-   * Completes the export, kept `retentionSeconds` from now (EXPORT_RETENTION_SECONDS); `publish`
-   * runs in the same transaction, so the event it records (a webhook delivery) commits with the
-   * status or not at all.
+   * Completes the export, kept `retentionSeconds` from now (EXPORT_RETENTION_SECONDS), and records
+   * what it announces in the same statement: one round trip where a transaction took four (BEGIN,
+   * the update, the subscribed endpoints, COMMIT).
    */
-  async complete(exportId: string, result: TStoredResult, retentionSeconds: number, publish?: TPublish): Promise<void> {
-    await inTransaction(this.pool, async (client) => {
-      await client.query(
-        prepared(
-          'exports-complete',
-          `UPDATE exports SET status = 'completed', progress = 100, completed_at = now(), object_key = $2, filename = $3,
-             size = $4, sha256 = $5, pages = $6, rows = $7, error = NULL, expires_at = now() + make_interval(secs => $8)
-           WHERE id = $1`,
-          [exportId, result.key, result.filename, result.size, result.sha256, result.pages, result.rows, retentionSeconds],
-        ),
-      );
-      await publish?.(client);
-    });
+  async complete(exportId: string, result: TStoredResult, retentionSeconds: number, announced?: TAnnounced): Promise<void> {
+    const update = `UPDATE exports SET status = 'completed', progress = 100, completed_at = now(), object_key = $2, filename = $3,
+        size = $4, sha256 = $5, pages = $6, rows = $7, error = NULL, expires_at = now() + make_interval(secs => $8)
+      WHERE id = $1`;
+    const values = [exportId, result.key, result.filename, result.size, result.sha256, result.pages, result.rows, retentionSeconds];
+    await this.changeAnnounced('exports-complete', update, values, announced);
   }
 
   /** Back to queued while a retry is pending, so the status does not claim progress. */
@@ -196,14 +196,30 @@ export class ExportStore {
     await this.pool.query(`UPDATE exports SET status = 'queued', progress = 0, error = $2 WHERE id = $1 AND status <> 'completed'`, [exportId, error]);
   }
 
-  /** Fails the export unless it completed; `publish` runs in the same transaction, only when it did fail here. */
-  async fail(exportId: string, error: string, publish?: TPublish): Promise<void> {
-    await inTransaction(this.pool, async (client) => {
-      const failed = await client.query(
-        `UPDATE exports SET status = 'failed', completed_at = now(), error = $2 WHERE id = $1 AND status NOT IN ('completed', 'failed', 'expired')`,
-        [exportId, error],
-      );
-      if (failed.rowCount) await publish?.(client);
-    });
+  /** Fails the export unless it completed; what it announces is recorded only when it did fail here. */
+  async fail(exportId: string, error: string, announced?: TAnnounced): Promise<void> {
+    const update = `UPDATE exports SET status = 'failed', completed_at = now(), error = $2 WHERE id = $1 AND status NOT IN ('completed', 'failed', 'expired')`;
+    await this.changeAnnounced('exports-fail', update, [exportId, error], announced);
+  }
+
+  /**
+   * Runs a status `update` whose placeholders are `values`; with an announcement, as one statement
+   * that also records the event's deliveries when the update changed the row.
+   */
+  private async changeAnnounced(name: string, update: string, values: unknown[], announced: TAnnounced | undefined): Promise<void> {
+    if (!announced) {
+      await this.pool.query(prepared(name, update, values));
+      return;
+    }
+    const at = (offset: number) => `$${values.length + offset}`;
+    const recorded = await this.pool.query<{ id: string }>(
+      prepared(
+        `${name}-announced`,
+        `WITH changed AS (${update} RETURNING id)
+         ${deliveriesInsertSql({ propertyId: at(1), eventId: at(2), type: at(3), payload: at(4) }, 'EXISTS (SELECT 1 FROM changed)')}`,
+        [...values, ...deliveryEventValues(announced.event)],
+      ),
+    );
+    announced.recorded(recorded.rows.map((row) => row.id));
   }
 }

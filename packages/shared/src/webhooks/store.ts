@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { PoolClient } from 'pg';
 import type { TPgPool } from '../connections.js';
 import { prepared } from '../db/prepared.js';
@@ -98,28 +97,42 @@ export async function requeueDelivery(pool: TPgPool, endpointId: string, deliver
   return Boolean(result.rowCount);
 }
 
+/** An event to record as deliveries (webhooks/events.ts webhookEvent). */
+export interface TDeliveryEvent {
+  propertyId: string;
+  eventId: string;
+  type: TWebhookEvent;
+  payload: object;
+}
+
 /**
- * One delivery per live endpoint of the property subscribed to `type`, inside the caller's
- * transaction; an event already recorded for an endpoint (the same event id) is not recorded twice.
- * Returns the ids of the deliveries added, to enqueue once the transaction has committed.
+ * The statement that records one delivery per live endpoint of the property subscribed to the
+ * event's type, in one INSERT … SELECT; an event already recorded for an endpoint (the same event id)
+ * is not recorded twice. `at` names the placeholders of the event's property id, event id, type and
+ * payload (JSON text); `when` is a further condition, so a statement that changes a status can
+ * record its event only when it changed a row (ExportStore.complete/fail put both in one round trip).
  */
-export async function insertDeliveries(
-  client: TQueryable,
-  event: { propertyId: string; eventId: string; type: TWebhookEvent; payload: object },
-): Promise<string[]> {
-  const endpoints = await client.query<{ id: string }>(
-    prepared('webhooks-subscribed', `SELECT id FROM webhook_endpoints WHERE property_id = $1 AND deleted_at IS NULL AND $2 = ANY(events)`, [event.propertyId, event.type]),
+export function deliveriesInsertSql(at: { propertyId: string; eventId: string; type: string; payload: string }, when = 'true'): string {
+  return `INSERT INTO webhook_deliveries (id, endpoint_id, property_id, event_id, type, payload, status, next_attempt_at)
+    SELECT gen_random_uuid(), w.id, w.property_id, ${at.eventId}::text, ${at.type}::text, ${at.payload}::jsonb, 'pending', now()
+      FROM webhook_endpoints w
+     WHERE w.property_id = ${at.propertyId}::bigint AND w.deleted_at IS NULL AND ${at.type}::text = ANY(w.events) AND ${when}
+    ON CONFLICT (endpoint_id, event_id) DO NOTHING
+    RETURNING id`;
+}
+
+/** The values of deliveriesInsertSql's placeholders, in the order property id, event id, type, payload. */
+export const deliveryEventValues = (event: TDeliveryEvent): [string, string, string, string] => [event.propertyId, event.eventId, event.type, JSON.stringify(event.payload)];
+
+/**
+ * Records the event's deliveries inside the caller's transaction (deliveriesInsertSql). Returns the
+ * ids of the deliveries added, to enqueue once the transaction has committed.
+ */
+export async function insertDeliveries(client: TQueryable, event: TDeliveryEvent): Promise<string[]> {
+  const inserted = await client.query<{ id: string }>(
+    prepared('webhooks-record-deliveries', deliveriesInsertSql({ propertyId: '$1', eventId: '$2', type: '$3', payload: '$4' }), deliveryEventValues(event)),
   );
-  const ids: string[] = [];
-  for (const endpoint of endpoints.rows) {
-    const inserted = await client.query<{ id: string }>(
-      `INSERT INTO webhook_deliveries (id, endpoint_id, property_id, event_id, type, payload, status, next_attempt_at)
-       VALUES ($1, $2, $3, $4, $5, $6, 'pending', now()) ON CONFLICT (endpoint_id, event_id) DO NOTHING RETURNING id`,
-      [randomUUID(), endpoint.id, event.propertyId, event.eventId, event.type, JSON.stringify(event.payload)],
-    );
-    if (inserted.rows[0]) ids.push(inserted.rows[0].id);
-  }
-  return ids;
+  return inserted.rows.map((row) => row.id);
 }
 
 /** What the worker needs to send one delivery. */
