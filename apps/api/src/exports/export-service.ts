@@ -5,7 +5,7 @@ import type { TPgPool } from '@folio-vault/shared/connections';
 import { AppError } from '@folio-vault/shared/errors';
 import type { TLanguage } from '@folio-vault/shared/i18n/languages';
 import { exportFolioJob } from '@folio-vault/shared/exports/export-folio-job';
-import { ExportStore, type TExportRow } from '@folio-vault/shared/exports/export-store';
+import { ExportStore, type TExportRow, type TStoredResult } from '@folio-vault/shared/exports/export-store';
 import type { TExportStatus, TExportStatusBody, TFolioExportRequest } from '@folio-vault/shared/exports/schemas';
 import { checkLinkSignature, downloadLink } from '@folio-vault/shared/exports/download-links';
 import { countFoliosOfSource, recipientExists, sourceExists } from '@folio-vault/shared/ledger/ledger-store';
@@ -77,10 +77,14 @@ export class ExportService {
     return { exportId, status: 'queued' };
   }
 
-  /** Waits up to `timeoutMs` for the export's job; true when it completed. */
-  async waitForCompletion(exportId: string, timeoutMs: number): Promise<boolean> {
+  /**
+   * Waits up to `timeoutMs` for the export's job; when it completed, its return value: the result
+   * the worker recorded with the completed status (FolioExporter.run), so the file can be served
+   * without reading the record again. Undefined otherwise (then the record tells what happened).
+   */
+  async waitForCompletion(exportId: string, timeoutMs: number): Promise<TStoredFile | undefined> {
     const outcome = await this.waiter.wait(exportId, timeoutMs);
-    return outcome.state === 'completed';
+    return outcome.state === 'completed' ? storedFileOf(outcome.value) : undefined;
   }
 
   async find(propertyId: string, exportId: string): Promise<TExportRow> {
@@ -145,10 +149,25 @@ export class ExportService {
         { retryAfterSeconds: row.status === 'failed' ? undefined : 2 },
       );
     }
+    return this.open({ key: row.object_key, size: Number(row.size), filename: row.filename });
+  }
+
+  /** The stored file of a completed export. */
+  async open(stored: TStoredFile): Promise<{ stream: Readable; size: number; filename: string }> {
     try {
-      return { stream: await this.storage.get(row.object_key), size: Number(row.size), filename: row.filename };
+      return { stream: await this.storage.get(stored.key), size: stored.size, filename: stored.filename };
     } catch (error) {
       throw AppError.unavailable('The file store cannot be reached right now; retry shortly.').withCause(error);
     }
   }
+}
+
+/** What serving a completed export's file needs of its stored result. */
+export type TStoredFile = Pick<TStoredResult, 'key' | 'size' | 'filename'>;
+
+/** The stored file named by a job's return value; undefined when it does not name one. */
+function storedFileOf(value: unknown): TStoredFile | undefined {
+  const result = value as Partial<TStoredResult> | null;
+  if (!result || typeof result.key !== 'string' || typeof result.filename !== 'string' || typeof result.size !== 'number') return undefined;
+  return { key: result.key, size: result.size, filename: result.filename };
 }
