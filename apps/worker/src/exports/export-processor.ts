@@ -24,7 +24,7 @@ export function exportHandlers(
       } catch (error) {
         const last = isLastAttempt(job, error);
         const message = exportFailureReason(error, attemptOf(job), last);
-        // Failed for good: export.failed is recorded in the failure's transaction, its job added after.
+        // Failed for good: export.failed is recorded by the failure's own statement, its job added after.
         const announced = last ? exporter.webhooks?.exportFailed(payload.exportId, payload.propertyId, message) : undefined;
         await (last ? store.fail(payload.exportId, message, announced) : store.retrying(payload.exportId, message)).catch(() => undefined);
         await announced?.enqueue();

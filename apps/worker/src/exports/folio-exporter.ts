@@ -78,7 +78,7 @@ export class FolioExporter {
       ...published,
       filename: `folio-${request.sourceKind}-${request.sourceId}-${localDate(now, document.timezone)}.${extension}`,
     };
-    // export.completed is recorded in the completion's transaction, its job added once committed.
+    // export.completed is recorded by the completion's own statement, its job added once committed.
     const announced = await this.webhooks?.exportCompleted(payload.exportId, payload.propertyId, result);
     await this.store.complete(payload.exportId, result, this.retention.exportSeconds, announced);
     await announced?.enqueue();
