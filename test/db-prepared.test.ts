@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prepared } from '@folio-vault/shared/db/prepared';
+import { NAMED_TEXTS, prepared } from '@folio-vault/shared/db/prepared';
 import { importLedger } from '@folio-vault/shared/ledger/import-ledger';
 import { pageOfTransactions } from '@folio-vault/shared/ledger/ledger-store';
 import { ZImportRequest } from '@folio-vault/shared/ledger/schemas';
@@ -53,6 +53,7 @@ describe('prepared()', () => {
     expect(first.name).toMatch(/^test-[\w-]{16}$/);
     expect(first.values).toEqual([1]);
   });
+
 });
 
 describe("the ledger's page query, prepared", () => {
@@ -76,5 +77,18 @@ describe("the ledger's page query, prepared", () => {
     for (let run = 0; run < 7; run += 1) {
       expect((await pageOfTransactions(pool, filter, 'UTC', byTime, after, 10)).map((r) => r.id)).toEqual(['1', '3']);
     }
+  });
+});
+
+// Last: it fills the process's memo of named texts.
+describe('prepared() past its bound', () => {
+  it(`names the first ${NAMED_TEXTS} distinct texts of a process and runs later ones unnamed`, () => {
+    const named = prepared('test', 'SELECT 0', []).name;
+    for (let i = 1; i <= NAMED_TEXTS; i += 1) prepared('test', `SELECT ${i}`, []);
+    const late = prepared('test', 'SELECT -1', [7]);
+    expect(late).toEqual({ text: 'SELECT -1', values: [7] });
+    expect(late.name).toBeUndefined();
+    // A text named before keeps its name.
+    expect(prepared('test', 'SELECT 0', []).name).toBe(named);
   });
 });

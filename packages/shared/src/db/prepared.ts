@@ -10,17 +10,21 @@ import type { QueryConfig } from 'pg';
  *
  * For the statements that run on every export or night-audit folio: planning the ledger's page
  * query took longer than running it for a 30-row folio (bench/changes.md, ninth round).
+ *
+ * A connection keeps every statement it prepared until it closes, so the texts named are bounded:
+ * the first NAMED_TEXTS distinct texts of a process get names, later ones run unnamed (parsed and
+ * planned each time, as every statement did before). The exports' statements are a handful of
+ * texts; the listing's filters and sorts could make many more.
  */
 const names = new Map<string, string>();
 
-/** Distinct texts remembered; past it the memo starts over (names are recomputed, never changed). */
-const REMEMBERED = 1_000;
+export const NAMED_TEXTS = 200;
 
 export function prepared(prefix: string, text: string, values: unknown[]): QueryConfig<unknown[]> {
   let name = names.get(text);
   if (!name) {
+    if (names.size >= NAMED_TEXTS) return { text, values };
     name = `${prefix}-${createHash('sha256').update(text).digest('base64url').slice(0, 16)}`;
-    if (names.size >= REMEMBERED) names.clear();
     names.set(text, name);
   }
   return { name, text, values };
