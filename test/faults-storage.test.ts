@@ -113,6 +113,18 @@ function attemptGaps(exportId: string): number[] {
     .map((line, i) => Math.round((line.time - failed[i]!.time) / 100) / 10);
 }
 
+/**
+ * The export's job once BullMQ has finished it. The worker records the export's end first and the
+ * job finishes after (attemptsMade counts the last attempt only then), so a status read as ended
+ * may come a moment before the job is.
+ */
+function finishedJob(exportId: string) {
+  return until(async () => {
+    const found = await queue.getJob(exportId);
+    return found?.finishedOn ? found : undefined;
+  }, 10_000, 'the job to finish');
+}
+
 const CLEAR_ERROR_FORBIDDEN = /ECONN|127\.0\.0\.1|localhost|:\d{2,5}\b|\bat \S+[:(]|Error:|S3Error|socket|stack/i;
 
 describe('object storage down during an export', () => {
@@ -131,7 +143,7 @@ describe('object storage down during an export', () => {
       const status = await exportStatus(exportId);
       return status.status === 'completed' || status.status === 'failed' ? status : undefined;
     }, 60_000, 'the export to end');
-    const job = await queue.getJob(exportId);
+    const job = await finishedJob(exportId);
     const failures = logLines(worker, 'job failed').filter((line) => line.jobId === exportId).length;
     console.warn(
       `faults-storage (back in time): export ${final.status} after ${job?.attemptsMade ?? '?'} attempt(s) (${failures} failed), ` +
@@ -158,7 +170,7 @@ describe('object storage down during an export', () => {
         const status = await exportStatus(exportId);
         return status.status === 'completed' || status.status === 'failed' ? status : undefined;
       }, 60_000, 'the export to end');
-      const job = await queue.getJob(exportId);
+      const job = await finishedJob(exportId);
       console.warn(
         `faults-storage (stays down): export ${final.status} after ${job?.attemptsMade ?? '?'} attempt(s) of ${job?.opts.attempts ?? '?'}, ` +
           `failure → next render ${attemptGaps(exportId).join(', ')} s (backoff ${JSON.stringify(job?.opts.backoff)} + render); error: "${final.error}"`,
