@@ -9,15 +9,19 @@
  *
  * Each shape is measured --repeat times on one running service (the median run is reported) and
  * the CPU time every process spent per answered request is read from /proc (bench/process-cpu.ts).
+ * The same measurement of the shape's floor (bench/tokenize-floor.ts: Express alone, Express with one
+ * job a request and a no-op worker process, Express with requests gathered into shared jobs) runs
+ * after the shapes, so each figure has both yardsticks from the same run (--floors none skips it).
  *
- *   npx tsx bench/tokenize-load.ts [--duration 10] [--connections 50] [--shapes split,single] [--repeat 3]
+ *   npx tsx bench/tokenize-load.ts [--duration 10] [--connections 50] [--shapes split,single] [--repeat 3] [--floors express,express-queue,express-queue-one-process,express-batch | none]
  */
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { createPgPool } from '@folio-vault/shared/connections';
 import { futureYear, generatedPan } from '../test/support/cards.js';
 import { bareBullmq, type TLoadFigures } from './bare-bullmq.js';
-import { benchToken, freePort, liftedRateLimits, startShape, type TServiceProcess } from './service-processes.js';
+import { FLOOR_KINDS, startFloor, type TFloorKind } from './tokenize-floor.js';
+import { benchToken, freePort, liftedRateLimits, startShape } from './service-processes.js';
 import { benchEnvironment, machine, withLoad, writeResult } from './support.js';
 import { cpuPer, cpuSnapshot, postgresServerOf } from './process-cpu.js';
 
@@ -27,6 +31,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '50' },
     shapes: { type: 'string', default: 'split,single' },
     repeat: { type: 'string', default: '3' },
+    floors: { type: 'string', default: FLOOR_KINDS.join(',') },
   },
 });
 /** Measured runs per shape, one after the other on the same running service; the median run (by requests/s) is the shape's figure. */
@@ -41,10 +46,12 @@ const WARM_UP_SECONDS = 2;
  */
 const SETTLE_MS = 6_000;
 const SHAPES = values.shapes.split(',') as Array<'split' | 'single'>;
+const FLOORS = values.floors === 'none' ? [] : (values.floors.split(',') as TFloorKind[]);
 
 export type { TLoadFigures };
 export interface TTokenizeShape extends TLoadFigures {
-  shape: 'split' | 'single';
+  /** The service's shapes, or a floor of them (bench/tokenize-floor.ts). */
+  shape: 'split' | 'single' | TFloorKind;
   non2xx: number;
   errors: number;
   timeouts: number;
@@ -92,15 +99,17 @@ function cannon(url: string, token: string, seconds: number): Promise<autocannon
   });
 }
 
-async function tokenizeShape(shape: 'split' | 'single', bareJobsPerSecond: () => number): Promise<Omit<TTokenizeShape, 'ratio'> & { ratioOf: () => number }> {
+async function tokenizeShape(shape: TTokenizeShape['shape'], bareJobsPerSecond: () => number): Promise<Omit<TTokenizeShape, 'ratio'> & { ratioOf: () => number }> {
   const port = await freePort();
   const env = { ...rawEnv(), ...liftedRateLimits(), NODE_ENV: 'production', PORT: String(port) };
-  const processes: TServiceProcess[] = [];
+  const processes: Array<{ stop(): Promise<void> }> = [];
   try {
-    processes.push(...(await startShape(shape, env)));
+    const floor = shape !== 'split' && shape !== 'single';
+    processes.push(...(floor ? await startFloor(shape, env) : await startShape(shape, env)));
     const url = `http://127.0.0.1:${port}`;
     const token = benchToken(config, 'write:payment');
-    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    // A floor starts no render processes: nothing to settle.
+    if (!floor) await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     await cannon(url, token, WARM_UP_SECONDS);
     const postgres = postgresServerOf(config.DATABASE_URL);
     const runs = [];
@@ -135,7 +144,7 @@ let after: TLoadFigures;
 const shapes = [];
 try {
   before = await bareBullmq(config, DURATION, CONNECTIONS, WARM_UP_SECONDS);
-  for (const shape of SHAPES) shapes.push(await tokenizeShape(shape, () => bare.perSecond));
+  for (const shape of [...SHAPES, ...FLOORS]) shapes.push(await tokenizeShape(shape, () => bare.perSecond));
   after = await bareBullmq(config, DURATION, CONNECTIONS, WARM_UP_SECONDS);
 } finally {
   await services.stop();
@@ -157,8 +166,16 @@ const line = (name: string, f: TLoadFigures, extra = '') =>
   console.log(`${name.padEnd(32)} ${f.perSecond.toFixed(0).padStart(8)} ${`${f.p50.toFixed(1)} ms`.padStart(10)} ${`${f.p99.toFixed(1)} ms`.padStart(10)} ${extra} ${f.load.toFixed(1).padStart(6)}`);
 line('bare BullMQ round trip (before)', before, ''.padStart(25));
 line('bare BullMQ round trip (after)', after, ''.padStart(25));
+const SHAPE_NAMES: Record<TTokenizeShape['shape'], string> = {
+  split: 'tokenize, API + worker processes',
+  single: 'tokenize, one process',
+  express: 'floor: Express alone',
+  'express-queue': 'floor: Express + a job a request',
+  'express-queue-one-process': 'floor: the same in one process',
+  'express-batch': 'floor: Express + shared jobs',
+};
 for (const r of results) {
-  const name = r.shape === 'split' ? 'tokenize, API + worker processes' : 'tokenize, one process';
+  const name = SHAPE_NAMES[r.shape];
   line(name, r, `${String(r.non2xx).padStart(10)} ${String(r.errors).padStart(7)} ${`${(r.ratio * 100).toFixed(0)} %`.padStart(8)}`);
   console.log(`  runs: ${r.runs.map((run) => `${run.perSecond.toFixed(0)}/s p99 ${run.p99.toFixed(0)} ms (load ${run.load.toFixed(1)})`).join(', ')}`);
   console.log(`  CPU ms per request: ${Object.entries(r.cpuMsPerRequest).map(([role, value]) => `${role} ${value.toFixed(2)}`).join(', ')}`);
