@@ -9,6 +9,12 @@
  * has a fresh Idempotency-Key and no {{card.cvv}} (a held CVV serves one forward only). Sequential
  * (one client), then 10 concurrent clients.
  *
+ * Then the floor of the forward's shape (bench/service-floor.ts), one client, measured the same way:
+ * an Express app that adds one BullMQ job a request and answers its result, and a worker process
+ * whose handler only sends the template (placeholders left as they are: no card data in Redis) to
+ * the same gateway with an undici Pool and answers its status and body. No authentication,
+ * validation, rate limit, database, card or log line: what the shape costs before the vault's work.
+ *
  *   BENCH_FORWARD_REQUESTS=1000 BENCH_FORWARD_CLIENTS=10 npx tsx bench/forward-overhead.ts
  */
 import { randomBytes } from 'node:crypto';
@@ -16,6 +22,7 @@ import { Pool } from 'undici';
 import { createPgPool } from '@folio-vault/shared/connections';
 import { createTestPki, startGateway, type TReceivedRequest } from '../test/support/gateway.js';
 import { futureYear } from '../test/support/cards.js';
+import { startFloor } from './service-floor.js';
 import { benchToken, freePort, liftedRateLimits, startService, type TServiceProcess } from './service-processes.js';
 import { benchEnvironment, machine, ms, summary, withLoad, writeResult } from './support.js';
 
@@ -80,6 +87,8 @@ async function tokenize(count: number): Promise<string[]> {
  */
 const apiClient = new Pool(api);
 
+type TCall = (tokenId: string) => Promise<number>;
+
 async function forward(tokenId: string): Promise<number> {
   const started = performance.now();
   const res = await apiClient.request({
@@ -111,8 +120,25 @@ function directCaller(received: TReceivedRequest): () => Promise<number> {
   };
 }
 
+/** The floor's forward: the template and its path to the floor's intake, answered by the gateway through its worker. */
+function floorCaller(client: Pool): TCall {
+  return async () => {
+    const started = performance.now();
+    const res = await client.request({
+      method: 'POST',
+      path: '/floor/forward',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ path: '/v1/charges', headers: { 'content-type': 'application/json', 'idempotency-key': `bench-${randomBytes(8).toString('hex')}` }, body: TEMPLATE }),
+    });
+    const answer = (await res.body.json()) as { status?: number };
+    const elapsed = performance.now() - started;
+    if (res.statusCode !== 200 || answer.status !== 200) throw new Error(`the floor's forward answered ${res.statusCode} (gateway ${answer.status})`);
+    return elapsed;
+  };
+}
+
 /** `clients` callers, each `iterations` times: one direct call, then one forward of its own token. */
-async function measure(clients: number, iterations: number, tokens: string[], direct: () => Promise<number>): Promise<TForwardFigures> {
+async function measure(clients: number, iterations: number, tokens: string[], direct: () => Promise<number>, viaVault: TCall = forward): Promise<TForwardFigures> {
   const directSamples: number[] = [];
   const forwardSamples: number[] = [];
   const { load } = await withLoad(() =>
@@ -120,7 +146,7 @@ async function measure(clients: number, iterations: number, tokens: string[], di
       Array.from({ length: clients }, async (_, client) => {
         for (let i = 0; i < iterations; i += 1) {
           directSamples.push(await direct());
-          forwardSamples.push(await forward(tokens[client % tokens.length]!));
+          forwardSamples.push(await viaVault(tokens[client % tokens.length]!));
         }
       }),
     ),
@@ -133,6 +159,7 @@ async function measure(clients: number, iterations: number, tokens: string[], di
 const processes: TServiceProcess[] = [];
 let sequential: TForwardFigures;
 let concurrent: TForwardFigures;
+let floor: TForwardFigures;
 try {
   processes.push(await startService('worker', env));
   processes.push(await startService('api', env));
@@ -144,6 +171,20 @@ try {
   sequential = await measure(1, REQUESTS, tokens, direct);
   await measure(CLIENTS, 3, tokens, direct);
   concurrent = await measure(CLIENTS, PER_CLIENT, tokens, direct);
+  for (const spawned of processes.splice(0).reverse()) await spawned.stop();
+  const floorPort = await freePort();
+  const floorProcesses = await startFloor('express-queue', {
+    REDIS_URL: config.REDIS_URL, QUEUE_PREFIX: config.QUEUE_PREFIX, PORT: String(floorPort), FLOOR_GATEWAY_URL: gateway.origin, FLOOR_GATEWAY_CA: pki.ca,
+  });
+  const floorClient = new Pool(`http://127.0.0.1:${floorPort}`);
+  try {
+    const viaFloor = floorCaller(floorClient);
+    await measure(1, WARMUP, tokens, direct, viaFloor);
+    floor = await measure(1, REQUESTS, tokens, direct, viaFloor);
+  } finally {
+    await floorClient.close();
+    for (const spawned of floorProcesses.reverse()) await spawned.stop();
+  }
 } finally {
   await apiClient.close();
   for (const spawned of processes.reverse()) await spawned.stop();
@@ -158,12 +199,16 @@ console.log(`direct  = the same request from this process to the same gateway (u
 console.log('                                   p50        p90        p99        max   load');
 const row = (name: string, s: ReturnType<typeof summary>, load: number) =>
   console.log(`${name.padEnd(30)} ${[s.p50, s.p90, s.p99, s.max].map((v) => ms(v).padStart(10)).join(' ')} ${load.toFixed(1).padStart(6)}`);
-for (const [label, figures] of [[`1 client, ${sequential.requests} forwards`, sequential], [`${CLIENTS} clients, ${concurrent.requests} forwards in all`, concurrent]] as const) {
+for (const [label, figures] of [
+  [`1 client, ${sequential.requests} forwards`, sequential],
+  [`${CLIENTS} clients, ${concurrent.requests} forwards in all`, concurrent],
+  [`the floor (Express + a job + a worker that only calls the gateway), 1 client, ${floor.requests} forwards`, floor],
+] as const) {
   console.log(`\n${label}`);
   row('direct to the gateway', figures.direct, figures.load);
   row('forward through the vault', figures.forward, figures.load);
   console.log(`${'overhead (forward − direct)'.padEnd(30)} ${ms(figures.overhead.p50).padStart(10)} ${''.padStart(10)} ${ms(figures.overhead.p99).padStart(10)}`);
 }
 
-writeResult({ benchmark: 'forward', machine: m, services: services.sources, clients: CLIENTS, sequential, concurrent });
+writeResult({ benchmark: 'forward', machine: m, services: services.sources, clients: CLIENTS, sequential, concurrent, floor });
 process.exit(0);

@@ -7,6 +7,8 @@ interface TForwardResult {
   clients: number;
   sequential: TForwardFigures;
   concurrent: TForwardFigures;
+  /** The floor of the forward's shape (bench/service-floor.ts), one client; absent in reports before 2026-11-27. */
+  floor?: TForwardFigures;
 }
 
 /** Issue 15: what the vault adds to one gateway call, at p50, one client. */
@@ -17,10 +19,10 @@ export function forwardSection(run: TRun, goals: string[][]): string[] {
   const r = run.result as TForwardResult | undefined;
   const lines = ['## Forward', '', ...header('forward', run)];
   if (!r) return lines;
-  const { sequential: one, concurrent: many } = r;
+  const { sequential: one, concurrent: many, floor } = r;
   goals.push([
     `forward: overhead over a direct call to the same gateway, p50 ≤ ${OVERHEAD_P50_GOAL_MS} ms (one client)`,
-    `${msText(one.overhead.p50)} (direct ${msText(one.direct.p50)}, forward ${msText(one.forward.p50)})`,
+    `${msText(one.overhead.p50)} (direct ${msText(one.direct.p50)}, forward ${msText(one.forward.p50)})${floor ? `; the floor of this shape, with none of the vault's work: ${msText(floor.overhead.p50)}` : ''}`,
     mark(one.overhead.p50 <= OVERHEAD_P50_GOAL_MS),
   ]);
   lines.push(
@@ -31,6 +33,7 @@ export function forwardSection(run: TRun, goals: string[][]): string[] {
       [
         ['1 (sequential)', one],
         [`${r.clients} concurrent`, many],
+        ...(floor ? [['floor, 1 (sequential)', floor]] : []),
       ].map(([label, f]) => {
         const figures = f as TForwardFigures;
         return [
@@ -50,5 +53,11 @@ export function forwardSection(run: TRun, goals: string[][]): string[] {
     `One client: a forward took ${(one.forward.p50 / one.direct.p50).toFixed(1)}× the direct call at p50; the vault added ${msText(one.overhead.p50)} at p50 and ${msText(one.overhead.p99)} at p99. ${r.clients} clients: ${msText(many.overhead.p50)} at p50 and ${msText(many.overhead.p99)} at p99, each client waiting for its forward before its next call. The machine's ${r.machine.cores} cores run the API, the worker, Redis, PostgreSQL, the gateway and the bench${Math.max(one.load, many.load) > r.machine.cores ? `; the load (${Math.max(one.load, many.load).toFixed(1)}) was above the core count, so other work shared the machine and these figures overstate the overhead` : ''}.`,
     '',
   );
+  if (floor) {
+    lines.push(
+      `The floor (bench/service-floor.ts) is the forward's shape with none of the vault's work: an Express app adding one BullMQ job a request and answering its result, and a worker process whose handler only sends the template (placeholders unfilled) to the same gateway through an undici Pool — no authentication, validation, rate limit, database, card or log line. It added ${msText(floor.overhead.p50)} to the direct call at p50 (${msText(floor.overhead.p99)} at p99), against the vault's ${msText(one.overhead.p50)}: the vault's own work is ${msText(one.overhead.p50 - floor.overhead.p50)} of the overhead, the shape's hops the rest.`,
+      '',
+    );
+  }
   return lines;
 }

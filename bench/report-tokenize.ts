@@ -16,7 +16,7 @@ interface TTokenizeResult {
     cpuMsPerRequest?: Record<string, number>; runs?: Array<{ perSecond: number; p99: number; load: number }>;
   }>;
 }
-/** The service's two shapes, and the floors measured beside them (bench/tokenize-floor.ts). */
+/** The service's two shapes, and the floors measured beside them (bench/service-floor.ts). */
 type TShape = 'split' | 'single' | 'express' | 'express-queue' | 'express-queue-one-process' | 'express-batch';
 const SHAPE_NAMES: Record<TShape, string> = {
   split: 'tokenize, API + worker processes',
@@ -80,7 +80,7 @@ export function tokenizeSection(run: TRun, goals: string[][]): string[] {
   const floors = r.shapes.filter((shape) => !isService(shape.shape));
   if (floors.length) {
     lines.push(
-      "The floors (bench/tokenize-floor.ts) are the service's shape with none of its work: an Express app with its JSON parser answering a fixed token (no authentication, validation, rate limit, encryption, database or log line) — alone; with one BullMQ job a request, as the service does, and a worker whose handler does nothing, in a process of its own or in the API's process as `npm start` runs it; and with the requests that arrive while a job is being added gathered into one shared job (at most 50), which the service does not do. What the service spends above its floor is its own work; a goal above the floor of its shape cannot be met by tuning that work: " +
+      "The floors (bench/service-floor.ts) are the service's shape with none of its work: an Express app with its JSON parser answering a fixed token (no authentication, validation, rate limit, encryption, database or log line) — alone; with one BullMQ job a request, as the service does, and a worker whose handler does nothing, in a process of its own or in the API's process as `npm start` runs it; and with the requests that arrive while a job is being added gathered into one shared job (at most 50), which the service does not do. What the service spends above its floor is its own work; a goal above the floor of its shape cannot be met by tuning that work: " +
         floors.map((floor) => `${shapeName[floor.shape]} ${(floor.ratio * 100).toFixed(0)} % of bare BullMQ`).join('; ') +
         '.',
       '',

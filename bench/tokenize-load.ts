@@ -9,7 +9,7 @@
  *
  * Each shape is measured --repeat times on one running service (the median run is reported) and
  * the CPU time every process spent per answered request is read from /proc (bench/process-cpu.ts).
- * The same measurement of the shape's floor (bench/tokenize-floor.ts: Express alone, Express with one
+ * The same measurement of the shape's floor (bench/service-floor.ts: Express alone, Express with one
  * job a request and a no-op worker process, Express with requests gathered into shared jobs) runs
  * after the shapes, so each figure has both yardsticks from the same run (--floors none skips it).
  *
@@ -20,7 +20,7 @@ import autocannon from 'autocannon';
 import { createPgPool } from '@folio-vault/shared/connections';
 import { futureYear, generatedPan } from '../test/support/cards.js';
 import { bareBullmq, type TLoadFigures } from './bare-bullmq.js';
-import { FLOOR_KINDS, startFloor, type TFloorKind } from './tokenize-floor.js';
+import { FLOOR_KINDS, startFloor, type TFloorKind } from './service-floor.js';
 import { benchToken, freePort, liftedRateLimits, startShape } from './service-processes.js';
 import { benchEnvironment, machine, withLoad, writeResult } from './support.js';
 import { cpuPer, cpuSnapshot, postgresServerOf } from './process-cpu.js';
@@ -50,7 +50,7 @@ const FLOORS = values.floors === 'none' ? [] : (values.floors.split(',') as TFlo
 
 export type { TLoadFigures };
 export interface TTokenizeShape extends TLoadFigures {
-  /** The service's shapes, or a floor of them (bench/tokenize-floor.ts). */
+  /** The service's shapes, or a floor of them (bench/service-floor.ts). */
   shape: 'split' | 'single' | TFloorKind;
   non2xx: number;
   errors: number;

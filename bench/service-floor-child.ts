@@ -1,9 +1,9 @@
 /**
- * The processes of the tokenize benchmark's floor (bench/tokenize-floor.ts): the least an intake
- * API of this service's shape can cost, with none of the service's own work.
+ * The processes of the benchmarks' floor (bench/service-floor.ts): the least an intake API of this
+ * service's shape can cost, with none of the service's own work.
  *
- *   node --import tsx bench/tokenize-floor-child.ts intake <express | express-queue | express-batch> [--with-worker]
- *   node --import tsx bench/tokenize-floor-child.ts worker
+ *   node --import tsx bench/service-floor-child.ts intake <express | express-queue | express-batch> [--with-worker]
+ *   node --import tsx bench/service-floor-child.ts worker
  *
  * - `intake express`: Express 5 with its JSON body parser, answering a fixed token-sized object.
  * - `intake express-queue`: the same, but each request adds one BullMQ job and answers its result,
@@ -13,15 +13,20 @@
  *   service's design: what gathering requests into shared jobs would allow at most.
  * - `worker`: a BullMQ worker with the service's concurrency whose handler does nothing but answer
  *   one token-sized object per item; `--with-worker` runs it inside the intake process instead, as
- *   `npm start` runs the API and the worker in one process.
- * Both print "ready" on standard output once they take work. Settings from the environment:
- * REDIS_URL, QUEUE_PREFIX, PORT, WORKER_CONCURRENCY.
+ *   `npm start` runs the API and the worker in one process. With FLOOR_GATEWAY_URL set, the handler
+ *   sends each item (a forward's body: path, headers, body) to that gateway instead, through an undici
+ *   Pool trusting FLOOR_GATEWAY_CA, as the worker's gateway client does, and answers its status and
+ *   body: the floor of a forward.
+ * The intake answers POST on any path. Both print "ready" on standard output once they take work.
+ * Settings from the environment: REDIS_URL, QUEUE_PREFIX, PORT, WORKER_CONCURRENCY, FLOOR_GATEWAY_URL,
+ * FLOOR_GATEWAY_CA.
  */
 import { Queue, QueueEvents, Worker } from 'bullmq';
 import express from 'express';
+import { Pool } from 'undici';
 import { createRedis } from '@folio-vault/shared/connections';
 
-const QUEUE = 'tokenize-floor';
+const QUEUE = 'service-floor';
 const TOKEN = { id: '0190f3c4-8f2a-7b7e-9f00-000000000000', card_brand: 'VISA', last4: '1111', expiration: { month: '08', year: '2030' }, test_mode: true };
 const BATCH_MAX = 50;
 const ADDS_IN_FLIGHT = 2;
@@ -86,8 +91,21 @@ async function handlerOf(name: string | undefined): Promise<THandler> {
     });
 }
 
+/** The worker's handler: a fixed token per item, or each item sent to the gateway (a forward's floor). */
+function itemHandler(): (item: unknown) => Promise<unknown> {
+  const origin = process.env.FLOOR_GATEWAY_URL;
+  if (!origin) return async () => TOKEN;
+  const gateway = new Pool(origin, { connect: { ca: process.env.FLOOR_GATEWAY_CA, rejectUnauthorized: true } });
+  return async (item) => {
+    const { path, headers, body } = item as { path: string; headers?: Record<string, string>; body?: string };
+    const res = await gateway.request({ method: 'POST', path, headers: headers ?? {}, ...(body === undefined ? {} : { body }) });
+    return { status: res.statusCode, body: await res.body.text() };
+  };
+}
+
 async function startWorker(): Promise<void> {
-  const worker = new Worker(QUEUE, async (job) => (job.data as { items: unknown[] }).items.map(() => TOKEN), {
+  const handle = itemHandler();
+  const worker = new Worker(QUEUE, async (job) => Promise.all((job.data as { items: unknown[] }).items.map(handle)), {
     connection: createRedis(redisUrl, 'worker'),
     prefix,
     concurrency: Number(process.env.WORKER_CONCURRENCY ?? 16),
@@ -103,11 +121,11 @@ if (role === 'worker') {
   const handler = await handlerOf(mode);
   const app = express();
   app.use(express.json({ limit: '16kb' }));
-  app.post('/vault/v1/tokens/card', async (req, res) => {
+  app.post('/{*path}', async (req, res) => {
     res.status(200).json(await handler(req.body));
   });
   app.listen(Number(process.env.PORT), '127.0.0.1', () => console.log('ready'));
 } else {
-  console.error('usage: tokenize-floor-child.ts intake <express | express-queue | express-batch> | worker');
+  console.error('usage: service-floor-child.ts intake <express | express-queue | express-batch> | worker');
   process.exit(2);
 }

@@ -4,7 +4,7 @@ import { ROOT } from '../test/support/processes.js';
 /**
  * The floor of the tokenize benchmark (bench/tokenize-load.ts): what an intake API of this
  * service's shape — Express, one BullMQ job a request, a worker in another process — costs when
- * neither side does any work (bench/tokenize-floor-child.ts). Measured the same way as the service,
+ * neither side does any work (bench/service-floor-child.ts). Measured the same way as the service,
  * in the same run, so the service's figures can be read against two yardsticks: the bare BullMQ
  * round trip that issue 15's goals are set against, and the least its own shape can cost.
  *
@@ -22,7 +22,7 @@ export interface TFloorProcess {
 }
 
 function startChild(args: string[], env: Record<string, string>): Promise<TFloorProcess> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bench/tokenize-floor-child.ts', ...args], {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bench/service-floor-child.ts', ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
