@@ -126,6 +126,6 @@ if (role === 'worker') {
   });
   app.listen(Number(process.env.PORT), '127.0.0.1', () => console.log('ready'));
 } else {
-  console.error('usage: service-floor-child.ts intake <express | express-queue | express-batch> | worker');
+  console.error('usage: service-floor-child.ts intake <express | express-queue | express-batch> [--with-worker] | worker');
   process.exit(2);
 }

@@ -2,11 +2,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { ROOT } from '../test/support/processes.js';
 
 /**
- * The floor of the tokenize benchmark (bench/tokenize-load.ts): what an intake API of this
- * service's shape — Express, one BullMQ job a request, a worker in another process — costs when
- * neither side does any work (bench/service-floor-child.ts). Measured the same way as the service,
- * in the same run, so the service's figures can be read against two yardsticks: the bare BullMQ
- * round trip that issue 15's goals are set against, and the least its own shape can cost.
+ * The floor of the tokenize and forward benchmarks (bench/tokenize-load.ts,
+ * bench/forward-overhead.ts): what an intake API of this service's shape — Express, one BullMQ job a
+ * request, a worker in another process — costs when neither side does any work of the service's
+ * (bench/service-floor-child.ts). Measured the same way as the service, in the same run, so the
+ * service's figures can be read against two yardsticks: the baseline issue 15's goals are set
+ * against (a bare BullMQ round trip, a direct call to the gateway) and the least its own shape costs.
  *
  * - `express`: Express and its JSON parser alone, no queue;
  * - `express-queue`: Express, one job a request, a no-op worker process (the service's shape);
@@ -39,7 +40,7 @@ function startChild(args: string[], env: Record<string, string>): Promise<TFloor
       text += chunk.toString();
       if (text.includes('ready')) resolve({ pid: child.pid!, stop });
     });
-    child.once('exit', (code) => reject(new Error(`tokenize floor ${args.join(' ')} exited with ${code} before it was ready`)));
+    child.once('exit', (code) => reject(new Error(`service floor ${args.join(' ')} exited with ${code} before it was ready`)));
   });
 }
 

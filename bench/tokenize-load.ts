@@ -10,8 +10,8 @@
  * Each shape is measured --repeat times on one running service (the median run is reported) and
  * the CPU time every process spent per answered request is read from /proc (bench/process-cpu.ts).
  * The same measurement of the shape's floor (bench/service-floor.ts: Express alone, Express with one
- * job a request and a no-op worker process, Express with requests gathered into shared jobs) runs
- * after the shapes, so each figure has both yardsticks from the same run (--floors none skips it).
+ * job a request and a no-op worker process, the same in one process, Express with requests gathered
+ * into shared jobs) runs after the shapes, so each figure has both yardsticks from the same run (--floors none skips it).
  *
  *   npx tsx bench/tokenize-load.ts [--duration 10] [--connections 50] [--shapes split,single] [--repeat 3] [--floors express,express-queue,express-queue-one-process,express-batch | none]
  */
