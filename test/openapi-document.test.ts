@@ -3,9 +3,9 @@ import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '@folio-vault/api/openapi';
-import { answerProblems } from './support/openapi-answers.js';
+import { answerProblems, openApiAnswersReady } from './support/openapi-answers.js';
 
 /**
  * The document GET /openapi.json serves: Redocly's recommended rules give 0 errors and 0
@@ -66,6 +66,8 @@ describe('/openapi.json', () => {
 });
 
 describe('the answer check', () => {
+  beforeAll(openApiAnswersReady);
+
   const requestId = 'req-1';
   const headers = (values: Record<string, string>) => (name: string) => values[name.toLowerCase()];
   const error = (code: string) => JSON.stringify({ id: requestId, timestamp: '2026-11-23T10:00:00.000Z', errorCode: code, errorDetails: 'No.' });

@@ -109,7 +109,7 @@ export async function createWorld(options: { env?: Record<string, string>; worke
   const worker = options.worker === false ? undefined : await startWorker(config, logger, { warmRenderProcesses: false });
   const api = await startApi(config, logger, { port: 0 });
   // Its answers are checked against /openapi.json (support/validate-answers.ts).
-  registerApiOrigin(`http://127.0.0.1:${api.port}`);
+  await registerApiOrigin(`http://127.0.0.1:${api.port}`);
   const pool = new pg.Pool({ connectionString: database.url, max: 3 });
   const redis = createRedis(config.REDIS_URL, 'worker', { maxRetriesPerRequest: 3 });
 
