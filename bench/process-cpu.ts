@@ -18,8 +18,7 @@ function roleOf(pid: number, cmdline: string): string {
   if (/render-child/.test(cmdline)) return 'render processes';
   // The benchmarks' floor (bench/service-floor.ts) plays the API's and the worker's parts.
   if (/apps\/api\/(src|dist)\/main/.test(cmdline) || /service-floor-child\.ts intake/.test(cmdline)) return 'api';
-  if (/service-floor-child\.ts worker/.test(cmdline)) return 'worker';
-  if (/apps\/worker\/(src|dist)\/main/.test(cmdline)) return 'worker';
+  if (/apps\/worker\/(src|dist)\/main/.test(cmdline) || /service-floor-child\.ts worker/.test(cmdline)) return 'worker';
   if (/scripts\/start/.test(cmdline)) return 'service (api + worker)';
   if (/redis-server/.test(cmdline)) return 'redis';
   if (/^postgres/.test(cmdline) || /\/postgres /.test(cmdline)) return 'postgresql';

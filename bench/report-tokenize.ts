@@ -1,4 +1,5 @@
 import { header, int, mark, msText, table, type TRun } from './report-format.js';
+import { FLOOR_NAMES, type TFloorKind } from './service-floor.js';
 import type { TMachine } from './support.js';
 
 interface TLatency {
@@ -17,14 +18,11 @@ interface TTokenizeResult {
   }>;
 }
 /** The service's two shapes, and the floors measured beside them (bench/service-floor.ts). */
-type TShape = 'split' | 'single' | 'express' | 'express-queue' | 'express-queue-one-process' | 'express-batch';
+type TShape = 'split' | 'single' | TFloorKind;
 const SHAPE_NAMES: Record<TShape, string> = {
   split: 'tokenize, API + worker processes',
   single: 'tokenize, one process (npm start)',
-  express: 'floor: Express alone, no-op handler',
-  'express-queue': 'floor: Express + one job a request, no-op worker process',
-  'express-queue-one-process': 'floor: Express + one job a request, no-op worker in the same process',
-  'express-batch': 'floor: Express + requests gathered into shared jobs, no-op worker process',
+  ...FLOOR_NAMES,
 };
 const isService = (shape: TShape): shape is 'split' | 'single' => shape === 'split' || shape === 'single';
 /** The floor each of the service's shapes is read against: its own shape with one job a request. */

@@ -16,6 +16,13 @@ import { ROOT } from '../test/support/processes.js';
  */
 export type TFloorKind = 'express' | 'express-queue' | 'express-queue-one-process' | 'express-batch';
 export const FLOOR_KINDS: TFloorKind[] = ['express', 'express-queue', 'express-queue-one-process', 'express-batch'];
+/** How the benchmarks' output and the report name each floor. */
+export const FLOOR_NAMES: Record<TFloorKind, string> = {
+  express: 'floor: Express alone, no-op handler',
+  'express-queue': 'floor: Express + one job a request, no-op worker process',
+  'express-queue-one-process': 'floor: Express + one job a request, no-op worker in the same process',
+  'express-batch': 'floor: Express + requests gathered into shared jobs, no-op worker process',
+};
 
 export interface TFloorProcess {
   pid: number;

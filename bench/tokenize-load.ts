@@ -20,7 +20,7 @@ import autocannon from 'autocannon';
 import { createPgPool } from '@folio-vault/shared/connections';
 import { futureYear, generatedPan } from '../test/support/cards.js';
 import { bareBullmq, type TLoadFigures } from './bare-bullmq.js';
-import { FLOOR_KINDS, startFloor, type TFloorKind } from './service-floor.js';
+import { FLOOR_KINDS, FLOOR_NAMES, startFloor, type TFloorKind } from './service-floor.js';
 import { benchToken, freePort, liftedRateLimits, startShape } from './service-processes.js';
 import { benchEnvironment, machine, withLoad, writeResult } from './support.js';
 import { cpuPer, cpuSnapshot, postgresServerOf } from './process-cpu.js';
@@ -161,18 +161,15 @@ const results: TTokenizeShape[] = shapes.map(({ ratioOf, ...figures }) => ({ ...
 const m = machine();
 console.log(`machine: ${m.cores} × ${m.cpu}, ${m.memoryGiB} GiB, node ${m.node}; ${Object.entries(services.sources).map(([k, v]) => `${k}: ${v}`).join(', ')}`);
 console.log(`${CONNECTIONS} connections / callers, ${DURATION} s each after ${WARM_UP_SECONDS} s warm-up, ${REPEAT} runs per shape (median shown); NODE_ENV=production`);
-console.log('                                   per s        p50        p99    non-2xx  errors  vs bare   load');
+console.log(`${''.padEnd(73)}per s        p50        p99    non-2xx  errors  vs bare   load`);
 const line = (name: string, f: TLoadFigures, extra = '') =>
-  console.log(`${name.padEnd(32)} ${f.perSecond.toFixed(0).padStart(8)} ${`${f.p50.toFixed(1)} ms`.padStart(10)} ${`${f.p99.toFixed(1)} ms`.padStart(10)} ${extra} ${f.load.toFixed(1).padStart(6)}`);
+  console.log(`${name.padEnd(70)} ${f.perSecond.toFixed(0).padStart(8)} ${`${f.p50.toFixed(1)} ms`.padStart(10)} ${`${f.p99.toFixed(1)} ms`.padStart(10)} ${extra} ${f.load.toFixed(1).padStart(6)}`);
 line('bare BullMQ round trip (before)', before, ''.padStart(25));
 line('bare BullMQ round trip (after)', after, ''.padStart(25));
 const SHAPE_NAMES: Record<TTokenizeShape['shape'], string> = {
   split: 'tokenize, API + worker processes',
   single: 'tokenize, one process',
-  express: 'floor: Express alone',
-  'express-queue': 'floor: Express + a job a request',
-  'express-queue-one-process': 'floor: the same in one process',
-  'express-batch': 'floor: Express + shared jobs',
+  ...FLOOR_NAMES,
 };
 for (const r of results) {
   const name = SHAPE_NAMES[r.shape];
