@@ -1,10 +1,10 @@
 import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
-import type { CardRepository, TCardRow, TNewCardEntry } from './card-repository.js';
+import type { CardRepository, TCardRow, TNewCardRow } from './card-repository.js';
 
 interface TWaiting {
   /** Arrival order, across both modes. */
   seq: number;
-  entry: TNewCardEntry;
+  card: TNewCardRow;
   resolve(row: TCardRow | undefined): void;
   reject(error: unknown): void;
 }
@@ -48,9 +48,9 @@ export class CardInsertBatcher {
     this.maxBatch = options.maxBatch ?? 50;
   }
 
-  insert(mode: TTokenizationMode, entry: TNewCardEntry): Promise<TCardRow | undefined> {
+  insert(mode: TTokenizationMode, card: TNewCardRow): Promise<TCardRow | undefined> {
     return new Promise((resolve, reject) => {
-      this.waiting[mode].push({ seq: (this.arrivals += 1), entry, resolve, reject });
+      this.waiting[mode].push({ seq: (this.arrivals += 1), card, resolve, reject });
       this.drain();
     });
   }
@@ -79,8 +79,8 @@ export class CardInsertBatcher {
     const ids = new Set<string>();
     const left: TWaiting[] = [];
     for (const waiting of this.waiting[mode]) {
-      if (batch.length < this.maxBatch && !ids.has(waiting.entry.card.id)) {
-        ids.add(waiting.entry.card.id);
+      if (batch.length < this.maxBatch && !ids.has(waiting.card.id)) {
+        ids.add(waiting.card.id);
         batch.push(waiting);
       } else {
         left.push(waiting);
@@ -93,9 +93,9 @@ export class CardInsertBatcher {
   private async send(mode: TTokenizationMode, batch: TWaiting[]): Promise<void> {
     this.options.onBatch?.(batch.length);
     try {
-      const rows = await this.repository.insertCards(this.repository.pool, mode, batch.map((waiting) => waiting.entry));
+      const rows = await this.repository.insertCards(this.repository.pool, mode, batch.map((waiting) => waiting.card));
       const byId = new Map(rows.map((row) => [row.id, row]));
-      for (const waiting of batch) waiting.resolve(byId.get(waiting.entry.card.id));
+      for (const waiting of batch) waiting.resolve(byId.get(waiting.card.id));
     } catch (error) {
       if (batch.length === 1) {
         batch[0]!.reject(error);
