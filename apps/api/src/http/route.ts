@@ -193,7 +193,7 @@ function routeHandler<D extends TRouteDeps, H extends z.ZodObject, P extends z.Z
     let outcome: TRouteOutcome | void = undefined;
     let failure: AppError | undefined;
     if (audit && routeAudit) {
-      const pathId = req.params.id;
+      const pathId = typeof req.params.id === 'string' ? req.params.id : undefined;
       res.once('close', () => routeAudit.write(auditEventOf(audit, req, res, { pathId, facts: outcome?.audit, failure }), req.log));
     }
     try {
