@@ -174,8 +174,10 @@ export const ZTransactionView = z
     locked: z.boolean(),
     lockedByFiscalDocuments: z.array(ZFiscalDocumentRef),
     actions: z.array(ZAction).nullable(),
-    routedFrom: z.string().nullable(),
-    routingContext: ZRoutingContext.nullable(),
+    // The reference's routing fields are optional and not nullable: this service routes nothing, so
+    // it leaves them out (a strictly generated client refuses a null there).
+    routedFrom: z.string().optional().openapi({ description: 'Never answered: this service routes no transactions' }),
+    routingContext: ZRoutingContext.optional().openapi({ description: 'Never answered: this service routes no transactions' }),
     customerId: ZStringIdOut.optional(),
     guestName: z.string().nullable().openapi({ description: 'The GUEST recipient named by customerId; null when none (fall back to reservationName)' }),
     userId: ZUserIdOut.optional(),
@@ -207,7 +209,7 @@ export const ZTotals = z
     count: z.int().min(0).openapi({ format: 'int64' }),
     totalDebit: double,
     totalCredit: double,
-    currency: z.string().nullable().openapi({ description: 'The property currency (null when the property was never imported)' }),
+    currency: z.string().optional().openapi({ description: 'The property currency (left out when the property was never imported)' }),
     currencyScale: z.int().min(0),
   })
   .openapi('FolioTransactionTotals');
