@@ -98,7 +98,7 @@ export async function upsertTransactions(client: PoolClient, propertyId: string,
         "serviceDate" date, "internalTransactionCode" text, "internalCodeGroup" text, "originId" bigint, "paymentMethod" text,
         description text, notes text, quantity numeric, amount numeric, currency text, posted boolean, "parentId" bigint,
         "rootId" bigint, "isVoid" boolean, "userId" text, "customTransactionCode" text, "generalLedgerCustomCode" text,
-        "customerId" bigint, "externalRelationId" bigint, "externalRelationKind" text, account jsonb, "foreignCurrency" text,
+        "customerId" text, "externalRelationId" text, "externalRelationKind" text, account jsonb, "foreignCurrency" text,
         "foreignCurrencyAmount" numeric, payment jsonb)
      ON CONFLICT (property_id, id) DO UPDATE SET folio_id = EXCLUDED.folio_id, source_kind = EXCLUDED.source_kind,
         source_id = EXCLUDED.source_id, source_identifier = EXCLUDED.source_identifier, sub_source_id = EXCLUDED.sub_source_id,
