@@ -18,7 +18,7 @@ import type {
   TTokenizeCardResponse,
 } from '@folio-vault/shared/vault/schemas';
 import type { JobWaiter } from '../jobs/job-waiter.js';
-import { GatewayModes } from './gateway-mode.js';
+import { findPropertyGatewayMode } from '@folio-vault/shared/properties/property-store';
 import { ForwardClient } from './forward-client.js';
 
 export interface TTokenRef {
@@ -52,16 +52,14 @@ const DAY_MS = 86_400_000;
 export class VaultClient {
   /** Forwards to payment gateways (forward-client.ts). */
   readonly forwards: ForwardClient;
-  private readonly gatewayModes: GatewayModes;
 
   constructor(private readonly options: TVaultClientOptions) {
-    this.gatewayModes = new GatewayModes(options.pool);
     this.forwards = new ForwardClient(options.forwardWaiter, options.destinations, options.waitMs);
   }
 
   /** The mode check of tokenize, for every request that names a property's mode. */
   async checkMode(propertyId: string, mode: TTokenizationMode): Promise<void> {
-    const knownMode = await this.gatewayModes.find(propertyId);
+    const knownMode = await findPropertyGatewayMode(this.options.pool, propertyId);
     if (knownMode && knownMode !== mode) {
       throw new AppError(
         'TOKENIZATION_MODE_MISMATCH',
