@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CardInsertBatcher } from '../apps/worker/src/vault/card-insert-batcher.js';
+import { CardInsertBatcher, plainCardInserts } from '../apps/worker/src/vault/card-insert-batcher.js';
 import { CardRepository, type TCardRow, type TNewCardRow } from '../apps/worker/src/vault/card-repository.js';
 import { createDatabase } from './support/world.js';
 
@@ -150,5 +150,19 @@ describe('tokenize inserts gathered across jobs', () => {
     expect(inLive.rows.map((row) => row.id).sort()).toEqual(live.map((card) => card.id).sort());
     const inTest = await pool.query<{ id: string }>('SELECT id FROM vault_test.cards WHERE id = ANY($1::uuid[])', [[...test, ...live].map((card) => card.id)]);
     expect(inTest.rows.map((row) => row.id).sort()).toEqual(test.map((card) => card.id).sort());
+  });
+});
+
+describe('tokenize inserts one statement a card (TOKENIZE_INSERT_BATCHING=false)', () => {
+  it('inserts each card with its held CVV, and answers undefined for a card already there, leaving it alone', async () => {
+    const inserts = plainCardInserts(repository);
+    const cards = [newCard({ last4: '3001', cvvCt: randomBytes(31) }), newCard({ last4: '3002' })];
+    const rows = await Promise.all(cards.map((card) => inserts.insert('live', card)));
+    expect(rows.map((row) => [row?.id, row?.last4])).toEqual(cards.map((card) => [card.id, card.last4]));
+    expect(await inserts.insert('live', { ...cards[0]!, last4: '9999' })).toBeUndefined();
+    const stored = await pool.query<{ id: string; last4: string }>('SELECT id, last4 FROM vault_live.cards WHERE id = ANY($1::uuid[]) ORDER BY last4', [cards.map((card) => card.id)]);
+    expect(stored.rows).toEqual(cards.map((card) => ({ id: card.id, last4: card.last4 })));
+    const cvvs = await pool.query<{ token_id: string }>('SELECT token_id FROM vault_live.held_cvvs WHERE token_id = ANY($1::uuid[])', [cards.map((card) => card.id)]);
+    expect(cvvs.rows).toEqual([{ token_id: cards[0]!.id }]);
   });
 });

@@ -61,6 +61,9 @@ const ZSharedSettings = z.object({
   VAULT_CVV_HOLD_SECONDS: wholeNumberIn(0, 3600).default(600),
   VAULT_SHRED_AFTER_EXPIRY_DAYS: wholeNumberIn(0, 3650).default(30),
   VAULT_SWEEP_SECONDS: wholeNumberIn(1, 86_400).default(300),
+  // Tokenize's inserts gathered across a worker's concurrent jobs (apps/worker/src/vault/card-insert-batcher.ts);
+  // false inserts each card by its own statement, the pair the tokenize benchmark measures.
+  TOKENIZE_INSERT_BATCHING: booleanSetting.default(true),
   // Forward destinations (docs/vault.md#destinations): inline JSON or a file path, checked in
   // crossSettingProblems; the API reads names, modes, paths and methods, the worker also the secrets.
   VAULT_FORWARD_DESTINATIONS: optionalText,

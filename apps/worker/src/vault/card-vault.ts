@@ -15,7 +15,7 @@ import type { cardTokenLabelsJob } from '@folio-vault/shared/vault/card-token-la
 import { creditCardTypeOf, type TCardBrand } from '@folio-vault/shared/vault/card/brand';
 import type { TCardTokenMetadata, TTokenizationMode } from '@folio-vault/shared/vault/schemas';
 import { findCardLabels, type CardRepository, type TCardRow, type TNewCardRow, type TSealedRecordRow } from './card-repository.js';
-import { CardInsertBatcher, type TCardInsertBatcherOptions } from './card-insert-batcher.js';
+import type { TCardInserts } from './card-insert-batcher.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
 
 type TTokenizePayload = z.output<typeof ZTokenizeCardPayload>;
@@ -54,17 +54,15 @@ export class CardVault {
   private readonly keks: Record<TTokenizationMode, TKeyring>;
   private readonly idempotencyKeys = new IdempotencyKeys();
 
-  private readonly inserts: CardInsertBatcher;
-
   constructor(
     readonly repository: CardRepository,
     private readonly keys: TVaultKeys,
     /** VAULT_CVV_HOLD_SECONDS: how long a CVV that came with the card is held (0: dropped). */
     private readonly cvvHoldSeconds: number,
-    batching: TCardInsertBatcherOptions = {},
+    /** How a card is inserted outside a transaction (card-insert-batcher.ts). */
+    private readonly inserts: TCardInserts,
   ) {
     this.keks = { test: keys.VAULT_KEK_TEST, live: keys.VAULT_KEK_LIVE };
-    this.inserts = new CardInsertBatcher(repository, batching);
   }
 
   /** A keyed digest of a request, for comparing an idempotent retry with the first (never reversible). */
