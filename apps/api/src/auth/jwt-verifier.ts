@@ -1,3 +1,8 @@
+// Verifies a bearer JWT (docs/api.md#authentication-and-scopes). The accepted algorithms follow
+// from the key type alone, never from the token's header, so `none` and HS/RS confusion cannot get
+// through; jku, x5u, jwk and x5c headers are ignored (keys come only from settings).
+// test/auth-rfc8725.test.ts holds the cases.
+
 import { createPublicKey, createSecretKey, type KeyObject } from 'node:crypto';
 import jwt, { type Algorithm, type JwtPayload } from 'jsonwebtoken';
 import { JwksClient } from 'jwks-rsa';
@@ -5,11 +10,7 @@ import type { TApiConfig } from '@folio-vault/shared/config';
 import { AppError } from '@folio-vault/shared/errors';
 import type { TPrincipal } from './principal.js';
 
-/**
- * Verifies a bearer JWT (docs/api.md#authentication-and-scopes). The accepted algorithms follow from the key type alone,
- * never from the token's header, so `none` and HS/RS confusion cannot get through; jku, x5u, jwk
- * and x5c headers are ignored (keys come only from settings). test/auth-rfc8725.test.ts holds the cases.
- */
+/** The caller a bearer token names, once verified; rejects with 401 UNAUTHENTICATED otherwise. */
 export type TJwtVerifier = (token: string) => Promise<TPrincipal>;
 
 const MAX_TOKEN_LENGTH = 8_192;

@@ -1,3 +1,8 @@
+// The API's side of folio exports (docs/export.md): checks what the request refers to, shares one
+// export between identical requests in flight, queues the job, waits for it (bounded) and serves
+// status and file. Export records live in PostgreSQL so status outlives the queue's retention;
+// their statements are in packages/shared/src/exports/export-store.ts, shared with the worker.
+
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { v7 as uuidv7 } from 'uuid';
@@ -12,13 +17,6 @@ import { exportFilePath } from '@folio-vault/shared/exports/export-paths';
 import { countFoliosOfSource, recipientExists, sourceExists } from '@folio-vault/shared/ledger/ledger-store';
 import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
 import type { JobWaiter } from '../jobs/job-waiter.js';
-
-/**
- * The API's side of folio exports (docs/export.md): checks what the request refers to, shares one
- * export between identical requests in flight, queues the job, waits for it (bounded) and serves
- * status and file. Export records live in PostgreSQL so status outlives the queue's retention;
- * their statements are in packages/shared/src/exports/export-store.ts, shared with the worker.
- */
 
 /** A small export renders in seconds: a slot frees up soon after the cap is hit. */
 const CAP_RETRY_AFTER_SECONDS = 5;

@@ -1,3 +1,6 @@
+// The folio export routes: start an export (answer the file, or 202 with a status URL), its
+// status, its file.
+
 import type { Readable } from 'node:stream';
 import { Router, type Request, type Response } from 'express';
 import { negotiateLanguage } from '@folio-vault/shared/i18n/languages';
@@ -13,7 +16,6 @@ import { defineRoute, mountRoutes, type TRouteDeps, type TSignedAccess } from '.
 import { exportFilePath, exportStatusPath } from '@folio-vault/shared/exports/export-paths';
 import type { ExportService } from './export-service.js';
 
-/** Start an export (answer the file, or 202 with a status URL), its status, its file. */
 const TAGS: ['Folio export'] = ['Folio export'];
 
 export interface TExportDeps extends TRouteDeps {

@@ -1,3 +1,21 @@
+// Per-subject and per-property limits on tokenization and on forwards (docs/api.md#abuse-limits: 429
+// RATE_LIMITED with Retry-After), counted in fixed windows in the service's Redis so every API
+// process shares them. Each action counts apart, with the same limits.
+//
+// Keys: `<QUEUE_PREFIX>:rate-limit:<action>-subject:<sha256 of sub>` and
+// `<QUEUE_PREFIX>:rate-limit:<action>-property:<property id>`. The hash tag of QUEUE_PREFIX puts
+// them in the queue's slot on a Redis Cluster, so the limiter is up exactly when the queue it
+// protects is, and one script may count both. Nothing of the request body is read: keys never hold
+// card data.
+//
+// Both counters are counted by one Lua script. The subject is counted first, and a caller over its
+// own limit is refused without spending the property's budget that other callers share. Answers
+// carry IETF draft-8 `RateLimit` and `RateLimit-Policy` fields, one item per counter counted.
+//
+// Redis down or hung: the request is answered 503 SERVICE_UNAVAILABLE with Retry-After within
+// REDIS_COMMAND_TIMEOUT_MS (fail closed). Passing would let anyone lift the limits by loading
+// Redis, and a tokenization could not be queued on that Redis anyway.
+
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { TRequestLimit } from './route.js';
@@ -6,25 +24,7 @@ import { AppError } from '@folio-vault/shared/errors';
 import { ZInt64IdString } from '@folio-vault/shared/schemas/common';
 import { within } from '@folio-vault/shared/within';
 
-/**
- * Per-subject and per-property limits on tokenization and on forwards (docs/api.md#abuse-limits: 429
- * RATE_LIMITED with Retry-After), counted in fixed windows in the service's Redis so every API
- * process shares them. Each action counts apart, with the same limits.
- *
- * Keys: `<QUEUE_PREFIX>:rate-limit:<action>-subject:<sha256 of sub>` and
- * `<QUEUE_PREFIX>:rate-limit:<action>-property:<property id>`. The hash tag of QUEUE_PREFIX puts
- * them in the queue's slot on a Redis Cluster, so the limiter is up exactly when the queue it
- * protects is, and one script may count both. Nothing of the request body is read: keys never hold
- * card data.
- *
- * Both counters are counted by one Lua script. The subject is counted first, and a caller over its
- * own limit is refused without spending the property's budget that other callers share. Answers
- * carry IETF draft-8 `RateLimit` and `RateLimit-Policy` fields, one item per counter counted.
- *
- * Redis down or hung: the request is answered 503 SERVICE_UNAVAILABLE with Retry-After within
- * REDIS_COMMAND_TIMEOUT_MS (fail closed). Passing would let anyone lift the limits by loading
- * Redis, and a tokenization could not be queued on that Redis anyway.
- */
+/** Requests a subject and a property may make in one window (TOKENIZE_RATE_LIMIT_PER_*, RATE_LIMIT_WINDOW_MS). */
 export interface TTokenizeLimits {
   perSubject: number;
   perProperty: number;

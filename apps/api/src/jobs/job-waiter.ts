@@ -1,14 +1,14 @@
+// Waits for jobs, bounded. `job.waitUntilFinished` alone is not enough (docs/vault.md): with
+// removeOnComplete it can fail with "Missing key", and QueueEvents are best-effort. So: listen
+// before adding, race the event against a timer, poll the job's state now and then in case the
+// event was missed, and check the state once more before giving up. A job Redis does not hold
+// (removed, or lost with Redis's data) ends the wait at once: no event will ever come for it.
+
 import type { Queue, QueueEvents } from 'bullmq';
 import { AppError } from '@folio-vault/shared/errors';
 import { within } from '@folio-vault/shared/within';
 
-/**
- * Waits for jobs, bounded. `job.waitUntilFinished` alone is not enough (docs/vault.md): with
- * removeOnComplete it can fail with "Missing key", and QueueEvents are best-effort. So: listen
- * before adding, race the event against a timer, poll the job's state now and then in case the
- * event was missed, and check the state once more before giving up. A job that no longer exists
- * (removed, or lost with Redis's data) ends the wait at once: no event will ever come for it.
- */
+/** How a wait ended: the job's return value, its failure, the job gone from Redis, or the bound reached. */
 export type TJobOutcome =
   | { state: 'completed'; value: unknown }
   | { state: 'failed'; reason: string }
@@ -27,8 +27,8 @@ const POLL_EVERY_MS = 1_000;
 /**
  * The end of one wait: what it started (timers, the event listener) is undone at once when it
  * stops. Plain timers rather than AbortSignal-driven ones: aborting a timers/promises sleep builds
- * an AbortError with its stack trace, and with two per request that was about 10 % of the API's CPU
- * under load (tokenize's profile; bench/changes.md).
+ * an AbortError with its stack trace, and a wait would abort two per request, on the API's busiest
+ * path.
  */
 class WaitEnd {
   stopped = false;

@@ -1,3 +1,6 @@
+// The ledger routes: the import, and the listing. The listing is a query, not a job: the API reads
+// the ledger directly through the one ledger module the export uses too.
+
 import type { Queue } from 'bullmq';
 import { Router } from 'express';
 import type { TPgPool } from '@folio-vault/shared/connections';
@@ -13,10 +16,6 @@ import { SCOPES } from '../auth/principal.js';
 import { defineRoute, mountRoutes, type TRouteDeps } from '../http/route.js';
 import type { VaultClient } from '../vault/vault-client.js';
 
-/**
- * The listing is a query, not a job: the API reads the ledger directly through the one ledger
- * module the export uses too.
- */
 const IMPORT_BODY_LIMIT = '64mb'; // ≥ 10,000 transactions per request with room to spare
 const LISTING_BODY_LIMIT = '64kb';
 const TAGS: ['Ledger'] = ['Ledger'];

@@ -1,3 +1,5 @@
+// The night-audit routes: start a batch export of a business date (always 202) and read its status.
+
 import { Router } from 'express';
 import type { FlowProducer } from 'bullmq';
 import type { TPgPool } from '@folio-vault/shared/connections';
@@ -9,7 +11,6 @@ import { SCOPES } from '../auth/principal.js';
 import { HEADERS } from '../http/openapi-errors.js';
 import { defineRoute, mountRoutes, type TRouteDeps } from '../http/route.js';
 
-/** Start a night-audit batch export (always 202) and read its status. */
 const TAGS: ['Night audit'] = ['Night audit'];
 
 export interface TNightAuditDeps extends TRouteDeps {

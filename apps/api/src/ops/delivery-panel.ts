@@ -1,3 +1,15 @@
+// The delivery panel of the operator's view (`GET /admin/queues/delivery`, behind the dashboard's
+// admin check and cookie; linked from the dashboard's header): how webhooks and the retention sweep
+// are doing, over every property —
+//   - webhook deliveries by event type: how many are pending, succeeded and failed, and their
+//     attempts summed; all of them and those recorded in the last 24 hours;
+//   - what retention has expired: exports and night-audit batches, all and those due in the last 24 hours.
+// The figures are read from PostgreSQL, which the API and every worker share. The Prometheus
+// counters (webhook_deliveries_total, webhook_delivery_attempts_total, retention_sweep_deleted_total)
+// are incremented in the worker process that sends or sweeps, so the API's own registry holds none
+// of them when the workers run apart; they stay on each process's /metrics for alerting. Every
+// event type is listed, 0 when it has no delivery. HTML for a browser, JSON for `Accept: application/json`.
+
 import { Router, type Request, type Response } from 'express';
 import type { TPgPool } from '@folio-vault/shared/connections';
 import { ExportStore, type TExpiredCounts } from '@folio-vault/shared/exports/export-store';
@@ -5,19 +17,7 @@ import { expiredBatchCounts } from '@folio-vault/shared/night-audit/batches';
 import { WEBHOOK_EVENTS } from '@folio-vault/shared/webhooks/schemas';
 import { deliveryTallies, type TDeliveryCounts, type TDeliveryTally } from '@folio-vault/shared/webhooks/store';
 
-/**
- * The delivery panel of the operator's view (`GET /admin/queues/delivery`, behind the dashboard's
- * admin check and cookie; linked from the dashboard's header): how webhooks and the retention sweep
- * are doing, over every property —
- *   - webhook deliveries by event type: how many are pending, succeeded and failed, and their
- *     attempts summed; all of them and those recorded in the last 24 hours;
- *   - what retention has expired: exports and night-audit batches, all and those due in the last 24 hours.
- * The figures are read from PostgreSQL, which the API and every worker share. The Prometheus
- * counters (webhook_deliveries_total, webhook_delivery_attempts_total, retention_sweep_deleted_total)
- * are incremented in the worker process that sends or sweeps, so the API's own registry holds none
- * of them when the workers run apart; they stay on each process's /metrics for alerting. Every
- * event type is listed, 0 when it has no delivery. HTML for a browser, JSON for `Accept: application/json`.
- */
+/** The panel's path inside the dashboard's (admin.ts DASHBOARD_PATH). */
 export const DELIVERY_PANEL_PATH = '/delivery';
 
 export interface TDeliveryPanel {
@@ -39,7 +39,8 @@ export async function readDeliveryPanel(pool: TPgPool): Promise<TDeliveryPanel> 
     new ExportStore(pool).expiredCounts(),
     expiredBatchCounts(pool),
   ]);
-  // Every known event type in its documented order, then any other the table holds (none today).
+  // Every known event type in its documented order, then any other type the table holds (its column
+  // has no CHECK), so the totals count every row.
   const known = new Set<string>(WEBHOOK_EVENTS);
   const events = [
     ...WEBHOOK_EVENTS.map((event) => tallies.find((tally) => tally.event === event) ?? { event, all: NO_DELIVERIES, last24h: NO_DELIVERIES }),

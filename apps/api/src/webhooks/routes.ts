@@ -1,3 +1,6 @@
+// Webhook endpoints of a property and their deliveries (docs/export.md#webhooks, docs/api.md).
+// Creating answers the signing secret, once; no other answer carries it.
+
 import { Router } from 'express';
 import { ZPropertyHeaders } from '@folio-vault/shared/schemas/common';
 import {
@@ -8,10 +11,6 @@ import { SCOPES } from '../auth/principal.js';
 import { defineRoute, mountRoutes, type TRouteDeps } from '../http/route.js';
 import type { WebhookService } from './webhook-service.js';
 
-/**
- * Webhook endpoints of a property and their deliveries (docs/export.md#webhooks, docs/api.md).
- * Creating answers the signing secret, once; no other answer carries it.
- */
 const TAGS: ['Webhooks'] = ['Webhooks'];
 
 export interface TWebhookDeps extends TRouteDeps {

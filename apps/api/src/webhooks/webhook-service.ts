@@ -1,3 +1,7 @@
+// The API's side of webhooks (docs/export.md#webhooks): endpoints of the caller's property, their
+// delivery log, and a manual retry. An endpoint of another property, or a deleted one, is not
+// found, in the same words as an unknown id.
+
 import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { TPgPool } from '@folio-vault/shared/connections';
@@ -10,11 +14,6 @@ import { generateSecret, sealSecret } from '@folio-vault/shared/webhooks/secrets
 import { deleteEndpoint, findEndpoint, insertEndpoint, listDeliveries, listEndpoints, requeueDelivery } from '@folio-vault/shared/webhooks/store';
 import { deliveryJobOptions, webhookDeliveryJob } from '@folio-vault/shared/webhooks/webhook-jobs';
 
-/**
- * The API's side of webhooks (docs/export.md#webhooks): endpoints of the caller's property, their
- * delivery log, and a manual retry. An endpoint of another property, or a deleted one, is not
- * found, in the same words as an unknown id.
- */
 export interface TWebhookServiceOptions {
   pool: TPgPool;
   queue: Queue;
