@@ -1,3 +1,8 @@
+// A worker process's own small HTTP server (WORKER_HEALTH_PORT): `GET /healthz` (the process
+// answers), `GET /readyz` (200 when its Redis and PostgreSQL answer and its BullMQ workers run; 503
+// naming what does not) and `GET /metrics` (this process's registry: jobs and renders). When
+// METRICS_TOKEN is set, /metrics wants it as `Authorization: Bearer`. No other routes, no body read.
+
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { TConfig } from '@folio-vault/shared/config';
@@ -10,12 +15,6 @@ import { requestIdOf } from '@folio-vault/shared/request-id';
 
 export type { TReadinessCheck };
 
-/**
- * A worker process's own small HTTP server (WORKER_HEALTH_PORT): `GET /healthz` (the process
- * answers), `GET /readyz` (200 when its Redis and PostgreSQL answer and its BullMQ workers run; 503
- * naming what does not) and `GET /metrics` (this process's registry: jobs and renders). When
- * METRICS_TOKEN is set, /metrics wants it as `Authorization: Bearer`. No other routes, no body read.
- */
 export interface THealthServerOptions {
   host: string;
   /** 0: a free port the system picks. */

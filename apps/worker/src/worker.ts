@@ -35,9 +35,9 @@ export interface TStartWorkerOptions {
   webhookInternals?: TWebhookInternals;
   /**
    * Tests only: false starts no render process until the first render needs one, and draws no
-   * warm-up document. Most test worlds never export, and a warm pool costs a test file about ten
-   * seconds of CPU (two processes loading React-PDF and drawing 400 rows twice). A real worker
-   * always warms (test/render-warm-start.test.ts checks it on one started as in production).
+   * warm-up document. Most test worlds never export, and a warm pool would cost each of them its
+   * render processes loading React-PDF and drawing the warm-up document. A real worker always warms
+   * (test/render-warm-start.test.ts checks it on one started as in production).
    */
   warmRenderProcesses?: boolean;
 }

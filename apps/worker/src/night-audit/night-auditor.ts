@@ -1,3 +1,8 @@
+// The worker's side of night audits: a chunk of sources' exports (a flow child), the manifest (the
+// flow's parent, once every child has finished or failed for good), and the scheduled start. Every
+// step is safe to run twice: items are keyed by (batch, source), only the current run may write
+// them, and a chunk run again skips the sources it completed.
+
 import type { FlowProducer } from 'bullmq';
 import type { z } from 'zod';
 import type { TPgPool } from '@folio-vault/shared/connections';
@@ -15,12 +20,6 @@ import { buildFolioDocument, loadProperty } from '../exports/build-document.js';
 import type { FolioExporter } from '../exports/folio-exporter.js';
 import type { WebhookOutbox } from '../webhooks/outbox.js';
 
-/**
- * The worker's side of night audits: a chunk of sources' exports (a flow child), the manifest (the
- * flow's parent, once every child has finished or failed for good), and the scheduled start. Every
- * step is safe to run twice: items are keyed by (batch, source), only the current run may write
- * them, and a chunk run again skips the sources it completed.
- */
 type TSourcePayload = z.output<(typeof nightAuditSourceJob)['payload']>;
 
 /**

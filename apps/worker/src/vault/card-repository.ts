@@ -1,3 +1,7 @@
+// SQL for the cards and held_cvvs tables (tokenize's idempotency_keys: idempotency-keys.ts;
+// forwards' attempts: forward/forward-attempts.ts). Test and live tokens are in separate schemas;
+// VAULT_SCHEMA picks one from the mode, never from a string that came from outside.
+
 import type { PoolClient } from 'pg';
 import type { TPgPool } from '@folio-vault/shared/connections';
 import { inTransaction } from '@folio-vault/shared/db/transaction';
@@ -12,10 +16,6 @@ import { VAULT_SCHEMA } from './idempotency-keys.js';
 const SHRED = `wrapped_dek = NULL, kek_id = NULL, pan_ct = NULL, cardholder_name_ct = NULL, billing_details_ct = NULL,
                fingerprint = NULL, deleted_at = COALESCE(deleted_at, now())`;
 
-/**
- * SQL for the cards and held_cvvs tables (tokenize's idempotency_keys: idempotency-keys.ts; forwards' attempts: forward/forward-attempts.ts).
- * Test and live tokens are in separate schemas; VAULT_SCHEMA picks one from the mode, never from a string that came from outside.
- */
 const SCHEMA = VAULT_SCHEMA;
 
 export interface TCardRow {

@@ -1,20 +1,20 @@
+// KEK rotation (`npm run keys:rotate`): every record's data key is unwrapped with the KEK its
+// `kek_id` names and wrapped again under the mode's active KEK; ciphertexts are not touched.
+// Batches of records are locked, re-wrapped and committed one at a time, so the service keeps
+// running: a tokenize never waits for more than one batch, and a delete that races a batch either
+// shreds first (the record is skipped) or waits and shreds the re-wrapped key.
+//
+// A worker that still has the old KEK first in its keyring keeps wrapping new records with it while
+// the rotation runs; those records turn up after the pass and get further passes. What is left
+// after the last pass is reported, so the old key is retired only when the count says so.
+
 import { openField, unwrapDataKey, wrapDataKey } from '@folio-vault/shared/vault/crypto/envelope';
 import type { TKeyring } from '@folio-vault/shared/vault/crypto/keyring';
 import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
 import type { CardRepository } from './card-repository.js';
 import { recordAad } from './card-vault.js';
 
-/**
- * KEK rotation (`npm run keys:rotate`): every record's data key is unwrapped with the KEK its
- * `kek_id` names and wrapped again under the mode's active KEK; ciphertexts are not touched.
- * Batches of records are locked, re-wrapped and committed one at a time, so the service keeps
- * running: a tokenize never waits for more than one batch, and a delete that races a batch either
- * shreds first (the record is skipped) or waits and shreds the re-wrapped key.
- *
- * A worker that still has the old KEK first in its keyring keeps wrapping new records with it while
- * the rotation runs; those records turn up after the pass and get further passes. What is left
- * after the last pass is reported, so the old key is retired only when the count says so.
- */
+/** What a rotation of one mode re-wrapped, and what it left under other KEKs. */
 export interface TRotationReport {
   mode: TTokenizationMode;
   activeId: string;

@@ -1,3 +1,12 @@
+// Handlers of the `webhooks` queue (docs/export.md#webhooks). One attempt per job run, signed with
+// standardwebhooks under the endpoint's secret; webhook-id is the event id, the same on every
+// attempt. An export.completed body gets a download link signed at each attempt, so a retry a day
+// later still carries one that works (the stored body has none). A secret that does not open fails
+// the delivery at once: no attempt could ever be signed. A non-2xx answer or no answer is recorded
+// and thrown, so BullMQ runs the job again after the schedule's delay (the `webhook` backoff,
+// webhook-worker.ts); the last attempt marks the delivery failed instead. The sweep re-enqueues
+// pending deliveries that lost their job.
+
 import type { Job, Queue } from 'bullmq';
 import { Webhook } from 'standardwebhooks';
 import type { TPgPool } from '@folio-vault/shared/connections';
@@ -14,15 +23,6 @@ import { deliveryJobOptions, scheduleDelayMs, webhookDeliveryJob } from '@folio-
 import type { THandlers } from '../jobs/processor-base.js';
 import { sendWebhook } from './http-client.js';
 
-/**
- * Handlers of the `webhooks` queue (docs/export.md#webhooks). One attempt per job run, signed with
- * standardwebhooks under the endpoint's secret; webhook-id is the event id, the same on every
- * attempt. An export.completed body gets a download link signed at each attempt, so a retry a day
- * later still carries one that works (the stored body has none). A secret that does not open fails
- * the delivery at once: no attempt could ever be signed. A non-2xx answer or no answer is recorded and thrown, so BullMQ runs the job again after
- * the schedule's delay (the `webhook` backoff, webhook-worker.ts); the last attempt marks the
- * delivery failed instead. The sweep re-enqueues pending deliveries that lost their job.
- */
 export interface TWebhookDeliveryDeps {
   pool: TPgPool;
   queue: Queue;

@@ -1,15 +1,14 @@
+// Sends one webhook attempt (docs/export.md#webhooks): a POST with a deadline, no redirect followed
+// (a 3xx is a failed attempt like any non-2xx), and the connection made to the address that
+// passed the address rules. The socket's `lookup` is ours: it resolves, refuses a private,
+// loopback or link-local answer (unless allowed), and hands the socket that very address, so the
+// name cannot resolve to something else between the check and the connect.
+
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { hostOf, resolveChecked, systemResolver, type TResolver } from '@folio-vault/shared/webhooks/address-guard';
 
-/**
- * Sends one webhook attempt (docs/export.md#webhooks): a POST with a deadline, no redirect followed
- * (a 3xx is a failed attempt like any non-2xx), and the connection made to the address that
- * passed the address rules. The socket's `lookup` is ours: it resolves, refuses a private,
- * loopback or link-local answer (unless allowed), and hands the socket that very address, so the
- * name cannot resolve to something else between the check and the connect.
- */
 export interface TSendOptions {
   timeoutMs: number;
   allowPrivate: boolean;

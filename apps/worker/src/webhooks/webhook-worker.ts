@@ -1,3 +1,7 @@
+// The worker's webhook part (docs/export.md#webhooks): the `webhooks` queue's worker with the
+// `webhook` backoff (WEBHOOK_RETRY_SCHEDULE), the outbox the exporter and the night auditor
+// announce through, and the sweep's job scheduler.
+
 import { Queue, Worker } from 'bullmq';
 import type { TWorkerConfig } from '@folio-vault/shared/config';
 import type { TPgPool, TRedisClient } from '@folio-vault/shared/connections';
@@ -12,11 +16,7 @@ import { createProcessor } from '../jobs/processor-base.js';
 import { webhookHandlers } from './delivery-processor.js';
 import { WebhookOutbox } from './outbox.js';
 
-/**
- * The worker's webhook part (docs/export.md#webhooks): the `webhooks` queue's worker with the
- * `webhook` backoff (WEBHOOK_RETRY_SCHEDULE), the outbox the exporter and the night auditor
- * announce through, and the sweep's job scheduler.
- */
+/** What tests may change of the webhook part; a worker in service leaves it empty. */
 export interface TWebhookInternals {
   /** For tests only: the per-attempt time-out (10 s in service). */
   attemptTimeoutMs?: number;

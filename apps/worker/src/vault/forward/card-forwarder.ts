@@ -1,3 +1,11 @@
+// The worker's side of a forward (docs/vault.md#forward-to-a-payment-gateway): at most one call
+// toward the gateway per Idempotency-Key. One transaction, under the key's lock and the record's
+// row lock, answers an earlier attempt of the key (its recorded answer, or outcome_unknown), or
+// records this attempt `started` and takes the held CVV out when the template asks for it; it
+// commits before the call. Then the card is opened, the template filled, the destination called,
+// the answer masked and recorded. A re-run that finds `started` without an answer (its worker died
+// mid-call) answers outcome_unknown and never calls again.
+
 import type { z } from 'zod';
 import type { TMetrics } from '@folio-vault/shared/metrics';
 import { destinationRefusal, type TResolvedDestination } from '@folio-vault/shared/vault/forward/destinations';
@@ -9,14 +17,6 @@ import type { CardVault, TOpenedCard } from '../card-vault.js';
 import type { TCardRow, TSealedRecordRow } from '../card-repository.js';
 import { GatewayError, NotSentError, type GatewayClients } from './gateway-client.js';
 import type { ForwardAttempts, TRecordedForward } from './forward-attempts.js';
-
-// The worker's side of a forward (docs/vault.md#forward-to-a-payment-gateway): at most one call
-// toward the gateway per Idempotency-Key. One transaction, under the key's lock and the record's
-// row lock, answers an earlier attempt of the key (its recorded answer, or outcome_unknown), or
-// records this attempt `started` and takes the held CVV out when the template asks for it; it
-// commits before the call. Then the card is opened, the template filled, the destination called,
-// the answer masked and recorded. A re-run that finds `started` without an answer (its worker died
-// mid-call) answers outcome_unknown and never calls again.
 
 type TForwardPayload = z.output<typeof ZForwardCardPayload>;
 type TRecord = TSealedRecordRow & TCardRow;

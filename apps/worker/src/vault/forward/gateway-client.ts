@@ -1,21 +1,19 @@
+// The forward proxy's outbound HTTP: one undici Pool per configured destination, bound to that
+// destination's origin. The safety rules (docs/vault.md#safety), and where each one is kept:
+// - Only the configured host: a Pool connects to the origin it was built with and nowhere else,
+//   whatever the request path says (a path that is not origin-form is refused before sending).
+//   undici reads no HTTP(S)_PROXY from the environment (only its EnvHttpProxyAgent does, and it is
+//   not used here), and these pools do not go through the global dispatcher.
+// - No redirects: undici's `request` never follows one (that takes a redirect interceptor, not
+//   used here); a 3xx answer is refused as a failure and its body dropped.
+// - TLS: the destination's `ca` replaces the default roots, `rejectUnauthorized` is always true,
+//   and the destination's client certificate is presented when it has one.
+// - One deadline for the whole exchange (sending to the last body byte), and a 1 MiB answer cap
+//   counted while the body streams in.
+// Nothing is logged here (the caller logs), and no error message holds the request's body or headers.
+
 import { Pool, type Dispatcher } from 'undici';
 import type { TResolvedDestination } from '@folio-vault/shared/vault/forward/destinations';
-
-/**
- * The forward proxy's outbound HTTP: one undici Pool per configured destination, bound to that
- * destination's origin. Safety rules of the contract, and where each one is kept:
- * - Only the configured host: a Pool connects to the origin it was built with and nowhere else,
- *   whatever the request path says (a path that is not origin-form is refused before sending).
- *   undici reads no HTTP(S)_PROXY from the environment (only its EnvHttpProxyAgent does, and it is
- *   not used here), and these pools do not go through the global dispatcher.
- * - No redirects: undici's `request` never follows one (that takes a redirect interceptor, not
- *   used here); a 3xx answer is refused as a failure and its body dropped.
- * - TLS: the destination's `ca` replaces the default roots, `rejectUnauthorized` is always true,
- *   and the destination's client certificate is presented when it has one.
- * - One deadline for the whole exchange (sending to the last body byte), and a 1 MiB answer cap
- *   counted while the body streams in.
- * Nothing is logged here (the caller logs), and no error message holds the request's body or headers.
- */
 
 export interface TGatewayRequest {
   method: string;
@@ -180,7 +178,6 @@ function buildPool(destination: TResolvedDestination): Pool {
   });
 }
 
-/** One undici Pool per destination, bound to its origin (it cannot talk to another host), with its CA and client certificate; built once at worker start. */
 /** A request refused before anything was sent (unknown destination, a path or header undici will not send). */
 export class NotSentError extends Error {
   constructor(message: string) {
@@ -189,6 +186,7 @@ export class NotSentError extends Error {
   }
 }
 
+/** One undici Pool per destination, bound to its origin (it cannot talk to another host), with its CA and client certificate; built once at worker start. */
 export class GatewayClients {
   private readonly destinations = new Map<string, { destination: TResolvedDestination; pool: Pool }>();
 
