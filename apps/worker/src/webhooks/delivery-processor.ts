@@ -55,18 +55,15 @@ export const SECRET_UNOPENABLE = 'the endpoint secret cannot be opened';
 
 /**
  * The body of this attempt. export.completed gets a fresh download link, valid EXPORT_LINK_TTL_SECONDS
- * from now, while its export is completed; once retention expired it, the body goes without one
- * (and without a stale link a body recorded before links were signed per attempt may hold).
+ * from now, while its export is completed; once retention expired it, the body goes without one.
+ * The stored body never holds a link (exportCompletedEvent).
  */
 async function bodyOf(deps: TWebhookDeliveryDeps, delivery: TDeliveryToSend): Promise<string> {
   if (delivery.type !== 'export.completed') return JSON.stringify(delivery.payload);
-  const stored = delivery.payload as { data: { exportId: string; downloadUrl?: string; downloadUrlExpiresAt?: string } };
-  const data = { ...stored.data };
-  delete data.downloadUrl;
-  delete data.downloadUrlExpiresAt;
-  const file = await liveExportFile(deps.pool, data.exportId);
-  const link = file ? await downloadLink(deps.storage, deps.link, { exportId: data.exportId, ...file }) : {};
-  return JSON.stringify({ ...stored, data: { ...data, ...link } });
+  const stored = delivery.payload as { data: { exportId: string } };
+  const file = await liveExportFile(deps.pool, stored.data.exportId);
+  const link = file ? await downloadLink(deps.storage, deps.link, { exportId: stored.data.exportId, ...file }) : {};
+  return JSON.stringify({ ...stored, data: { ...stored.data, ...link } });
 }
 
 async function attempt(deps: TWebhookDeliveryDeps, delivery: TDeliveryToSend, webhook: Webhook) {

@@ -15,8 +15,6 @@ export interface TWebhookEventData {
   size?: number;
   pages?: number;
   sha256?: string;
-  downloadUrl?: string;
-  downloadUrlExpiresAt?: string;
   manifestKey?: string;
   total?: number;
   completed?: number;
