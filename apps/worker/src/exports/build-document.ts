@@ -1,3 +1,7 @@
+// The ledger side of an export: the rows the request selects (the listing's filter module, with
+// dateFrom/dateTo as whole local days in the property's time zone), grouped per folio, compacted
+// and split as asked, totalled exactly. The result is everything the PDF and XLSX writers need.
+
 import type { TPgPool } from '@folio-vault/shared/connections';
 import type { TDocumentFolio, TDocumentStay, TFolioDocument } from '@folio-vault/shared/exports/folio-document';
 import { translator } from '@folio-vault/shared/i18n/catalog';
@@ -11,11 +15,7 @@ import { findPropertyProfile, type TPropertyProfile } from '@folio-vault/shared/
 import type { TFolioExportRequest } from '@folio-vault/shared/exports/schemas';
 import { buildFolioSections, compactRevenue, documentTotals, sumTotals, type TLedgerRow } from './folio-math.js';
 
-/**
- * The ledger side of an export: the rows the request selects (the listing's filter module, with
- * dateFrom/dateTo as whole local days in the property's time zone), grouped per folio, compacted
- * and split as asked, totalled exactly. The result is everything the PDF and XLSX writers need.
- */
+/** The property a document is headed with. */
 export async function loadProperty(pool: TPgPool, propertyId: string): Promise<TPropertyProfile> {
   const row = await findPropertyProfile(pool, propertyId);
   // The ledger may hold a source before its property was imported: the export still renders.

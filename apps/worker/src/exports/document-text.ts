@@ -1,13 +1,13 @@
+// Texts both writers show the same way: the source ("Reservation RES-42") and the applied filters
+// as one line ("from 22/11/2026 · posted only", "none" when nothing narrows the export; voided
+// transactions are shown by default, so includeVoided is a filter only when false).
+
 import type { TAppliedFilters, TFolioDocument } from '@folio-vault/shared/exports/folio-document';
 import type { TTranslate } from '@folio-vault/shared/i18n/catalog';
 import type { TFormatters } from '@folio-vault/shared/i18n/format';
 import { SOURCE_KINDS } from '@folio-vault/shared/ledger/enums';
 
-/**
- * Texts both writers show the same way: the source ("Reservation RES-42") and the applied filters
- * as one line ("from 22/11/2026 · posted only", "none" when nothing narrows the export; voided
- * transactions are shown by default, so includeVoided is a filter only when false).
- */
+/** "Reservation RES-42": the source's kind in the document's language, its identifier and name (else its id). */
 export function sourceText(source: TFolioDocument['source'], t: TTranslate): string {
   const kind = (SOURCE_KINDS as readonly string[]).includes(source.kind) ? t(`source.${source.kind as (typeof SOURCE_KINDS)[number]}`) : source.kind;
   const names = [source.identifier, source.name].filter((part): part is string => !!part?.trim());

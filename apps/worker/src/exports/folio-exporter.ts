@@ -57,8 +57,8 @@ export class FolioExporter {
     const extension = request.format === 'XLSX' ? 'xlsx' : 'pdf';
     const now = new Date();
     const document = await buildFolioDocument(this.pool, payload.propertyId, payload.language, request, now);
-    // A small document renders in tens of milliseconds: its progress would be stale before anyone
-    // read it, and reporting it costs two writes each time (the export row, the job).
+    // A small document renders before anyone could read its progress, and reporting it costs two
+    // writes each time (the export row, the job).
     const reported = rowsOf(document) >= PROGRESS_FROM_ROWS;
     if (reported) await this.reportProgress(job, payload.exportId, 20);
 

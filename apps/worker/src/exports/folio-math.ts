@@ -1,19 +1,18 @@
+// The arithmetic of a folio export (docs/export.md): revenue compaction, the debit/credit split,
+// totals. Pure functions on exact decimals (big.js, never binary floats).
+//
+// Canonical form of a computed amount: big.js `toFixed()` without arguments — plain notation, no
+// exponent, no trailing zeros, never "-0" ("0.10" + "0.20" → "0.3"; "100.00" + "0" → "100";
+// "12.00" − "12.00" → "0"), the same form as the listing's totals (`totalsOf`). Rows that are not
+// computed keep their amount string exactly as stored ("12.00" stays "12.00"); currency scale is
+// applied only when the amount is displayed.
+
 import Big from 'big.js';
 import type { TDocumentCard, TDocumentRow, TDocumentSection, TDocumentTotals, TForeignAmount } from '@folio-vault/shared/exports/folio-document';
 import { isCredit } from '@folio-vault/shared/ledger/money';
 import type { TCodeGroup } from '@folio-vault/shared/ledger/enums';
 
-/**
- * The arithmetic of a folio export (docs/export.md): revenue compaction, the debit/credit split,
- * totals. Pure functions on exact decimals (big.js, never binary floats).
- *
- * Canonical form of a computed amount: big.js `toFixed()` without arguments — plain notation, no
- * exponent, no trailing zeros, never "-0" ("0.10" + "0.20" → "0.3"; "100.00" + "0" → "100";
- * "12.00" − "12.00" → "0"), the same form as the listing's totals (`totalsOf`). Rows that are not
- * computed keep their amount string exactly as stored ("12.00" stays "12.00"); currency scale is
- * applied only when the amount is displayed.
- */
-
+/** A transaction as the export's arithmetic reads it: its ledger form (build-document.ts). */
 export interface TLedgerRow {
   id: string;
   folioId: string;

@@ -1,3 +1,8 @@
+// The render process (forked by render-pool.ts): does one piece of rendering at a time off the
+// worker's event loop, so a long render never blocks BullMQ's lock renewal, and its memory goes
+// when the pool recycles it. A PDF arrives as chunks of pages (rendered by any of the pool's
+// processes, in parallel) and one merge of the chunks' files.
+
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,12 +14,7 @@ import { chunkPlan, documentTitle, planFolioPdf, type TDocumentHead, type TPdfCh
 import { writeFolioXlsx } from './xlsx/folio-xlsx.js';
 import { RSS_LIMIT_FLAG, WARM_UP_FLAG, warmUpDocument } from './render-warm-up.js';
 
-/**
- * The render process (forked by render-pool.ts): does one piece of rendering at a time off the
- * worker's event loop, so a long render never blocks BullMQ's lock renewal, and its memory goes
- * when the pool recycles it. A PDF arrives as chunks of pages (rendered by any of the pool's
- * processes, in parallel) and one merge of the chunks' files.
- */
+/** One piece of rendering: a chunk of a PDF's pages, the merge of a PDF's chunks, or a whole XLSX. */
 export type TRenderWork =
   | { kind: 'pdf-chunk'; chunk: TPdfChunk; outputPath: string }
   | { kind: 'pdf-merge'; head: TDocumentHead; parts: string[]; outputPath: string }
@@ -52,11 +52,9 @@ async function perform(work: TRenderWork): Promise<TRenderedFile | undefined> {
 /**
  * Three passes, each setting texts none before it set (warmUpDocument(pass)). V8 compiles the
  * table and shaping code to its fastest form only once it has seen it run for a while, and shaping
- * runs only for texts the process has not shaped yet. Passes that repeated one document's texts
- * shaped nothing after the first, so the first real 1,000-row export still compiled fontkit's
- * lookups while it rendered: its render took 1.7–2.3× a warm one's through the pool
- * (bench/export-small.ts), and in one process its first chunk 128–157 ms of CPU against 75–85 ms for
- * later ones. With new texts in every pass and three passes: 1.4–1.55× through the pool.
+ * runs only for texts the process has not shaped yet: passes that repeated one document's texts
+ * would shape nothing after the first, and the first real export would still be compiling fontkit's
+ * lookups while it rendered (bench/export-small.ts measures the first export against a warm one).
  */
 const WARM_UP_PASSES = 3;
 
@@ -99,11 +97,10 @@ let collected = false;
 
 /**
  * After a piece's reply: past the RSS limit, one full garbage collection now, while the pool hands
- * the next piece out. V8 lets the heap grow to a few times what it holds before a major collection
- * (measured: 69–90 MB live while the heap grew from 99 to 215 MB and RSS to 325 MB), so RSS alone
- * would replace a process that holds nothing more. The next reply says `collected`, and only an
- * RSS still past the limit then replaces the process. V8 hands the freed pages back to the system
- * from a background thread within milliseconds, before the next piece's RSS is read.
+ * the next piece out. V8 lets the heap grow to a few times what it holds before a major collection,
+ * so RSS alone would replace a process that holds nothing more. The next reply says `collected`,
+ * and only an RSS still past the limit then replaces the process. V8 hands the freed pages back to
+ * the system from a background thread, before the next piece's RSS is read.
  */
 function settleMemory(rss: number): void {
   collected = false;

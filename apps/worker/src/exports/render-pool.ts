@@ -1,3 +1,15 @@
+// A small pool of render processes (docs/export.md#flow: render off the event loop; React-PDF
+// memory grows in long-lived processes, so recycle). A PDF is planned here (paginate: cheap, pure),
+// cut into chunks of `pagesPerChunk` pages that the processes render in parallel, and joined by one
+// of them: a large folio uses every process and no process ever holds more than a chunk's pages.
+// Each process does one piece at a time; pieces of concurrent documents are handed out in turn, so
+// a small export is not queued behind all the chunks of a large one. A process is replaced after
+// `maxRenders` pieces, after a failed piece, or once it holds more than `maxRssBytes` even after a
+// full garbage collection (render-child.ts, settleMemory). With `metrics`, every document counts
+// its render time (export_render_seconds, from planning to the joined file, waits included) and
+// rows (export_rows_rendered_total) by format, and every replacement its reason
+// (export_render_process_replacements_total). Every export and night-audit file passes here.
+
 import { fork, type ChildProcess } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -8,19 +20,6 @@ import { chunkPlan, planFolioPdf } from './pdf/plan.js';
 import type { TReadyMessage, TRenderReply, TRenderRequest, TRenderWork } from './render-child.js';
 import { RSS_LIMIT_FLAG, WARM_UP_FLAG, warmUpDocument } from './render-warm-up.js';
 
-/**
- * A small pool of render processes (docs/export.md#flow: render off the event loop; React-PDF memory grows
- * in long-lived processes, so recycle). A PDF is planned here (paginate: cheap, pure), cut into
- * chunks of `pagesPerChunk` pages that the processes render in parallel, and joined by one of them:
- * a 50,000-row folio uses every process and no process ever holds more than a chunk's pages.
- * Each process does one piece at a time; pieces of concurrent documents are handed out in turn, so
- * a small export is not queued behind all the chunks of a large one. A process is replaced after
- * `maxRenders` pieces, after a failed piece, or once it holds more than `maxRssBytes` even after a
- * full garbage collection (render-child.ts, settleMemory). With `metrics`, every document counts
- * its render time (export_render_seconds, from planning to the joined file, waits included) and
- * rows (export_rows_rendered_total) by format, and every replacement its reason
- * (export_render_process_replacements_total). Every export and night-audit file passes here.
- */
 // Compiled (dist/, plain node) the child is JavaScript; from source (tsx, vitest) it is TypeScript.
 const FROM_SOURCE = new URL(import.meta.url).pathname.endsWith('.ts');
 const CHILD = fileURLToPath(new URL(FROM_SOURCE ? './render-child.ts' : './render-child.js', import.meta.url));
@@ -251,8 +250,8 @@ export class RenderPool {
   /**
    * Whether the process that just finished a piece is replaced, and why. Memory counts only once the
    * process has collected its garbage (`collected`): before that, RSS mostly measures V8's heap
-   * waiting for a major collection, and a replacement (a cold start, about a second of CPU) would
-   * cost far more than the collection.
+   * waiting for a major collection, and a replacement (a cold start: code loaded and compiled, fonts
+   * registered) would cost far more than the collection.
    */
   private replacementReason(slot: TSlot, outcome: { ok: boolean; rss?: number; collected?: boolean }): TReplacementReason | undefined {
     if (!outcome.ok) return 'failure';

@@ -1,20 +1,20 @@
+// The document a render process draws before it takes work (render-child.ts), and the worker
+// plans once before it takes jobs (RenderPool.warm): the first real export then finds code loaded
+// and compiled, fonts registered and shaped, instead of paying for it (docs/export.md#flow).
+// It touches the paths a folio takes: void and pending rows, a room, a card, a foreign amount,
+// notes, page breaks, a join of two chunks, and the Latin letters, digits and signs of a ledger's
+// texts. A few hundred rows, not a few: the code a long table runs is compiled to its fast form only
+// after it has run a while, and a first large export would otherwise pay for that.
+//
+// Each pass sets texts no earlier pass set (`pass`): times, amounts and numbers that differ row by
+// row, as a real folio's do. A render process remembers every text it has shaped
+// (react-pdf-internals.ts, rememberLayouts), so a pass that repeated the last one's texts would
+// shape nothing, and the shaping code (fontkit's GSUB/GPOS lookups) would reach its compiled form
+// only during the first real export, which would then pay for the compiling.
+
 import type { TDocumentRow, TFolioDocument } from '@folio-vault/shared/exports/folio-document';
 
-/**
- * The document a render process draws before it takes work (render-child.ts), and the worker
- * plans once before it takes jobs (RenderPool.warm): the first real export then finds code loaded
- * and compiled, fonts registered and shaped, instead of paying for it (docs/export.md#flow).
- * It touches the paths a folio takes: void and pending rows, a room, a card, a foreign amount,
- * notes, page breaks, a join of two chunks, and the Latin letters, digits and signs of a ledger's
- * texts. A few hundred rows, not a few: the code a long table runs is compiled to its fast form only
- * after it has run a while, and a first large export would otherwise pay for that (about 3× slower).
- *
- * Each pass sets texts no earlier pass set (`pass`): times, amounts and numbers that differ row by
- * row, as a real folio's do. A render process remembers every text it has shaped
- * (react-pdf-internals.ts, rememberLayouts), so a pass that repeated the last one's texts would
- * shape nothing, and the shaping code (fontkit's GSUB/GPOS lookups) would reach its compiled form
- * only during the first real export, which then paid for the compiling.
- */
+/** A few hundred rows: enough for the long-table code to reach its compiled form. */
 const WARM_UP_ROWS = 400;
 
 /** The argument that asks a render process to warm up before its first piece (RenderPool.warm). */

@@ -1,15 +1,13 @@
+// Texts both writers show the same way about the stay and the payments (docs/export.md): the stay
+// block's values ("20/11/2026", "3 nights", "101 · Double Deluxe", "2 adults, 1 child",
+// "Checked out"), a payment's card ("Visa •••• 1111") and a foreign tender ("-108,50 US$").
+
 import type { TDocumentCard, TDocumentStay, TForeignAmount } from '@folio-vault/shared/exports/folio-document';
 import type { TLabel, TTranslate } from '@folio-vault/shared/i18n/catalog';
 import type { TFormatters } from '@folio-vault/shared/i18n/format';
 import type { TLanguage } from '@folio-vault/shared/i18n/languages';
 import { countLabel } from '@folio-vault/shared/i18n/source-catalog';
 import { RESERVATION_STATUSES } from '@folio-vault/shared/ledger/enums';
-
-/**
- * Texts both writers show the same way about the stay and the payments (docs/export.md): the stay
- * block's values ("20/11/2026", "3 nights", "101 · Double Deluxe", "2 adults, 1 child",
- * "Checked out"), a payment's card ("Visa •••• 1111") and a foreign tender ("-108,50 US$").
- */
 
 /** Display names of the brand codes the ledger imports; any other code shows as given, capitalised. */
 const BRAND_NAMES: Readonly<Record<string, string>> = {

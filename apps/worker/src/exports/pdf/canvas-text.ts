@@ -1,9 +1,7 @@
-import type { TFontkitFont } from './react-pdf-internals.js';
+// Setting text on a React-PDF Canvas (table-canvas.tsx, painted-line.tsx): which texts the canvas
+// can set and how wide they are (the painter itself: react-pdf-internals.ts).
 
-/**
- * Setting text on a React-PDF Canvas (table-canvas.tsx, painted-line.tsx): which texts the canvas
- * can set and how wide they are (the painter itself: react-pdf-internals.ts).
- */
+import type { TFontkitFont } from './react-pdf-internals.js';
 
 /** Right-to-left scripts (Hebrew, Arabic, Syriac, Thaana, NKo…, their presentation forms). */
 const RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]|[\u{10800}-\u{10fff}\u{1e800}-\u{1efff}]/u;

@@ -107,7 +107,7 @@ export async function renderPdfChunk(chunk: TPdfChunk, outputPath: string): Prom
 /**
  * Opens (creates or truncates) a file to write, making its folder only when it is missing: the
  * folder of a render's temp file almost always exists, and a recursive mkdir before every piece
- * cost a render process several system calls a document.
+ * would cost a render process several system calls a document.
  */
 async function openForWriting(path: string): Promise<FileHandle> {
   try {

@@ -1,12 +1,11 @@
+// The PDF's fonts come from npm packages installed with the worker, never from the network at
+// render time: the families of font-stack.ts, registered with React-PDF, which loads a font file
+// once per process, on first use.
+
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Font } from '@react-pdf/renderer';
 
-/**
- * The PDF's fonts come from npm packages installed with the worker, never from the network at
- * render time: the families of font-stack.ts, registered with React-PDF, which loads a font file
- * once per process, on first use.
- */
 const require = createRequire(import.meta.url);
 
 /** The @embedpdf font packages export only their JS entry; the font files sit in ../fonts beside it. */
@@ -26,7 +25,7 @@ export function registerFonts(): void {
       { src: join(notoSans, '700Bold', 'NotoSans_700Bold.ttf'), fontWeight: 700 },
     ],
   });
-  // Regular only: an 8 MB font file per weight; bold CJK text is set in the regular weight.
+  // Regular only: a CJK face is a large file per weight; bold CJK text is set in the regular weight.
   Font.register({ family: 'NotoSansSC', src: embedPdfFont('@embedpdf/fonts-sc', 'NotoSansHans-Regular.otf') });
   Font.register({
     family: 'NotoNaskhArabic',

@@ -1,9 +1,7 @@
-/**
- * Page geometry of the folio PDF and the one-line text fitting every cell goes through. Pure: the
- * paginator, the styles and the tests read the same numbers, so "a page never overflows" is a sum
- * of constants, not something React-PDF's layout decides (its automatic wrapping is quadratic,
- * docs/export.md#what-the-pdf-shows).
- */
+// Page geometry of the folio PDF and the one-line text fitting every cell goes through. Pure: the
+// paginator, the styles and the tests read the same numbers, so "a page never overflows" is a sum
+// of constants, not something React-PDF's layout decides (its automatic wrapping is quadratic,
+// docs/export.md#what-the-pdf-shows).
 
 /** A4 in PostScript points. */
 export const PAGE_WIDTH = 595.28;
@@ -93,7 +91,7 @@ function isWide(cp: number): boolean {
   );
 }
 
-/** Bold Noto Sans is about 5 % wider than regular. */
+/** Bold Noto Sans is wider than regular: its estimated advances are scaled up by this, rounded up. */
 const BOLD_FACTOR = 1.06;
 const ELLIPSIS = '…';
 const ELLIPSIS_EM = 0.9;

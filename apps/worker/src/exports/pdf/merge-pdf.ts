@@ -11,7 +11,7 @@ export interface TPdfInfo {
  * Joins the PDFs of consecutive page chunks into one file, pages in order, with the document's
  * title, language and dates. Page content is copied as is (no re-rendering, no recompression);
  * each chunk brings its own subset of the fonts, so a chunked file is a little larger than one
- * rendered whole (a few tens of kB per chunk).
+ * rendered whole.
  */
 export async function mergePdfs(parts: readonly string[], outputPath: string, info: TPdfInfo): Promise<void> {
   const merged = await PDFDocument.create({ updateMetadata: false });

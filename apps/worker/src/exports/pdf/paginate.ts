@@ -1,15 +1,13 @@
+// Splits a folio document into A4 pages before React-PDF sees it. Every block takes a known number
+// of slots (one slot = one plain table row; a row with a detail line takes two, rowSlots), a page
+// holds PAGE_SLOTS, and each page is rendered with wrap={false}: React-PDF never paginates, so the
+// render is linear in the number of rows (its automatic wrapping is quadratic:
+// docs/export.md#what-the-pdf-shows). Pure and deterministic.
+
 import type { TDocumentRow, TDocumentTotals, TFolioDocument } from '@folio-vault/shared/exports/folio-document';
 import { translator, type TTranslate } from '@folio-vault/shared/i18n/catalog';
 import { cardText } from '../stay-text.js';
 import { FONT_SIZE, PAGE_SLOTS, columnTextWidth, fitText } from './layout.js';
-
-/**
- * Splits a folio document into A4 pages before React-PDF sees it. Every block takes a known number
- * of slots (one slot = one plain table row; a row with a detail line takes two, rowSlots), a page
- * holds PAGE_SLOTS, and each page is rendered with
- * wrap={false}: React-PDF never paginates, so the render is linear in the number of rows
- * (its automatic wrapping is quadratic: docs/export.md#what-the-pdf-shows). Pure and deterministic.
- */
 
 export { PAGE_SLOTS };
 

@@ -1,20 +1,17 @@
+// One line of text with a Text node's style, painted on a Canvas (see table-canvas.tsx for why:
+// React-PDF's text layout is costly per node, and a page's chrome — folio heading, footer — and a
+// folio's totals would otherwise cost more than its rows). The box is the line's own: as wide as
+// `style.width` or else the text, as high as the face's ascent to descent, with the style's margins,
+// so the enclosing Views place it as they placed the Text. A text the canvas cannot set (a glyph
+// Noto Sans lacks, right-to-left) stays a Text node with the same style.
+
 import { Canvas, Text, View, type TextProps } from '@react-pdf/renderer';
 import { fitCanvasText } from './canvas-text.js';
 import { COLOURS, FONT_SIZE } from './layout.js';
 import { canvasPaint, selectNamedFace, type TPainter } from './react-pdf-internals.js';
 import { loadedTableFonts } from './table-fonts.js';
 
-/**
- * One line of text with a Text node's style, painted on a Canvas (see table-canvas.tsx for why:
- * React-PDF's text layout costs ~0.5 ms a node, and a page's chrome — folio heading, footer — and a
- * folio's totals would otherwise cost more than its rows). The box is the line's own: as wide as
- * `style.width` or else the text, as high as the face's ascent to descent, with the style's margins,
- * so the enclosing Views place it as they placed the Text. A text the canvas cannot set (a glyph
- * Noto Sans lacks, right-to-left) stays a Text node with the same style.
- *
- * `inherited` stands for what the Text would inherit from its parent Views (a canvas inherits
- * nothing): their colour, size and weight.
- */
+/** The Text style a painted line follows: its box, size, weight, colour and alignment. */
 export interface TLineStyle {
   /** Other Text style properties (maxLines…) serve the Text fallback only. */
   [property: string]: unknown;
@@ -29,6 +26,7 @@ export interface TLineStyle {
   paddingRight?: number;
 }
 
+/** What the Text would inherit from its parent Views (a canvas inherits nothing): their colour, size and weight. */
 export interface TInherited {
   fontSize?: number;
   bold?: boolean;

@@ -1,15 +1,13 @@
+// A PDF's plan — its pages, rows and font stack — and its cut into chunks of pages. Pure, and free
+// of React-PDF on purpose: the render pool plans in the worker's main process (render-pool.ts),
+// which so never loads the renderer, its fonts or its layout engine; only the render processes do
+// (folio-pdf.tsx).
+
 import type { TFolioDocument } from '@folio-vault/shared/exports/folio-document';
 import { translator, type TTranslate } from '@folio-vault/shared/i18n/catalog';
 import { sourceText } from '../document-text.js';
 import { fontFamilyOf } from './font-stack.js';
 import { paginate, type TPage } from './paginate.js';
-
-/**
- * A PDF's plan — its pages, rows and font stack — and its cut into chunks of pages. Pure, and free
- * of React-PDF on purpose: the render pool plans in the worker's main process (render-pool.ts),
- * which so never loads the renderer, its fonts or its layout engine; only the render processes do
- * (folio-pdf.tsx).
- */
 
 /**
  * What a page's blocks read of the document: everything but the folios' rows, which the pages

@@ -1,19 +1,17 @@
+// Every use the PDF makes of React-PDF, pdfkit or fontkit beyond their documented API, in one file.
+// The folio's table and its one-line texts are painted on canvases with the PDF engine's own text
+// call, in the very font objects React-PDF loaded (table-canvas.tsx, painted-line.tsx; why:
+// docs/export.md "Text on canvases"): that is what makes a large folio fast to render (the figures:
+// docs/benchmarks.md). apps/worker/package.json pins each package named here to an exact version,
+// and test/unit/react-pdf-internals.test.ts checks every internal against what is installed, so an
+// upgrade that changes one fails that test by name instead of an export in production.
+
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ComponentProps } from 'react';
 import { Font, type Canvas } from '@react-pdf/renderer';
-
-/**
- * Every use the PDF makes of React-PDF, pdfkit or fontkit beyond their documented API, in one file.
- * The folio's table and its one-line texts are painted on canvases with the PDF engine's own text
- * call, in the very font objects React-PDF loaded (table-canvas.tsx, painted-line.tsx; why:
- * docs/export.md "Text on canvases"): that is what renders a 50,000-row folio in seconds
- * (docs/benchmarks.md). apps/worker/package.json pins each package named here to an exact version,
- * and test/unit/react-pdf-internals.test.ts checks every internal against what is installed, so an
- * upgrade that changes one fails that test by name instead of an export in production.
- */
 
 /** Whose internals this file relies on. pdfkit is the copy React-PDF loads, which @react-pdf/renderer pins itself. */
 export const INTERNAL_PACKAGES = ['@react-pdf/renderer', '@react-pdf/font', '@react-pdf/render', 'pdfkit', 'fontkit'] as const;
@@ -57,9 +55,9 @@ export async function reactPdfFace(descriptor: { fontFamily: string; fontWeight:
 
 /**
  * Internal (fontkit, called by pdfkit and @react-pdf/textkit): replaces the face's layout method
- * with one that remembers results, up to `limit` distinct texts. Shaping (GSUB/GPOS lookups) was the
- * largest single cost of a render, the same words (dates, codes, labels) recur on every page, and
- * pdfkit's own cache is per document while textkit has none. Relies on: both callers reaching
+ * with one that remembers results, up to `limit` distinct texts. Shaping (GSUB/GPOS lookups) is the
+ * largest single cost of a render without it, the same words (dates, codes, labels) recur on every
+ * page, and pdfkit's own cache is per document while textkit has none. Relies on: both callers reaching
  * `font.layout` through the object; fontkit's GlyphRun computing advanceWidth from its positions in
  * a prototype getter (a copy with the same prototype measures itself); pdfkit scaling a run's
  * positions in place (EmbeddedFont.layoutRun), which is why every caller gets a copy.
@@ -93,8 +91,8 @@ const remembersOutlines = new WeakSet<object>();
 /**
  * Internal (fontkit, called by pdfkit when it embeds a subset): a TrueType glyph decodes its outline
  * (`_decode`: header, every point, or its components) each time it is asked, and the subset asks for
- * every glyph of every document, only to copy the glyph's bytes and find its components: 27 % of
- * embedding a 30-row folio's fonts in a 20-client profile. fontkit keeps one glyph object per glyph
+ * every glyph of every document, only to copy the glyph's bytes and find its components: much of
+ * what embedding a small folio's fonts costs. fontkit keeps one glyph object per glyph
  * id and face, so the decoded outline is remembered on it for the life of the render process.
  * Relies on: no caller changing the decoded outline (fontkit's subset and contour code only read
  * it; a variable font's points are transformed inside `_decode` itself, before it returns).
@@ -139,11 +137,11 @@ const startsWithoutDefaultFont = new WeakSet<object>();
 
 /**
  * Internal (pdfkit): a new PDFDocument opens pdfkit's default font, Helvetica, in its constructor
- * (initFonts), parsing Helvetica's metrics anew for every document: about 0.6 ms of CPU, garbage
- * included, of a 30-row folio's 11 ms (bench/changes.md). No folio text is ever set in that default: React-PDF
- * selects each text run's face before drawing it (@react-pdf/render), and the canvases select
- * theirs (selectFace, selectNamedFace). So documents start with no font selected; pdfkit's font
- * state is otherwise set up as before, and Helvetica is opened if something asks for it by name.
+ * (initFonts), parsing Helvetica's metrics anew for every document, a cost a small folio feels. No
+ * folio text is ever set in that default: React-PDF selects each text run's face before drawing it
+ * (@react-pdf/render), and the canvases select theirs (selectFace, selectNamedFace). So documents
+ * start with no font selected; the rest of pdfkit's font state is set up as its constructor sets
+ * it, and Helvetica is opened if something asks for it by name.
  */
 export async function startWithoutDefaultFont(): Promise<void> {
   const { prototype } = await reactPdfPdfkit();

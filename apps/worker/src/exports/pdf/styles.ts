@@ -1,3 +1,7 @@
+// All styles of the folio PDF, created once per process. Rows share these objects (no style object
+// is built per row). Every block has a fixed height of whole slots, so what paginate() counted is
+// what the page holds. Texts are one line (maxLines 1 with an ellipsis backstop behind fitText).
+
 import { StyleSheet } from '@react-pdf/renderer';
 import { FONT_FAMILY } from './font-stack.js';
 import { CELL_PADDING, COLOURS, COLUMNS, FONT_SIZE, MARGIN_BOTTOM, MARGIN_TOP, MARGIN_X, PAGE_HEIGHT, PAGE_WIDTH, SLOT_HEIGHT } from './layout.js';
@@ -14,11 +18,6 @@ import {
   TOTALS_SLOTS,
 } from './paginate.js';
 
-/**
- * All styles of the folio PDF, created once per process. Rows share these objects (no style object
- * is built per row). Every block has a fixed height of whole slots, so what paginate() counted is
- * what the page holds. Texts are one line (maxLines 1 with an ellipsis backstop behind fitText).
- */
 const slots = (n: number) => n * SLOT_HEIGHT;
 
 const { ink: INK, muted: MUTED, rule: RULE } = COLOURS;

@@ -1,3 +1,16 @@
+// The transaction table of one page — column labels and rows — as React-PDF Canvas nodes: a Canvas
+// whose paint callback sets every cell with the PDF engine's own text call (the painter React-PDF
+// hands it), in the Noto Sans faces React-PDF loaded. Why: React-PDF lays out each Text node
+// through its text engine (attributed strings, shaping without a cache, yoga measure callbacks), a
+// cost paid per cell that would make the rows most of a folio's render time (and the labels,
+// repeated on every page, most of the rest); the engine's text call shapes word by word with a
+// per-document cache. Rows are one line of fitted text (paginate.ts) at fixed positions, so nothing
+// is lost by not laying them out (docs/export.md, "Text on canvases").
+//
+// A cell the canvas cannot set faithfully — a character Noto Sans lacks (CJK, Arabic fallbacks) or
+// right-to-left text (bidi) — is left to a regular Text node placed over its cell, so it keeps
+// React-PDF's glyph fallback and bidi; such cells are rare, and cost what a Text node costs.
+
 import { Canvas, Text, View } from '@react-pdf/renderer';
 import type { TFormatters } from '@folio-vault/shared/i18n/format';
 import type { TTranslate } from '@folio-vault/shared/i18n/catalog';
@@ -9,20 +22,6 @@ import { foreignText } from '../stay-text.js';
 import { canvasTextWidth } from './canvas-text.js';
 import { canvasPaint, selectFace, type TFontkitFont, type TPainter } from './react-pdf-internals.js';
 import type { TTableFonts } from './table-fonts.js';
-
-/**
- * The transaction table of one page — column labels and rows — as React-PDF Canvas nodes: a Canvas whose paint callback sets every
- * cell with the PDF engine's own text call (the painter React-PDF hands it), in the Noto Sans faces
- * React-PDF loaded. Why: React-PDF lays out each Text node through its text engine (attributed
- * strings, shaping without a cache, yoga measure callbacks) at ~0.3 ms a cell, which made rows
- * ~95 % of a folio's render time (and the labels, repeated on every page, most of the rest); the engine's text call shapes word by word with a per-document
- * cache. Rows are one line of fitted text (paginate.ts) at fixed positions, so nothing is lost by
- * not laying them out.
- *
- * A cell the canvas cannot set faithfully — a character Noto Sans lacks (CJK, Arabic fallbacks) or
- * right-to-left text (bidi) — is left to a regular Text node placed over its cell, so it keeps
- * React-PDF's glyph fallback and bidi; such cells are rare, and cost what every cell used to.
- */
 
 interface TCell {
   column: TColumn;

@@ -1,11 +1,9 @@
+// The Noto Sans faces the transaction table paints with (table-canvas.tsx), as the very fontkit
+// objects React-PDF loaded for its own texts: pdfkit recognises them as the same font, so a
+// document embeds one subset per face whether a glyph came from a Text node or from the canvas.
+
 import { registerFonts } from './fonts.js';
 import { reactPdfFace, rememberGlyphOutlines, rememberLayouts, startWithoutDefaultFont, type TFontkitFont } from './react-pdf-internals.js';
-
-/**
- * The Noto Sans faces the transaction table paints with (table-canvas.tsx), as the very fontkit
- * objects React-PDF loaded for its own texts: pdfkit recognises them as the same font, so a
- * document embeds one subset per face whether a glyph came from a Text node or from the canvas.
- */
 
 /** Distinct texts remembered per face; past it the memory starts over (a folio's words repeat). */
 const LAYOUT_CACHE_SIZE = 20_000;

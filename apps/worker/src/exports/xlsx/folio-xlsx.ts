@@ -1,3 +1,27 @@
+// The folio export as an XLSX workbook (docs/export.md#xlsx: the same content as the PDF), written
+// with exceljs's streaming WorkbookWriter: every row is committed as soon as it is added, so memory
+// stays flat however many rows a folio has.
+//
+// One worksheet (catalog `sheet.name`):
+//   - header: property name and address, source, for a reservation whose stay was imported its
+//     stay (guest, arrival, departure, nights as a number, rooms, guests, status), recipient block
+//     (name, address, tax number under its taxLabel), the applied filters in one line, the
+//     generation time;
+//   - per folio: a heading row, the column header row, the rows (with creditDebitView a heading
+//     and a subtotal row per section), then the folio's totals (charges, payments, balance);
+//   - the totals of all folios when the document has grandTotals.
+//
+// Cells: date and time is text in the property's time zone and language (as the PDF shows it);
+// the service date is text in the language's date format; quantity and amount are numeric cells
+// (Number of the exact decimal string: exact for the ≤ 15 significant digits the ledger accepts),
+// amount with a currency number format; status is VOID / PENDING from the catalog. Column I
+// (hidden, "Date and time (UTC)") holds the UTC instant as ISO 8601 text (`toISOString()`, so
+// text order is time order): sortable and unambiguous, where an Excel date cell would carry no
+// time zone. Columns J–L: a payment's card ("Visa •••• 1111"), and what was tendered in another
+// currency — the amount as a number in that currency's format, and its ISO code. Labels of
+// label/value rows (header, subtotals, totals) sit in column A; subtotal and total figures sit in
+// the amount column.
+
 import ExcelJS from 'exceljs';
 import type {
   TDocumentFolio,
@@ -11,30 +35,6 @@ import { formatters, type TFormatters } from '@folio-vault/shared/i18n/format';
 import { currencyScale } from '@folio-vault/shared/ledger/money';
 import { filtersValue, sourceText } from '../document-text.js';
 import { cardText, stayTexts } from '../stay-text.js';
-
-/**
- * The folio export as an XLSX workbook (docs/export.md#xlsx: the same content as the PDF), written with
- * exceljs's streaming WorkbookWriter: every row is committed as soon as it is added, so memory
- * stays flat for a 20,000-row folio.
- *
- * One worksheet (catalog `sheet.name`):
- *   - header: property name and address, source, for a reservation whose stay was imported its
- *     stay (guest, arrival, departure, nights as a number, rooms, guests, status), recipient block (name, address, tax number under
- *     its taxLabel), the applied filters in one line, the generation time;
- *   - per folio: a heading row, the column header row, the rows (with creditDebitView a heading
- *     and a subtotal row per section), then the folio's totals (charges, payments, balance);
- *   - the totals of all folios when the document has grandTotals.
- *
- * Cells: date and time is text in the property's time zone and language (as the PDF shows it);
- * the service date is text in the language's date format; quantity and amount are numeric cells
- * (Number of the exact decimal string: exact for the ≤ 15 significant digits the ledger accepts),
- * amount with a currency number format; status is VOID / PENDING from the catalog. Column I
- * (hidden, "Date and time (UTC)") holds the UTC instant as ISO 8601 text (`toISOString()`, so
- * text order is time order): sortable and unambiguous, where an Excel date cell would carry no
- * time zone. Columns J–L: a payment's card ("Visa •••• 1111"), and what was tendered in another
- * currency — the amount as a number in that currency's format, and its ISO code. Labels of label/value rows (header, subtotals, totals) sit in column A; subtotal and
- * total figures sit in the amount column.
- */
 
 const COLUMNS = {
   datetime: 1,
