@@ -1,3 +1,10 @@
+// One place that finds Redis, PostgreSQL and an S3 server (README.md#test), used by the tests
+// and by `npm start`:
+//   1. URLs in the environment;
+//   2. a reachable Docker engine → testcontainers (tests only);
+//   3. local binaries (redis-server, initdb/pg_ctl, s3rver) started on this machine;
+//   4. otherwise one clear message naming what to install.
+
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,14 +15,7 @@ import { postgresAnswers, startPostgresServer } from './postgres-server.js';
 import { redisAnswers, startRedisServer, type TRunningService } from './redis-server.js';
 import { S3RVER_CREDENTIALS, startS3Server } from './s3-server.js';
 
-/**
- * One place that finds Redis, PostgreSQL and an S3 server (README.md#test), used by the tests
- * and by `npm start`:
- *   1. URLs in the environment;
- *   2. a reachable Docker engine → testcontainers (tests only);
- *   3. local binaries (redis-server, initdb/pg_ctl, s3rver) started on this machine;
- *   4. otherwise one clear message naming what to install.
- */
+/** What provisioning found: the settings to use, where each service came from, and how to stop what it started. */
 export interface TProvisioned {
   /** Settings to merge into the environment (REDIS_URL, DATABASE_URL, MINIO_*). */
   env: Record<string, string>;

@@ -1,3 +1,9 @@
+// A throw-away Redis Cluster of three masters (no replicas) from the local `redis-server` binary,
+// for the cluster test: each node on a free port in `dir`, no persistence. The slots are assigned
+// by `redis-cli --cluster create` (shipped with Debian's redis-server package) or, without
+// redis-cli, by CLUSTER ADDSLOTS / CLUSTER MEET sent by hand. Ready when every node says
+// `cluster_state:ok` and knows all three masters.
+
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -7,13 +13,7 @@ import { Redis } from 'ioredis';
 import { execFileAsync, findBinary, freePort, spawnQuiet, stopChild, waitFor } from './process-utils.js';
 import { redisAnswers } from './redis-server.js';
 
-/**
- * A throw-away Redis Cluster of three masters (no replicas) from the local `redis-server` binary,
- * for the cluster test: each node on a free port in `dir`, no persistence. The slots are assigned
- * by `redis-cli --cluster create` (shipped with Debian's redis-server package) or, without
- * redis-cli, by CLUSTER ADDSLOTS / CLUSTER MEET sent by hand. Ready when every node says
- * `cluster_state:ok` and knows all three masters.
- */
+/** A cluster startRedisCluster started, and how to stop it. */
 export interface TRunningRedisCluster {
   /** redis+cluster://127.0.0.1:p1,127.0.0.1:p2,127.0.0.1:p3 */
   url: string;

@@ -1,13 +1,13 @@
+// Start-up shared by `npm start`, `start:api` and `start:worker`: settings (with development keys
+// when not in production), services started for the process when asked (`npm start`'s local mode),
+// the database and its migrations, and an orderly shutdown on SIGTERM/SIGINT.
+
 import { ConfigError, loadConfig, type TConfigOf, type TProcessRole } from './config.js';
 import { withDevKeys } from './dev-keys.js';
 import { ensureDatabase, migrate } from './db/migrate.js';
 import { createLogger, type Logger } from './logger.js';
 
-/**
- * Start-up shared by `npm start`, `start:api` and `start:worker`: settings (with development keys
- * when not in production), services started for the process when asked (`npm start`'s local mode),
- * the database and its migrations, and an orderly shutdown on SIGTERM/SIGINT.
- */
+/** A started process's settings, its logger and its shutdown steps. */
 export interface TBootstrapped<R extends TProcessRole = TProcessRole> {
   /** The settings of the role: the API's hold no key-encryption key, the worker's no JWT setting. */
   config: TConfigOf<R>;

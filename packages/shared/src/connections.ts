@@ -1,17 +1,18 @@
+// Store clients: Redis connections by role, and the PostgreSQL pool. A
+// `redis+cluster://host:port,host:port,…` URL (redis-url.ts) gives an ioredis Cluster with the
+// same per-node options; BullMQ takes either. Every queue key carries the QUEUE_PREFIX hash tag
+// ("{folio}"), so BullMQ's multi-key scripts stay in one slot of one master.
+
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import pg from 'pg';
 import { isRedisClusterUrl, parseRedisClusterUrl } from './redis-url.js';
 
 /**
- * Store clients. Roles differ on purpose:
+ * What a Redis connection is for; the roles' options differ on purpose:
  * - `worker` and `events` connections block (BRPOPLPUSH / XREAD), so BullMQ needs
  *   maxRetriesPerRequest: null on them;
  * - `producer` connections serve HTTP requests: they fail fast instead of queueing commands while
  *   Redis is away, so a request gets a 503 within its bound rather than hanging.
- *
- * A `redis+cluster://host:port,host:port,…` URL (redis-url.ts) gives an ioredis Cluster with the
- * same per-node options; BullMQ takes either. Every queue key carries the QUEUE_PREFIX hash tag
- * ("{folio}"), so BullMQ's multi-key scripts stay in one slot of one master.
  */
 export type TRedisRole = 'producer' | 'worker' | 'events';
 export type TRedisClient = Redis | Cluster;

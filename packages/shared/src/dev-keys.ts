@@ -1,13 +1,13 @@
+// Development convenience (docs/api.md#settings): keys that are not set are generated once into a
+// local file and reused on the next start, so `npm ci && npm start` works with no set-up.
+// Production never gets here: there the config refuses to start without real keys.
+
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { NAMES_BY_ROLE, type TProcessRole } from './config.js';
 
-/**
- * Development convenience (docs/api.md#settings): keys that are not set are generated once into a local
- * file and reused on the next start, so `npm ci && npm start` works with no set-up. Production
- * never gets here: there the config refuses to start without real keys.
- */
+/** Where the generated development keys are kept (relative to the working directory). */
 export const DEV_KEYS_FILE = '.data/dev-keys.json';
 
 const GENERATED = {

@@ -1,10 +1,10 @@
-/**
- * The service's one error type. Every non-2xx JSON answer is built from an AppError with
- * toErrorBody, so the code → status table below is the whole of docs/api.md#errors. Most go through
- * the API's error middleware (apps/api/src/http/error-handler.ts); the API's /readyz 503
- * (apps/api/src/ops/routes.ts) answers itself, to add its `checks`, and so does every error of the
- * worker's health server (apps/worker/src/health-server.ts), which is not Express.
- */
+// The service's one error type. Every non-2xx JSON answer is built from an AppError with
+// toErrorBody, so the code → status table (ERROR_STATUS) is the whole of docs/api.md#errors. Most
+// go through the API's error middleware (apps/api/src/http/error-handler.ts); the API's /readyz 503
+// (apps/api/src/ops/routes.ts) answers itself, to add its `checks`, and so does every error of the
+// worker's health server (apps/worker/src/health-server.ts), which is not Express.
+
+/** Every error code and the status it is answered with: the whole of docs/api.md#errors. */
 export const ERROR_STATUS = {
   INVALID_REQUEST: 400,
   TOKENIZATION_MODE_MISMATCH: 400,
@@ -155,7 +155,7 @@ export function connectionFailureOf(error: unknown, depth = 0): TStoreName | 'ne
  * Errors Express and body-parser raise for a request that cannot be read. Body-parser's carry a
  * `type`; the router's URIError for a path that is not valid percent-encoding ("/vault/v1/tokens/%zz")
  * and body-parser's zlib error for a Content-Encoding body that does not inflate carry only status
- * 400 (found by test/fuzz.test.ts). They are the client's fault: a 4xx, never a 500.
+ * 400 (test/fuzz.test.ts sends such requests). They are the client's fault: a 4xx, never a 500.
  */
 function fromHttpClientError(error: unknown): AppError | undefined {
   const { type, status } = (typeof error === 'object' && error !== null ? error : {}) as { type?: unknown; status?: unknown };

@@ -1,13 +1,11 @@
+// Prometheus metrics (docs/api.md#operations). One registry per process, made by createMetrics()
+// and handed to the API and the worker (prom-client's global default registry is never used, so
+// every test world has its own). Label values are route patterns, queue and job names, states,
+// outcomes and formats: never a card number, a token, an id or a raw URL.
+
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { within } from './within.js';
-
-/**
- * Prometheus metrics (docs/api.md#operations). One registry per process, made by createMetrics() and handed to
- * the API and the worker (prom-client's global default registry is never used, so every test world
- * has its own). Label values are route patterns, queue and job names, states, outcomes and formats:
- * never a card number, a token, an id or a raw URL.
- */
 
 /** Queue states counted by `queue_jobs` on every scrape. */
 export const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed'] as const;

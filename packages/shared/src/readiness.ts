@@ -1,11 +1,12 @@
+// Readiness as the API's /readyz (apps/api/src/ops/routes.ts) and the worker's health server
+// (apps/worker/src/health-server.ts) answer it: every check in parallel, each within a bound, so a
+// store that hangs is "unavailable" rather than a probe that hangs; a 503 names what did not
+// answer.
+
 import { AppError } from './errors.js';
 import { within } from './within.js';
 
-/**
- * Readiness as the API's /readyz (apps/api/src/ops/routes.ts) and the worker's health server
- * (apps/worker/src/health-server.ts) answer it: every check in parallel, each within a bound, so a
- * store that hangs is "unavailable" rather than a probe that hangs; a 503 names what did not answer.
- */
+/** Each check's bound when the caller gives none. */
 export const READINESS_CHECK_MS = 2_000;
 
 /** Rejects or throws when it is not ready. */

@@ -1,11 +1,12 @@
-/**
- * REDIS_URL for a Redis Cluster (docs/api.md#settings): `redis+cluster://[[user]:password@]host:port,host:port,…`
- * (or `rediss+cluster://` for TLS). The hosts are seed nodes: the client asks them for the slot map
- * and finds the other masters itself. A password (and user) goes in the first node's userinfo and is
- * used on every node. A cluster has database 0 only, so the URL has no database number.
- *
- * Kept apart from connections.ts so the settings check (config.ts) can use it without a client.
- */
+// REDIS_URL for a Redis Cluster (docs/api.md#settings):
+// `redis+cluster://[[user]:password@]host:port,host:port,…` (or `rediss+cluster://` for TLS). The
+// hosts are seed nodes: the client asks them for the slot map and finds the other masters itself. A
+// password (and user) goes in the first node's userinfo and is used on every node. A cluster has
+// database 0 only, so the URL has no database number.
+//
+// Kept apart from connections.ts so the settings check (config.ts) can use it without a client.
+
+/** A cluster URL's seed nodes, its credentials and whether it uses TLS. */
 export interface TRedisClusterUrl {
   nodes: Array<{ host: string; port: number }>;
   username?: string;

@@ -1,14 +1,14 @@
+// Shutdown with a deadline, for the API and the worker. SHUTDOWN_GRACE_MS is for work in flight
+// (requests, active jobs); every step after it — closing queue events, queues, connections — gets
+// at most CLOSE_STEP_MS. A step that overruns is left behind: BullMQ's close waits for Redis to
+// come back (QueueEvents and Worker do, while ioredis reconnects), and a process that is told to
+// stop must stop anyway. What did not close is named in one log line, and the process exits
+// (README, settings: SHUTDOWN_GRACE_MS).
+
 import type { Logger } from './logger.js';
 import { within } from './within.js';
 
-/**
- * Shutdown with a deadline, for the API and the worker. SHUTDOWN_GRACE_MS is for work in flight
- * (requests, active jobs); every step after it — closing queue events, queues, connections — gets
- * at most CLOSE_STEP_MS. A step that overruns is left behind: BullMQ's close waits for Redis to come
- * back (QueueEvents and Worker do, while ioredis reconnects), and a process that is told to stop must
- * stop anyway. What did not close is named in one log line, and the process exits
- * (README, settings: SHUTDOWN_GRACE_MS).
- */
+/** The bound of each close step after the grace (TCloser.step). */
 export const CLOSE_STEP_MS = 1_500;
 
 export interface TCloser {

@@ -1,14 +1,14 @@
+// Download links (docs/export.md#download-links): a URL that fetches a completed export's file
+// without the JWT until it expires. MinIO presigns a GET on its public host; with the folder driver
+// the link is the API's own file path with `expires` (Unix seconds) and an HMAC-SHA256 `signature`
+// over "<exportId>.<expires>" under EXPORT_LINK_KEY, relative to the API's base URL like statusUrl.
+// The API signs links at every status read; a worker signs the one a webhook carries.
+
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { ObjectStorage } from '../storage/object-storage.js';
 import { exportFilePath } from './export-paths.js';
 
-/**
- * Download links (docs/export.md#download-links): a URL that fetches a completed export's file
- * without the JWT until it expires. MinIO presigns a GET on its public host; with the folder driver
- * the link is the API's own file path with `expires` (Unix seconds) and an HMAC-SHA256 `signature`
- * over "<exportId>.<expires>" under EXPORT_LINK_KEY, relative to the API's base URL like statusUrl.
- * The API signs links at every status read; a worker signs the one a webhook carries.
- */
+/** A link's URL and when it stops working (ISO 8601). */
 export interface TDownloadLink {
   downloadUrl: string;
   downloadUrlExpiresAt: string;

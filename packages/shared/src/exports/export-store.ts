@@ -1,15 +1,15 @@
+// Every statement on the `exports` table. The API queues records and reads their status
+// (apps/api/src/exports/export-service.ts); the worker moves them through running, progress and
+// their end (apps/worker/src/exports/folio-exporter.ts). Records live in PostgreSQL so a status
+// outlives the queue's retention.
+
 import { inTransaction } from '../db/transaction.js';
 import { insertDeliveries, type TDeliveryEvent } from '../webhooks/store.js';
 import type { TPgPool } from '../connections.js';
 import type { TLanguage } from '../i18n/languages.js';
 import type { TExportStatus, TFolioExportRequest } from './schemas.js';
 
-/**
- * Every statement on the `exports` table. The API queues records and reads their status
- * (apps/api/src/exports/export-service.ts); the worker moves them through running, progress and
- * their end (apps/worker/src/exports/folio-exporter.ts). Records live in PostgreSQL so a status
- * outlives the queue's retention.
- */
+/** A row of `exports`. */
 export interface TExportRow {
   id: string;
   status: TExportStatus;

@@ -1,10 +1,10 @@
+// A folio export ready to render: every row chosen, ordered, marked and totalled by the worker
+// (from the ledger, with the listing's filter rules). The PDF and XLSX writers only lay it out and
+// format it in the document's language, time zone and currency. Money is exact decimal strings.
+
 import type { TLanguage } from '../i18n/languages.js';
 
-/**
- * A folio export ready to render: every row chosen, ordered, marked and totalled by the worker
- * (from the ledger, with the listing's filter rules). The PDF and XLSX writers only lay it out and
- * format it in the document's language, time zone and currency. Money is exact decimal strings.
- */
+/** One row of a folio as printed: chosen, ordered and marked by the worker. */
 export interface TDocumentRow {
   id: string;
   /** UTC instant (ISO 8601); shown in the property's time zone. */

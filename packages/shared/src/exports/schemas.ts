@@ -1,9 +1,12 @@
+// The folio export's request and answers: POST /fiscal-document/v1/folios/export (and the
+// /folio-export/pdf alias), its status and its file (docs/export.md).
+
 import { ZInt64Id, ZPropertyHeaders, searchQuerySchema } from '../schemas/common.js';
 import { RECIPIENT_TYPES, ZDescriptionFilters, ZIsoDate, ZSortDirection } from '../ledger/schemas.js';
 import { SOURCE_KINDS } from '../ledger/enums.js';
 import { z } from '../schemas/zod.js';
 
-/** POST /fiscal-document/v1/folios/export (and the /folio-export/pdf alias): docs/export.md. */
+/** The fields an export request may sort by. */
 export const EXPORT_SORT_FIELDS = ['transaction_datetime', 'service_date', 'internal_code', 'description', 'notes', 'quantity', 'amount'] as const;
 export const EXPORT_FORMATS = ['PDF', 'XLSX'] as const;
 export type TExportFormat = (typeof EXPORT_FORMATS)[number];

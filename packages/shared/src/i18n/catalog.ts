@@ -1,10 +1,9 @@
+// Labels of the folio export in each language. Placeholders are {name}. A key added here must be
+// added to every language: the type makes a missing one a compile error.
+
 import type { TLanguage } from './languages.js';
 import { SOURCE_CATALOGS, type TSourceLabel } from './source-catalog.js';
 
-/**
- * Labels of the folio export in each language. Placeholders are {name}. A key added here must be
- * added to every language: the type makes a missing one a compile error.
- */
 const en = {
   title: 'Folio',
   property: 'Property',

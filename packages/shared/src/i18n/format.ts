@@ -1,10 +1,11 @@
+// Numbers, money and dates in the document's language (Intl), dates and times in the property's
+// time zone. Formatters are built once per process and combination, not per document or row. Money
+// is formatted from the exact decimal string (Intl formats a numeric string without going through a
+// float).
+
 import type { TLanguage } from './languages.js';
 
-/**
- * Numbers, money and dates in the document's language (Intl), dates and times in the property's
- * time zone. Formatters are built once per process and combination, not per document or row. Money is formatted from the
- * exact decimal string (Intl formats a numeric string without going through a float).
- */
+/** The Intl locale each export language formats with. */
 export const LOCALES: Record<TLanguage, string> = { en: 'en-GB', es: 'es-ES', pt: 'pt-PT', fr: 'fr-FR', de: 'de-DE' };
 
 export interface TFormatters {
@@ -19,9 +20,9 @@ export interface TFormatters {
 }
 
 /**
- * Intl formatters cost about a millisecond to build, as much as drawing a small folio's rows: a
- * process keeps them per language, time zone and currency (a property's few combinations), for
- * the PDF and the XLSX alike. Past FORMATTERS_KEPT combinations the memory starts over.
+ * Building Intl formatters costs as much as drawing a small folio's rows: a process keeps them per
+ * language, time zone and currency (a property's few combinations), for the PDF and the XLSX
+ * alike. Past FORMATTERS_KEPT combinations the memory starts over.
  */
 const FORMATTERS_KEPT = 64;
 const made = new Map<string, TFormatters>();

@@ -1,14 +1,13 @@
+// Labels of what the document says about its source — the source's kind, and for a reservation
+// the stay block (guest, dates, nights, rooms, guests, status) and the payments' card and foreign
+// tender columns — in each language, merged into catalog.ts's catalogs (kept apart so neither file
+// outgrows its concern). Counted words come in a `.one` and an `.other` form, picked by
+// `countLabel` with the language's plural rules (Intl.PluralRules: French says "0 nuit",
+// Portuguese "0 noites").
+
 import { LOCALES } from './format.js';
 import type { TLanguage } from './languages.js';
 
-/**
- * Labels of what the document says about its source — the source's kind, and for a reservation
- * the stay block (guest, dates, nights, rooms, guests, status) and the payments' card and foreign
- * tender columns — in each language, merged into catalog.ts's catalogs (kept apart so neither file
- * outgrows its concern). Counted words come in a `.one` and an `.other` form, picked by
- * `countLabel` with the language's plural rules (Intl.PluralRules: French says "0 nuit",
- * Portuguese "0 noites").
- */
 const en = {
   'source.RESERVATION': 'Reservation',
   'source.HOUSE_ACCOUNT': 'House account',

@@ -1,13 +1,13 @@
+// Imports a stream of records (from an NDJSON or JSON file, or the demo generator) in batches of
+// BATCH_SIZE, each batch validated whole and written in one transaction. Upserts make a re-run of
+// the same file safe after a failure part-way.
+
 import type { TPgPool } from '../connections.js';
 import { AppError } from '../errors.js';
 import { ZImportRequest } from './schemas.js';
 import { importLedger, importProblems, type TCardTokenResolver, type TImportCounts } from './import-ledger.js';
 
-/**
- * Imports a stream of records (from an NDJSON or JSON file, or the demo generator) in batches of
- * BATCH_SIZE, each batch validated whole and written in one transaction. Upserts make a re-run of
- * the same file safe after a failure part-way.
- */
+/** The kind of a ledger record, as an NDJSON line names it. */
 export type TLedgerKind = 'property' | 'recipient' | 'reservation' | 'user' | 'folio' | 'transaction';
 export const LEDGER_KINDS: readonly TLedgerKind[] = ['property', 'recipient', 'reservation', 'user', 'folio', 'transaction'];
 export interface TLedgerRecord {

@@ -1,9 +1,9 @@
+// descriptionFilters (docs/ledger.md#listing) → conditions on the transaction's code group, origin
+// id or payment method. Several filters are OR-ed; the export uses the same mapping.
+
 import type { TCodeGroup } from './enums.js';
 
-/**
- * descriptionFilters (docs/ledger.md#listing) → conditions on the transaction's code group, origin id or
- * payment method. Several filters are OR-ed; the export uses the same mapping.
- */
+/** What one description filter selects: a code group, with an origin id or a payment method. */
 export type TDescriptionCondition =
   | { group: TCodeGroup; originId: string }
   | { group: TCodeGroup }

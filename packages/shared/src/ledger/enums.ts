@@ -1,9 +1,8 @@
-/**
- * The ledger's closed lists: source kinds, internal code groups (and which are credits),
- * reservation statuses. Their one home, free of zod and the import's schemas (schemas.ts and
- * stay-schemas.ts build their enums from these): a render process needs the lists to write a folio
- * and should load nothing more (apps/worker/src/exports/render-child.ts).
- */
+// The ledger's closed lists: source kinds, internal code groups (and which are credits),
+// reservation statuses. Their one home, free of zod and the import's schemas (schemas.ts and
+// stay-schemas.ts build their enums from these): a render process needs the lists to write a folio
+// and should load nothing more (apps/worker/src/exports/render-child.ts).
+
 export const SOURCE_KINDS = ['RESERVATION', 'HOUSE_ACCOUNT', 'GROUP_PROFILE', 'ACCOUNTS_RECEIVABLE_LEDGER'] as const;
 export type TSourceKind = (typeof SOURCE_KINDS)[number];
 

@@ -1,11 +1,10 @@
+// The field types every ledger record is built of (docs/ledger.md#import). Optional fields accept
+// null as "absent": clients of the reference API send nulls. Money is a decimal string or JSON
+// number with at most 6 decimals, kept as a string from here on (never a binary float).
+
 import { codePointLength, ZInt64Id } from '../schemas/common.js';
 import { z } from '../schemas/zod.js';
 
-/**
- * The field types every ledger record is built of (docs/ledger.md#import). Optional fields accept
- * null as "absent": clients of the reference API send nulls. Money is a decimal string or JSON
- * number with at most 6 decimals, kept as a string from here on (never a binary float).
- */
 const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
 
 function isTimeZone(value: string): boolean {
@@ -21,6 +20,8 @@ export const text = (max: number) => z.string().trim().min(1, 'must not be empty
 export const optionalText = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`).nullish().transform((v) => v || undefined);
 export const optionalId = ZInt64Id.nullish().transform((v) => v ?? undefined);
 
+const STRING_ID_MAX = 255;
+const NOT_A_STRING_ID = 'must be a string';
 /**
  * An identifier the reference accounting API types as a plain string, not an int64 (a payment's
  * paymentId, an account's id, customerId, externalRelationId; docs/ledger.md#identifiers): 1-255
@@ -28,8 +29,6 @@ export const optionalId = ZInt64Id.nullish().transform((v) => v ?? undefined);
  * kept exactly as given (not trimmed, leading zeros kept). A JSON integer is taken as its decimal
  * digits: a client that writes numeric ids as numbers is understood.
  */
-const STRING_ID_MAX = 255;
-const NOT_A_STRING_ID = 'must be a string';
 export const ZStringId = z
   .union(
     [

@@ -1,3 +1,8 @@
+// Upserts a batch of ledger records for one property in one PostgreSQL transaction: all of it or
+// none of it. Rows go in as one jsonb parameter per chunk (jsonb_to_recordset), so a batch of
+// tens of thousands of transactions is a handful of statements (they live in ledger-store.ts and,
+// for the property, ../properties/property-store.ts).
+
 import type { PoolClient } from 'pg';
 import type { TPgPool } from '../connections.js';
 import { inTransaction } from '../db/transaction.js';
@@ -8,12 +13,7 @@ import type { TFolio, TImportRequest, TRecipient, TTransaction } from './schemas
 import type { TReservation, TUser } from './stay-schemas.js';
 import { upsertReservations, upsertUsers } from './stay-store.js';
 
-/**
- * Upserts a batch of ledger records for one property in one PostgreSQL transaction: all of it or
- * none of it. Rows go in as one jsonb parameter per chunk (jsonb_to_recordset), so a batch of
- * tens of thousands of transactions is a handful of statements (they live in ledger-store.ts and,
- * for the property, ../properties/property-store.ts).
- */
+/** How many records of each kind a batch upserted. */
 export interface TImportCounts {
   property: number;
   recipients: number;

@@ -1,3 +1,10 @@
+// Every statement on the ledger tables `recipients`, `folios` and `transactions`: the import's
+// upserts, the listing's page and totals, what an export and a night audit read, and the API's
+// checks of what an export request refers to. The pieces of SQL these statements share are built
+// elsewhere in this folder: which rows a filter selects (transaction-filter.ts), the columns of a
+// transaction (transaction-view.ts) and the order and keyset (sort.ts). The `properties` table has
+// its own module (packages/shared/src/properties/property-store.ts).
+
 import type { PoolClient } from 'pg';
 import type { TPgPool } from '../connections.js';
 import type { TFolio, TRecipient, TTransaction } from './schemas.js';
@@ -6,14 +13,6 @@ import { afterSql, orderBySql, sortValuesSql, type TSortKey } from './sort.js';
 import { SqlParams, transactionFilterSql, type TTransactionFilter } from './transaction-filter.js';
 import { transactionColumnsSql, transactionJoinsSql, type TTransactionRow } from './transaction-view.js';
 
-/**
- * Every statement on the ledger tables `recipients`, `folios` and `transactions`: the import's
- * upserts, the listing's page and totals, what an export and a night audit read, and the API's
- * checks of what an export request refers to. The pieces of SQL these statements share are built
- * elsewhere in this folder: which rows a filter selects (transaction-filter.ts), the columns of a
- * transaction (transaction-view.ts) and the order and keyset (sort.ts). The `properties` table has
- * its own module (packages/shared/src/properties/property-store.ts).
- */
 type TDb = TPgPool | PoolClient;
 type TRecipientType = TRecipient['type'];
 

@@ -1,3 +1,7 @@
+// POST /accounting/v1.0/folios/transactions (docs/ledger.md#listing): one page of a source's
+// transactions, in groups, with the page's per-group totals and, on request, totals over every
+// matching row and their credit by tender currency.
+
 import type { TPgPool } from '../connections.js';
 import { AppError } from '../errors.js';
 import { CREDIT_GROUPS } from './enums.js';
@@ -11,11 +15,7 @@ import type { TTransactionFilter } from './transaction-filter.js';
 import { toTransactionView } from './transaction-response.js';
 import type { TTransactionRow } from './transaction-view.js';
 
-/**
- * POST /accounting/v1.0/folios/transactions (docs/ledger.md#listing): one page of a source's transactions,
- * in groups, with the page's per-group totals and, on request, totals over every matching row and
- * their credit by tender currency.
- */
+/** What the listing needs of the property: its currency (when it was imported) and its time zone. */
 export interface TPropertyInfo {
   currency: string | undefined;
   timezone: string;

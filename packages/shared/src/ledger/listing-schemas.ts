@@ -1,14 +1,12 @@
+// docs/ledger.md#listing: the request of POST /accounting/v1.0/folios/transactions and its answer,
+// whose transactions have the shape of the reference accounting API's FolioTransactionResponse.
+
 import { ZInt64Id, ZInt64IdOut, searchQuerySchema } from '../schemas/common.js';
 import { z } from '../schemas/zod.js';
 import { ZIsoDate, ZIsoDateTime } from './field-schemas.js';
 import { SORT_FIELDS, ZDescriptionFilters, ZSortDirection } from './schemas.js';
 import { CODE_GROUPS, RESERVATION_STATUSES, SOURCE_KINDS } from './enums.js';
 import { ACCOUNT_CATEGORIES, CHART_OF_ACCOUNT_TYPES, EXTERNAL_RELATION_KINDS, PAYMENT_TRANSACTION_TYPES, PROCESSING_STATUSES } from './stay-schemas.js';
-
-/**
- * docs/ledger.md#listing: the request of POST /accounting/v1.0/folios/transactions and its answer,
- * whose transactions have the shape of the reference accounting API's FolioTransactionResponse.
- */
 
 const optionalId = ZInt64Id.nullish().transform((v) => v ?? undefined);
 

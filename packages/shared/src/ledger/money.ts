@@ -1,11 +1,10 @@
+// Folio arithmetic on exact decimals (big.js; never binary floats). Amounts are signed as they move
+// the balance: charges > 0, payments < 0.
+
 import Big from 'big.js';
 import { CREDIT_GROUPS, type TCodeGroup } from './enums.js';
 
-/**
- * Folio arithmetic on exact decimals (big.js; never binary floats). Amounts are signed as they move
- * the balance: charges > 0, payments < 0. totalDebit = Σ debit amounts; totalCredit = −Σ credit
- * amounts; balance = Σ amounts.
- */
+/** totalDebit = Σ debit amounts; totalCredit = −Σ credit amounts; balance = Σ amounts. */
 export interface TTotals {
   count: number;
   totalDebit: string;
@@ -43,7 +42,7 @@ const SCALES = new Map<string, number>();
 
 /**
  * Decimal places of a currency (EUR 2, JPY 0, BHD 3), as Intl knows them. Remembered per code:
- * building a NumberFormat costs tens of microseconds, and the listing asks once per row.
+ * building a NumberFormat costs far more than reading a map, and the listing asks once per row.
  */
 export function currencyScale(currency: string): number {
   let scale = SCALES.get(currency);

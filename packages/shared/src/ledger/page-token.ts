@@ -1,11 +1,11 @@
+// Cursor pages: the token holds the sort values of the last row returned (keyset pagination), so
+// a row inserted between two pages never shifts the next one, and a digest of the query it
+// belongs to, so a token is not replayed against other filters or another sort.
+
 import { createHash } from 'node:crypto';
 import { AppError } from '../errors.js';
 
-/**
- * Cursor pages: the token holds the sort values of the last row returned (keyset pagination), so
- * a row inserted between two pages never shifts the next one, and a digest of the query it
- * belongs to, so a token is not replayed against other filters or another sort.
- */
+/** What a token holds: its version, the query's digest and the last row's sort values. */
 interface TPageToken {
   v: 1;
   q: string;

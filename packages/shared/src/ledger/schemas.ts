@@ -1,3 +1,7 @@
+// docs/ledger.md#import (camelCase, as the accounting API it mirrors): the import's records. Their
+// field types are in field-schemas.ts, the stay, users and payment objects in stay-schemas.ts, the
+// listing's request and answer in listing-schemas.ts.
+
 import { ZInt64Id } from '../schemas/common.js';
 import { z } from '../schemas/zod.js';
 import { parseDescriptionFilter } from './description-filters.js';
@@ -8,12 +12,6 @@ import { CODE_GROUPS, SOURCE_KINDS } from './enums.js';
 import { EXTERNAL_RELATION_KINDS, ZAccount, ZPayment, ZReservation, ZUser, ZUserId } from './stay-schemas.js';
 
 export { ZCurrency, ZDecimal, ZIsoDate, ZIsoDateTime, ZTimeZone } from './field-schemas.js';
-
-/**
- * docs/ledger.md#import (camelCase, as the accounting API it mirrors): the import's records. Their
- * field types are in field-schemas.ts, the stay, users and payment objects in stay-schemas.ts, the
- * listing's request and answer in listing-schemas.ts.
- */
 
 export const RECIPIENT_TYPES = ['GUEST', 'CONTACT', 'GROUP', 'COMPANY', 'GROUP_PROFILE', 'GROUP_PROFILE_CONTACT'] as const;
 

@@ -1,10 +1,9 @@
+// Sorting with a stable tie-break (the id), and the keyset condition that continues after a given
+// row. Text sorts use the "C" collation: byte order, identical on every server.
+
 import type { TSortField } from './schemas.js';
 import type { SqlParams } from './transaction-filter.js';
 
-/**
- * Sorting with a stable tie-break (the id), and the keyset condition that continues after a given
- * row. Text sorts use the "C" collation: byte order, identical on every server.
- */
 export interface TSortKey {
   field: TSortField;
   direction: 'asc' | 'desc';

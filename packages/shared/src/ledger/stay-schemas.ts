@@ -1,13 +1,12 @@
+// docs/ledger.md#import: the stay behind a reservation, the people who post, and the objects a
+// transaction may carry (its account and, on a PAYMENT row, its payment). Enums are the reference
+// accounting API's, spelled as it spells them.
+
 import { ZInt64Id } from '../schemas/common.js';
 import { z } from '../schemas/zod.js';
 import { RESERVATION_STATUSES } from './enums.js';
 import { optionalId, optionalText, text, ZDecimal, ZIsoDate, ZStringId } from './field-schemas.js';
 
-/**
- * docs/ledger.md#import: the stay behind a reservation, the people who post, and the objects a
- * transaction may carry (its account and, on a PAYMENT row, its payment). Enums are the reference
- * accounting API's, spelled as it spells them.
- */
 export const EXTERNAL_RELATION_KINDS = [
   'ROOM', 'PAYMENT', 'ITEM', 'ITEM_POS', 'ADDON', 'RESERVATION', 'ACCOUNTS_RECEIVABLE', 'ROOM_REVENUE', 'TAX', 'FEE',
   'ADJUSTMENT', 'PAYMENT_FEE', 'BOOKABLE_RESOURCE', 'CHANNEL_COMMISSION', 'CITY_LEDGER', 'GRATUITY', 'CHECK_ITEM',
@@ -46,7 +45,7 @@ export const ZReservation = z
     checkoutDate: ZIsoDate,
     adults: guestCount,
     children: guestCount,
-    // Absent: the rooms stored before stay; a list (also empty) replaces them.
+    // Absent: the rooms already stored are kept; a list (also empty) replaces them.
     rooms: z.array(ZReservationRoom).max(100).nullish().transform((v) => v ?? undefined),
     propertyId: optionalId,
   })

@@ -1,13 +1,12 @@
+// Every statement on the tables `reservations`, `reservation_rooms` and `users`
+// (docs/ledger.md#import) but one: the listing and the exports read them beside each transaction
+// through the join in transaction-view.ts (transactionJoinsSql).
+
 import type { PoolClient } from 'pg';
 import type { TPgPool } from '../connections.js';
 import type { TReservation, TUser } from './stay-schemas.js';
 import type { TReservationStatus } from './enums.js';
 
-/**
- * Every statement on the tables `reservations`, `reservation_rooms` and `users` (docs/ledger.md#import)
- * but one: the listing and the exports read them beside each transaction through the join in
- * transaction-view.ts (transactionJoinsSql).
- */
 type TDb = TPgPool | PoolClient;
 
 export interface TStayRow {

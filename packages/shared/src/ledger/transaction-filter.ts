@@ -1,11 +1,11 @@
+// Which transactions of one source a listing or an export covers (docs/ledger.md#listing,
+// docs/export.md). The one place the rules live: `transactionFilterSql` turns a filter into SQL;
+// the listing and the export both call it.
+
 import type { TCodeGroup, TSourceKind } from './enums.js';
 import { parseDescriptionFilter } from './description-filters.js';
 
-/**
- * Which transactions of one source a listing or an export covers (docs/ledger.md#listing, docs/export.md). The one
- * place the rules live: `transactionFilterSql` turns a filter into SQL; the listing and the export
- * both call it.
- */
+/** What one listing or export covers: a source, and the rules that narrow its transactions. */
 export interface TTransactionFilter {
   propertyId: string;
   sourceKind: TSourceKind;

@@ -1,17 +1,16 @@
+// One row of transaction-view.ts as the listing answers it: the reference accounting API's
+// FolioTransactionResponse (docs/ledger.md#listing). Ids are strings, money is JSON numbers from
+// the exact decimals, and an optional field the import did not carry is left out rather than
+// answered empty. The fields this service has no notion of are answered as their truthful empties
+// where the reference's type has one (no lock, no actions); the routing fields, whose types have no
+// empty (a string, an object, neither nullable), are left out.
+
 import type { TTransactionType, TTransactionView } from './listing-schemas.js';
 import { currencyScale, decimalToNumber } from './money.js';
 import type { TCodeGroup } from './enums.js';
 import type { TPayment } from './stay-schemas.js';
 import type { TTransactionRow } from './transaction-view.js';
 
-/**
- * One row of transaction-view.ts as the listing answers it: the reference accounting API's
- * FolioTransactionResponse (docs/ledger.md#listing). Ids are strings, money is JSON numbers from
- * the exact decimals, and an optional field the import did not carry is left out rather than
- * answered empty. The fields this service has no notion of are answered as their truthful empties
- * where the reference's type has one (no lock, no actions); the routing fields, whose types have no
- * empty (a string, an object, neither nullable), are left out.
- */
 export type { TTransactionView } from './listing-schemas.js';
 
 /** The reference's type of each code group. It has none for N_A; an unclassified row reads as an adjustment. */

@@ -1,12 +1,10 @@
+// A transaction as the listing and the exports read it, and the SQL that reads it: its own columns,
+// and from the tables beside it the stay (reservation and booked room), who posted it (users) and
+// the guest it names (a GUEST recipient whose id is its customerId). transaction-response.ts turns
+// a row into the listing's answer.
+
 import type { TCodeGroup, TReservationStatus, TSourceKind } from './enums.js';
 import type { TAccount } from './stay-schemas.js';
-
-/**
- * A transaction as the listing and the exports read it, and the SQL that reads it: its own columns,
- * and from the tables beside it the stay (reservation and booked room), who posted it (users) and
- * the guest it names (a GUEST recipient whose id is its customerId). transaction-response.ts turns
- * a row into the listing's answer.
- */
 
 /** The payment object as stored (jsonb): amounts as decimal text. */
 export interface TStoredPayment {

@@ -1,12 +1,10 @@
+// What the worker records of a night-audit batch's sources and of its manifest
+// (apps/worker/src/night-audit/night-auditor.ts); the start, status and expiry are in batches.ts.
+// Every statement on `night_audit_items` is in these two modules.
+
 import type { TPgPool } from '../connections.js';
 import { inTransaction } from '../db/transaction.js';
 import { insertDeliveries, type TDeliveryEvent } from '../webhooks/store.js';
-
-/**
- * What the worker records of a night-audit batch's sources and of its manifest
- * (apps/worker/src/night-audit/night-auditor.ts); the start, status and expiry are in batches.ts.
- * Every statement on `night_audit_items` is in these two modules.
- */
 
 /** One source of one run of a batch: only the current run may write its item. */
 export interface TBatchItemRef {

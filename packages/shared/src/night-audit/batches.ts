@@ -1,3 +1,11 @@
+// Starting and reading night-audit batches (docs/night-audit.md), shared by the API, the scheduled
+// job and `npm run night-audit`. A batch is one per (property, business date, format), so its id is
+// derived from them: a re-run keeps the id, rewrites the same object keys and replaces the items. A
+// batch queued or running is answered as it is, never started twice.
+//
+// Every statement on `night_audit_batches` and `night_audit_items` is in this module (the start,
+// status and expiry) and batch-items.ts (what the worker records of each source and the manifest).
+
 import type { FlowProducer } from 'bullmq';
 import { v5 as uuidv5 } from 'uuid';
 import type { z } from 'zod';
@@ -13,15 +21,7 @@ import { auditObjectKey, selectAuditSources, type TAuditSource } from './selecti
 import { batchRunSubject, webhookEvent } from '../webhooks/events.js';
 import { insertDeliveries } from '../webhooks/store.js';
 
-/**
- * Starting and reading night-audit batches (docs/night-audit.md), shared by the API, the scheduled job
- * and `npm run night-audit`. A batch is one per (property, business date, format), so its id is
- * derived from them: a re-run keeps the id, rewrites the same object keys and replaces the items.
- * A batch queued or running is answered as it is, never started twice.
- *
- * Every statement on `night_audit_batches` and `night_audit_items` is in this module (the start,
- * status and expiry) and batch-items.ts (what the worker records of each source and the manifest).
- */
+/** The uuid v5 namespace of batch ids (batchIdOf). */
 const BATCH_NAMESPACE = '6f1d3c52-8b0e-4c6a-9a57-3f2b8f7e4d21';
 
 /** The status answer as its schema (schemas.ts) declares it, so the code and the API document agree. */

@@ -1,14 +1,13 @@
+// Night-audit batch (docs/night-audit.md) as a BullMQ flow: `night-audit-source` children on the
+// export queue, each a chunk of sources (sourcesPerJob), and a `night-audit-manifest` parent that
+// writes manifest.json once every child has finished or failed for good (children ignore their
+// failure for the parent, so it never hangs). A scheduled `night-audit-scheduled` job starts the
+// batch of the previous local date.
+
 import { z } from 'zod';
 import { QUEUE_NAMES } from '../queues.js';
 import type { TJobDefinition } from '../jobs/definition.js';
 
-/**
- * Night-audit batch (docs/night-audit.md) as a BullMQ flow: `night-audit-source` children on the
- * export queue, each a chunk of sources (sourcesPerJob), and a `night-audit-manifest` parent that
- * writes manifest.json once every child has finished or failed for good (children ignore their
- * failure for the parent, so it never hangs). A scheduled `night-audit-scheduled` job starts the
- * batch of the previous local date.
- */
 const ZFormat = z.enum(['PDF', 'XLSX']);
 const ZBatchRef = z.object({
   version: z.literal(1),

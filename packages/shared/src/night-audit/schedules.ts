@@ -1,13 +1,13 @@
+// The daily night audit of each property with a nightAuditTime (docs/night-audit.md): one BullMQ
+// job scheduler per property, with a stable id and the property's time zone (so 03:00 stays 03:00
+// local across DST changes), upserted or removed here and nowhere else.
+
 import type { Queue } from 'bullmq';
 import type { TPgPool } from '../connections.js';
 import { listPropertySchedules } from '../properties/property-store.js';
 import { nightAuditScheduledJob } from './night-audit-job.js';
 
-/**
- * The daily night audit of each property with a nightAuditTime (docs/night-audit.md): one BullMQ job
- * scheduler per property, with a stable id and the property's time zone (so 03:00 stays 03:00
- * local across DST changes), upserted or removed here and nowhere else.
- */
+/** A property's scheduler id: one scheduler per property, whoever upserts it. */
 export const schedulerIdOf = (propertyId: string) => `night-audit-${propertyId}`;
 
 export async function syncNightAuditSchedule(

@@ -1,7 +1,9 @@
+// The night-audit request, POST /fiscal-document/v1/night-audit/exports (always 202), and its
+// status (docs/night-audit.md).
+
 import { ZIsoDate } from '../ledger/schemas.js';
 import { z } from '../schemas/zod.js';
 
-/** POST /fiscal-document/v1/night-audit/exports (always 202) and its status (docs/night-audit.md). */
 export const ZNightAuditRequest = z
   .strictObject({
     businessDate: ZIsoDate,

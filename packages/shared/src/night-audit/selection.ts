@@ -1,11 +1,12 @@
+// Which sources a night audit exports (docs/night-audit.md): every RESERVATION and every
+// HOUSE_ACCOUNT with a transaction on the business date, the date being the property's local day
+// (PostgreSQL turns the local midnights into instants, DST included; the statement is in
+// ledger-store.ts).
+
 import type { TPgPool } from '../connections.js';
 import { sourcesWithTransactionsOn } from '../ledger/ledger-store.js';
 
-/**
- * Which sources a night audit exports (docs/night-audit.md): every RESERVATION and every HOUSE_ACCOUNT
- * with a transaction on the business date, the date being the property's local day (PostgreSQL
- * turns the local midnights into instants, DST included; the statement is in ledger-store.ts).
- */
+/** A source a night audit exports. */
 export interface TAuditSource {
   sourceKind: 'RESERVATION' | 'HOUSE_ACCOUNT';
   sourceId: string;

@@ -1,13 +1,12 @@
+// Every statement on the `properties` table. A property is imported with the ledger and read by the
+// listing, exports, night audits and the vault's gateway-mode check, each in one round trip: the
+// profile (a handful of columns of one row by primary key) serves the first three.
+
 import type { PoolClient } from 'pg';
 import type { TPgPool } from '../connections.js';
 import type { TProperty } from '../ledger/schemas.js';
 import type { TTokenizationMode } from '../vault/schemas.js';
 
-/**
- * Every statement on the `properties` table. A property is imported with the ledger and read by
- * the listing, exports, night audits and the vault's gateway-mode check, each in the one round trip
- * it had before: the profile (a handful of columns of one row by primary key) serves the first three.
- */
 type TDb = TPgPool | PoolClient;
 
 export interface TPropertyProfile {

@@ -1,3 +1,9 @@
+// Messages a client can act on for the issues zod words for programmers (docs/api.md#errors):
+// "must be one of RESERVATION, HOUSE_ACCOUNT, …" rather than "Invalid option: expected one of
+// "RESERVATION"|…", "must be at most 200 characters" rather than "Too big: expected string to
+// have <=200 characters". Schemas that give their own message keep it. Each is a clause that
+// follows a field's path ("amount: must be a number"), without a full stop.
+
 import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 
@@ -5,13 +11,6 @@ import { z } from 'zod';
 // schema is built: the OpenAPI document is generated from the same schemas that validate.
 extendZodWithOpenApi(z);
 
-/**
- * Messages a client can act on for the issues zod words for programmers (docs/api.md#errors):
- * "must be one of RESERVATION, HOUSE_ACCOUNT, …" rather than "Invalid option: expected one of
- * "RESERVATION"|…", "must be at most 200 characters" rather than "Too big: expected string to
- * have <=200 characters". Schemas that give their own message keep it. Each is a clause that
- * follows a field's path ("amount: must be a number"), without a full stop.
- */
 const TYPE_NAMES: Record<string, string> = { int: 'an integer', array: 'an array', object: 'an object' };
 const FORMAT_NAMES: Record<string, string> = {
   uuid: 'a UUID', email: 'an e-mail address', date: 'a date YYYY-MM-DD', datetime: 'an ISO 8601 date-time', url: 'a URL',

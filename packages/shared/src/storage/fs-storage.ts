@@ -51,8 +51,8 @@ export class FsStorage implements ObjectStorage {
 
   /**
    * Write then rename: a reader never sees half a file, and a re-run replaces it whole. The key's
-   * folder is made only when the write finds it missing (a recursive mkdir before every write cost
-   * several system calls an export, for a folder that exists but the first time).
+   * folder is made only when the write finds it missing (a recursive mkdir before every write would
+   * cost several system calls an export, for a folder that exists but the first time).
    */
   private async replace(key: string, write: (temp: string) => Promise<void>): Promise<void> {
     const target = this.path(key);

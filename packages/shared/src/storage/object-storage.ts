@@ -1,12 +1,12 @@
+// Object storage behind one interface (docs/api.md#settings): a folder by default, MinIO/S3 when
+// STORAGE_DRIVER=minio. Bodies are uploaded with a known length: s3rver, the S3 server used where
+// Docker is missing, lacks the multipart listing that unknown-length streams need.
+
 import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 
-/**
- * Object storage behind one interface (docs/api.md#settings): a folder by default, MinIO/S3 when
- * STORAGE_DRIVER=minio. Bodies are uploaded with a known length: s3rver, the S3 server used where
- * Docker is missing, lacks the multipart listing that unknown-length streams need.
- */
+/** An object as stored: its key, size and sha256 (hex). */
 export interface TStoredObject {
   key: string;
   size: number;
@@ -52,7 +52,7 @@ const DIGEST_READ_BYTES = 256 * 1024;
 
 /**
  * sha256 (hex) and size of a file, read in bounded pieces through one file handle (a read stream
- * cost a small export several times the reads' own time in stream machinery).
+ * would cost a small export several times the reads' own time in stream machinery).
  */
 export async function digestFile(path: string): Promise<{ size: number; sha256: string }> {
   const hash = createHash('sha256');

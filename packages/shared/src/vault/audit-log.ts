@@ -1,3 +1,10 @@
+// The vault's audit trail (PCI DSS 10.2): who (JWT subject), what (action, token, property, mode),
+// when, and how it ended, one row per vault request (written by the API's route machinery once the
+// answer is out, apps/api/src/http/route-audit.ts) and one per token the expiry sweep shreds. It
+// holds no card data by construction: every field is an id, a code or a subject, and free text that
+// came from outside is dropped unless it has the shape of what it claims to be (a UUID, an int64),
+// so a PAN sent as a token id or a property id never lands here.
+
 import { isIP } from 'node:net';
 import { isLuhnValid } from './card/luhn.js';
 import { redactPans } from './card/redact-pan.js';
@@ -5,13 +12,6 @@ import type { TPgPool } from '../connections.js';
 import type { TErrorCode } from '../errors.js';
 import type { TTokenizationMode } from './schemas.js';
 import { within } from '../within.js';
-
-// The vault's audit trail (PCI DSS 10.2): who (JWT subject), what (action, token, property, mode),
-// when, and how it ended, one row per vault request (written by the API's route machinery once the
-// answer is out, apps/api/src/http/route-audit.ts) and one per token the expiry sweep shreds. It
-// holds no card data by construction: every field is an id, a code or a subject, and free text that
-// came from outside is dropped unless it has the shape of what it claims to be (a UUID, an int64),
-// so a PAN sent as a token id or a property id never lands here.
 
 export type TAuditAction = 'token.tokenize' | 'token.read' | 'token.delete' | 'token.search' | 'token.forward' | 'token.expire';
 export type TAuditOutcome = 'success' | 'denied' | 'not_found' | 'rejected' | 'failed';

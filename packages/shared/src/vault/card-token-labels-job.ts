@@ -1,14 +1,14 @@
+// The card fields of a ledger import's payments (docs/ledger.md#card-payments): for those of
+// `tokenIds` that are current tokens of the property, test or live, their accounting creditCardType
+// and last four. No mode: an imported payment may name a token of either schema. An id missing from
+// the answer names no such token.
+
 import { z } from 'zod';
 import { QUEUE_NAMES } from '../queues.js';
 import type { TJobDefinition } from '../jobs/definition.js';
 import { VAULT_JOB_OPTIONS, ZVaultRequestBase } from './vault-job-common.js';
 
-/**
- * The card fields of a ledger import's payments (docs/ledger.md#card-payments): for those of
- * `tokenIds` that are current tokens of the property, test or live, their accounting creditCardType
- * and last four. No mode: an imported payment may name a token of either schema. An id missing from
- * the answer names no such token.
- */
+/** At most this many token ids in one job. */
 export const MAX_LABEL_TOKEN_IDS = 10_000;
 
 export const cardTokenLabelsJob = {

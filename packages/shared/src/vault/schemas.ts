@@ -1,9 +1,10 @@
+// The card vault's requests and answers (docs/vault.md). Messages never quote the value: a card
+// number must not come back in an error.
+
 import { CARD_BRANDS, cvvLengthFor, detectBrand, validLengthsFor } from './card/brand.js';
 import { isLuhnValid } from './card/luhn.js';
 import { codePointLength, PRINTABLE, ZPropertyHeaders } from '../schemas/common.js';
 import { z } from '../schemas/zod.js';
-
-/** docs/vault.md. Messages never quote the value: a card number must not come back in an error. */
 
 const MAX_YEARS_AHEAD = 20;
 

@@ -1,14 +1,14 @@
+// Where a webhook may go (docs/export.md#webhooks): https only unless WEBHOOK_ALLOW_INSECURE, and
+// never to a private, loopback, link-local or otherwise non-public address unless
+// WEBHOOK_ALLOW_PRIVATE, so an endpoint cannot make the service probe its own network or a cloud
+// metadata service. Checked at creation (an IP literal, or every address a hostname resolves to)
+// and again at delivery: the worker resolves, checks, and connects to the address it checked
+// (http-client.ts), so a name re-pointed after creation (DNS rebinding) gains nothing.
+
 import { BlockList, isIP } from 'node:net';
 import { lookup } from 'node:dns/promises';
 
-/**
- * Where a webhook may go (docs/export.md#webhooks): https only unless WEBHOOK_ALLOW_INSECURE, and
- * never to a private, loopback, link-local or otherwise non-public address unless
- * WEBHOOK_ALLOW_PRIVATE, so an endpoint cannot make the service probe its own network or a cloud
- * metadata service. Checked at creation (an IP literal, or every address a hostname resolves to)
- * and again at delivery: the worker resolves, checks, and connects to the address it checked
- * (http-client.ts), so a name re-pointed after creation (DNS rebinding) gains nothing.
- */
+/** One address a hostname resolves to. */
 export interface TResolvedAddress {
   address: string;
   family: 4 | 6;

@@ -1,12 +1,12 @@
+// The events webhooks announce (docs/export.md#webhooks) and their bodies:
+// `{"type", "timestamp", "data": {...}}`. The event id (sent as webhook-id on every attempt) is
+// derived from the event's type and subject, so a status change published twice (a job that ran
+// again after committing) is one event, not two: deliveries are unique per (endpoint, event id).
+
 import { v5 as uuidv5 } from 'uuid';
 import type { TWebhookEvent } from './schemas.js';
 
-/**
- * The events webhooks announce (docs/export.md#webhooks) and their bodies:
- * `{"type", "timestamp", "data": {...}}`. The event id (sent as webhook-id on every attempt) is
- * derived from the event's type and subject, so a status change published twice (a job that ran
- * again after committing) is one event, not two: deliveries are unique per (endpoint, event id).
- */
+/** The `data` of an event's body: the fields its type carries. */
 export interface TWebhookEventData {
   exportId?: string;
   batchId?: string;

@@ -1,9 +1,8 @@
+// Webhook endpoints and their delivery log (docs/export.md#webhooks): what a client sends to
+// subscribe, and what the API answers. The signing secret appears in one answer only, creation's.
+
 import { z } from '../schemas/zod.js';
 
-/**
- * Webhook endpoints and their delivery log (docs/export.md#webhooks): what a client sends to
- * subscribe, and what the API answers. The signing secret appears in one answer only, creation's.
- */
 export const WEBHOOK_EVENTS = ['export.completed', 'export.failed', 'night_audit.completed', 'night_audit.failed'] as const;
 export type TWebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 

@@ -1,17 +1,16 @@
+// Webhook signing secrets (docs/export.md#webhooks). A secret is `whsec_` + base64 of 24 random
+// bytes, the form the standardwebhooks package reads. It is stored sealed (AES-256-GCM, aes-gcm.ts)
+// under a key derived with HKDF-SHA256 (info "webhook-secrets") from the transit key, which both
+// the API (that creates endpoints) and the worker (that signs deliveries) hold; the derivation
+// keeps the webhook key apart from the card envelopes sealed with the transit key itself.
+//
+// Stored layout: keyIdLength(1) | keyId (utf8) | sealed. The key id of the transit keyring entry is
+// kept, so after a rotation (a new active transit key) older secrets still open with theirs.
+
 import { hkdfSync, randomBytes } from 'node:crypto';
 import { open, seal } from '../vault/crypto/aes-gcm.js';
 import type { TKeyring } from '../vault/crypto/keyring.js';
 
-/**
- * Webhook signing secrets (docs/export.md#webhooks). A secret is `whsec_` + base64 of 24 random
- * bytes, the form the standardwebhooks package reads. It is stored sealed (AES-256-GCM, aes-gcm.ts)
- * under a key derived with HKDF-SHA256 (info "webhook-secrets") from the transit key, which both
- * the API (that creates endpoints) and the worker (that signs deliveries) hold; the derivation
- * keeps the webhook key apart from the card envelopes sealed with the transit key itself.
- *
- * Stored layout: keyIdLength(1) | keyId (utf8) | sealed. The key id of the transit keyring entry is
- * kept, so after a rotation (a new active transit key) older secrets still open with theirs.
- */
 const SECRET_BYTES = 24;
 const HKDF_INFO = 'webhook-secrets';
 

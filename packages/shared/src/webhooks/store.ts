@@ -1,12 +1,11 @@
+// SQL of webhook_endpoints and webhook_deliveries (migration 008). Every read and change of an
+// endpoint names its property: another property's endpoint is simply not found. Deliveries are the
+// outbox: written with the status change that raised the event, sent by the `webhooks` queue.
+
 import type { PoolClient } from 'pg';
 import type { TPgPool } from '../connections.js';
 import type { TDelivery, TDeliveryStatus, TEndpoint, TWebhookEvent } from './schemas.js';
 
-/**
- * SQL of webhook_endpoints and webhook_deliveries (migration 008). Every read and change of an
- * endpoint names its property: another property's endpoint is simply not found. Deliveries are the
- * outbox: written with the status change that raised the event, sent by the `webhooks` queue.
- */
 type TQueryable = Pick<PoolClient, 'query'>;
 
 interface TEndpointRow {

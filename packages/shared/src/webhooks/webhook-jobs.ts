@@ -1,12 +1,14 @@
+// Jobs of the `webhooks` queue (docs/export.md#webhooks).
+
 import { z } from 'zod';
 import { QUEUE_NAMES } from '../queues.js';
 import type { TJobDefinition } from '../jobs/definition.js';
 
 /**
- * Jobs of the `webhooks` queue (docs/export.md#webhooks). A delivery job's id is the delivery's and
- * its data only the delivery id: the body and the secret are read from PostgreSQL at each attempt,
- * so Redis never holds a secret. Attempts follow WEBHOOK_RETRY_SCHEDULE (the worker's custom
- * backoff `webhook`), so `attempts` is set by the producer from the schedule (deliveryJobOptions).
+ * One delivery's attempts. Its id is the delivery's and its data only the delivery id: the body and
+ * the secret are read from PostgreSQL at each attempt, so Redis never holds a secret. Attempts
+ * follow WEBHOOK_RETRY_SCHEDULE (the worker's custom backoff `webhook`), so `attempts` is set by the
+ * producer from the schedule (deliveryJobOptions).
  */
 export const webhookDeliveryJob = {
   name: 'webhook-delivery',

@@ -1,16 +1,15 @@
+// Last line of defence for text that leaves the process (log lines): a card number that got in
+// anyway — a PAN pasted into a URL path or a request id — is cut down to first six and last four
+// (PCI DSS 3.4.1). Only runs that are a card by brand, length and Luhn are touched, so timestamps,
+// pids and ids stay as they are.
+
 import { detectBrand, validLengthsFor } from './brand.js';
 import { isLuhnValid } from './luhn.js';
 
-/**
- * Last line of defence for text that leaves the process (log lines): a card number that got in
- * anyway — a PAN pasted into a URL path or a request id — is cut down to first six and last four
- * (PCI DSS 3.4.1). Only runs that are a card by brand, length and Luhn are touched, so timestamps,
- * pids and ids stay as they are.
- */
 /*
  * A UUID is matched first and left whole. When a few of its groups happen to be all digits, the
  * dashed run ("…567330-0004-4031-…") passes brand, length and Luhn about one time in ten, and a
- * request id cut to "5f567330****4031-…" no longer finds its request in the logs.
+ * request id cut to "5f567330****4031-…" would not find its request in the logs.
  */
 const UUID = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
 const CANDIDATE = new RegExp(`(?<![0-9A-Fa-f])${UUID}(?![0-9A-Fa-f])|(?<![0-9])[0-9](?:[ -]?[0-9]){11,18}(?![0-9])`, 'g');

@@ -1,10 +1,11 @@
+// AES-256-GCM with a fresh 96-bit IV per message.
+// Sealed layout: version(1) | iv(12) | tag(16) | ct.
+// The associated data binds a ciphertext to where it belongs (record id, field, mode), so a
+// ciphertext copied into another row or field fails to open.
+
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
-/**
- * AES-256-GCM with a fresh 96-bit IV per message. Sealed layout: version(1) | iv(12) | tag(16) | ct.
- * The associated data binds a ciphertext to where it belongs (record id, field, mode), so a
- * ciphertext copied into another row or field fails to open.
- */
+/** The first byte of a sealed message: its layout's version. */
 const VERSION = 1;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;

@@ -1,12 +1,12 @@
+// Envelope encryption for vault records: every record gets its own data key (DEK); the DEK is
+// stored wrapped by a key-encryption key (KEK) named by its key id. Rotating a KEK re-wraps DEKs
+// only; destroying a record's wrapped DEK makes its ciphertexts unrecoverable (crypto-shredding).
+
 import { randomBytes } from 'node:crypto';
 import { open, seal } from './aes-gcm.js';
 import { activeKey, type TKeyring } from './keyring.js';
 
-/**
- * Envelope encryption for vault records: every record gets its own data key (DEK); the DEK is
- * stored wrapped by a key-encryption key (KEK) named by its key id. Rotating a KEK re-wraps DEKs
- * only; destroying a record's wrapped DEK makes its ciphertexts unrecoverable (crypto-shredding).
- */
+/** A data key wrapped by the KEK `kekId` names. */
 export interface TWrappedKey {
   kekId: string;
   wrapped: Buffer;

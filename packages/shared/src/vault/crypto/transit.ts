@@ -1,13 +1,11 @@
+// Transit encryption: the API seals card fields with the transit key before they go on the queue,
+// so Redis (and its AOF file) only ever holds ciphertext. Format: `v1.<keyId>.<base64url sealed>`.
+// The associated data ties the envelope to one job (token id, property and mode), so it cannot be
+// replayed into another.
+
 import type { TTokenizationMode } from '../schemas.js';
 import { seal, open } from './aes-gcm.js';
 import { activeKey, type TKeyring } from './keyring.js';
-
-/**
- * Transit encryption: the API seals card fields with the transit key before they go on the queue,
- * so Redis (and its AOF file) only ever holds ciphertext. Format: `v1.<keyId>.<base64url sealed>`.
- * The associated data ties the envelope to one job (token id, property and mode), so it cannot be
- * replayed into another.
- */
 
 /**
  * The associated data of a tokenize job's envelope: one token, one property, one mode. The API

@@ -1,12 +1,10 @@
+// The payment gateways a card may be forwarded to (VAULT_FORWARD_DESTINATIONS, docs/vault.md):
+// inline JSON or the path of a JSON file. Every problem is one line that names the setting and the
+// place in it; all of them are reported at once. Problems never quote a URL (it might hold
+// credentials) or a header value (it might be a secret).
+
 import { readFileSync } from 'node:fs';
 import type { TTokenizationMode } from '../schemas.js';
-
-/**
- * The payment gateways a card may be forwarded to (VAULT_FORWARD_DESTINATIONS, docs/vault.md):
- * inline JSON or the path of a JSON file. Every problem is one line that names the setting and the
- * place in it; all of them are reported at once. Problems never quote a URL (it might hold
- * credentials) or a header value (it might be a secret).
- */
 
 export const FORWARD_METHODS = ['POST', 'PUT', 'PATCH', 'GET', 'DELETE'] as const;
 export type TForwardMethod = (typeof FORWARD_METHODS)[number];

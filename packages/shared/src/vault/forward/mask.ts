@@ -1,16 +1,14 @@
+// What a gateway answers goes back to the client and into logs: the card that was forwarded must
+// not come back with it. This card's number is cut to first six and last four wherever it stands —
+// as digits, also inside a longer digit run, or written in groups with single spaces or dashes —
+// and so is any other Luhn-valid run of 13 to 19 digits (a gateway echoing some other card). The
+// CVV is replaced by '***' where it stands as a digit run of its own (a template cannot put it
+// against other digits: template.ts). The cardholder's name is masked as the metadata masks it.
+// Last, the log redaction (redactPans) catches other card numbers written in groups.
+
 import { isLuhnValid } from '../card/luhn.js';
 import { maskName } from '../card/mask.js';
 import { maskPan, redactPans } from '../card/redact-pan.js';
-
-/**
- * What a gateway answers goes back to the client and into logs: the card that was forwarded must
- * not come back with it. This card's number is cut to first six and last four wherever it stands —
- * as digits, also inside a longer digit run, or written in groups with single spaces or dashes —
- * and so is any other Luhn-valid run of 13 to 19 digits (a gateway echoing some other card). The
- * CVV is replaced by '***' where it stands as a digit run of its own (a template cannot put it
- * against other digits: template.ts). The cardholder's name is masked as the metadata masks it.
- * Last, the log redaction (redactPans) catches other card numbers written in groups.
- */
 
 /** A maximal digit run: digits with no digit right before or after. */
 const DIGIT_RUN = '\\d+';

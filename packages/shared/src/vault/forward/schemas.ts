@@ -1,9 +1,10 @@
+// The forward request, POST /vault/v1/tokens/{id}/forward (docs/vault.md). Messages never quote a
+// header value or the body.
+
 import { z } from '../../schemas/zod.js';
 import { ZVaultHeaders } from '../schemas.js';
 import { FORWARD_METHODS } from './destinations.js';
 import { templateProblems } from './template.js';
-
-/** POST /vault/v1/tokens/{id}/forward (docs/vault.md). Messages never quote a header value or the body. */
 
 const MAX_BODY_BYTES = 65_536;
 const MAX_PATH = 2048;

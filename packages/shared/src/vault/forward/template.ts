@@ -1,12 +1,10 @@
-import { holdsPan } from '../card/redact-pan.js';
+// The forward proxy's request template (docs/vault.md): a path and body written by the client with
+// `{{card.number}}`-style placeholders that the worker fills with the stored card. Placeholders go
+// into the query string and the body only, each escaped for where it lands, so a card value can
+// neither change the path nor break out of the JSON string, form field or XML text it is in.
+// Problems never quote a header value or body text: a card number must not come back in an error.
 
-/**
- * The forward proxy's request template (docs/vault.md): a path and body written by the client with
- * `{{card.number}}`-style placeholders that the worker fills with the stored card. Placeholders go
- * into the query string and the body only, each escaped for where it lands, so a card value can
- * neither change the path nor break out of the JSON string, form field or XML text it is in.
- * Problems never quote a header value or body text: a card number must not come back in an error.
- */
+import { holdsPan } from '../card/redact-pan.js';
 
 export const CARD_PLACEHOLDERS: readonly string[] = [
   'card.number',
