@@ -1,3 +1,9 @@
+// `npm run build`: what production runs with plain `node` (Dockerfile). tsc compiles each
+// workspace a production process loads (tsconfig.build.json: shared, api, worker) to its dist/,
+// which the workspaces' package exports name; then the files the code reads beside itself at run
+// time, which tsc does not copy, are put next to the compiled code. `--clean` starts from empty
+// dist/ folders (tsc -b otherwise rebuilds only what changed and keeps outputs of deleted sources).
+
 import { execFile } from 'node:child_process';
 import { cpSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -5,13 +11,6 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
-/**
- * `npm run build`: what production runs with plain `node` (Dockerfile). tsc compiles each
- * workspace a production process loads (tsconfig.build.json: shared, api, worker) to its dist/,
- * which the workspaces' package exports name; then the files the code reads beside itself at run
- * time, which tsc does not copy, are put next to the compiled code. `--clean` starts from empty
- * dist/ folders (tsc -b otherwise rebuilds only what changed and keeps outputs of deleted sources).
- */
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const WORKSPACES = ['packages/shared', 'apps/api', 'apps/worker'];
 /** Folders whose non-TypeScript files the compiled code reads at run time (db/migrate.ts). */

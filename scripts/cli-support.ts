@@ -1,8 +1,11 @@
+// Shared by the command-line tools: a clear exit on bad input, the property id, and the migrated
+// database.
+
 import { DEFAULT_DATABASE_URL } from '@folio-vault/shared/config';
 import { createPgPool, type TPgPool } from '@folio-vault/shared/connections';
 import { ensureDatabase, migrate } from '@folio-vault/shared/db/migrate';
 
-/** Shared by the command-line tools: a clear exit on bad input, and the migrated database. */
+/** Prints `command: message` on stderr and exits with `code` (2: bad input). */
 export function fail(command: string, message: string, code = 2): never {
   console.error(`${command}: ${message}`);
   process.exit(code);

@@ -1,18 +1,18 @@
+// `npm run demo`'s payment gateway: plain HTTP on 127.0.0.1 at a free port, for a destination with
+// `allowInsecure: true` (development only; refused when NODE_ENV=production). It answers
+// `POST /v1/charges` like a card gateway — a charge id derived from the Idempotency-Key, and the
+// card number it received echoed back — so the demo can show that the vault masks the answer.
+// It keeps nothing but a count of the charges it took.
+//
+// On its own, for the curl session of docs/vault.md#forward-to-a-payment-gateway:
+// `DEMO_GATEWAY_KEY='Bearer sk_test_demo' npx tsx scripts/demo-gateway.ts [PORT]` (default 4242).
+
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 
-/**
- * `npm run demo`'s payment gateway: plain HTTP on 127.0.0.1 at a free port, for a destination with
- * `allowInsecure: true` (development only; refused when NODE_ENV=production). It answers
- * `POST /v1/charges` like a card gateway — a charge id derived from the Idempotency-Key, and the
- * card number it received echoed back — so the demo can show that the vault masks the answer.
- * It keeps nothing but a count of the charges it took.
- *
- * On its own, for the curl session of docs/vault.md#forward-to-a-payment-gateway:
- * `DEMO_GATEWAY_KEY='Bearer sk_test_demo' npx tsx scripts/demo-gateway.ts [PORT]` (default 4242).
- */
+/** A running demo gateway: its origin, the charges it took, and how to close it. */
 export interface TDemoGateway {
   /** `http://127.0.0.1:<port>`. */
   origin: string;

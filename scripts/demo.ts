@@ -1,3 +1,9 @@
+// `npm run demo`: the whole service in one go, through its HTTP API — a development token, a test
+// card tokenized, the card forwarded to a local demo payment gateway (the answer masked), a demo
+// ledger imported (stays, users, its visa payments naming that card's token, a payment in a foreign
+// currency), a folio exported to ./out/ (PDF in English and Spanish, and XLSX). Starts local
+// Redis/PostgreSQL like `npm start` when none answers.
+
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,13 +14,6 @@ import { generateDemoLedger } from '@folio-vault/shared/ledger/demo-ledger';
 import { startDemoGateway } from './demo-gateway.js';
 import { startApiAndWorker } from './run-together.js';
 
-/**
- * `npm run demo`: the whole service in one go, through its HTTP API — a development token, a test
- * card tokenized, the card forwarded to a local demo payment gateway (the answer masked), a demo
- * ledger imported (stays, users, its visa payments naming that card's token, a payment in a foreign
- * currency), a folio exported to ./out/ (PDF in English and Spanish, and XLSX). Starts local
- * Redis/PostgreSQL like `npm start` when none answers.
- */
 const PROPERTY = 1;
 const DESTINATION = 'demo-gateway';
 // The demo talks to a person: the service's own log lines only when something goes wrong.

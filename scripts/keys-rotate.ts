@@ -1,3 +1,12 @@
+// `npm run keys:rotate [-- --mode test|live] [--batch-size 500] [--verify]`
+// Re-wraps every vault record's data key under the active (first) KEK of VAULT_KEK_TEST and
+// VAULT_KEK_LIVE, in batches, while the service runs; running it again is harmless. With --verify
+// it changes nothing and opens every record with the configured keys: run it with the old key
+// removed from the keyring before destroying that key. It also gives records still under the old
+// global fingerprint (version 1) the per-property one, as the vault sweep does (refingerprint.ts).
+// Prints key ids and counts, never keys.
+// Exit code 0 = done, 1 = records left that these keys cannot re-wrap or open, 2 = bad settings.
+
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, vaultKeys } from '@folio-vault/shared/config';
 import { createPgPool } from '@folio-vault/shared/connections';
@@ -10,16 +19,6 @@ import { KeyRotator } from '@folio-vault/worker/vault/key-rotation';
 import { Refingerprinter } from '@folio-vault/worker/vault/refingerprint';
 import { fail } from './cli-support.js';
 
-/**
- * `npm run keys:rotate [-- --mode test|live] [--batch-size 500] [--verify]`
- * Re-wraps every vault record's data key under the active (first) KEK of VAULT_KEK_TEST and
- * VAULT_KEK_LIVE, in batches, while the service runs; running it again is harmless. With --verify
- * it changes nothing and opens every record with the configured keys: run it with the old key
- * removed from the keyring before destroying that key. It also gives records still under the old
- * global fingerprint (version 1) the per-property one, as the vault sweep does (refingerprint.ts).
- * Prints key ids and counts, never keys.
- * Exit code 0 = done, 1 = records left that these keys cannot re-wrap or open, 2 = bad settings.
- */
 const COMMAND = 'keys:rotate';
 const { values } = parseArgs({
   options: {

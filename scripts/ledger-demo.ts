@@ -1,16 +1,15 @@
+// `npm run ledger:demo -- --property 1 [--folios N] [--out FILE]`
+// Generates realistic demo data for a property (stays, users, charges, card and cash payments, one
+// in a foreign currency) and imports it (or, with --out, writes it as NDJSON for
+// `npm run ledger:import`). Its card payments name no vault token: there is none to name here
+// (`npm run demo` tokenizes a card first and links the visa payments to it).
+
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { importRecords, recordsOfDocument } from '@folio-vault/shared/ledger/batch-import';
 import { generateDemoLedger } from '@folio-vault/shared/ledger/demo-ledger';
 import { fail, openDatabase, parsePropertyId } from './cli-support.js';
 
-/**
- * `npm run ledger:demo -- --property 1 [--folios N] [--out FILE]`
- * Generates realistic demo data for a property (stays, users, charges, card and cash payments, one
- * in a foreign currency) and imports it (or, with --out, writes it as NDJSON for
- * `npm run ledger:import`). Its card payments name no vault token: there is none to name here
- * (`npm run demo` tokenizes a card first and links the visa payments to it).
- */
 const COMMAND = 'ledger:demo';
 const { values } = parseArgs({ options: { property: { type: 'string' }, folios: { type: 'string', default: '12' }, out: { type: 'string' } } });
 const propertyId = parsePropertyId(COMMAND, values.property);

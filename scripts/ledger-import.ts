@@ -1,3 +1,10 @@
+// `npm run ledger:import -- --property 1 FILE`
+// FILE is NDJSON (one record a line: {"property":{…}}, {"recipient":{…}}, {"reservation":{…}},
+// {"user":{…}}, {"folio":{…}} or {"transaction":{…}}), streamed in batches of 10,000, or a JSON
+// document shaped like the import API's body ({property, recipients, reservations, users, folios,
+// transactions}), read whole. A payment's cardTokenId is checked against the vault's tables
+// directly (this runs beside the database, as the workers do): see cardTokensOf.
+
 import { createReadStream, readFileSync, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
@@ -9,14 +16,6 @@ import { creditCardTypeOf, type TCardBrand } from '@folio-vault/shared/vault/car
 import { findCardLabels } from '@folio-vault/worker/vault/card-repository';
 import { fail, openDatabase, parsePropertyId } from './cli-support.js';
 
-/**
- * `npm run ledger:import -- --property 1 FILE`
- * FILE is NDJSON (one record a line: {"property":{…}}, {"recipient":{…}}, {"reservation":{…}},
- * {"user":{…}}, {"folio":{…}} or {"transaction":{…}}), streamed in batches of 10,000, or a JSON
- * document shaped like the import API's body ({property, recipients, reservations, users, folios,
- * transactions}), read whole. A payment's cardTokenId is checked against the vault's tables
- * directly (this runs beside the database, as the workers do): see cardTokensOf.
- */
 const COMMAND = 'ledger:import';
 const { values, positionals } = parseArgs({ options: { property: { type: 'string' } }, allowPositionals: true });
 const propertyId = parsePropertyId(COMMAND, values.property);

@@ -1,3 +1,7 @@
+// `npm run night-audit -- --property 1 --date 2026-11-21 [--format PDF|XLSX] [--wait]`
+// Starts the night-audit batch of a business date (the same code the API runs) and, with --wait,
+// shows a progress bar until it ends. Workers (npm start / start:worker) do the exports.
+
 import { parseArgs } from 'node:util';
 import { FlowProducer } from 'bullmq';
 import { SingleBar } from 'cli-progress';
@@ -6,11 +10,6 @@ import { createRedis } from '@folio-vault/shared/connections';
 import { nightAuditStatus, startNightAudit } from '@folio-vault/shared/night-audit/batches';
 import { fail, openDatabase, parsePropertyId } from './cli-support.js';
 
-/**
- * `npm run night-audit -- --property 1 --date 2026-11-21 [--format PDF|XLSX] [--wait]`
- * Starts the night-audit batch of a business date (the same code the API runs) and, with --wait,
- * shows a progress bar until it ends. Workers (npm start / start:worker) do the exports.
- */
 const COMMAND = 'night-audit';
 const { values } = parseArgs({
   options: { property: { type: 'string' }, date: { type: 'string' }, format: { type: 'string', default: 'PDF' }, wait: { type: 'boolean', default: false } },

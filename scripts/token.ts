@@ -1,11 +1,10 @@
+// `npm run token -- --property 1 [--property 2 …] [--scope "read:payment write:payment"] [--ttl 3600] [--sub NAME]`
+// Prints one signed development JWT (HS256, JWT_SECRET) and nothing else on stdout.
+
 import { parseArgs } from 'node:util';
 import jwt from 'jsonwebtoken';
 import { withDevKeys } from '@folio-vault/shared/dev-keys';
 
-/**
- * `npm run token -- --property 1 [--property 2 …] [--scope "read:payment write:payment"] [--ttl 3600] [--sub NAME]`
- * Prints one signed development JWT (HS256, JWT_SECRET) and nothing else on stdout.
- */
 const { values } = parseArgs({
   options: {
     property: { type: 'string', multiple: true, default: [] },
