@@ -128,7 +128,7 @@ const ZSharedSettings = z.object({
     description:
       'On SIGTERM or SIGINT, how long the API lets requests in flight finish and a worker its active jobs (then hands them back). ' +
       'Each close step after it is bounded too, so an API process ends within this plus 4.5 s and a worker within this plus 8 s, ' +
-      'even with Redis or PostgreSQL gone; `npm start` gives its worker what its API left of one grace ([api.md](api.md#running)).',
+      'even with Redis or PostgreSQL gone; `npm start` gives its worker what its API left of one grace ([operations.md](operations.md#stopping)).',
   }),
   // The abuse limits' defaults sit far above what a property's front desk or channel manager sends.
   TOKENIZE_RATE_LIMIT_PER_PROPERTY: limitCount.default(6000).meta({
