@@ -3,6 +3,7 @@ import { ConfigError, loadConfig, vaultKeys } from '@folio-vault/shared/config';
 import { createPgPool } from '@folio-vault/shared/connections';
 import { withDevKeys } from '@folio-vault/shared/dev-keys';
 import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
+import { plainCardInserts } from '@folio-vault/worker/vault/card-insert-batcher';
 import { CardRepository } from '@folio-vault/worker/vault/card-repository';
 import { CardVault } from '@folio-vault/worker/vault/card-vault';
 import { KeyRotator } from '@folio-vault/worker/vault/key-rotation';
@@ -51,7 +52,7 @@ const pool = createPgPool(databaseUrl, { max: 2 });
 const repository = new CardRepository(pool);
 const rotator = new KeyRotator(repository, keks, batchSize);
 // The CVV hold is a tokenize setting; nothing here tokenizes.
-const refingerprinter = new Refingerprinter(new CardVault(repository, keys, 0), batchSize);
+const refingerprinter = new Refingerprinter(new CardVault(repository, keys, 0, plainCardInserts(repository)), batchSize);
 const counts = (byKek: Record<string, number>) =>
   Object.entries(byKek).map(([id, n]) => `${id}=${n}`).join(', ') || 'none';
 

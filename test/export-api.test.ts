@@ -721,8 +721,8 @@ describe('without a worker (EXPORT_WAIT_MS=1)', () => {
     const others = [german.body.exportId as string, filtered.body.exportId as string, folios1!.body.exportId as string];
     expect(new Set([shared, ...others]).size).toBe(4);
     // One export record each (the one queued by the previous test, and these four).
-    const records = await idle.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM exports WHERE status = 'queued'`);
-    expect(records.rows[0]!.n).toBe(5);
+    const records = await idle.pool.query<{ status: string; error: string | null }>(`SELECT status, error FROM exports ORDER BY created_at`);
+    expect(records.rows, JSON.stringify(records.rows)).toEqual(Array.from({ length: 5 }, () => ({ status: 'queued', error: null })));
 
     worker = await startWorker(idle.config, idle.logger, { warmRenderProcesses: false });
     const ended = await Promise.all([shared, ...others].map((id) => untilEnded(`${STATUS}/${id}`, on())));

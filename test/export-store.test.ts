@@ -6,9 +6,10 @@ import { webhookEvent } from '@folio-vault/shared/webhooks/events';
 import { createDatabase } from './support/world.js';
 
 /**
- * The export record's statements (packages/shared/src/exports/export-store.ts) where one statement
- * decides between outcomes: queue() (queued, joined or full, under the property's lock) and start()
- * (running, or the stored result of an export a previous delivery completed).
+ * The export record's statements (packages/shared/src/exports/export-store.ts) that decide between
+ * outcomes: queue() (queued, joined or full, under the property's lock), start() (running, or the
+ * stored result of an export a previous delivery completed), and the ends, which record their
+ * webhook deliveries in the same transaction.
  */
 let pool: pg.Pool;
 let store: ExportStore;
@@ -82,7 +83,7 @@ describe('ExportStore.start', () => {
     expect(await statusOf(queued.exportId)).toBe('running');
 
     const result = { key: 'exports/73/x.pdf', filename: 'folio.pdf', size: 1234, sha256: 'ab'.repeat(32), pages: 2, rows: 30 };
-    await store.complete(queued.exportId, result, 3600);
+    await store.complete(queued.exportId, result, 3600, webhookEvent('export.completed', queued.exportId, { exportId: queued.exportId, propertyId: '73', status: 'completed' }));
     expect(await store.start(queued.exportId)).toEqual(result);
     expect(await statusOf(queued.exportId)).toBe('completed');
 
@@ -90,7 +91,7 @@ describe('ExportStore.start', () => {
   });
 });
 
-describe('ExportStore.complete and fail with an announcement', () => {
+describe('ExportStore.complete and fail with their webhook deliveries', () => {
   const endpoint = async (propertyId: number, events: string[], deleted = false) => {
     const id = randomUUID();
     await pool.query(`INSERT INTO webhook_endpoints (id, property_id, url, events, secret_ct, deleted_at) VALUES ($1, $2, 'https://hooks.example.com/x', $3, $4, $5)`, [
@@ -102,11 +103,8 @@ describe('ExportStore.complete and fail with an announcement', () => {
     ]);
     return id;
   };
-  const announcement = (type: 'export.completed' | 'export.failed', exportId: string, propertyId = '76') => {
-    const ids: string[][] = [];
-    const event = webhookEvent(type, exportId, { exportId, propertyId, status: type === 'export.completed' ? 'completed' : 'failed' });
-    return { ids, announced: { event, recorded: (deliveryIds: string[]) => ids.push(deliveryIds) } };
-  };
+  const eventOf = (type: 'export.completed' | 'export.failed', exportId: string, propertyId = '76') =>
+    webhookEvent(type, exportId, { exportId, propertyId, status: type === 'export.completed' ? 'completed' : 'failed' });
   const deliveriesOf = async (eventId: string) =>
     (await pool.query<{ id: string; endpoint_id: string; type: string; status: string }>('SELECT id, endpoint_id, type, status FROM webhook_deliveries WHERE event_id = $1', [eventId])).rows;
 
@@ -120,33 +118,30 @@ describe('ExportStore.complete and fail with an announcement', () => {
     await store.start(queued.exportId);
     const result = { key: 'exports/76/x.pdf', filename: 'folio.pdf', size: 1234, sha256: 'cd'.repeat(32), pages: 1, rows: 30 };
 
-    const completed = announcement('export.completed', queued.exportId);
-    await store.complete(queued.exportId, result, 3600, completed.announced);
-    const recorded = await deliveriesOf(completed.announced.event.eventId);
-    expect(recorded).toEqual([{ id: completed.ids[0]![0], endpoint_id: subscribed, type: 'export.completed', status: 'pending' }]);
+    const completed = eventOf('export.completed', queued.exportId);
+    const recorded = await store.complete(queued.exportId, result, 3600, completed);
+    expect(await deliveriesOf(completed.eventId)).toEqual([{ id: recorded.deliveryIds[0], endpoint_id: subscribed, type: 'export.completed', status: 'pending' }]);
+    expect(recorded.deliveryIds).toHaveLength(1);
     expect(await statusOf(queued.exportId)).toBe('completed');
 
     // A second delivery of the job completes again: the event is the same, nothing more to send.
-    const again = announcement('export.completed', queued.exportId);
-    await store.complete(queued.exportId, result, 3600, again.announced);
-    expect(again.ids).toEqual([[]]);
-    expect(await deliveriesOf(completed.announced.event.eventId)).toHaveLength(1);
+    expect(await store.complete(queued.exportId, result, 3600, eventOf('export.completed', queued.exportId))).toEqual({ deliveryIds: [] });
+    expect(await deliveriesOf(completed.eventId)).toHaveLength(1);
 
     // A late failure of a completed export changes nothing and announces nothing.
-    const failed = announcement('export.failed', queued.exportId);
-    await store.fail(queued.exportId, 'late', failed.announced);
-    expect(failed.ids).toEqual([[]]);
-    expect(await deliveriesOf(failed.announced.event.eventId)).toEqual([]);
+    const failed = eventOf('export.failed', queued.exportId);
+    expect(await store.fail(queued.exportId, 'late', failed)).toEqual({ deliveryIds: [] });
+    expect(await deliveriesOf(failed.eventId)).toEqual([]);
     expect(await statusOf(queued.exportId)).toBe('completed');
   });
 
-  it('fails an export in flight and records its export.failed in the same statement', async () => {
+  it('fails an export in flight and records its export.failed in the same transaction', async () => {
     const subscribed = await endpoint(78, ['export.failed']);
     const queued = record('78', 'b');
     await store.queue(queued, 10);
-    const failed = announcement('export.failed', queued.exportId, '78');
-    await store.fail(queued.exportId, 'The file could not be written.', failed.announced);
+    const failed = eventOf('export.failed', queued.exportId, '78');
+    const recorded = await store.fail(queued.exportId, 'The file could not be written.', failed);
     expect(await statusOf(queued.exportId)).toBe('failed');
-    expect((await deliveriesOf(failed.announced.event.eventId)).map((row) => [row.id, row.endpoint_id])).toEqual([[failed.ids[0]![0], subscribed]]);
+    expect((await deliveriesOf(failed.eventId)).map((row) => [row.id, row.endpoint_id])).toEqual([[recorded.deliveryIds[0], subscribed]]);
   });
 });

@@ -195,7 +195,6 @@ describe('every rule of the new fields: 400 at its path, errorDetails naming it,
     ['account category unknown', { transactions: [transaction({ account: { id: '200', name: 'Deposits', category: 'LOANS' } })] }, 'transactions.0.account.category', 'transactions.0.account.category: must be DEPOSITS.'],
     ['account chartOfAccountType unknown', { transactions: [transaction({ account: { id: '200', name: 'Deposits', chartOfAccountType: 'INCOME' } })] }, 'transactions.0.account.chartOfAccountType', 'transactions.0.account.chartOfAccountType: must be one of LIABILITIES, REVENUE, ASSETS, EQUITY, EXPENSES.'],
     ['account without a name', { transactions: [transaction({ account: { id: '200' } })] }, 'transactions.0.account.name', 'transactions.0.account.name: is required.'],
-    ['customerId not an id', { transactions: [transaction({ customerId: 'abc' })] }, 'transactions.0.customerId', 'transactions.0.customerId: must be a positive integer or a string of digits.'],
     ['customTransactionCode of 51 characters', { transactions: [transaction({ customTransactionCode: 'x'.repeat(51) })] }, 'transactions.0.customTransactionCode', 'transactions.0.customTransactionCode: must be at most 50 characters.'],
     ['sourceKind unknown', { transactions: [transaction({ sourceKind: 'ROOM' })] }, 'transactions.0.sourceKind', 'transactions.0.sourceKind: must be one of RESERVATION, HOUSE_ACCOUNT, GROUP_PROFILE, ACCOUNTS_RECEIVABLE_LEDGER.'],
   ];

@@ -26,7 +26,7 @@ interface TBody {
 
 beforeAll(async () => {
   world = await createWorld({ worker: false });
-  token = world.token({ properties: [1, 2, 3] });
+  token = world.token({ properties: [1, 2, 3, 4] });
   await importOk(world, token, 1, STAY_IMPORT);
   for (const { propertyId, body } of OFFSET_IMPORTS) await importOk(world, token, propertyId, body);
 });
@@ -48,7 +48,8 @@ const STAY = { sourceKind: 'RESERVATION', sourceId: STAY_SOURCE };
 const HOUSE = { sourceKind: 'HOUSE_ACCOUNT', sourceId: HOUSE_SOURCE };
 const rowsOf = (body: TBody) => Object.values(body.groups).flatMap((group) => group.transactions);
 const byId = async (body: Record<string, unknown>, property = '1') => new Map(rowsOf(await listing(body, property)).map((row) => [row.id, row]));
-const EMPTIES = { readOnly: false, locked: false, lockedByFiscalDocuments: [], actions: [], routedFrom: null, routingContext: null };
+// The routing fields (routedFrom, routingContext) are left out: toEqual below would name them if answered.
+const EMPTIES = { readOnly: false, locked: false, lockedByFiscalDocuments: [], actions: [] };
 const STAY_FIELDS = { reservationName: 'Ana García', checkinDate: '2026-03-28', checkoutDate: '2026-04-02', reservationStatus: 'checked_in' };
 
 describe('the reference shape', () => {
@@ -165,6 +166,15 @@ describe('the reference shape', () => {
     expect(stated).toEqual(['6106', '6107']);
   });
 
+  it('leaves out routedFrom and routingContext (the reference types them not nullable; this service routes nothing)', async () => {
+    const rows = [...(await byId(STAY)).values(), ...(await byId(HOUSE)).values()];
+    expect(rows).toHaveLength(29);
+    for (const row of rows) {
+      expect(row, row.id).not.toHaveProperty('routedFrom');
+      expect(row, row.id).not.toHaveProperty('routingContext');
+    }
+  });
+
   it('answers no stay on a house account, even for a sub-source id that is a booked room elsewhere', async () => {
     const rows = await byId(HOUSE);
     expect(rows.size).toBe(18);
@@ -261,6 +271,14 @@ describe('group keys are data', () => {
   });
 });
 
+describe('totals', () => {
+  it('leaves out the currency of a property whose own record was never imported (the reference types it not nullable)', async () => {
+    await importOk(world, token, 4, { transactions: [{ ...STAY_IMPORT.transactions[0]!, id: '6901', folioId: '6909' }] });
+    const body = await listing({ ...STAY, includeTotal: true }, '4');
+    expect(body.totals).toEqual({ count: 1, totalDebit: 100, totalCredit: 0, currencyScale: 2 });
+  });
+});
+
 describe('foreignCurrencyTotals', () => {
   it('breaks totalCredit down by tender currency when a payment was tendered in a foreign currency', async () => {
     const body = await listing({ ...STAY, includeTotal: true });
@@ -306,5 +324,22 @@ describe('the reference schema itself', () => {
     expect(validate(withRow({ ...row, transactionDatetimePropertyTime: '2026-03-29T01:30:00' }))).toBe(false);
     expect(validate(withRow({ ...row, quantity: 1.5 }))).toBe(false);
     expect(validate(withRow({ ...row, user: { ...(row.user as object), type: 'ROBOT' } }))).toBe(false);
+  });
+
+  it('refuses null where the reference type is not nullable: the routing fields, an id, the totals currency', async () => {
+    const body = await listing({ ...STAY, includeTotal: true });
+    const row = body.groups.default!.transactions[0]!;
+    const withRow = (changed: Record<string, unknown>) => ({ ...body, groups: { default: { ...body.groups.default!, transactions: [changed] } } });
+    expect(validate(withRow({ ...row, routedFrom: null }))).toBe(false);
+    expect(validate(withRow({ ...row, routingContext: null }))).toBe(false);
+    expect(validate(withRow({ ...row, customerId: null }))).toBe(false);
+    expect(validate({ ...body, totals: { ...body.totals, currency: null } })).toBe(false);
+    // Left out, they are valid: the reference requires none of them.
+    const { customerId: _customerId, ...withoutCustomer } = row;
+    expect(validate(withRow(withoutCustomer))).toBe(true);
+    const { currency: _currency, ...totalsWithoutCurrency } = body.totals!;
+    expect(validate({ ...body, totals: totalsWithoutCurrency })).toBe(true);
+    // The reference's types, when answered: a string and an object of strings.
+    expect(validate(withRow({ ...row, routedFrom: '42', routingContext: { reservationId: '6001' } }))).toBe(true);
   });
 });

@@ -235,8 +235,6 @@ describe('the answer', () => {
       locked: false,
       lockedByFiscalDocuments: [],
       actions: [],
-      routedFrom: null,
-      routingContext: null,
       guestName: null,
       userId: '12',
       // User 12 was never imported.

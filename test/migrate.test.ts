@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -148,6 +149,44 @@ describe('migrate', () => {
       (await client.query<{ n: number }>('SELECT count(*)::int AS n FROM schema_migrations')).rows[0]!.n,
     );
     expect(count).toBe(MIGRATION_FILES.length);
+  });
+
+  it('turns the stored bigint customer and external relation ids into text of their digits (011)', async () => {
+    const db = newDatabase();
+    await ensureDatabase(db.url);
+    const before = MIGRATION_FILES.filter((file) => file < '011_');
+    await withClient(db.url, async (client) => {
+      // The database as a server before 011 left it, with a transaction imported then.
+      await client.query('CREATE TABLE schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+      for (const file of before) {
+        await client.query(readFileSync(join(MIGRATIONS_DIR, file), 'utf8'));
+        await client.query('INSERT INTO schema_migrations (name) VALUES ($1)', [file]);
+      }
+      await client.query(
+        `INSERT INTO transactions (property_id, id, folio_id, source_kind, source_id, transaction_datetime, service_date, internal_transaction_code,
+           internal_code_group, description, quantity, amount, currency, posted, root_id, customer_id, external_relation_id)
+         VALUES (1, 1, 101, 'RESERVATION', 5001, now(), '2026-03-10', 'RR', 'ROOM_REVENUE_RATE', 'Room rate', 1, 120, 'EUR', true, 1, 9223372036854775807, 88),
+                (1, 2, 101, 'RESERVATION', 5001, now(), '2026-03-10', 'RR', 'ROOM_REVENUE_RATE', 'Room rate', 1, 120, 'EUR', true, 2, NULL, NULL)`,
+      );
+    });
+    expect(await migrate(db.url)).toEqual(MIGRATION_FILES.filter((file) => file >= '011_'));
+    const stored = await withClient(db.url, async (client) => ({
+      rows: (await client.query('SELECT id::text, customer_id, external_relation_id FROM transactions ORDER BY id')).rows,
+      types: (
+        await client.query(
+          `SELECT column_name, data_type FROM information_schema.columns
+            WHERE table_name = 'transactions' AND column_name IN ('customer_id', 'external_relation_id') ORDER BY column_name`,
+        )
+      ).rows,
+    }));
+    expect(stored.rows).toEqual([
+      { id: '1', customer_id: '9223372036854775807', external_relation_id: '88' },
+      { id: '2', customer_id: null, external_relation_id: null },
+    ]);
+    expect(stored.types).toEqual([
+      { column_name: 'customer_id', data_type: 'text' },
+      { column_name: 'external_relation_id', data_type: 'text' },
+    ]);
   });
 
   it('releases its lock, so another migrate on the same database can run afterwards', async () => {

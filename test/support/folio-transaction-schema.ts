@@ -5,14 +5,15 @@ import addFormats from 'ajv-formats';
  * The answer of POST /accounting/v1.0/folios/transactions as the reference accounting API types it
  * (FolioTransactionResponse and the objects around it), written out by hand as a JSON Schema
  * (draft-07) so the tests judge the listing against the reference rather than against our own zod
- * schemas. Types, formats and enums are the reference's. `required` holds every property except
- * those docs/ledger.md#listing lets the service leave out (optional imported fields, the stay,
- * paymentDetails and allocatedPayments off PAYMENT rows, state). Extra properties are allowed: the
- * service adds `isVoid`.
+ * schemas. Types, formats and enums are the reference's, and so is nullability: only what the
+ * reference marks nullable (`guestName`, `actions`, `allocatedPayments`) accepts null. `required`
+ * holds every property except those docs/ledger.md#listing lets the service leave out (optional
+ * imported fields, the stay, paymentDetails and allocatedPayments off PAYMENT rows, state, the
+ * routing fields it never answers, the totals' currency of a property never imported). Extra
+ * properties are allowed: the service adds `isVoid`.
  *
- * Two deliberate widenings of the reference: `routedFrom` and `routingContext` accept null, which
- * is what the service answers (it has no routing), and the totals' `currency` accepts null for a
- * property that was never imported.
+ * One deliberate widening of the reference: `nextPageToken` accepts null, which is what
+ * docs/ledger.md#listing answers on the last page.
  */
 type TSchema = Record<string, unknown>;
 
@@ -107,7 +108,7 @@ const TRANSACTION_PROPERTIES: Record<string, TSchema> = {
   parentId: str,
   rootId: str,
   originId: str,
-  routedFrom: nullable(str),
+  routedFrom: str,
   customerId: str,
   userId: str,
   externalRelationId: str,
@@ -126,7 +127,7 @@ const TRANSACTION_PROPERTIES: Record<string, TSchema> = {
   user: USER_MODEL,
   actions: nullable({ type: 'array', items: ACTION }),
   paymentDetails: PAYMENT_DETAILS,
-  routingContext: nullable(ROUTING_CONTEXT),
+  routingContext: ROUTING_CONTEXT,
   locked: bool,
   lockedByFiscalDocuments: { type: 'array', items: FISCAL_DOCUMENT },
   allocatedPayments: nullable({ type: 'array', items: ALLOCATED_PAYMENT }),
@@ -139,7 +140,7 @@ export const OPTIONAL_TRANSACTION_PROPERTIES = [
   'sourceIdentifier', 'subSourceId', 'subSourceIdentifier', 'notes', 'originId', 'parentId', 'customTransactionCode',
   'generalLedgerCustomCode', 'customerId', 'userId', 'externalRelationId', 'externalRelationKind', 'account', 'foreignCurrency',
   'foreignCurrencyAmount', 'reservationName', 'checkinDate', 'checkoutDate', 'reservationStatus', 'roomName', 'paymentDetails',
-  'allocatedPayments', 'state',
+  'allocatedPayments', 'state', 'routedFrom', 'routingContext',
 ];
 
 export const FOLIO_TRANSACTION_RESPONSE = object(
@@ -148,7 +149,10 @@ export const FOLIO_TRANSACTION_RESPONSE = object(
 );
 
 const GROUP_TOTALS = object({ count: int32, quantity: int32, totalDebit: double, totalCredit: double });
-const TOTALS = object({ count: int64, totalDebit: { type: 'number' }, totalCredit: { type: 'number' }, currency: nullable(str), currencyScale: { type: 'integer' } });
+const TOTALS = object(
+  { count: int64, totalDebit: { type: 'number' }, totalCredit: { type: 'number' }, currency: str, currencyScale: { type: 'integer' } },
+  ['count', 'totalDebit', 'totalCredit', 'currencyScale'],
+);
 const FOREIGN_CURRENCY_TOTALS = object({
   debit: { type: 'object', additionalProperties: { type: 'number' } },
   credit: { type: 'object', additionalProperties: { type: 'number' } },

@@ -60,6 +60,7 @@ describe('loadConfig — defaults', () => {
     expect(config.RETENTION_SWEEP_SECONDS).toBe(300);
     expect(config.WEBHOOK_RETRY_SCHEDULE).toEqual([5, 60, 300, 1800, 7200, 21_600, 43_200, 86_400]);
     expect([config.WEBHOOK_ALLOW_INSECURE, config.WEBHOOK_ALLOW_PRIVATE]).toEqual([false, false]);
+    expect(config.TOKENIZE_INSERT_BATCHING).toBe(true);
   });
 
   it('parses the keys into keyrings and a 32-byte fingerprint key', () => {
@@ -146,6 +147,7 @@ describe('loadConfig — one clear line per bad setting', () => {
     ['WEBHOOK_RETRY_SCHEDULE=5,0', { WEBHOOK_RETRY_SCHEDULE: '5,0' }, 'WEBHOOK_RETRY_SCHEDULE', /1-604800/],
     ['WEBHOOK_ALLOW_PRIVATE=maybe', { WEBHOOK_ALLOW_PRIVATE: 'maybe' }, 'WEBHOOK_ALLOW_PRIVATE', /true or false/],
     ['WEBHOOK_ALLOW_INSECURE=on', { WEBHOOK_ALLOW_INSECURE: 'on' }, 'WEBHOOK_ALLOW_INSECURE', /true or false/],
+    ['TOKENIZE_INSERT_BATCHING=sometimes', { TOKENIZE_INSERT_BATCHING: 'sometimes' }, 'TOKENIZE_INSERT_BATCHING', /true or false/],
   ];
 
   it.each(cases)('%s', (_name, overrides, setting, message) => {

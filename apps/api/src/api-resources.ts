@@ -32,9 +32,7 @@ export interface TApiResources {
 /** `connections` logs an outage of Redis, PostgreSQL or storage once, however many requests meet it. */
 export async function openApiResources(config: TConfig, connections: ConnectionLog): Promise<TApiResources> {
   const redis = watchRedis(createRedis(config.REDIS_URL, 'producer'), connections);
-  // One connection stays open while idle (min), so a request after a quiet spell does not wait for
-  // a new one (about 13 ms of the first export after `npm start`); startApi opens it.
-  const pool = watchPgPool(createPgPool(config.DATABASE_URL, { min: 1 }), connections);
+  const pool = watchPgPool(createPgPool(config.DATABASE_URL), connections);
   const queueOptions = { connection: redis, prefix: config.QUEUE_PREFIX };
   const openQueue = (name: string) => quiet(new Queue(name, queueOptions));
   // QueueEvents read with a blocking XREAD: each gets a connection of its own.

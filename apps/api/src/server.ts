@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { TApiConfig } from '@folio-vault/shared/config';
 import type { Logger } from '@folio-vault/shared/logger';
 import { createMetrics, type TMetrics } from '@folio-vault/shared/metrics';
@@ -6,12 +6,12 @@ import { ConnectionLog } from '@folio-vault/shared/connection-log';
 import { createCloser } from '@folio-vault/shared/shutdown';
 import { openApiResources } from './api-resources.js';
 import { createApp } from './app.js';
-import { createAppServer } from './http/app-server.js';
 import { createJwtVerifier } from './auth/jwt-verifier.js';
 import { JobWaiter } from './jobs/job-waiter.js';
 import { ExportService } from './exports/export-service.js';
 import { vaultRateLimits } from './http/rate-limit.js';
-import { warmJsonParser } from './http/route.js';
+import { RouteAudit } from './http/route-audit.js';
+import { AuditLog } from '@folio-vault/shared/vault/audit-log';
 import { buildOpenApiDocument } from './openapi.js';
 import { VaultClient } from './vault/vault-client.js';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
@@ -38,6 +38,7 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
   const { redis, pool, storage, queues, flows, nightAuditQueue } = resources;
   const metrics = options.metrics ?? createMetrics();
   metrics.observeQueues(queues);
+  const routeAudit = new RouteAudit(new AuditLog(pool));
   const limits = { perSubject: config.TOKENIZE_RATE_LIMIT_PER_SUBJECT, perProperty: config.TOKENIZE_RATE_LIMIT_PER_PROPERTY, windowMs: config.RATE_LIMIT_WINDOW_MS };
 
   const app = createApp({
@@ -47,6 +48,7 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
     secureCookies: config.NODE_ENV === 'production',
     logger,
     verifier: createJwtVerifier(config),
+    routeAudit,
     vault: new VaultClient({
       waiter: new JobWaiter(resources.vaultQueue, resources.vaultEvents),
       forwardWaiter: new JobWaiter(resources.forwardQueue, resources.forwardEvents),
@@ -79,12 +81,7 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
     storage,
   });
 
-  // The first request should not pay for what any request needs: the database connection (opened
-  // now, kept by the pool's min; a database that is down is met by the first request instead) and
-  // the JSON parser's decoders.
-  void pool.query('SELECT 1').catch(() => undefined);
-  await warmJsonParser();
-  const server = createAppServer(app);
+  const server = createServer(app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? config.PORT, () => {
@@ -109,6 +106,8 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
         server.closeAllConnections();
         return closed;
       });
+      // The last answers' audit events are written before the pool closes.
+      await routeAudit.flush();
       if (!options.connections) connections.close();
       await resources.close(closer);
       closer.report();

@@ -1,4 +1,4 @@
-import { FlowProducer, Queue, Worker } from 'bullmq';
+import { FlowProducer, Queue } from 'bullmq';
 import type { TWorkerConfig } from '@folio-vault/shared/config';
 import { ConnectionLog, watchPgPool, watchRedis, watchStorage } from '@folio-vault/shared/connection-log';
 import { createPgPool, createRedis, quiet } from '@folio-vault/shared/connections';
@@ -10,10 +10,9 @@ import { ExportStore } from '@folio-vault/shared/exports/export-store';
 import { FolioExporter } from './exports/folio-exporter.js';
 import { RenderPool } from './exports/render-pool.js';
 import { startWorkerHealthServer } from './health-server.js';
-import { createProcessor } from './jobs/processor-base.js';
 import { logWorkerError } from './jobs/worker-errors.js';
-import { exportHandlers } from './exports/export-processor.js';
-import { nightAuditHandlers, nightAuditSourceHandler } from './night-audit/night-audit-processor.js';
+import { startExportWorker } from './exports/export-processor.js';
+import { nightAuditSourceHandler, startNightAuditWorker } from './night-audit/night-audit-processor.js';
 import { scheduleVaultSweep, startVaultWorkers } from './vault/vault-workers.js';
 import { RetentionSweep, scheduleRetentionSweep } from './exports/retention-sweep.js';
 import { NightAuditor } from './night-audit/night-auditor.js';
@@ -43,13 +42,6 @@ export interface TStartWorkerOptions {
   warmRenderProcesses?: boolean;
 }
 
-/**
- * Export jobs the worker runs at once: more than the pool has render processes, so one job's
- * database reads, upload and status writes overlap another's render (a small export spends more
- * time there than rendering); renders themselves still run EXPORT_CONCURRENCY at a time.
- */
-export const exportJobConcurrency = (renderProcesses: number) => renderProcesses * 4;
-
 export async function startWorker(config: TWorkerConfig, logger: Logger, options: TStartWorkerOptions = {}): Promise<TRunningWorker> {
   const metrics = options.metrics ?? createMetrics();
   // An outage of Redis, PostgreSQL or storage is logged once, not per error of every connection.
@@ -67,35 +59,30 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
       : Promise.resolve();
   const exportStore = new ExportStore(pool);
   const storage = watchStorage(createStorage(config), connections);
-  // Webhook deliveries (their own queue); the exporter and the night auditor announce through its outbox.
-  const webhooks = startWebhookWorker(config, { pool, connection, storage, logger, metrics, locking: { lockDuration: config.WORKER_LOCK_MS, stalledInterval: config.WORKER_LOCK_MS } }, options.webhookInternals);
-  const exporter = new FolioExporter(pool, exportStore, storage, renderer, { exportSeconds: config.EXPORT_RETENTION_SECONDS, nightAuditDays: config.NIGHT_AUDIT_RETENTION_DAYS }, webhooks.outbox);
-  const flows = quiet(new FlowProducer({ connection, prefix: config.QUEUE_PREFIX }));
-  const auditor = new NightAuditor(pool, exporter, storage, flows);
-
   // A worker that dies leaves its jobs locked until the lock lapses; then the stalled check of any
   // other worker (every WORKER_LOCK_MS) hands them out again: delivery is at least once.
   const locking = { lockDuration: config.WORKER_LOCK_MS, stalledInterval: config.WORKER_LOCK_MS };
+  const queueOptions = { connection, prefix: config.QUEUE_PREFIX, metrics, locking };
+  // Webhook deliveries (their own queue); export and night-audit ends are announced through its outbox.
+  const webhooks = startWebhookWorker(config, { pool, connection, storage, logger, metrics, locking }, options.webhookInternals);
+  const exporter = new FolioExporter(pool, exportStore, storage, renderer, config.EXPORT_RETENTION_SECONDS, webhooks.outbox);
+  const flows = quiet(new FlowProducer({ connection, prefix: config.QUEUE_PREFIX }));
+  const auditor = new NightAuditor(pool, exporter, storage, flows, webhooks.outbox, config.NIGHT_AUDIT_RETENTION_DAYS);
+
   const vault = startVaultWorkers(config, { pool, connection, logger, metrics, locking });
-  const retention = new RetentionSweep(pool, storage, logger, metrics);
-  const exportProcessor = createProcessor(
-    { ...exportHandlers(exporter, exportStore, nightAuditSourceHandler(auditor, logger), logger), 'retention-sweep': () => retention.run() },
-    logger,
-    metrics,
-  );
   await warming;
-  const exportWorker = new Worker(QUEUE_NAMES.export, exportProcessor, {
-    connection,
-    prefix: config.QUEUE_PREFIX,
-    concurrency: exportJobConcurrency(config.EXPORT_CONCURRENCY),
-    ...locking,
-  });
-  const nightAuditWorker = new Worker(QUEUE_NAMES.nightAudit, createProcessor(nightAuditHandlers(auditor), logger, metrics), {
-    connection,
-    prefix: config.QUEUE_PREFIX,
-    concurrency: 2,
-    ...locking,
-  });
+  const exportWorker = startExportWorker(
+    {
+      exporter,
+      store: exportStore,
+      outbox: webhooks.outbox,
+      retention: new RetentionSweep(pool, storage, logger, metrics),
+      nightAuditSource: nightAuditSourceHandler(auditor, logger),
+      logger,
+    },
+    { ...queueOptions, renderProcesses: config.EXPORT_CONCURRENCY },
+  );
+  const nightAuditWorker = startNightAuditWorker(auditor, { ...queueOptions, logger });
   const workers = [...vault.workers, exportWorker, nightAuditWorker, webhooks.worker];
   for (const worker of workers) {
     worker.on('error', (error) => logWorkerError(error, worker.name, logger, connections));

@@ -172,6 +172,13 @@ const ZSharedSettings = z.object({
       'How often the vault sweep runs (first at worker start): it shreds tokens past `expires_at`, destroys held CVVs past their ' +
       'time, drops old forward answers and re-fingerprints old records ([vault.md](vault.md#the-vault-sweep)).',
   }),
+  TOKENIZE_INSERT_BATCHING: booleanSetting.default(true).meta({
+    readBy: 'worker',
+    accepts: BOOLEAN_VALUES,
+    description:
+      'Gathers the cards of a worker\'s concurrent tokenize jobs into shared insert statements ' +
+      '([vault.md](vault.md#tokenize-under-load)); `false` inserts each card by its own statement, the pair the tokenize benchmark measures.',
+  }),
   // Checked in forwardSettings: the API reads names, modes, paths and methods, a worker also the secrets.
   VAULT_FORWARD_DESTINATIONS: optionalText.meta({
     readBy: 'both',

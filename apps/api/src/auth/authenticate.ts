@@ -30,33 +30,27 @@ export function readCookie(req: Request, name: string): string | undefined {
 
 /**
  * `Authorization: Bearer <JWT>` and the scope a route needs; the token never comes from the query.
- * Options add a shared secret (instead of a JWT) or a cookie (when no header is sent).
+ * Options add a shared secret (instead of a JWT) or a cookie (when no header is sent). Resolves
+ * with the caller's principal set on the request (none for the shared secret); throws 401 or 403.
  */
-export function authenticate(verifier: TJwtVerifier, scope: TScope, options: TAuthenticateOptions = {}) {
-  return async (req: Request, _res: Response, next: NextFunction) => {
+export function callerCheck(verifier: TJwtVerifier, scope: TScope, options: TAuthenticateOptions = {}) {
+  return async (req: Request): Promise<void> => {
     const header = req.get('authorization');
-    if (options.sharedSecret && bearerMatches(header, options.sharedSecret)) {
-      next();
-      return;
-    }
+    if (options.sharedSecret && bearerMatches(header, options.sharedSecret)) return;
     const match = header ? /^Bearer +([A-Za-z0-9._~+/=-]+)$/i.exec(header.trim()) : null;
     const fromCookie = !header && options.cookie ? readCookie(req, options.cookie) : undefined;
     const token = match?.[1] ?? (fromCookie && JWT_CHARS.test(fromCookie) ? fromCookie : undefined);
-    if (!token) {
-      next(new AppError('UNAUTHENTICATED', 'A bearer token is required (Authorization: Bearer <JWT>).'));
-      return;
-    }
-    try {
-      req.principal = await verifier(token);
-    } catch (error) {
-      next(error);
-      return;
-    }
-    if (!req.principal.scopes.has(scope)) {
-      next(new AppError('ACCESS_DENIED', `The token lacks the ${scope} scope.`));
-      return;
-    }
-    next();
+    if (!token) throw new AppError('UNAUTHENTICATED', 'A bearer token is required (Authorization: Bearer <JWT>).');
+    req.principal = await verifier(token);
+    if (!req.principal.scopes.has(scope)) throw new AppError('ACCESS_DENIED', `The token lacks the ${scope} scope.`);
+  };
+}
+
+/** callerCheck as Express middleware, for what is mounted outside route definitions (the queue dashboard). */
+export function authenticate(verifier: TJwtVerifier, scope: TScope, options: TAuthenticateOptions = {}) {
+  const check = callerCheck(verifier, scope, options);
+  return (req: Request, _res: Response, next: NextFunction) => {
+    check(req).then(() => next(), next);
   };
 }
 

@@ -1,7 +1,6 @@
 import { createPublicKey, createSecretKey, type KeyObject } from 'node:crypto';
 import jwt, { type Algorithm, type JwtPayload } from 'jsonwebtoken';
 import { JwksClient } from 'jwks-rsa';
-import { LRUCache } from 'lru-cache';
 import type { TApiConfig } from '@folio-vault/shared/config';
 import { AppError } from '@folio-vault/shared/errors';
 import type { TPrincipal } from './principal.js';
@@ -15,22 +14,12 @@ export type TJwtVerifier = (token: string) => Promise<TPrincipal>;
 
 const MAX_TOKEN_LENGTH = 8_192;
 const CLOCK_TOLERANCE_S = 30;
-/**
- * Tokens that verified are remembered, by their exact text (signature included), for at most this
- * long and never past their exp (+ the clock tolerance): a PMS sends the same bearer token with
- * every request of its session, and checking it again each time was about 6 % of the API's CPU per
- * tokenization (HS256; an RS256/ES256 or JWKS check costs more). A key removed from the JWKS stops
- * a remembered token within this time. Refusals are never remembered.
- */
-export const VERIFIED_TOKEN_TTL_MS = 60_000;
-const VERIFIED_TOKENS_MAX = 1_000;
-
 type TKeySource = { algorithms: Algorithm[]; key: (header: jwt.JwtHeader) => Promise<string | KeyObject> };
 
 function keySource(config: TApiConfig): TKeySource {
   if (config.JWT_SECRET) {
     // A KeyObject, not the string: given a string, jsonwebtoken first tries to parse it as a PEM
-    // public key on every verify (measured: the largest single cost of an authenticated request).
+    // public key on every verify.
     const secret = createSecretKey(Buffer.from(config.JWT_SECRET, 'utf8'));
     return { algorithms: ['HS256'], key: async () => secret };
   }
@@ -76,19 +65,6 @@ function toPropertyIds(value: unknown): Set<string> | undefined {
 }
 
 export function createJwtVerifier(config: TApiConfig, clock: () => number = Date.now): TJwtVerifier {
-  const verify = verifierOf(config, clock);
-  const verified = new LRUCache<string, { principal: TPrincipal; until: number }>({ max: VERIFIED_TOKENS_MAX });
-  return async (token) => {
-    const now = clock();
-    const remembered = verified.get(token);
-    if (remembered && remembered.until > now) return remembered.principal;
-    const { principal, exp } = await verify(token);
-    verified.set(token, { principal, until: Math.min(now + VERIFIED_TOKEN_TTL_MS, (exp + CLOCK_TOLERANCE_S) * 1000) });
-    return principal;
-  };
-}
-
-function verifierOf(config: TApiConfig, clock: () => number): (token: string) => Promise<{ principal: TPrincipal; exp: number }> {
   const source = keySource(config);
   return async (token) => {
     if (token.length > MAX_TOKEN_LENGTH) throw unauthenticated('it is too long');
@@ -126,6 +102,6 @@ function verifierOf(config: TApiConfig, clock: () => number): (token: string) =>
     const propertyIds = toPropertyIds(payload.property_ids ?? []);
     if (!propertyIds) throw unauthenticated('property_ids must be an array of property ids');
     const scope = typeof payload.scope === 'string' ? payload.scope : '';
-    return { principal: { subject: payload.sub, scopes: new Set(scope.split(' ').filter(Boolean)), propertyIds }, exp: payload.exp };
+    return { subject: payload.sub, scopes: new Set(scope.split(' ').filter(Boolean)), propertyIds };
   };
 }

@@ -8,6 +8,7 @@ import { exportFolioJob } from '@folio-vault/shared/exports/export-folio-job';
 import { ExportStore, type TExportRow, type TStoredResult } from '@folio-vault/shared/exports/export-store';
 import type { TExportStatus, TExportStatusBody, TFolioExportRequest } from '@folio-vault/shared/exports/schemas';
 import { checkLinkSignature, downloadLink } from '@folio-vault/shared/exports/download-links';
+import { exportFilePath } from '@folio-vault/shared/exports/export-paths';
 import { countFoliosOfSource, recipientExists, sourceExists } from '@folio-vault/shared/ledger/ledger-store';
 import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
 import type { JobWaiter } from '../jobs/job-waiter.js';
@@ -21,8 +22,6 @@ import type { JobWaiter } from '../jobs/job-waiter.js';
 
 /** A small export renders in seconds: a slot frees up soon after the cap is hit. */
 const CAP_RETRY_AFTER_SECONDS = 5;
-
-export const statusPath = (exportId: string) => `/fiscal-document/v1/folios/exports/${exportId}`;
 
 export class ExportService {
   private readonly store: ExportStore;
@@ -130,7 +129,7 @@ export class ExportService {
       ...(row.size !== null ? { size: Number(row.size) } : {}),
       ...(row.pages !== null ? { pages: row.pages } : {}),
       ...(row.sha256 ? { sha256: row.sha256 } : {}),
-      ...(row.status === 'completed' ? { fileUrl: `${statusPath(row.id)}/file` } : {}),
+      ...(row.status === 'completed' ? { fileUrl: exportFilePath(row.id) } : {}),
       // Shown while the file lives and, once expired, as when it went.
       ...((row.status === 'completed' || row.status === 'expired') && row.expires_at ? { expiresAt: row.expires_at.toISOString() } : {}),
       ...(link ?? {}),

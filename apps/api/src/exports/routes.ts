@@ -10,7 +10,8 @@ import { SCOPES } from '../auth/principal.js';
 import { HEADERS } from '../http/openapi-errors.js';
 import type { TResponseDoc } from '../http/route-docs.js';
 import { defineRoute, mountRoutes, type TRouteDeps, type TSignedAccess } from '../http/route.js';
-import { statusPath, type ExportService } from './export-service.js';
+import { exportFilePath, exportStatusPath } from '@folio-vault/shared/exports/export-paths';
+import type { ExportService } from './export-service.js';
 
 /** Start an export (answer the file, or 202 with a status URL), its status, its file. */
 const TAGS: ['Folio export'] = ['Folio export'];
@@ -39,7 +40,7 @@ async function sendFile(res: Response, exportId: string, file: { stream: Readabl
 }
 
 function accepted(res: Response, row: { id: string; status: string }, preferApplied: boolean): void {
-  const url = statusPath(row.id);
+  const url = exportStatusPath(row.id);
   res.status(202).set({ Location: url, 'Retry-After': '2', ...(preferApplied ? { 'Preference-Applied': 'respond-async' } : {}) });
   res.json({ exportId: row.id, status: row.status, statusUrl: url });
 }
@@ -107,7 +108,7 @@ function startExport(path: string, operationId: string, summary: string) {
 
 const exportStatus = defineRoute({
   method: 'get',
-  path: '/fiscal-document/v1/folios/exports/{exportId}',
+  path: exportStatusPath('{exportId}'),
   operationId: 'getFolioExport',
   summary: 'Export status',
   tags: TAGS,
@@ -145,7 +146,7 @@ function forPropertyOfJwt(req: Request, headers: { 'x-property-id'?: string }): 
 
 const exportFile = defineRoute({
   method: 'get',
-  path: '/fiscal-document/v1/folios/exports/{exportId}/file',
+  path: exportFilePath('{exportId}'),
   operationId: 'getFolioExportFile',
   summary: 'Export file',
   description:

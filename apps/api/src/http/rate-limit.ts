@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
+import type { TRequestLimit } from './route.js';
 import type { TRedisClient } from '@folio-vault/shared/connections';
 import { AppError } from '@folio-vault/shared/errors';
 import { ZInt64IdString } from '@folio-vault/shared/schemas/common';
@@ -16,11 +17,9 @@ import { within } from '@folio-vault/shared/within';
  * protects is, and one script may count both. Nothing of the request body is read: keys never hold
  * card data.
  *
- * Both counters are counted by one Lua script, one round trip per request (was express-rate-limit
- * with rate-limit-redis, one limiter and one round trip per counter: bench/changes.md). The subject
- * is counted first, and a caller over its own limit is refused without spending the property's
- * budget that other callers share. Answers carry IETF draft-8 `RateLimit` and `RateLimit-Policy`
- * fields, one item per counter counted (the shape express-rate-limit gave them).
+ * Both counters are counted by one Lua script. The subject is counted first, and a caller over its
+ * own limit is refused without spending the property's budget that other callers share. Answers
+ * carry IETF draft-8 `RateLimit` and `RateLimit-Policy` fields, one item per counter counted.
  *
  * Redis down or hung: the request is answered 503 SERVICE_UNAVAILABLE with Retry-After within
  * REDIS_COMMAND_TIMEOUT_MS (fail closed). Passing would let anyone lift the limits by loading
@@ -105,28 +104,28 @@ function announce(res: Response, counter: TCounter, id: string, hits: number, re
 }
 
 /**
- * After authentication, before the body is read: one middleware counting the subject, then the
- * property, in one round trip.
+ * After authentication, before the body is read: the subject, then the property, counted in one
+ * round trip; 429 with Retry-After for the first counter over its limit.
  */
-export function vaultRateLimits(redis: TRedisClient, keyPrefix: string, limits: TTokenizeLimits, action: 'tokenize' | 'forward'): RequestHandler[] {
+export function vaultRateLimits(redis: TRedisClient, keyPrefix: string, limits: TTokenizeLimits, action: 'tokenize' | 'forward'): TRequestLimit {
   const what = action === 'tokenize' ? 'tokenization' : 'forward';
   const counters: TCounter[] = [
     { name: `${action}-subject`, limit: limits.perSubject, id: subjectOf, details: `Too many ${what} requests for this caller; retry after the time in Retry-After.` },
     { name: `${action}-property`, limit: limits.perProperty, id: allowedProperty, details: `Too many ${what} requests for this property; retry after the time in Retry-After.` },
   ];
   const count = countingOf(redis);
-  const limiter: RequestHandler = async (req, res, next) => {
+  return async (req, res) => {
     const counted = counters.flatMap((counter) => {
       const id = counter.id(req);
       return id === undefined ? [] : [{ counter, id }];
     });
-    if (counted.length === 0) return next();
+    if (counted.length === 0) return;
     const keys = counted.map(({ counter, id }) => `${keyPrefix}:rate-limit:${counter.name}:${id}`);
     let answer: number[];
     try {
       answer = await within(count(keys.length, ...keys, limits.windowMs, ...counted.map(({ counter }) => counter.limit)), REDIS_COMMAND_TIMEOUT_MS);
     } catch (error) {
-      return next(AppError.unavailable('Request limits cannot be checked right now; retry shortly.').withCause(error));
+      throw AppError.unavailable('Request limits cannot be checked right now; retry shortly.').withCause(error);
     }
     // Two numbers per counter counted: hits, then milliseconds left in its window.
     for (const [index, { counter, id }] of counted.entries()) {
@@ -134,9 +133,7 @@ export function vaultRateLimits(redis: TRedisClient, keyPrefix: string, limits: 
       const hits = Number(answer[2 * index]);
       const resetSeconds = Math.max(0, Math.ceil(Number(answer[2 * index + 1]) / 1000));
       announce(res, counter, id, hits, resetSeconds, limits.windowMs);
-      if (hits > counter.limit) return next(new AppError('RATE_LIMITED', counter.details, { retryAfterSeconds: Math.max(1, resetSeconds) }));
+      if (hits > counter.limit) throw new AppError('RATE_LIMITED', counter.details, { retryAfterSeconds: Math.max(1, resetSeconds) });
     }
-    next();
   };
-  return [limiter];
 }

@@ -1,22 +1,26 @@
-import { Readable } from 'node:stream';
-import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
+// One definition per route: path, scope, headers, params, body, answers, error statuses and the
+// audit action, written once. `mountRoutes` puts it on Express as one handler that runs the steps
+// in order (authentication, limits, headers, body, handler) with the request's state in its own
+// local variables; `registerRoute` (route-docs.ts) describes the same definition in the OpenAPI
+// document, so neither can drift from the other.
+
+import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { z } from 'zod';
-import { AppError, type TFieldError } from '@folio-vault/shared/errors';
-import { authenticate, type TAuthenticateOptions } from '../auth/authenticate.js';
+import { AppError, toAppError, type TFieldError } from '@folio-vault/shared/errors';
+import type { TAuditAction } from '@folio-vault/shared/vault/audit-log';
+import { callerCheck, type TAuthenticateOptions } from '../auth/authenticate.js';
 import type { TJwtVerifier } from '../auth/jwt-verifier.js';
 import type { TScope } from '../auth/principal.js';
 import type { TResponseDoc } from './route-docs.js';
+import { auditEventOf, type TAuditFacts, type TRouteAudit } from './route-audit.js';
 
-/**
- * One definition per route: path, scope, headers, params, body, answers and error statuses,
- * written once. `mountRoutes` puts it on Express; `registerRoute` (route-docs.ts) describes it
- * in the OpenAPI document, so neither can drift from the other.
- */
 export type THttpMethod = 'get' | 'post' | 'delete';
 
-/** What every route's dependencies hold: the token verifier for `scope`. */
+/** What every route's dependencies hold: the token verifier for `scope`, the audit writer for `audit`. */
 export interface TRouteDeps {
   verifier: TJwtVerifier;
+  /** Needed by the routes that declare `audit` (mountRoutes refuses to mount one without it). */
+  routeAudit?: TRouteAudit;
 }
 
 /** The part of a definition the OpenAPI document reads: everything but the code. */
@@ -44,6 +48,8 @@ export interface TRouteSpec {
   errors?: number[];
   /** The route also admits a signed link instead of the JWT: set by defineRoute from `signedAccess`. */
   signedLink?: boolean;
+  /** The vault audit action every answer of this route is recorded as (route-audit.ts). */
+  audit?: TAuditAction;
 }
 
 /**
@@ -52,6 +58,9 @@ export interface TRouteSpec {
  * valid; it throws (403 ACCESS_DENIED) for a link that is tampered with, expired or for another entity.
  */
 export type TSignedAccess = (req: Request) => 'absent' | 'granted';
+
+/** A limit in front of a route (rate limits): resolves to let the request on, throws (429, 503) to refuse it. */
+export type TRequestLimit = (req: Request, res: Response) => Promise<void>;
 
 export interface TRouteContext<H extends z.ZodType, P extends z.ZodType, B extends z.ZodType, Q extends z.ZodType = z.ZodObject> {
   req: Request;
@@ -64,21 +73,31 @@ export interface TRouteContext<H extends z.ZodType, P extends z.ZodType, B exten
   signed: boolean;
 }
 
+/**
+ * What a handler returns once it has answered: the facts its route's audit event records, and, for
+ * a route whose work ended in an error after those facts were known (a forward's gateway failure),
+ * that error, answered as any thrown one is.
+ */
+export interface TRouteOutcome {
+  audit?: TAuditFacts;
+  error?: unknown;
+}
+
 export interface TRouteDefinition<
   D extends TRouteDeps,
   H extends z.ZodObject,
   P extends z.ZodObject,
   B extends z.ZodType,
   Q extends z.ZodObject = z.ZodObject,
-> extends Omit<TRouteSpec, 'rateLimited'> {
+> extends Omit<TRouteSpec, 'rateLimited' | 'signedLink'> {
   headers?: H;
   params?: P;
   query?: Q;
   body?: B;
-  /** Options of `authenticate` (a shared secret, a cookie) drawn from the dependencies. */
+  /** Options of the caller check (a shared secret, a cookie) drawn from the dependencies. */
   authOptions?: (deps: D) => TAuthenticateOptions;
-  /** Middleware after authentication and before the headers are read (rate limits). */
-  limits?: (deps: D) => RequestHandler[];
+  /** Runs after authentication and before the headers are read (rate limits). */
+  limits?: (deps: D) => TRequestLimit;
   /**
    * Runs once the headers are valid and before the body is read: a caller who may not act for the
    * property gets 403 whatever the body holds (and its body is never parsed).
@@ -90,12 +109,12 @@ export interface TRouteDefinition<
    * a JWT caller sends (X-Property-Id); `authorize` checks that for JWT callers.
    */
   signedAccess?: (deps: D) => TSignedAccess;
-  handler: (deps: D) => (ctx: TRouteContext<H, P, B, Q>) => Promise<void>;
+  handler: (deps: D) => (ctx: TRouteContext<H, P, B, Q>) => Promise<TRouteOutcome | void>;
 }
 
 /** A definition with its types erased, ready to mount: what route lists hold. */
 export interface TRoute<D extends TRouteDeps> extends TRouteSpec {
-  handlers: (deps: D) => RequestHandler[];
+  handler: (deps: D) => RequestHandler;
 }
 
 const HEADER_NAMES: Record<string, string> = {
@@ -106,11 +125,13 @@ const HEADER_NAMES: Record<string, string> = {
   prefer: 'Prefer',
 };
 
+type TPart = 'headers' | 'params' | 'query' | 'body';
+
 /**
  * Every problem in every part is reported at once with its path: a body field as
  * "expiration.month", a header by its name ("X-Property-Id"), a path parameter by its name.
  */
-function issuesToFieldErrors(issues: z.core.$ZodIssue[], part: 'headers' | 'params' | 'query' | 'body', input: unknown): TFieldError[] {
+function issuesToFieldErrors(issues: z.core.$ZodIssue[], part: TPart, input: unknown): TFieldError[] {
   return issues.map((issue) => {
     const path = issue.path.map(String);
     if (part === 'headers' && path[0]) path[0] = HEADER_NAMES[path[0]] ?? path[0];
@@ -130,120 +151,79 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   return path.reduce<unknown>((value, key) => (value !== null && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined), input);
 }
 
-const jsonParsers = new Map<string, RequestHandler>();
-function jsonParser(limit: string): RequestHandler {
-  let parser = jsonParsers.get(limit);
-  if (!parser) {
-    parser = express.json({ limit, strict: true, type: 'application/json' });
-    jsonParsers.set(limit, parser);
-  }
-  return parser;
+/** `schema`'s value of `input`; its problems added to `problems` (and undefined) when it does not parse. */
+function parsePart<S extends z.ZodType>(schema: S | undefined, input: unknown, part: TPart, problems: TFieldError[]): z.output<S> | undefined {
+  if (!schema) return undefined;
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  problems.push(...issuesToFieldErrors(result.error.issues, part, input));
+  return undefined;
 }
 
-/**
- * Reads one small body through the JSON parser, before the API listens: on its first body the
- * parser loads its character-set decoders (iconv-lite's tables), 8–15 ms that the first request
- * with a body paid otherwise (measured on the first export after `npm start`).
- */
-export async function warmJsonParser(): Promise<void> {
-  const body = Buffer.from('{}');
-  const req = Object.assign(Readable.from([body]), { headers: { 'content-type': 'application/json', 'content-length': String(body.length) } });
-  await new Promise<void>((resolve) => {
-    jsonParser('1kb')(req as unknown as Request, {} as Response, () => resolve());
-  });
-}
-
-/** Requests a signed link let in (see `signedAccess`): they skip authentication and `authorize`. */
-const signedRequests = new WeakSet<Request>();
-
-/**
- * The route's signed-link check, then the JWT unless the link granted access: a request with a bad
- * link is refused even if it also carries a token, so a link never fails over to something else.
- */
-function authentication<D extends TRouteDeps>(def: TRouteDefinition<D, z.ZodObject, z.ZodObject, z.ZodType, z.ZodObject>, deps: D): RequestHandler[] {
-  if (!def.scope) return [];
-  const jwt = authenticate(deps.verifier, def.scope, def.authOptions?.(deps));
-  if (!def.signedAccess) return [jwt];
-  const check = def.signedAccess(deps);
-  return [
-    (req, res, next) => {
-      let access: 'absent' | 'granted';
-      try {
-        access = check(req);
-      } catch (error) {
-        next(error);
-        return;
-      }
-      if (access === 'absent') return jwt(req, res, next);
-      signedRequests.add(req);
-      next();
-    },
-  ];
+/** Express's JSON body parser as a step that resolves once `req.body` is read, or throws its 400/413. */
+function jsonBody(limit: string): (req: Request, res: Response) => Promise<void> {
+  const parser = express.json({ limit, strict: true, type: 'application/json' });
+  return (req, res) => new Promise((resolve, reject) => parser(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
 }
 
 /** `/a/{id}/b` → `/a/:id/b`. */
 export const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
 /**
- * Headers (and `authorize`) first, then the content type and the JSON body, then params and body
- * validated; the parsed values are handed to the handler, never re-parsed.
+ * The route's handler on Express, its steps in order: the signed link or the JWT, the limits, the
+ * headers (and `authorize`), the content type and the JSON body, then params, query and body —
+ * every field problem reported at once — and the handler with the parsed values. An error at any
+ * step goes to the app's error handler. With `audit`, the route's event is written once the
+ * answer is out, from the handler's outcome or the error answered (route-audit.ts).
  */
-function validation<H extends z.ZodObject, P extends z.ZodObject, B extends z.ZodType, Q extends z.ZodObject>(
-  def: TRouteDefinition<never, H, P, B, Q>,
-  handler: (ctx: TRouteContext<H, P, B, Q>) => Promise<void>,
-): RequestHandler[] {
-  const handlers: RequestHandler[] = [];
-  const headerErrors = new WeakMap<Request, { headers?: unknown; errors: TFieldError[] }>();
-  handlers.push((req, _res, next) => {
-    if (!def.headers) return next();
-    const result = def.headers.safeParse(req.headers);
-    if (!result.success) {
-      headerErrors.set(req, { errors: issuesToFieldErrors(result.error.issues, 'headers', req.headers) });
-      return next();
+function routeHandler<D extends TRouteDeps, H extends z.ZodObject, P extends z.ZodObject, B extends z.ZodType, Q extends z.ZodObject>(
+  def: TRouteDefinition<D, H, P, B, Q>,
+  deps: D,
+): RequestHandler {
+  const checkCaller = def.scope ? callerCheck(deps.verifier, def.scope, def.authOptions?.(deps)) : undefined;
+  const checkLink = def.signedAccess?.(deps);
+  const limit = def.limits?.(deps);
+  const readBody = def.body ? jsonBody(def.bodyLimit ?? '100kb') : undefined;
+  const handle = def.handler(deps);
+  const audit = def.audit;
+  const routeAudit = deps.routeAudit;
+  if (audit && !routeAudit) throw new Error(`route ${def.operationId} declares audit but its dependencies have no routeAudit`);
+
+  return async (req, res, next) => {
+    let outcome: TRouteOutcome | void = undefined;
+    let failure: AppError | undefined;
+    if (audit && routeAudit) {
+      const pathId = typeof req.params.id === 'string' ? req.params.id : undefined;
+      res.once('close', () => routeAudit.write(auditEventOf(audit, req, res, { pathId, facts: outcome?.audit, failure }), req.log));
     }
-    headerErrors.set(req, { headers: result.data, errors: [] });
     try {
-      if (!signedRequests.has(req)) def.authorize?.(req, result.data as z.output<H>);
-      next();
-    } catch (error) {
-      next(error);
-    }
-  });
-  if (def.body) {
-    handlers.push((req, _res, next) => {
-      if (!req.is('application/json')) {
-        next(new AppError('UNSUPPORTED_MEDIA_TYPE', 'This route takes a JSON body (Content-Type: application/json).'));
-        return;
+      // A request with a link is judged by the link alone: a bad one is refused even with a JWT.
+      const signed = checkLink?.(req) === 'granted';
+      if (!signed) await checkCaller?.(req);
+      await limit?.(req, res);
+
+      const problems: TFieldError[] = [];
+      const headers = parsePart(def.headers, req.headers, 'headers', problems);
+      if (headers !== undefined && !signed) def.authorize?.(req, headers);
+      if (readBody) {
+        if (!req.is('application/json')) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'This route takes a JSON body (Content-Type: application/json).');
+        await readBody(req, res);
       }
-      next();
-    });
-    handlers.push(jsonParser(def.bodyLimit ?? '100kb'));
-  }
-  handlers.push(async (req: Request, res: Response, next: NextFunction) => {
-    try {
-      const parsedHeaders = headerErrors.get(req);
-      const fieldErrors: TFieldError[] = [...(parsedHeaders?.errors ?? [])];
-      const parse = <S extends z.ZodType>(schema: S | undefined, input: unknown, part: 'headers' | 'params' | 'query' | 'body') => {
-        if (!schema) return undefined;
-        const result = schema.safeParse(input);
-        if (result.success) return result.data;
-        fieldErrors.push(...issuesToFieldErrors(result.error.issues, part, input));
-        return undefined;
-      };
-      const headers = parsedHeaders?.headers;
-      const params = parse(def.params, req.params, 'params');
-      const query = parse(def.query, req.query, 'query');
-      const body = parse(def.body, req.body, 'body');
-      if (fieldErrors.length > 0) throw AppError.invalid(fieldErrors);
-      await handler({
-        req, res, headers: headers as z.output<H>, params: params as z.output<P>, query: query as z.output<Q>, body: body as z.output<B>,
-        signed: signedRequests.has(req),
+      const params = parsePart(def.params, req.params, 'params', problems);
+      const query = parsePart(def.query, req.query, 'query', problems);
+      const body = parsePart(def.body, req.body, 'body', problems);
+      if (problems.length > 0) throw AppError.invalid(problems);
+
+      outcome = await handle({
+        req, res, headers: headers as z.output<H>, params: params as z.output<P>, query: query as z.output<Q>, body: body as z.output<B>, signed,
       });
+      if (outcome?.error !== undefined) throw outcome.error;
     } catch (error) {
-      next(error);
+      // Classified once: the error handler takes an AppError as it is, so the answer is the one audited.
+      failure = toAppError(error);
+      next(failure);
     }
-  });
-  return handlers;
+  };
 }
 
 export function defineRoute<
@@ -253,22 +233,17 @@ export function defineRoute<
   B extends z.ZodType = z.ZodUnknown,
   Q extends z.ZodObject = z.ZodObject,
 >(def: TRouteDefinition<D, H, P, B, Q>): TRoute<D> {
-  const { handler, authOptions: _authOptions, limits, authorize: _authorize, signedAccess, ...spec } = def;
+  const { handler: _handler, authOptions: _authOptions, limits, authorize: _authorize, signedAccess, ...spec } = def;
   return {
     ...spec,
     ...(limits ? { rateLimited: true } : {}),
     ...(signedAccess ? { signedLink: true } : {}),
-    handlers: (deps) => [
-      ...authentication(def as unknown as TRouteDefinition<D, z.ZodObject, z.ZodObject, z.ZodType, z.ZodObject>, deps),
-      // Before the headers and the body are read: a limited caller costs no parsing.
-      ...(limits?.(deps) ?? []),
-      ...validation(def as TRouteDefinition<never, H, P, B, Q>, handler(deps)),
-    ],
+    handler: (deps) => routeHandler(def, deps),
   };
 }
 
 /** Mounts each definition on the router at its Express path. */
 export function mountRoutes<D extends TRouteDeps>(router: Router, routes: readonly TRoute<D>[], deps: D): Router {
-  for (const route of routes) router[route.method](expressPath(route.path), ...route.handlers(deps));
+  for (const route of routes) router[route.method](expressPath(route.path), route.handler(deps));
   return router;
 }

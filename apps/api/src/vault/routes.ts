@@ -1,4 +1,4 @@
-import { Router, type RequestHandler } from 'express';
+import { Router } from 'express';
 import {
   ZCardTokenMetadata,
   ZTokenIdParams,
@@ -13,9 +13,8 @@ import { ZForwardHeaders, ZForwardRequest, ZForwardResponse } from '@folio-vault
 import { forPropertyHeader } from '../auth/authenticate.js';
 import { SCOPES } from '../auth/principal.js';
 import { HEADERS } from '../http/openapi-errors.js';
-import { defineRoute, mountRoutes, type TRouteDeps } from '../http/route.js';
+import { defineRoute, mountRoutes, type TRequestLimit, type TRouteDeps } from '../http/route.js';
 import { tokenizationModeOf as modeOf } from '@folio-vault/shared/vault/tokenization-mode';
-import { auditCaller, auditVaultErrors, recordVaultEvent, type TForwardAudit } from './vault-audit.js';
 import type { VaultClient } from './vault-client.js';
 
 /** A card body is small; 16 kB leaves room for billing details in any script. */
@@ -27,8 +26,8 @@ const TAGS: ['Card vault'] = ['Card vault'];
 export interface TVaultDeps extends TRouteDeps {
   vault: VaultClient;
   /** Rate limits of POST /vault/v1/tokens/card and of forwards (http/rate-limit.ts). */
-  tokenizeLimits: RequestHandler[];
-  forwardLimits: RequestHandler[];
+  tokenizeLimits: TRequestLimit;
+  forwardLimits: TRequestLimit;
 }
 
 const tokenizeCard = defineRoute({
@@ -50,17 +49,16 @@ const tokenizeCard = defineRoute({
     200: { description: 'Tokenized', json: ZTokenizeCardResponse, headers: { RateLimit: HEADERS.rateLimit, 'RateLimit-Policy': HEADERS.rateLimitPolicy } },
   },
   errors: [409],
+  audit: 'token.tokenize',
   handler: ({ vault }) => async ({ req, res, headers, body }) => {
-    const { token, audited } = await vault.tokenize(body, {
+    const token = await vault.tokenize(body, {
       propertyId: headers['x-property-id'],
       mode: modeOf(headers['svc-tokenization-mode']),
       requestId: String(req.id),
       idempotencyKey: headers['idempotency-key'],
-      audit: auditCaller(req),
     });
-    // The worker wrote the success event with the card, unless the answer is an earlier request's token.
-    if (!audited) await recordVaultEvent(vault.audit, req, { httpStatus: 200, tokenId: token.id });
     res.status(200).json(token);
+    return { audit: { tokenId: token.id } };
   },
 });
 
@@ -77,13 +75,13 @@ const readToken = defineRoute({
   params: ZTokenIdParams,
   responses: { 200: { description: 'Metadata', json: ZCardTokenMetadata } },
   errors: [404],
+  audit: 'token.read',
   handler: ({ vault }: TVaultDeps) => async ({ req, res, headers, params }) => {
     const metadata = await vault.read(params.id, {
       propertyId: headers['x-property-id'],
       mode: modeOf(headers['svc-tokenization-mode']),
       requestId: String(req.id),
     });
-    await recordVaultEvent(vault.audit, req, { httpStatus: 200, tokenId: params.id });
     res.json(metadata);
   },
 });
@@ -101,13 +99,13 @@ const deleteToken = defineRoute({
   params: ZTokenIdParams,
   responses: { 204: { description: 'Deleted' } },
   errors: [404],
+  audit: 'token.delete',
   handler: ({ vault }: TVaultDeps) => async ({ req, res, headers, params }) => {
     await vault.delete(params.id, {
       propertyId: headers['x-property-id'],
       mode: modeOf(headers['svc-tokenization-mode']),
       requestId: String(req.id),
     });
-    await recordVaultEvent(vault.audit, req, { httpStatus: 204, tokenId: params.id });
     res.status(204).end();
   },
 });
@@ -126,13 +124,13 @@ const searchTokens = defineRoute({
   authorize: forPropertyHeader,
   query: ZTokenSearchQuery,
   responses: { 200: { description: 'Matching tokens', json: ZTokenSearchResponse } },
+  audit: 'token.search',
   handler: ({ vault }: TVaultDeps) => async ({ req, res, headers, query }) => {
     const tokens = await vault.search(query.fingerprint, {
       propertyId: headers['x-property-id'],
       mode: modeOf(headers['svc-tokenization-mode']),
       requestId: String(req.id),
     });
-    await recordVaultEvent(vault.audit, req, { httpStatus: 200 });
     res.json({ tokens });
   },
 });
@@ -158,27 +156,23 @@ const forwardToken = defineRoute({
     200: { description: "The gateway's answer (whatever its status), masked", json: ZForwardResponse, headers: { RateLimit: HEADERS.rateLimit, 'RateLimit-Policy': HEADERS.rateLimitPolicy } },
   },
   errors: [404, 409, 502, 504],
+  audit: 'token.forward',
   handler: ({ vault }: TVaultDeps) => async ({ req, res, headers, params, body }) => {
     const ref = { propertyId: headers['x-property-id'], mode: modeOf(headers['svc-tokenization-mode']), requestId: String(req.id) };
     await vault.checkMode(ref.propertyId, ref.mode);
-    // Checked before it is recorded: the audit trail keeps a configured destination's name, never
-    // whatever text a refused request carried there.
+    // Checked before anything is recorded: the audit trail keeps a configured destination's name,
+    // never whatever text a refused request carried there.
     const destination = vault.forwards.check(body, ref.mode);
-    const audit: TForwardAudit = { destination: destination.name, method: body.method, path: body.path };
-    res.locals.forward = audit;
-    const caller = auditCaller(req);
-    const { answer, audited } = await vault.forwards.forward(params.id, body, destination, { ...ref, idempotencyKey: headers['idempotency-key'], audit: caller }, audit);
-    // The worker wrote the success event with the answer, unless this was a replay or it could not.
-    if (!audited) await recordVaultEvent(vault.audit, req, { httpStatus: 200, tokenId: params.id });
-    res.status(200).json(answer);
+    const forwarded = await vault.forwards.forward(params.id, body, destination, { ...ref, idempotencyKey: headers['idempotency-key'] });
+    const audit = { forward: { destination: destination.name, method: body.method, path: body.path, ...forwarded.gateway } };
+    if ('error' in forwarded) return { error: forwarded.error, audit };
+    res.status(200).json(forwarded.answer);
+    return { audit };
   },
 });
 
 export const VAULT_ROUTES = [tokenizeCard, searchTokens, readToken, deleteToken, forwardToken];
 
 export function vaultRoutes(deps: TVaultDeps): Router {
-  const router = mountRoutes(Router(), VAULT_ROUTES, deps);
-  // Denied (401/403), rejected and failed vault requests get their audit event here.
-  router.use('/vault/v1/tokens', auditVaultErrors(deps.vault.audit));
-  return router;
+  return mountRoutes(Router(), VAULT_ROUTES, deps);
 }

@@ -1,5 +1,4 @@
 import { v7 as uuidv7 } from 'uuid';
-import { AuditLog } from '@folio-vault/shared/vault/audit-log';
 import { isPublicTestCard } from '@folio-vault/shared/vault/card/test-cards';
 import type { TPgPool } from '@folio-vault/shared/connections';
 import type { TKeyring } from '@folio-vault/shared/vault/crypto/keyring';
@@ -8,7 +7,6 @@ import { AppError } from '@folio-vault/shared/errors';
 import { deleteCardTokenJob } from '@folio-vault/shared/vault/delete-card-token-job';
 import { readCardTokenJob } from '@folio-vault/shared/vault/read-card-token-job';
 import { tokenizeCardJob, type TSealedCard } from '@folio-vault/shared/vault/tokenize-card-job';
-import type { TAuditCaller } from '@folio-vault/shared/vault/vault-job-common';
 import { searchCardTokensJob } from '@folio-vault/shared/vault/search-card-tokens-job';
 import { cardTokenLabelsJob, MAX_LABEL_TOKEN_IDS } from '@folio-vault/shared/vault/card-token-labels-job';
 import type { TForwardDestination } from '@folio-vault/shared/vault/forward/destinations';
@@ -20,7 +18,7 @@ import type {
   TTokenizeCardResponse,
 } from '@folio-vault/shared/vault/schemas';
 import type { JobWaiter } from '../jobs/job-waiter.js';
-import { GatewayModes } from './gateway-mode.js';
+import { findPropertyGatewayMode } from '@folio-vault/shared/properties/property-store';
 import { ForwardClient } from './forward-client.js';
 
 export interface TTokenRef {
@@ -52,21 +50,16 @@ const DAY_MS = 86_400_000;
  * the CVV, and runs the job. It holds no key-encryption key and runs no SQL against the vault.
  */
 export class VaultClient {
-  /** The vault's audit trail; written by the API, which knows the caller (vault-audit.ts). */
-  readonly audit: AuditLog;
   /** Forwards to payment gateways (forward-client.ts). */
   readonly forwards: ForwardClient;
-  private readonly gatewayModes: GatewayModes;
 
   constructor(private readonly options: TVaultClientOptions) {
-    this.audit = new AuditLog(options.pool);
-    this.gatewayModes = new GatewayModes(options.pool);
     this.forwards = new ForwardClient(options.forwardWaiter, options.destinations, options.waitMs);
   }
 
   /** The mode check of tokenize, for every request that names a property's mode. */
   async checkMode(propertyId: string, mode: TTokenizationMode): Promise<void> {
-    const knownMode = await this.gatewayModes.find(propertyId);
+    const knownMode = await findPropertyGatewayMode(this.options.pool, propertyId);
     if (knownMode && knownMode !== mode) {
       throw new AppError(
         'TOKENIZATION_MODE_MISMATCH',
@@ -93,14 +86,8 @@ export class VaultClient {
     return new Date(asked).toISOString();
   }
 
-  /**
-   * The token, and whether its audit event is written already: the worker writes it with the card
-   * (`ref.audit`: who asked), unless the answer is another request's token (an Idempotency-Key replay).
-   */
-  async tokenize(
-    card: TTokenizeCardRequest,
-    ref: TTokenRef & { idempotencyKey?: string; audit: TAuditCaller },
-  ): Promise<{ token: TTokenizeCardResponse; audited: boolean }> {
+  /** The new token, or the earlier one of an Idempotency-Key replay. */
+  async tokenize(card: TTokenizeCardRequest, ref: TTokenRef & { idempotencyKey?: string }): Promise<TTokenizeCardResponse> {
     const expiresAt = this.expiresAt(card);
     await this.checkMode(ref.propertyId, ref.mode);
     if (ref.mode === 'live' && isPublicTestCard(card.card_number)) {
@@ -125,12 +112,11 @@ export class VaultClient {
       sealedCard: sealTransit(this.options.transit, sealed, transitAad({ tokenId, propertyId: ref.propertyId, mode: ref.mode })),
       expiresAt,
       ...(ref.idempotencyKey ? { idempotencyKey: ref.idempotencyKey } : {}),
-      audit: ref.audit,
     }, tokenId);
     if (result.outcome === 'idempotency_key_reused') {
       throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request body.');
     }
-    return { token: result.token, audited: result.audited === true };
+    return result.token;
   }
 
   async read(tokenId: string, ref: TTokenRef): Promise<TCardTokenMetadata> {

@@ -1,35 +1,70 @@
+// The export queue's consumer: on-demand exports, the night audit's source chunks (their handler is
+// the night auditor's, passed in) and the retention sweep. A failed export attempt that will be
+// retried leaves the export queued (with the reason); the last one marks it failed and records
+// export.failed, so a status never waits forever.
+
+import { Worker, type WorkerOptions } from 'bullmq';
 import type { ExportStore } from '@folio-vault/shared/exports/export-store';
 import type { TExportJobName } from '@folio-vault/shared/jobs/registry';
 import type { Logger } from '@folio-vault/shared/logger';
+import type { TMetrics } from '@folio-vault/shared/metrics';
+import { QUEUE_NAMES } from '@folio-vault/shared/queues';
+import type { TRedisClient } from '@folio-vault/shared/connections';
+import { exportFailedEvent } from '@folio-vault/shared/webhooks/events';
 import type { FolioExporter } from './folio-exporter.js';
-import type { THandler, THandlers } from '../jobs/processor-base.js';
+import type { RetentionSweep } from './retention-sweep.js';
+import { createProcessor, type THandler, type THandlers } from '../jobs/processor-base.js';
 import { attemptOf, isLastAttempt } from '../jobs/attempts.js';
 import { exportFailureReason } from '../jobs/failure-reason.js';
+import type { WebhookOutbox } from '../webhooks/outbox.js';
 
 /**
- * Handlers of the export queue. A failed attempt that will be retried leaves the export queued
- * (with the reason); the last one marks it failed, so a status never waits forever.
+ * Export jobs a worker runs at once: more than the pool has render processes, so one job's
+ * database reads, upload and status writes overlap another's render; renders themselves still run
+ * EXPORT_CONCURRENCY at a time.
  */
-export function exportHandlers(
-  exporter: FolioExporter,
-  store: ExportStore,
-  nightAuditSource: THandler<'night-audit-source'>,
-  logger: Logger,
-): THandlers<Exclude<TExportJobName, 'retention-sweep'>> {
+export const exportJobConcurrency = (renderProcesses: number) => renderProcesses * 4;
+
+export interface TExportParts {
+  exporter: FolioExporter;
+  store: ExportStore;
+  outbox: WebhookOutbox;
+  retention: RetentionSweep;
+  nightAuditSource: THandler<'night-audit-source'>;
+  logger: Logger;
+}
+
+export function exportHandlers(parts: TExportParts): THandlers<TExportJobName> {
+  const { exporter, store, outbox, retention, logger } = parts;
   return {
-    'night-audit-source': nightAuditSource,
+    'night-audit-source': parts.nightAuditSource,
+    'retention-sweep': () => retention.run(),
     'export-folio': async (payload, job) => {
       try {
         return await exporter.run(payload, job, logger.child({ jobId: job.id, exportId: payload.exportId, requestId: payload.requestId }));
       } catch (error) {
-        const last = isLastAttempt(job, error);
-        const message = exportFailureReason(error, attemptOf(job), last);
-        // Failed for good: export.failed is recorded by the failure's own statement, its job added after.
-        const announced = last ? exporter.webhooks?.exportFailed(payload.exportId, payload.propertyId, message) : undefined;
-        await (last ? store.fail(payload.exportId, message, announced) : store.retrying(payload.exportId, message)).catch(() => undefined);
-        await announced?.enqueue();
+        const message = exportFailureReason(error, attemptOf(job), isLastAttempt(job, error));
+        if (isLastAttempt(job, error)) {
+          const recorded = await store.fail(payload.exportId, message, exportFailedEvent(payload.exportId, payload.propertyId, message)).catch(() => undefined);
+          if (recorded) await outbox.enqueue(recorded.deliveryIds);
+        } else {
+          await store.retrying(payload.exportId, message).catch(() => undefined);
+        }
         throw error;
       }
     },
   };
+}
+
+/** The export queue's worker, EXPORT_CONCURRENCY render processes wide. */
+export function startExportWorker(
+  parts: TExportParts,
+  options: { connection: TRedisClient; prefix: string; renderProcesses: number; metrics: TMetrics; locking: Partial<WorkerOptions> },
+): Worker {
+  return new Worker(QUEUE_NAMES.export, createProcessor(exportHandlers(parts), parts.logger, options.metrics), {
+    connection: options.connection,
+    prefix: options.prefix,
+    concurrency: exportJobConcurrency(options.renderProcesses),
+    ...options.locking,
+  });
 }

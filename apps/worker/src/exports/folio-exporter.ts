@@ -1,3 +1,8 @@
+// One export job: ledger → document → render (in the render pool) → upload with size and sha256
+// → status, with export.completed recorded by the completion's transaction and enqueued after it.
+// Safe to run twice: the object key is the export id, the upload replaces it whole, and a
+// completed export answers its stored result.
+
 import { randomUUID } from 'node:crypto';
 import { unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,16 +15,12 @@ import type { Logger } from '@folio-vault/shared/logger';
 import type { ExportStore, TStoredResult } from '@folio-vault/shared/exports/export-store';
 import type { TFolioDocument } from '@folio-vault/shared/exports/folio-document';
 import { ZFolioExportRequest, type TExportFormat } from '@folio-vault/shared/exports/schemas';
+import { exportCompletedEvent } from '@folio-vault/shared/webhooks/events';
 import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
 import { buildFolioDocument } from './build-document.js';
 import type { RenderPool } from './render-pool.js';
 import type { WebhookOutbox } from '../webhooks/outbox.js';
 
-/**
- * One export job: ledger → document → render (in the render pool) → upload with size and sha256
- * → status. Safe to run twice: the object key is the export id, the upload replaces it whole, and
- * a completed export answers its stored result.
- */
 type TPayload = z.output<typeof ZExportFolioPayload>;
 
 const CONTENT_TYPES = { PDF: 'application/pdf', XLSX: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' } as const;
@@ -33,18 +34,9 @@ function rowsOf(document: TFolioDocument): number {
   return rows;
 }
 
-/** A formatter per time zone, made once: building one costs about as much as a small export's DB reads. */
-const dayFormats = new Map<string, Intl.DateTimeFormat>();
-
+/** `now`'s date in the property's time zone, as YYYYMMDD (the file name's date). */
 function localDate(now: Date, timezone: string): string {
-  let format = dayFormats.get(timezone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' });
-    // Time zones are few (IANA names), but a runaway set must not grow without end.
-    if (dayFormats.size >= 256) dayFormats.clear();
-    dayFormats.set(timezone, format);
-  }
-  return format.format(now).replaceAll('-', '');
+  return new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now).replaceAll('-', '');
 }
 
 export class FolioExporter {
@@ -53,10 +45,9 @@ export class FolioExporter {
     private readonly store: ExportStore,
     private readonly storage: ObjectStorage,
     private readonly renderer: RenderPool,
-    /** How long files are kept (EXPORT_RETENTION_SECONDS, NIGHT_AUDIT_RETENTION_DAYS). */
-    readonly retention: { exportSeconds: number; nightAuditDays: number },
-    /** Announces completions and failures to webhooks (docs/export.md#webhooks); absent, nothing is announced. */
-    readonly webhooks?: WebhookOutbox,
+    /** EXPORT_RETENTION_SECONDS: how long an on-demand export's file is kept. */
+    private readonly retentionSeconds: number,
+    private readonly outbox: WebhookOutbox,
   ) {}
 
   async run(payload: TPayload, job: Job, log: Logger): Promise<TStoredResult> {
@@ -78,18 +69,15 @@ export class FolioExporter {
       ...published,
       filename: `folio-${request.sourceKind}-${request.sourceId}-${localDate(now, document.timezone)}.${extension}`,
     };
-    // export.completed is recorded by the completion's own statement, its job added once committed.
-    const announced = await this.webhooks?.exportCompleted(payload.exportId, payload.propertyId, result);
-    await this.store.complete(payload.exportId, result, this.retention.exportSeconds, announced);
-    await announced?.enqueue();
+    const recorded = await this.store.complete(payload.exportId, result, this.retentionSeconds, exportCompletedEvent(payload.exportId, payload.propertyId, result));
+    await this.outbox.enqueue(recorded.deliveryIds);
     return result;
   }
 
   /**
    * Renders a document in the render pool to a temp file and uploads it under `key` as a stream of
-   * known length (storage.putFile): the file never sits whole in the worker's memory, so a
-   * 50,000-row export costs the worker no more than a small one (bench/export-memory.ts). The same
-   * key on a re-run replaces the object, never adds one.
+   * known length (storage.putFile): the file never sits whole in the worker's memory, whatever the
+   * export's size. The same key on a re-run replaces the object, never adds one.
    */
   async publish(
     document: TFolioDocument,
@@ -107,7 +95,6 @@ export class FolioExporter {
       const stored = await this.storage.putFile(key, temp, CONTENT_TYPES[format]);
       return { key, size: stored.size, sha256: stored.sha256, pages: rendered.pages, rows: rendered.rows };
     } finally {
-      // unlink, not rm: rm looks the path up first, one more system call for every export.
       await unlink(temp).catch((error: unknown) => {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       });

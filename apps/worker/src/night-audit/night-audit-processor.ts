@@ -1,10 +1,17 @@
+// Night-audit handlers: a chunk of sources' exports (a job of the export queue, whose worker takes
+// this handler: exports/export-processor.ts), and the night-audit queue's worker, which writes the
+// manifest and starts the scheduled batches.
+
+import { Worker, type WorkerOptions } from 'bullmq';
+import type { TRedisClient } from '@folio-vault/shared/connections';
 import type { TJobResult } from '@folio-vault/shared/jobs/registry';
 import type { Logger } from '@folio-vault/shared/logger';
-import { SourcesFailedError, sourcesOf, type NightAuditor } from './night-auditor.js';
+import type { TMetrics } from '@folio-vault/shared/metrics';
+import { QUEUE_NAMES } from '@folio-vault/shared/queues';
+import { SourcesFailedError, type NightAuditor } from './night-auditor.js';
 import { isLastAttempt } from '../jobs/attempts.js';
-import type { THandler } from '../jobs/processor-base.js';
+import { createProcessor, type THandler } from '../jobs/processor-base.js';
 
-/** Night-audit handlers: a chunk of sources' exports (export queue), the manifest and the scheduled start. */
 export function nightAuditSourceHandler(auditor: NightAuditor, logger: Logger): THandler<'night-audit-source'> {
   return async (payload, job): Promise<TJobResult<'night-audit-source'>> => {
     try {
@@ -15,7 +22,7 @@ export function nightAuditSourceHandler(auditor: NightAuditor, logger: Logger): 
       // and writes them into the manifest.
       if (isLastAttempt(job, error)) {
         const message = (error as Error).message.slice(0, 300);
-        const failures = error instanceof SourcesFailedError ? error.failures : sourcesOf(payload).map((source) => ({ source, message }));
+        const failures = error instanceof SourcesFailedError ? error.failures : payload.sources.map((source) => ({ source, message }));
         await auditor.sourcesFailed(payload, failures).catch(() => undefined);
       }
       throw error;
@@ -28,4 +35,17 @@ export function nightAuditHandlers(auditor: NightAuditor) {
     'night-audit-manifest': (payload: Parameters<THandler<'night-audit-manifest'>>[0]) => auditor.writeManifest(payload),
     'night-audit-scheduled': (payload: Parameters<THandler<'night-audit-scheduled'>>[0]) => auditor.scheduled(payload),
   } satisfies { [K in 'night-audit-manifest' | 'night-audit-scheduled']: THandler<K> };
+}
+
+/** The night-audit queue's worker: manifests and scheduled starts are short, two at a time. */
+export function startNightAuditWorker(
+  auditor: NightAuditor,
+  options: { connection: TRedisClient; prefix: string; logger: Logger; metrics: TMetrics; locking: Partial<WorkerOptions> },
+): Worker {
+  return new Worker(QUEUE_NAMES.nightAudit, createProcessor(nightAuditHandlers(auditor), options.logger, options.metrics), {
+    connection: options.connection,
+    prefix: options.prefix,
+    concurrency: 2,
+    ...options.locking,
+  });
 }

@@ -9,9 +9,11 @@ import { startNightAudit } from '@folio-vault/shared/night-audit/batches';
 import { findPropertyProfile, type TPropertyProfile } from '@folio-vault/shared/properties/property-store';
 import { auditExportRequest, auditObjectKey, manifestKey, previousLocalDate, type TAuditSource } from '@folio-vault/shared/night-audit/selection';
 import { ZFolioExportRequest } from '@folio-vault/shared/exports/schemas';
+import { nightAuditCompletedEvent } from '@folio-vault/shared/webhooks/events';
 import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
 import { buildFolioDocument, loadProperty } from '../exports/build-document.js';
 import type { FolioExporter } from '../exports/folio-exporter.js';
+import type { WebhookOutbox } from '../webhooks/outbox.js';
 
 /**
  * The worker's side of night audits: a chunk of sources' exports (a flow child), the manifest (the
@@ -39,10 +41,6 @@ export class SourcesFailedError extends Error {
   }
 }
 
-/** A job's sources: a chunk (version 2), or one (version 1, queued before the upgrade). */
-export function sourcesOf(payload: TSourcePayload): TAuditSource[] {
-  return 'sources' in payload ? payload.sources : [{ sourceKind: payload.sourceKind, sourceId: payload.sourceId }];
-}
 type TManifestPayload = z.output<(typeof nightAuditManifestJob)['payload']>;
 type TScheduledPayload = z.output<(typeof nightAuditScheduledJob)['payload']>;
 
@@ -52,6 +50,9 @@ export class NightAuditor {
     private readonly exporter: FolioExporter,
     private readonly storage: ObjectStorage,
     private readonly flows: FlowProducer,
+    private readonly outbox: WebhookOutbox,
+    /** NIGHT_AUDIT_RETENTION_DAYS: how long a batch's files and manifest are kept. */
+    private readonly retentionDays: number,
   ) {}
 
   /**
@@ -62,7 +63,7 @@ export class NightAuditor {
    * (buildFolioDocument) and one statement that records its file and marks the batch running.
    */
   async exportSources(payload: TSourcePayload, log: Logger) {
-    const sources = sourcesOf(payload);
+    const { sources } = payload;
     const [property, done] = await Promise.all([loadProperty(this.pool, payload.propertyId), completedSources(this.pool, payload, sources)]);
     const pending = sources.filter((source) => !done.has(`${source.sourceKind}-${source.sourceId}`));
     const failures: SourcesFailedError['failures'] = [];
@@ -124,10 +125,9 @@ export class NightAuditor {
     const key = manifestKey(payload.propertyId, payload.businessDate);
     await this.storage.put(key, Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`), 'application/json');
     const outcome = { manifestKey: key, total: items.length, completed: files.length, failed: failures.length };
-    // night_audit.completed is recorded in the closing transaction, its job added once committed.
-    const announced = this.exporter.webhooks?.nightAuditCompleted(payload, outcome);
-    await closeBatch(this.pool, payload.batchId, payload.run, failures.length > 0, key, this.exporter.retention.nightAuditDays, announced?.publish);
-    await announced?.enqueue();
+    const batch = { batchId: payload.batchId, run: payload.run, withFailures: failures.length > 0, manifestKey: key };
+    const recorded = await closeBatch(this.pool, batch, this.retentionDays, nightAuditCompletedEvent(payload, outcome));
+    await this.outbox.enqueue(recorded.deliveryIds);
     return outcome;
   }
 

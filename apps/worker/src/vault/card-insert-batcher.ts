@@ -1,19 +1,34 @@
+// Kept for what it measurably buys, the one performance measure on the tokenize path: inserts
+// without an Idempotency-Key gathered across the worker's concurrent jobs into one statement.
+// Under load PostgreSQL spends its time per statement and per commit rather than per row, so the
+// cards of several jobs cost little more than one: tokenize throughput is what it buys. It is
+// measured in every `npm run bench -- --only tokenize` run, against the service with
+// TOKENIZE_INSERT_BATCHING=false (plainCardInserts: one statement per card) in the same run
+// (docs/benchmarks.md). Switch it off to compare, or where its figure no longer holds.
+
 import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
-import type { CardRepository, TCardRow, TNewCardEntry } from './card-repository.js';
+import type { CardRepository, TCardRow, TNewCardRow } from './card-repository.js';
 
 interface TWaiting {
   /** Arrival order, across both modes. */
   seq: number;
-  entry: TNewCardEntry;
+  card: TNewCardRow;
   resolve(row: TCardRow | undefined): void;
   reject(error: unknown): void;
 }
 
+/** How tokenize inserts a card outside a transaction: the row inserted, or undefined when it was already there. */
+export interface TCardInserts {
+  insert(mode: TTokenizationMode, card: TNewCardRow): Promise<TCardRow | undefined>;
+}
+
+/** One statement per card. */
+export function plainCardInserts(repository: CardRepository): TCardInserts {
+  return { insert: async (mode, card) => (await repository.insertCards(repository.pool, mode, [card]))[0] };
+}
+
 export interface TCardInsertBatcherOptions {
-  /**
-   * Insert statements in flight at once (default 1); a card that comes while they all run waits for
-   * the next one. One gathered more cards a statement than two, for less CPU a card (bench/changes.md).
-   */
+  /** Insert statements in flight at once (default 1); a card that comes while they all run waits for the next one. */
   maxInFlight?: number;
   /** Cards in one statement at the most. */
   maxBatch?: number;
@@ -22,18 +37,15 @@ export interface TCardInsertBatcherOptions {
 }
 
 /**
- * Tokenize's inserts without an Idempotency-Key, gathered across the worker's concurrent jobs: a
- * card goes to PostgreSQL at once while fewer than `maxInFlight` insert statements run, and
+ * A card goes to PostgreSQL at once while fewer than `maxInFlight` insert statements run, and
  * otherwise waits for one of them to end and goes with every card that waited meanwhile, in one
- * statement (CardRepository.insertCards: one round trip, one commit). A lone card never waits for
- * a timer. Under load PostgreSQL spends its time per statement rather than per row, so the cards
- * of several jobs cost little more than one (docs/vault.md#tokenize-under-load).
+ * statement (CardRepository.insertCards). A lone card never waits for a timer.
  *
  * Every job still gets its own answer: its card's row, or undefined when the card was already there
  * (a re-run of its job). A statement that fails is tried again one card at a time, so a card that
  * cannot be inserted fails its own job and no other.
  */
-export class CardInsertBatcher {
+export class CardInsertBatcher implements TCardInserts {
   private readonly waiting: Record<TTokenizationMode, TWaiting[]> = { test: [], live: [] };
   private inFlight = 0;
   private arrivals = 0;
@@ -48,9 +60,9 @@ export class CardInsertBatcher {
     this.maxBatch = options.maxBatch ?? 50;
   }
 
-  insert(mode: TTokenizationMode, entry: TNewCardEntry): Promise<TCardRow | undefined> {
+  insert(mode: TTokenizationMode, card: TNewCardRow): Promise<TCardRow | undefined> {
     return new Promise((resolve, reject) => {
-      this.waiting[mode].push({ seq: (this.arrivals += 1), entry, resolve, reject });
+      this.waiting[mode].push({ seq: (this.arrivals += 1), card, resolve, reject });
       this.drain();
     });
   }
@@ -79,8 +91,8 @@ export class CardInsertBatcher {
     const ids = new Set<string>();
     const left: TWaiting[] = [];
     for (const waiting of this.waiting[mode]) {
-      if (batch.length < this.maxBatch && !ids.has(waiting.entry.card.id)) {
-        ids.add(waiting.entry.card.id);
+      if (batch.length < this.maxBatch && !ids.has(waiting.card.id)) {
+        ids.add(waiting.card.id);
         batch.push(waiting);
       } else {
         left.push(waiting);
@@ -93,9 +105,9 @@ export class CardInsertBatcher {
   private async send(mode: TTokenizationMode, batch: TWaiting[]): Promise<void> {
     this.options.onBatch?.(batch.length);
     try {
-      const rows = await this.repository.insertCards(this.repository.pool, mode, batch.map((waiting) => waiting.entry));
+      const rows = await this.repository.insertCards(this.repository.pool, mode, batch.map((waiting) => waiting.card));
       const byId = new Map(rows.map((row) => [row.id, row]));
-      for (const waiting of batch) waiting.resolve(byId.get(waiting.entry.card.id));
+      for (const waiting of batch) waiting.resolve(byId.get(waiting.card.id));
     } catch (error) {
       if (batch.length === 1) {
         batch[0]!.reject(error);

@@ -3,7 +3,6 @@ import type { TPgPool } from '@folio-vault/shared/connections';
 import { inTransaction } from '@folio-vault/shared/db/transaction';
 import { FINGERPRINT_VERSION } from '@folio-vault/shared/vault/crypto/fingerprint';
 import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
-import { auditArraysOf, auditInsertManySql, type TAuditEvent } from '@folio-vault/shared/vault/audit-log';
 import { VAULT_SCHEMA } from './idempotency-keys.js';
 
 /**
@@ -14,7 +13,7 @@ const SHRED = `wrapped_dek = NULL, kek_id = NULL, pan_ct = NULL, cardholder_name
                fingerprint = NULL, deleted_at = COALESCE(deleted_at, now())`;
 
 /**
- * SQL for the cards and held_cvvs tables (tokenize's idempotency_keys: idempotency-keys.ts; forwards: forward/forward-attempts.ts).
+ * SQL for the cards and held_cvvs tables (tokenize's idempotency_keys: idempotency-keys.ts; forwards' attempts: forward/forward-attempts.ts).
  * Test and live tokens are in separate schemas; VAULT_SCHEMA picks one from the mode, never from a string that came from outside.
  */
 const SCHEMA = VAULT_SCHEMA;
@@ -59,12 +58,6 @@ export interface TNewCardRow {
   cvvHoldSeconds: number;
 }
 
-/** A card to insert, with the audit event of the request that asked for it when the worker writes that event. */
-export interface TNewCardEntry {
-  card: TNewCardRow;
-  event?: TAuditEvent;
-}
-
 export interface TWrappedKeyRow {
   id: string;
   kek_id: string;
@@ -93,27 +86,6 @@ export async function findCardLabels(db: TPgPool | PoolClient, propertyId: strin
   return (await db.query<{ id: string; card_brand: string; last4: string }>(`${select('test')} UNION ALL ${select('live')}`, [propertyId, ids])).rows;
 }
 
-/**
- * The forward's SQL on cards and held_cvvs, as parts of the statements that
- * forward/forward-attempts.ts builds around forward_attempts: one round trip before the gateway
- * call, one after. `id` and `propertyId` are SQL expressions written in code (a placeholder, a
- * CTE's column), never values.
- */
-export const FORWARD_CARD_SQL = {
-  /** The current record (not shredded, not past its end) with its ciphertexts, wrapped key and live CVV's end (`cvv_held_until`). */
-  currentRecord: (mode: TTokenizationMode, id: string, propertyId: string) =>
-    `SELECT ${METADATA_WITH_CVV}, c.kek_id, c.wrapped_dek, c.pan_ct, c.cardholder_name_ct, c.billing_details_ct
-       FROM ${cardsWithCvv(mode)}
-      WHERE c.id = ${id} AND c.property_id = ${propertyId} AND ${CURRENT}`,
-  /**
-   * Takes the held CVV out when `when` holds: deleted whatever happens next (a CVV serves one
-   * authorization); `live` is false for one past its time, which goes too but is never used.
-   */
-  takeHeldCvv: (mode: TTokenizationMode, id: string, when: string) =>
-    `DELETE FROM ${SCHEMA[mode]}.held_cvvs WHERE token_id = ${id} AND (${when}) RETURNING cvv_ct, held_until > now() AS live`,
-  markUsed: (mode: TTokenizationMode, id: string) => `UPDATE ${SCHEMA[mode]}.cards SET last_used_at = now() WHERE id = ${id}`,
-};
-
 export class CardRepository {
   constructor(readonly pool: TPgPool) {}
 
@@ -122,23 +94,18 @@ export class CardRepository {
   }
 
   /**
-   * Inserts cards and answers the metadata of those it inserted; a card whose id is already there
-   * (a second run of the same job) is left alone and missing from the answer (the caller reads the
-   * record). The ids must differ. `db` may be the pool: one statement commits on its own, one
-   * round trip, whatever the number of cards (card-insert-batcher.ts gathers concurrent jobs' cards).
+   * Inserts cards, each with its held CVV, and answers the metadata of those it inserted; a card
+   * whose id is already there (a second run of the same job) is left alone and missing from the
+   * answer (the caller reads the record). The ids must differ. `db` may be the pool: one statement
+   * commits on its own, whatever the number of cards.
    */
-  async insertCards(db: TPgPool | PoolClient, mode: TTokenizationMode, entries: ReadonlyArray<TNewCardEntry>): Promise<TCardRow[]> {
+  async insertCards(db: TPgPool | PoolClient, mode: TTokenizationMode, cards: ReadonlyArray<TNewCardRow>): Promise<TCardRow[]> {
     const schema = SCHEMA[mode];
-    const cards = entries.map((entry) => entry.card);
     const column = <K extends keyof TNewCardRow>(key: K) => cards.map((card) => card[key]);
-    // One array per column, unnested side by side (`n` keeps each card's place, for its event). A
-    // held CVV goes in with its card, and a request's audit event (audit-log.ts) likewise only with
-    // it: a re-run that finds the card already there inserts neither (`card` has no row for it).
-    // Named, so each connection plans the statement once: planning this CTE cost about as much as
-    // running it, and the text is the same whatever the number of cards.
-    const result = await db.query<TCardRow>({
-      name: `vault-insert-cards-${mode}`,
-      text: `WITH input AS (
+    // One array per column, unnested side by side. A held CVV goes in only with its card: a re-run
+    // that finds the card already there inserts none (`card` has no row for it).
+    const result = await db.query<TCardRow>(
+      `WITH input AS (
          SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
                               $9::text[], $10::text[], $11::bytea[], $12::bytea[], $13::bytea[], $14::bytea[], $15::timestamptz[],
                               $16::bytea[], $17::int[])
@@ -159,15 +126,15 @@ export class CardRepository {
          SELECT input.id, input.cvv_ct, now() + make_interval(secs => input.cvv_hold_seconds)
            FROM input JOIN card ON card.id = input.id
           WHERE input.cvv_ct IS NOT NULL
-       ), audited AS (${auditInsertManySql(18, { rows: 'input', idColumn: 'id', written: 'card' })})
+       )
        SELECT * FROM card`,
-      values: [
+      [
         column('id'), column('propertyId'), column('cardBrand'), column('first6'), column('last4'), column('expMonth'),
         column('expYear'), column('cardholderNameMasked'), column('fingerprint'), column('kekId'), column('wrappedDek'),
         column('panCt'), column('cardholderNameCt'), column('billingDetailsCt'), column('expiresAt'), column('cvvCt'),
-        column('cvvHoldSeconds'), ...auditArraysOf(entries.map((entry) => entry.event)),
+        column('cvvHoldSeconds'),
       ],
-    });
+    );
     return result.rows;
   }
 
@@ -195,6 +162,40 @@ export class CardRepository {
       [propertyId, fingerprint],
     );
     return result.rows;
+  }
+
+  /**
+   * A forward's record: the current token (not shredded, not past its end) with its ciphertexts,
+   * wrapped key and live CVV's end, locked until `client`'s transaction ends, so a delete or
+   * another forward of the same token waits for this one's attempt to be recorded.
+   */
+  async lockCurrentRecord(client: PoolClient, mode: TTokenizationMode, propertyId: string, id: string): Promise<(TSealedRecordRow & TCardRow) | undefined> {
+    const result = await client.query<TSealedRecordRow & TCardRow>(
+      `SELECT ${METADATA_WITH_CVV}, c.kek_id, c.wrapped_dek, c.pan_ct, c.cardholder_name_ct, c.billing_details_ct
+         FROM ${cardsWithCvv(mode)}
+        WHERE c.id = $1 AND c.property_id = $2 AND ${CURRENT}
+          FOR UPDATE OF c`,
+      [id, propertyId],
+    );
+    return result.rows[0];
+  }
+
+  /**
+   * Takes the token's held CVV out: deleted whatever happens next (a CVV serves one authorization).
+   * `live` is false for one past its time, which goes too but must not be used.
+   */
+  async takeHeldCvv(client: PoolClient, mode: TTokenizationMode, id: string): Promise<{ cvvCt: Buffer; live: boolean } | undefined> {
+    const result = await client.query<{ cvv_ct: Buffer; live: boolean }>(
+      `DELETE FROM ${SCHEMA[mode]}.held_cvvs WHERE token_id = $1 RETURNING cvv_ct, held_until > now() AS live`,
+      [id],
+    );
+    const row = result.rows[0];
+    return row ? { cvvCt: row.cvv_ct, live: row.live } : undefined;
+  }
+
+  /** The token was used (a forward reached its gateway). */
+  async markUsed(client: PoolClient, mode: TTokenizationMode, id: string): Promise<void> {
+    await client.query(`UPDATE ${SCHEMA[mode]}.cards SET last_used_at = now() WHERE id = $1`, [id]);
   }
 
   /**

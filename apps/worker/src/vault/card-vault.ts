@@ -14,9 +14,8 @@ import type { searchCardTokensJob } from '@folio-vault/shared/vault/search-card-
 import type { cardTokenLabelsJob } from '@folio-vault/shared/vault/card-token-labels-job';
 import { creditCardTypeOf, type TCardBrand } from '@folio-vault/shared/vault/card/brand';
 import type { TCardTokenMetadata, TTokenizationMode } from '@folio-vault/shared/vault/schemas';
-import { successEventOf, type TAuditEvent } from '@folio-vault/shared/vault/audit-log';
 import { findCardLabels, type CardRepository, type TCardRow, type TNewCardRow, type TSealedRecordRow } from './card-repository.js';
-import { CardInsertBatcher, type TCardInsertBatcherOptions } from './card-insert-batcher.js';
+import type { TCardInserts } from './card-insert-batcher.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
 
 type TTokenizePayload = z.output<typeof ZTokenizeCardPayload>;
@@ -55,17 +54,15 @@ export class CardVault {
   private readonly keks: Record<TTokenizationMode, TKeyring>;
   private readonly idempotencyKeys = new IdempotencyKeys();
 
-  private readonly inserts: CardInsertBatcher;
-
   constructor(
     readonly repository: CardRepository,
     private readonly keys: TVaultKeys,
     /** VAULT_CVV_HOLD_SECONDS: how long a CVV that came with the card is held (0: dropped). */
     private readonly cvvHoldSeconds: number,
-    batching: TCardInsertBatcherOptions = {},
+    /** How a card is inserted outside a transaction (card-insert-batcher.ts). */
+    private readonly inserts: TCardInserts,
   ) {
     this.keks = { test: keys.VAULT_KEK_TEST, live: keys.VAULT_KEK_LIVE };
-    this.inserts = new CardInsertBatcher(repository, batching);
   }
 
   /** A keyed digest of a request, for comparing an idempotent retry with the first (never reversible). */
@@ -111,12 +108,7 @@ export class CardVault {
     const card = this.openCard(payload);
     const { mode, propertyId, tokenId } = payload;
     const fingerprint = this.fingerprint(propertyId, card.card_number);
-    // The success event goes in with the card when the payload leaves it to the worker: a re-run
-    // of this job (same token id) finds both there; a replay of another request's key writes none
-    // (the API writes that request's event).
-    const event = successEventOf(payload, { action: 'token.tokenize', tokenId });
-
-    const answer = (row: TCardRow, audited: boolean) => ({
+    const answer = (row: TCardRow) => ({
       outcome: 'tokenized' as const,
       token: {
         id: row.id,
@@ -125,7 +117,6 @@ export class CardVault {
         expiration: { month: row.exp_month, year: row.exp_year },
         test_mode: mode === 'test',
       },
-      ...(audited ? { audited: true as const } : {}),
     });
     const found = async (db: TPgPool | PoolClient, id: string) => {
       const row = await this.repository.findCard(db, mode, propertyId, id);
@@ -134,11 +125,8 @@ export class CardVault {
     };
 
     if (!payload.idempotencyKey) {
-      // The common case is one statement (no transaction, one round trip), shared with the cards
-      // of concurrent jobs (card-insert-batcher.ts): a re-run of the job finds its record already
-      // there and reads it.
-      const pool = this.repository.pool;
-      return answer((await this.insert(undefined, payload, card, fingerprint, event)) ?? (await found(pool, tokenId)), event !== undefined);
+      // A re-run of the job finds its record already there and reads it.
+      return answer((await this.insert(undefined, payload, card, fingerprint)) ?? (await found(this.repository.pool, tokenId)));
     }
     const idempotencyKey = payload.idempotencyKey;
     return this.repository.transaction(async (client) => {
@@ -149,22 +137,15 @@ export class CardVault {
       await this.idempotencyKeys.lock(client, mode, propertyId, idempotencyKey);
       const previous = await this.idempotencyKeys.find(client, mode, propertyId, idempotencyKey);
       if (previous && previous.request_digest !== requestDigest) return { outcome: 'idempotency_key_reused' as const };
-      // The key's own request run again (its event was written with the card), or a replay by another request.
-      if (previous) return answer(await found(client, previous.token_id), event !== undefined && previous.token_id === tokenId);
-      const inserted = await this.insert(client, payload, card, fingerprint, event);
+      if (previous) return answer(await found(client, previous.token_id));
+      const inserted = await this.insert(client, payload, card, fingerprint);
       await this.idempotencyKeys.save(client, mode, { propertyId, key: idempotencyKey, requestDigest, tokenId });
-      return answer(inserted ?? (await found(client, tokenId)), event !== undefined);
+      return answer(inserted ?? (await found(client, tokenId)));
     });
   }
 
   /** The record sealed and inserted: in `client`'s transaction, or without one through the batcher. */
-  private async insert(
-    client: PoolClient | undefined,
-    payload: TTokenizePayload,
-    card: TSealedCard,
-    fingerprint: string,
-    event: TAuditEvent | undefined,
-  ): Promise<TCardRow | undefined> {
+  private async insert(client: PoolClient | undefined, payload: TTokenizePayload, card: TSealedCard, fingerprint: string): Promise<TCardRow | undefined> {
     const { mode, tokenId } = payload;
     const dataKey = newDataKey();
     const aad = recordAad(mode, tokenId);
@@ -196,9 +177,8 @@ export class CardVault {
       // Everything is sealed: the data key is wiped before the record waits for its statement.
       dataKey.fill(0);
     }
-    const entry = { card: sealed, ...(event ? { event } : {}) };
-    if (!client) return this.inserts.insert(mode, entry);
-    return (await this.repository.insertCards(client, mode, [entry]))[0];
+    if (!client) return this.inserts.insert(mode, sealed);
+    return (await this.repository.insertCards(client, mode, [sealed]))[0];
   }
 
   async read(ref: TTokenRef): Promise<TJobResult<'read-card-token'>> {

@@ -78,9 +78,9 @@ export class VaultSweep {
     const repository = this.vault.repository;
     return repository.transaction(async (client) => {
       const shredded = await repository.shredExpired(client, mode, BATCH);
-      await this.audit.recordWith(
-        client,
+      await this.audit.record(
         shredded.map((row) => ({ action: 'token.expire', httpStatus: 200, tokenId: row.id, propertyId: row.property_id, mode, requestId: 'vault-sweep' })),
+        client,
       );
       return shredded.length;
     });

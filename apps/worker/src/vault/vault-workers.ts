@@ -8,6 +8,7 @@ import { AuditLog } from '@folio-vault/shared/vault/audit-log';
 import { VAULT_SWEEP_SCHEDULER_ID, vaultSweepJob } from '@folio-vault/shared/vault/vault-sweep-job';
 import { createProcessor } from '../jobs/processor-base.js';
 import { CardRepository } from './card-repository.js';
+import { CardInsertBatcher, plainCardInserts } from './card-insert-batcher.js';
 import { CardVault } from './card-vault.js';
 import { CardForwarder } from './forward/card-forwarder.js';
 import { ForwardAttempts } from './forward/forward-attempts.js';
@@ -31,9 +32,11 @@ export function startVaultWorkers(
   deps: { pool: TPgPool; connection: TRedisClient; logger: Logger; metrics: TMetrics; locking: Partial<WorkerOptions> },
 ): TVaultWorkers {
   const { pool, connection, logger, metrics } = deps;
-  const vault = new CardVault(new CardRepository(pool), vaultKeys(config), config.VAULT_CVV_HOLD_SECONDS, {
-    onBatch: (cards) => metrics.vaultCardInsertBatch.observe(cards),
-  });
+  const repository = new CardRepository(pool);
+  const inserts = config.TOKENIZE_INSERT_BATCHING
+    ? new CardInsertBatcher(repository, { onBatch: (cards) => metrics.vaultCardInsertBatch.observe(cards) })
+    : plainCardInserts(repository);
+  const vault = new CardVault(repository, vaultKeys(config), config.VAULT_CVV_HOLD_SECONDS, inserts);
   const attempts = new ForwardAttempts(pool);
   const sweep = new VaultSweep(vault, new AuditLog(pool), logger, attempts, metrics);
   const gateways = new GatewayClients(config.forwardGateways);

@@ -58,7 +58,7 @@ export function startWebhookWorker(
     // BullMQ's custom backoff: the delay before the next attempt is the schedule's entry for it.
     settings: { backoffStrategy: (attemptsMade: number) => scheduleDelayMs(schedule, attemptsMade) },
   });
-  const outbox = new WebhookOutbox(queue, { schedule }, logger);
+  const outbox = new WebhookOutbox(queue, schedule, logger);
   return {
     worker,
     queue,

@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { ObjectStorage } from '../storage/object-storage.js';
+import { exportFilePath } from './export-paths.js';
 
 /**
  * Download links (docs/export.md#download-links): a URL that fetches a completed export's file
@@ -12,8 +13,6 @@ export interface TDownloadLink {
   downloadUrl: string;
   downloadUrlExpiresAt: string;
 }
-
-export const exportFilePath = (exportId: string) => `/fiscal-document/v1/folios/exports/${exportId}/file`;
 
 export function linkSignature(linkKey: Buffer, exportId: string, expires: number): string {
   return createHmac('sha256', linkKey).update(`${exportId}.${expires}`).digest('base64url');

@@ -1,6 +1,5 @@
 import { inTransaction } from '../db/transaction.js';
-import { prepared } from '../db/prepared.js';
-import { deliveriesInsertSql, deliveryEventValues, type TDeliveryEvent } from '../webhooks/store.js';
+import { insertDeliveries, type TDeliveryEvent } from '../webhooks/store.js';
 import type { TPgPool } from '../connections.js';
 import type { TLanguage } from '../i18n/languages.js';
 import type { TExportStatus, TFolioExportRequest } from './schemas.js';
@@ -49,14 +48,9 @@ export interface TNewExport {
   request: TFolioExportRequest;
 }
 
-/**
- * What a status change announces (apps/worker/src/webhooks/outbox.ts): the event, recorded as
- * webhook deliveries by the change's own statement, so it commits with the status or not at all;
- * `recorded` takes the ids of the deliveries added, to enqueue once committed.
- */
-export interface TAnnounced {
-  event: TDeliveryEvent;
-  recorded(deliveryIds: string[]): void;
+/** What an export's end recorded: the webhook deliveries its event added, to enqueue once committed. */
+export interface TRecordedEnd {
+  deliveryIds: string[];
 }
 
 const SELECT_ROW = `SELECT id, status, progress, created_at, completed_at, error, object_key, filename, size::text AS size, pages, sha256, expires_at
@@ -76,30 +70,31 @@ export class ExportStore {
 
   /**
    * Records a queued export unless an identical one is in flight (then answers that one) or the
-   * property already has `inFlightCap` in flight. Count and insert run under a per-property
-   * advisory lock: with several API processes, two requests could otherwise both count cap − 1
-   * and both insert. The count comes from this table (not the queue) because a row is queued
-   * before its job and stays in flight until the worker records the end. Lock, insert and the
-   * answer are one call of `exports_queue`, a function defined with the table's migrations
-   * (packages/shared/src/db/migrations/010_exports_queue.sql): one round trip where a transaction
-   * took four.
+   * property already has `inFlightCap` in flight. Count and insert run in one transaction under a
+   * per-property advisory lock: with several API processes, two requests could otherwise both
+   * count cap − 1 and both insert. The count comes from this table (not the queue) because a row
+   * is queued before its job and stays in flight until the worker records the end.
    */
   async queue(record: TNewExport, inFlightCap: number): Promise<TQueueOutcome> {
     const { exportId, propertyId, digest, language, request } = record;
-    const result = await this.pool.query<{ outcome: 'queued' | 'joined' | 'full'; export_id: string | null; export_status: TExportStatus | null }>(
-      prepared('exports-queue', 'SELECT outcome, export_id, export_status FROM exports_queue($1, $2, $3, $4, $5, $6, $7)', [
-        exportId,
+    return inTransaction(this.pool, async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`exports-in-flight:${propertyId}`]);
+      const identical = await client.query<{ id: string; status: TExportStatus }>(
+        `SELECT id, status FROM exports WHERE property_id = $1 AND request_digest = $2 AND status IN ('queued', 'running')`,
+        [propertyId, digest],
+      );
+      const joined = identical.rows[0];
+      if (joined) return { kind: 'joined', exportId: joined.id, status: joined.status };
+      const inFlight = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM exports WHERE property_id = $1 AND status IN ('queued', 'running')`, [
         propertyId,
-        digest,
-        JSON.stringify(request),
-        language,
-        request.format,
-        inFlightCap,
-      ]),
-    );
-    const row = result.rows[0];
-    if (!row || row.outcome === 'full' || !row.export_id || !row.export_status) return { kind: 'full' };
-    return { kind: row.outcome, exportId: row.export_id, status: row.export_status };
+      ]);
+      if (inFlight.rows[0]!.n >= inFlightCap) return { kind: 'full' };
+      await client.query(
+        `INSERT INTO exports (id, property_id, request_digest, request, language, format, status) VALUES ($1, $2, $3, $4, $5, $6, 'queued')`,
+        [exportId, propertyId, digest, JSON.stringify(request), language, request.format],
+      );
+      return { kind: 'queued', exportId, status: 'queued' };
+    });
   }
 
   /** The job for a queued record could not be added: the record must not stay in flight. */
@@ -108,7 +103,7 @@ export class ExportStore {
   }
 
   async find(propertyId: string, exportId: string): Promise<TExportRow | undefined> {
-    const result = await this.pool.query<TExportRow>(prepared('exports-find', `${SELECT_ROW} WHERE id = $1 AND property_id = $2`, [exportId, propertyId]));
+    const result = await this.pool.query<TExportRow>(`${SELECT_ROW} WHERE id = $1 AND property_id = $2`, [exportId, propertyId]);
     return result.rows[0];
   }
 
@@ -117,7 +112,7 @@ export class ExportStore {
    * authorization, there is no property header to match).
    */
   async findById(exportId: string): Promise<TExportRow | undefined> {
-    const result = await this.pool.query<TExportRow>(prepared('exports-find-by-id', `${SELECT_ROW} WHERE id = $1`, [exportId]));
+    const result = await this.pool.query<TExportRow>(`${SELECT_ROW} WHERE id = $1`, [exportId]);
     return result.rows[0];
   }
 
@@ -156,14 +151,11 @@ export class ExportStore {
     return result.rows[0]!;
   }
 
-  /**
-   * Marks the export running; answers its stored result when a previous delivery completed it.
-   * One statement in the usual case: the stored result is read only when the update skipped a
-   * completed record.
-   */
+  /** Marks the export running; answers its stored result instead when a previous delivery completed it. */
   async start(exportId: string): Promise<TStoredResult | undefined> {
     const started = await this.pool.query(
-      prepared('exports-start', `UPDATE exports SET status = 'running', started_at = now(), progress = 5, error = NULL WHERE id = $1 AND status <> 'completed'`, [exportId]),
+      `UPDATE exports SET status = 'running', started_at = now(), progress = 5, error = NULL WHERE id = $1 AND status <> 'completed'`,
+      [exportId],
     );
     if (started.rowCount) return undefined;
     const done = await this.pool.query<{ object_key: string; filename: string; size: string; sha256: string; pages: number; rows: number }>(
@@ -180,15 +172,18 @@ export class ExportStore {
 
   /**
    * Completes the export, kept `retentionSeconds` from now (EXPORT_RETENTION_SECONDS), and records
-   * what it announces in the same statement: one round trip where a transaction took four (BEGIN,
-   * the update, the subscribed endpoints, COMMIT).
+   * the deliveries of `event` in the same transaction: they commit with the status or not at all.
    */
-  async complete(exportId: string, result: TStoredResult, retentionSeconds: number, announced?: TAnnounced): Promise<void> {
-    const update = `UPDATE exports SET status = 'completed', progress = 100, completed_at = now(), object_key = $2, filename = $3,
-        size = $4, sha256 = $5, pages = $6, rows = $7, error = NULL, expires_at = now() + make_interval(secs => $8)
-      WHERE id = $1`;
-    const values = [exportId, result.key, result.filename, result.size, result.sha256, result.pages, result.rows, retentionSeconds];
-    await this.changeAnnounced('exports-complete', update, values, announced);
+  async complete(exportId: string, result: TStoredResult, retentionSeconds: number, event: TDeliveryEvent): Promise<TRecordedEnd> {
+    return inTransaction(this.pool, async (client) => {
+      await client.query(
+        `UPDATE exports SET status = 'completed', progress = 100, completed_at = now(), object_key = $2, filename = $3,
+                size = $4, sha256 = $5, pages = $6, rows = $7, error = NULL, expires_at = now() + make_interval(secs => $8)
+          WHERE id = $1`,
+        [exportId, result.key, result.filename, result.size, result.sha256, result.pages, result.rows, retentionSeconds],
+      );
+      return { deliveryIds: await insertDeliveries(client, event) };
+    });
   }
 
   /** Back to queued while a retry is pending, so the status does not claim progress. */
@@ -196,30 +191,14 @@ export class ExportStore {
     await this.pool.query(`UPDATE exports SET status = 'queued', progress = 0, error = $2 WHERE id = $1 AND status <> 'completed'`, [exportId, error]);
   }
 
-  /** Fails the export unless it completed; what it announces is recorded only when it did fail here. */
-  async fail(exportId: string, error: string, announced?: TAnnounced): Promise<void> {
-    const update = `UPDATE exports SET status = 'failed', completed_at = now(), error = $2 WHERE id = $1 AND status NOT IN ('completed', 'failed', 'expired')`;
-    await this.changeAnnounced('exports-fail', update, [exportId, error], announced);
-  }
-
-  /**
-   * Runs a status `update` whose placeholders are `values`; with an announcement, as one statement
-   * that also records the event's deliveries when the update changed the row.
-   */
-  private async changeAnnounced(name: string, update: string, values: unknown[], announced: TAnnounced | undefined): Promise<void> {
-    if (!announced) {
-      await this.pool.query(prepared(name, update, values));
-      return;
-    }
-    const at = (offset: number) => `$${values.length + offset}`;
-    const recorded = await this.pool.query<{ id: string }>(
-      prepared(
-        `${name}-announced`,
-        `WITH changed AS (${update} RETURNING id)
-         ${deliveriesInsertSql({ propertyId: at(1), eventId: at(2), type: at(3), payload: at(4) }, 'EXISTS (SELECT 1 FROM changed)')}`,
-        [...values, ...deliveryEventValues(announced.event)],
-      ),
-    );
-    announced.recorded(recorded.rows.map((row) => row.id));
+  /** Fails the export unless it has ended; the deliveries of `event` are recorded only when it did fail here. */
+  async fail(exportId: string, error: string, event: TDeliveryEvent): Promise<TRecordedEnd> {
+    return inTransaction(this.pool, async (client) => {
+      const failed = await client.query(
+        `UPDATE exports SET status = 'failed', completed_at = now(), error = $2 WHERE id = $1 AND status NOT IN ('completed', 'failed', 'expired')`,
+        [exportId, error],
+      );
+      return { deliveryIds: failed.rowCount ? await insertDeliveries(client, event) : [] };
+    });
   }
 }

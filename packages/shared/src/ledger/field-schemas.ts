@@ -1,4 +1,4 @@
-import { ZInt64Id } from '../schemas/common.js';
+import { codePointLength, ZInt64Id } from '../schemas/common.js';
 import { z } from '../schemas/zod.js';
 
 /**
@@ -20,6 +20,33 @@ function isTimeZone(value: string): boolean {
 export const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 export const optionalText = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`).nullish().transform((v) => v || undefined);
 export const optionalId = ZInt64Id.nullish().transform((v) => v ?? undefined);
+
+/**
+ * An identifier the reference accounting API types as a plain string, not an int64 (a payment's
+ * paymentId, an account's id, customerId, externalRelationId; docs/ledger.md#identifiers): 1-255
+ * characters, none a control character (no tab or line break either) nor half a surrogate pair,
+ * kept exactly as given (not trimmed, leading zeros kept). A JSON integer is taken as its decimal
+ * digits: a client that writes numeric ids as numbers is understood.
+ */
+const STRING_ID_MAX = 255;
+const NOT_A_STRING_ID = 'must be a string';
+export const ZStringId = z
+  .union(
+    [
+      z
+        .string()
+        .min(1, 'must not be empty')
+        .refine((v) => codePointLength(v) <= STRING_ID_MAX, `must be at most ${STRING_ID_MAX} characters`)
+        .refine((v) => !/\p{Cc}/u.test(v), 'must not contain control characters')
+        .refine((v) => !/\p{Cs}/u.test(v), 'must be well-formed text (no unpaired surrogate)')
+        .openapi({ minLength: 1, maxLength: STRING_ID_MAX }),
+      z.int(NOT_A_STRING_ID),
+    ],
+    { error: (issue) => (issue.input === undefined ? 'is required' : NOT_A_STRING_ID) },
+  )
+  .transform((v) => String(v))
+  .openapi({ description: 'An id of the client\'s own, 1-255 characters without control characters, answered exactly as given (a JSON integer is taken as its digits)' });
+export const optionalStringId = ZStringId.nullish().transform((v) => v ?? undefined);
 
 export const ZCurrency = z.string().refine((v) => /^[A-Z]{3}$/.test(v) && CURRENCIES.has(v), 'must be an ISO 4217 currency code such as "EUR"');
 export const ZTimeZone = z.string().refine(isTimeZone, 'must be an IANA time zone such as "Europe/Madrid"');

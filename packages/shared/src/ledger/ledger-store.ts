@@ -1,6 +1,5 @@
 import type { PoolClient } from 'pg';
 import type { TPgPool } from '../connections.js';
-import { prepared } from '../db/prepared.js';
 import type { TFolio, TRecipient, TTransaction } from './schemas.js';
 import type { TSourceKind } from './enums.js';
 import { afterSql, orderBySql, sortValuesSql, type TSortKey } from './sort.js';
@@ -99,7 +98,7 @@ export async function upsertTransactions(client: PoolClient, propertyId: string,
         "serviceDate" date, "internalTransactionCode" text, "internalCodeGroup" text, "originId" bigint, "paymentMethod" text,
         description text, notes text, quantity numeric, amount numeric, currency text, posted boolean, "parentId" bigint,
         "rootId" bigint, "isVoid" boolean, "userId" text, "customTransactionCode" text, "generalLedgerCustomCode" text,
-        "customerId" bigint, "externalRelationId" bigint, "externalRelationKind" text, account jsonb, "foreignCurrency" text,
+        "customerId" text, "externalRelationId" text, "externalRelationKind" text, account jsonb, "foreignCurrency" text,
         "foreignCurrencyAmount" numeric, payment jsonb)
      ON CONFLICT (property_id, id) DO UPDATE SET folio_id = EXCLUDED.folio_id, source_kind = EXCLUDED.source_kind,
         source_id = EXCLUDED.source_id, source_identifier = EXCLUDED.source_identifier, sub_source_id = EXCLUDED.sub_source_id,
@@ -120,14 +119,11 @@ export async function upsertTransactions(client: PoolClient, propertyId: string,
 /** A source exists when the property has a folio or a transaction of it. */
 export async function sourceExists(db: TDb, propertyId: string, sourceKind: TSourceKind, sourceId: string): Promise<boolean> {
   const result = await db.query(
-    prepared(
-      'ledger-source-exists',
-      `SELECT 1 FROM folios WHERE property_id = $1 AND source_kind = $2 AND source_id = $3
+    `SELECT 1 FROM folios WHERE property_id = $1 AND source_kind = $2 AND source_id = $3
        UNION ALL
        SELECT 1 FROM transactions WHERE property_id = $1 AND source_kind = $2 AND source_id = $3
        LIMIT 1`,
-      [propertyId, sourceKind, sourceId],
-    ),
+    [propertyId, sourceKind, sourceId],
   );
   return (result.rowCount ?? 0) > 0;
 }
@@ -135,11 +131,8 @@ export async function sourceExists(db: TDb, propertyId: string, sourceKind: TSou
 /** How many of `folioIds` are folios of the source. */
 export async function countFoliosOfSource(db: TDb, propertyId: string, sourceKind: TSourceKind, sourceId: string, folioIds: string[]): Promise<number> {
   const found = await db.query<{ id: string }>(
-    prepared(
-      'ledger-count-folios',
-      'SELECT id FROM folios WHERE property_id = $1 AND source_kind = $2 AND source_id = $3 AND id = ANY($4::bigint[])',
-      [propertyId, sourceKind, sourceId, folioIds],
-    ),
+    'SELECT id FROM folios WHERE property_id = $1 AND source_kind = $2 AND source_id = $3 AND id = ANY($4::bigint[])',
+    [propertyId, sourceKind, sourceId, folioIds],
   );
   return found.rowCount ?? 0;
 }
@@ -153,26 +146,25 @@ export async function foliosOfSource(
   folioIds: string[] | undefined,
 ): Promise<TFolioRow[]> {
   const result = await db.query<TFolioRow>(
-    prepared(
-      'ledger-folios-of-source',
-      `SELECT id, name, source_identifier FROM folios
+    `SELECT id, name, source_identifier FROM folios
         WHERE property_id = $1 AND source_kind = $2 AND source_id = $3 AND ($4::bigint[] IS NULL OR id = ANY($4::bigint[]))
         ORDER BY id`,
-      [propertyId, sourceKind, sourceId, folioIds ?? null],
-    ),
+    [propertyId, sourceKind, sourceId, folioIds ?? null],
   );
   return result.rows;
 }
 
 export async function recipientExists(db: TDb, propertyId: string, type: TRecipientType, id: string): Promise<boolean> {
-  const found = await db.query(prepared('ledger-recipient-exists', 'SELECT 1 FROM recipients WHERE property_id = $1 AND type = $2 AND id = $3', [propertyId, type, id]));
+  const found = await db.query('SELECT 1 FROM recipients WHERE property_id = $1 AND type = $2 AND id = $3', [propertyId, type, id]);
   return Boolean(found.rowCount);
 }
 
 export async function findRecipient(db: TDb, propertyId: string, type: TRecipientType, id: string): Promise<TRecipientRow | undefined> {
-  const result = await db.query<TRecipientRow>(
-    prepared('ledger-find-recipient', 'SELECT name, address, tax_id, document_number FROM recipients WHERE property_id = $1 AND type = $2 AND id = $3', [propertyId, type, id]),
-  );
+  const result = await db.query<TRecipientRow>('SELECT name, address, tax_id, document_number FROM recipients WHERE property_id = $1 AND type = $2 AND id = $3', [
+    propertyId,
+    type,
+    id,
+  ]);
   return result.rows[0];
 }
 
@@ -211,14 +203,11 @@ export async function pageOfTransactions(
   const keyset = after ? ` AND ${afterSql(keys, after, params)}` : '';
   const limitParam = params.add(limit, 'int');
   const page = await db.query<TSortedTransactionRow>(
-    prepared(
-      'ledger-page',
-      `SELECT ${transactionColumnsSql(tz)}, ${sortValuesSql(keys)}
+    `SELECT ${transactionColumnsSql(tz)}, ${sortValuesSql(keys)}
          FROM (SELECT * FROM transactions t WHERE ${where}${keyset} ORDER BY ${orderBySql(keys)} LIMIT ${limitParam}) t
          ${transactionJoinsSql()}
         ORDER BY ${orderBySql(keys)}`,
-      params.values,
-    ),
+    params.values,
   );
   return page.rows;
 }

@@ -128,12 +128,13 @@ export async function listTransactions(pool: TPgPool, propertyId: string, reques
 /** Totals over every row the filter matches, summed by PostgreSQL in NUMERIC. */
 export async function totalsOfFilter(pool: TPgPool, filter: TTransactionFilter, property: TPropertyInfo): Promise<NonNullable<TListing['totals']>> {
   const row = await sumTransactions(pool, filter, CREDIT_GROUPS);
-  const currency = property.currency ?? null;
+  const { currency } = property;
   return {
     count: Number(row.count),
     totalDebit: decimalToNumber(row.debit),
     totalCredit: decimalToNumber(row.credit),
-    currency,
+    // The reference types currency as a string, not nullable: unknown, it is left out.
+    ...(currency ? { currency } : {}),
     currencyScale: currency ? currencyScale(currency) : 2,
   };
 }

@@ -76,12 +76,14 @@ const FISCAL_DOCUMENT_KINDS = [
 ] as const;
 
 const ZUserIdOut = z.string().regex(/^\d{1,19}$/);
+/** An id the reference types as a plain string (field-schemas.ts ZStringId), exactly as imported. */
+const ZStringIdOut = z.string().min(1).openapi({ maxLength: 255, description: 'The imported id, exactly as given' });
 const double = z.number().openapi({ format: 'double' });
 const int32 = z.int().min(-2147483648).max(2147483647).openapi({ format: 'int32' });
 
 const ZAccountView = z
   .object({
-    id: ZInt64IdOut,
+    id: ZStringIdOut,
     name: z.string(),
     description: z.string().optional(),
     category: z.enum(ACCOUNT_CATEGORIES).optional(),
@@ -102,7 +104,7 @@ export const ZUserModel = z
 export const ZPaymentDetails = z
   .object({
     paymentMethod: z.string().optional(),
-    paymentId: ZInt64IdOut.optional(),
+    paymentId: ZStringIdOut.optional(),
     transactionType: z.enum(PAYMENT_TRANSACTION_TYPES).optional(),
     gateway: z.string().optional(),
     creditCardType: z.string().optional().openapi({ description: 'Card brand code, e.g. visa, master, amex' }),
@@ -172,13 +174,15 @@ export const ZTransactionView = z
     locked: z.boolean(),
     lockedByFiscalDocuments: z.array(ZFiscalDocumentRef),
     actions: z.array(ZAction).nullable(),
-    routedFrom: z.string().nullable(),
-    routingContext: ZRoutingContext.nullable(),
-    customerId: ZInt64IdOut.optional(),
+    // The reference's routing fields are optional and not nullable: this service routes nothing, so
+    // it leaves them out (a strictly generated client refuses a null there).
+    routedFrom: z.string().optional().openapi({ description: 'Never answered: this service routes no transactions' }),
+    routingContext: ZRoutingContext.optional().openapi({ description: 'Never answered: this service routes no transactions' }),
+    customerId: ZStringIdOut.optional(),
     guestName: z.string().nullable().openapi({ description: 'The GUEST recipient named by customerId; null when none (fall back to reservationName)' }),
     userId: ZUserIdOut.optional(),
     user: ZUserModel,
-    externalRelationId: ZInt64IdOut.optional(),
+    externalRelationId: ZStringIdOut.optional(),
     externalRelationKind: z.enum(EXTERNAL_RELATION_KINDS).optional(),
     account: ZAccountView.optional(),
     reservationName: z.string().optional().openapi({ description: "The reservation's guest name (RESERVATION sources with an imported reservation)" }),
@@ -205,7 +209,7 @@ export const ZTotals = z
     count: z.int().min(0).openapi({ format: 'int64' }),
     totalDebit: double,
     totalCredit: double,
-    currency: z.string().nullable().openapi({ description: 'The property currency (null when the property was never imported)' }),
+    currency: z.string().optional().openapi({ description: 'The property currency (left out when the property was never imported)' }),
     currencyScale: z.int().min(0),
   })
   .openapi('FolioTransactionTotals');

@@ -3,7 +3,7 @@ import { z } from '../schemas/zod.js';
 import { parseDescriptionFilter } from './description-filters.js';
 import { LANGUAGES } from '../i18n/languages.js';
 
-import { optionalId, optionalText, text, ZCurrency, ZDecimal, ZIsoDate, ZIsoDateTime, ZTimeZone } from './field-schemas.js';
+import { optionalId, optionalStringId, optionalText, text, ZCurrency, ZDecimal, ZIsoDate, ZIsoDateTime, ZTimeZone } from './field-schemas.js';
 import { CODE_GROUPS, SOURCE_KINDS } from './enums.js';
 import { EXTERNAL_RELATION_KINDS, ZAccount, ZPayment, ZReservation, ZUser, ZUserId } from './stay-schemas.js';
 
@@ -93,8 +93,8 @@ export const ZTransaction = z
     userId: ZUserId.nullish().transform((v) => v ?? undefined),
     customTransactionCode: optionalText(50),
     generalLedgerCustomCode: optionalText(50),
-    customerId: optionalId,
-    externalRelationId: optionalId,
+    customerId: optionalStringId,
+    externalRelationId: optionalStringId,
     externalRelationKind: z.enum(EXTERNAL_RELATION_KINDS).nullish().transform((v) => v ?? undefined),
     account: ZAccount.nullish().transform((v) => v ?? undefined),
     foreignCurrency: ZCurrency.nullish().transform((v) => v ?? undefined),

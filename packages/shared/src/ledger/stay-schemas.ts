@@ -1,7 +1,7 @@
 import { ZInt64Id } from '../schemas/common.js';
 import { z } from '../schemas/zod.js';
 import { RESERVATION_STATUSES } from './enums.js';
-import { optionalId, optionalText, text, ZDecimal, ZIsoDate } from './field-schemas.js';
+import { optionalId, optionalText, text, ZDecimal, ZIsoDate, ZStringId } from './field-schemas.js';
 
 /**
  * docs/ledger.md#import: the stay behind a reservation, the people who post, and the objects a
@@ -76,7 +76,7 @@ export const ZUser = z
 
 export const ZAccount = z
   .strictObject({
-    id: ZInt64Id,
+    id: ZStringId,
     name: text(200),
     description: optionalText(500),
     category: z.enum(ACCOUNT_CATEGORIES).nullish().transform((v) => v ?? undefined),
@@ -86,7 +86,7 @@ export const ZAccount = z
 
 export const ZPayment = z
   .strictObject({
-    paymentId: ZInt64Id,
+    paymentId: ZStringId.openapi({ description: 'The payment service\'s own id of the payment (e.g. "pay_3NqABC"), answered exactly as given' }),
     transactionType: z.enum(PAYMENT_TRANSACTION_TYPES),
     gateway: optionalText(100),
     creditCardType: z

@@ -8,8 +8,9 @@ import type { TTransactionRow } from './transaction-view.js';
  * One row of transaction-view.ts as the listing answers it: the reference accounting API's
  * FolioTransactionResponse (docs/ledger.md#listing). Ids are strings, money is JSON numbers from
  * the exact decimals, and an optional field the import did not carry is left out rather than
- * answered empty. The fields this service has no notion of (locks, routing, actions) are answered
- * as their truthful empties.
+ * answered empty. The fields this service has no notion of are answered as their truthful empties
+ * where the reference's type has one (no lock, no actions); the routing fields, whose types have no
+ * empty (a string, an object, neither nullable), are left out.
  */
 export type { TTransactionView } from './listing-schemas.js';
 
@@ -134,8 +135,6 @@ export function toTransactionView(row: TTransactionRow): TTransactionView {
     locked: false,
     lockedByFiscalDocuments: [],
     actions: [],
-    routedFrom: null,
-    routingContext: null,
     guestName: row.guest_name,
     user: userOf(row),
     ...importedOf(row),

@@ -102,12 +102,24 @@ export function transactionColumnsSql(tz: string, alias = 't'): string {
     u.first_name AS user_first_name, u.last_name AS user_last_name, u.email AS user_email, g.name AS guest_name`;
 }
 
+/**
+ * The recipient id a customer_id names, as a bigint: customer_id is a free string, and it names a
+ * recipient only when it is that recipient's id as the service writes it (digits, no leading zero,
+ * within int64); otherwise NULL, which joins nothing. CASE tests in order, so the casts only ever
+ * see digits that fit.
+ */
+function customerRecipientIdSql(t: string): string {
+  return `CASE WHEN ${t}.customer_id !~ '^[1-9][0-9]{0,18}$' THEN NULL
+      WHEN ${t}.customer_id::numeric > 9223372036854775807 THEN NULL
+      ELSE ${t}.customer_id::bigint END`;
+}
+
 /** The tables beside a transaction, each by primary key (a row finds at most one of each). */
 export function transactionJoinsSql(alias = 't'): string {
   const t = alias;
   return `LEFT JOIN reservations r ON ${t}.source_kind = 'RESERVATION' AND r.property_id = ${t}.property_id AND r.id = ${t}.source_id
     LEFT JOIN reservation_rooms rr ON ${t}.source_kind = 'RESERVATION' AND rr.property_id = ${t}.property_id AND rr.id = ${t}.sub_source_id
     LEFT JOIN users u ON u.property_id = ${t}.property_id AND u.id = ${t}.user_id
-    LEFT JOIN recipients g ON g.property_id = ${t}.property_id AND g.type = 'GUEST' AND g.id = ${t}.customer_id`;
+    LEFT JOIN recipients g ON g.property_id = ${t}.property_id AND g.type = 'GUEST' AND g.id = ${customerRecipientIdSql(t)}`;
 }
 

@@ -1,7 +1,6 @@
-import type { PoolClient } from 'pg';
 import type { TPgPool } from '../connections.js';
-import { prepared } from '../db/prepared.js';
 import { inTransaction } from '../db/transaction.js';
+import { insertDeliveries, type TDeliveryEvent } from '../webhooks/store.js';
 
 /**
  * What the worker records of a night-audit batch's sources and of its manifest
@@ -30,33 +29,27 @@ export interface TBatchItemRow {
   error: string | null;
 }
 
-/**
- * Records a source's file and, in the same statement (one round trip a source), marks the batch
- * running if it was still queued.
- */
+/** Records a source's file, and marks the batch running if it was still queued. */
 export async function recordSourceExported(
   pool: TPgPool,
   item: TBatchItemRef,
   file: { size: number; sha256: string; pages: number; rows: number; folioIds: string[] },
 ): Promise<void> {
-  await pool.query(
-    prepared(
-      'night-audit-source-exported',
-      `WITH running AS (
-         UPDATE night_audit_batches SET status = 'running' WHERE id = $1 AND run = $4 AND status = 'queued'
-       )
-       UPDATE night_audit_items SET status = 'completed', size = $5, sha256 = $6, pages = $7, rows = $8, folio_ids = $9::bigint[],
+  await inTransaction(pool, async (client) => {
+    await client.query(`UPDATE night_audit_batches SET status = 'running' WHERE id = $1 AND run = $2 AND status = 'queued'`, [item.batchId, item.run]);
+    await client.query(
+      `UPDATE night_audit_items SET status = 'completed', size = $5, sha256 = $6, pages = $7, rows = $8, folio_ids = $9::bigint[],
               error = NULL, updated_at = now()
         WHERE batch_id = $1 AND source_kind = $2 AND source_id = $3 AND run = $4`,
       [item.batchId, item.sourceKind, item.sourceId, item.run, file.size, file.sha256, file.pages, file.rows, file.folioIds],
-    ),
-  );
+    );
+  });
 }
 
 /**
  * Which of `sources` this run has completed already: a chunk job run again (a retry, a stalled job
  * handed out twice) exports only the rest, so a source gets one file and one result however often
- * its job runs. One round trip a chunk.
+ * its job runs.
  */
 export async function completedSources(
   pool: TPgPool,
@@ -64,13 +57,10 @@ export async function completedSources(
   sources: ReadonlyArray<{ sourceKind: string; sourceId: string }>,
 ): Promise<Set<string>> {
   const result = await pool.query<{ source: string }>(
-    prepared(
-      'night-audit-completed-sources',
-      `SELECT i.source_kind || '-' || i.source_id AS source
-         FROM night_audit_items i JOIN unnest($3::text[], $4::bigint[]) AS s(kind, id) ON i.source_kind = s.kind AND i.source_id = s.id
-        WHERE i.batch_id = $1 AND i.run = $2 AND i.status = 'completed'`,
-      [batch.batchId, batch.run, sources.map((s) => s.sourceKind), sources.map((s) => s.sourceId)],
-    ),
+    `SELECT i.source_kind || '-' || i.source_id AS source
+       FROM night_audit_items i JOIN unnest($3::text[], $4::bigint[]) AS s(kind, id) ON i.source_kind = s.kind AND i.source_id = s.id
+      WHERE i.batch_id = $1 AND i.run = $2 AND i.status = 'completed'`,
+    [batch.batchId, batch.run, sources.map((s) => s.sourceKind), sources.map((s) => s.sourceId)],
   );
   return new Set(result.rows.map((row) => row.source));
 }
@@ -95,21 +85,19 @@ export async function batchItems(pool: TPgPool, batchId: string, run: number): P
 }
 
 /**
- * Ends the run once its manifest is stored. With failures, items still pending (a child that never
- * reported) are marked failed first, so the counts agree with the manifest.
+ * Ends the run once its manifest is stored, and records the deliveries of `event` in the same
+ * transaction; answers their ids, to enqueue once committed. With failures, items still pending (a
+ * child that never reported) are marked failed first, so the counts agree with the manifest.
  */
 export async function closeBatch(
   pool: TPgPool,
-  batchId: string,
-  run: number,
-  withFailures: boolean,
-  manifestKey: string,
+  batch: { batchId: string; run: number; withFailures: boolean; manifestKey: string },
   /** NIGHT_AUDIT_RETENTION_DAYS: the files and manifest are kept that long from now. */
   retentionDays: number,
-  /** Records what the end announces (webhooks/outbox) in the same transaction. */
-  publish?: (client: PoolClient) => Promise<void>,
-): Promise<void> {
-  await inTransaction(pool, async (client) => {
+  event: TDeliveryEvent,
+): Promise<{ deliveryIds: string[] }> {
+  const { batchId, run, withFailures, manifestKey } = batch;
+  return inTransaction(pool, async (client) => {
     if (withFailures) {
       await client.query(`UPDATE night_audit_items SET status = 'failed', error = COALESCE(error, 'did not finish') WHERE batch_id = $1 AND run = $2 AND status = 'pending'`, [batchId, run]);
     }
@@ -118,6 +106,6 @@ export async function closeBatch(
         WHERE id = $1 AND run = $2`,
       [batchId, run, withFailures ? 'completed_with_failures' : 'completed', manifestKey, retentionDays],
     );
-    await publish?.(client);
+    return { deliveryIds: await insertDeliveries(client, event) };
   });
 }

@@ -97,7 +97,7 @@ export async function startNightAudit(
       children: chunks.map((chunk, index) => ({
         name: nightAuditSourceJob.name,
         queueName: QUEUE_NAMES.export,
-        data: { ...ref, version: 2, sources: chunk },
+        data: { ...ref, sources: chunk },
         opts: { ...nightAuditSourceJob.options, jobId: `na-${batchId}-${run}-${index + 1}` },
       })),
     });

@@ -41,12 +41,8 @@ export function sourcesPerJob(sources: number): number {
 export const nightAuditSourceJob = {
   name: 'night-audit-source',
   queue: QUEUE_NAMES.export,
-  version: 2,
-  // Version 1 (one source a job) is still read: a batch queued before an upgrade finishes after it.
-  payload: z.union([
-    ZBatchRef.extend({ version: z.literal(2), sources: z.array(ZSource).min(1).max(100) }),
-    ZBatchRef.extend(ZSource.shape),
-  ]),
+  version: 1,
+  payload: ZBatchRef.extend({ sources: z.array(ZSource).min(1).max(100) }),
   result: z.object({ exported: z.number(), skipped: z.number() }),
   options: { ...NIGHT_AUDIT_OPTIONS, ignoreDependencyOnFailure: true },
 } as const satisfies TJobDefinition;

@@ -4,16 +4,15 @@ import { redactPans } from './card/redact-pan.js';
 import type { TPgPool } from '../connections.js';
 import type { TErrorCode } from '../errors.js';
 import type { TTokenizationMode } from './schemas.js';
-import type { TAuditCaller } from './vault-job-common.js';
 import { within } from '../within.js';
 
-/**
- * The vault's audit trail (PCI DSS 10.2): who (JWT subject), what (action, token, property, mode),
- * when, and how it ended, one row per vault request. It holds no card data by construction: every
- * field is an id, a code or a subject, and free text that came from outside is dropped unless it
- * has the shape of what it claims to be (a UUID, an int64), so a PAN sent as a token id or a
- * property id never lands here.
- */
+// The vault's audit trail (PCI DSS 10.2): who (JWT subject), what (action, token, property, mode),
+// when, and how it ended, one row per vault request (written by the API's route machinery once the
+// answer is out, apps/api/src/http/route-audit.ts) and one per token the expiry sweep shreds. It
+// holds no card data by construction: every field is an id, a code or a subject, and free text that
+// came from outside is dropped unless it has the shape of what it claims to be (a UUID, an int64),
+// so a PAN sent as a token id or a property id never lands here.
+
 export type TAuditAction = 'token.tokenize' | 'token.read' | 'token.delete' | 'token.search' | 'token.forward' | 'token.expire';
 export type TAuditOutcome = 'success' | 'denied' | 'not_found' | 'rejected' | 'failed';
 
@@ -87,38 +86,24 @@ type TAuditValues = [
   string | null, string | null, string | null, number | null, number | null,
 ];
 
-interface TPendingBatch {
-  rows: TAuditValues[];
-  written: Promise<void>;
-}
-
 const COLUMN_NAMES =
   'subject, action, outcome, error_code, http_status, token_id, property_id, mode, request_id, client_address, ' +
   'destination, forward_method, forward_path, gateway_status, duration_ms';
-const COLUMNS = `(${COLUMN_NAMES})`;
 const COLUMN_TYPES = ['text', 'text', 'text', 'text', 'int', 'uuid', 'bigint', 'text', 'text', 'inet', 'text', 'text', 'text', 'int', 'int'] as const;
-const NO_EVENT = COLUMN_TYPES.map(() => null);
-
-/** Rows as one array per column, in COLUMNS order: the parameters of `unnestSql`. */
-function columnsOf(rows: ReadonlyArray<ReadonlyArray<unknown>>): unknown[][] {
-  return COLUMN_TYPES.map((_, index) => rows.map((row) => row[index]));
-}
-
-/** `unnest($first::text[], …)`: one array parameter per column, unnested side by side (any number of rows, the same text). */
-function unnestSql(first: number): string {
-  return `unnest(${COLUMN_TYPES.map((type, index) => `$${first + index}::${type}[]`).join(', ')})`;
-}
+/** One array parameter per column, unnested side by side: one statement for any number of events. */
+const INSERT_EVENTS = `INSERT INTO audit.vault_events (${COLUMN_NAMES})
+  SELECT * FROM unnest(${COLUMN_TYPES.map((type, index) => `$${index + 1}::${type}[]`).join(', ')})`;
 
 /**
  * A subject as the audit row keeps it: text from outside (a token claim), masked like a log line and
- * cut to MAX_SUBJECT characters. The API applies it before a subject travels in a job (vault-audit.ts).
+ * cut to MAX_SUBJECT characters.
  */
 export function auditSubject(subject: string): string {
   return [...redactPans(subject)].slice(0, MAX_SUBJECT).join('');
 }
 
 /** An event as the row's column values: free text from outside masked, ids kept only when well-formed. */
-export function auditValuesOf(event: TAuditEvent): TAuditValues {
+function auditValuesOf(event: TAuditEvent): TAuditValues {
   const subject = event.subject === undefined ? null : auditSubject(event.subject);
   return [
     subject,
@@ -140,69 +125,10 @@ export function auditValuesOf(event: TAuditEvent): TAuditValues {
   ];
 }
 
-/**
- * One event's INSERT, for a statement of its own that records the work and its event together (a
- * CTE): its values are `auditValuesOf(event)`, bound from parameter `$first` on.
- */
-export function auditInsertSql(first: number): string {
-  const values = COLUMN_TYPES.map((type, index) => `$${first + index}::${type}`).join(', ');
-  return `INSERT INTO audit.vault_events ${COLUMNS} VALUES (${values})`;
-}
-
-/**
- * Many events' INSERT, for a statement that records a batch of work and its events together: the
- * events are `auditArraysOf(events)`, bound from parameter `$first` on (15 array parameters), and
- * the i-th event is written only when the i-th row of `from` (a CTE of the same statement with an
- * ordinal column `n`, 1-based) made `written` (a CTE with an `id` column) return a row with its
- * `idColumn`. An entry without an event writes nothing.
- */
-export function auditInsertManySql(first: number, from: { rows: string; idColumn: string; written: string }): string {
-  const columns = COLUMN_NAMES.split(', ').map((column) => `e.${column}`).join(', ');
-  return `INSERT INTO audit.vault_events ${COLUMNS}
-    SELECT ${columns}
-      FROM ${unnestSql(first)} WITH ORDINALITY AS e(${COLUMN_NAMES}, n)
-      JOIN ${from.rows} r ON r.n = e.n
-      JOIN ${from.written} w ON w.id = r.${from.idColumn}
-     WHERE e.action IS NOT NULL`;
-}
-
-/** Events as auditInsertManySql's parameters; `undefined` (an entry that records no event) is a row of NULLs. */
-export function auditArraysOf(events: ReadonlyArray<TAuditEvent | undefined>): unknown[][] {
-  return columnsOf(events.map((event) => (event ? auditValuesOf(event) : NO_EVENT)));
-}
-
-/** What a vault job's payload says of its request, for the event a worker writes (vault-job-common.ts). */
-interface TAuditedPayload {
-  audit?: TAuditCaller;
-  propertyId: string;
-  mode: TTokenizationMode;
-  requestId: string;
-}
-
-/**
- * The event the API would write for a request answered 200, when the job's payload leaves it to
- * the worker (`audit`); undefined otherwise.
- */
-export function successEventOf(payload: TAuditedPayload, event: Pick<TAuditEvent, 'action' | 'tokenId' | 'forward'>): TAuditEvent | undefined {
-  if (!payload.audit) return undefined;
-  const { subject, clientAddress } = payload.audit;
-  return {
-    ...event,
-    httpStatus: 200,
-    propertyId: payload.propertyId,
-    mode: payload.mode,
-    requestId: payload.requestId,
-    ...(subject !== undefined ? { subject } : {}),
-    ...(clientAddress !== undefined ? { clientAddress } : {}),
-  };
-}
-
 export class AuditLog {
-  private pending: TPendingBatch | undefined;
-
   /**
-   * `timeoutMs` bounds a write: a database that does not answer must not hold a vault answer for
-   * longer than the vault's own wait.
+   * `timeoutMs` bounds a write: a database that does not answer must not hold what waits on it
+   * (a sweep's transaction, an API's shutdown) for longer than that.
    */
   constructor(
     private readonly pool: TPgPool,
@@ -210,35 +136,14 @@ export class AuditLog {
   ) {}
 
   /**
-   * Resolves once the event is stored. Events recorded in the same turn of the event loop (the
-   * concurrent requests of a busy API) are written by one INSERT, one round trip and one commit
-   * instead of one each; every caller still waits for its own row.
+   * Writes `events` in one statement on `db`: the pool, or a transaction's client so that the
+   * events commit or roll back with the work they record (the vault sweep's shredding).
    */
-  async record(event: TAuditEvent): Promise<void> {
-    const row = auditValuesOf(event);
-    if (!this.pending) {
-      const batch: TPendingBatch = { rows: [], written: Promise.resolve() };
-      batch.written = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-        if (this.pending === batch) this.pending = undefined;
-        return this.write(batch.rows);
-      });
-      this.pending = batch;
-    }
-    this.pending.rows.push(row);
-    await this.pending.written;
-  }
-
-  /**
-   * Writes `events` now on `db` (a transaction's client): the events commit or roll back with the
-   * work they record (the vault sweep's shredding, say).
-   */
-  async recordWith(db: Pick<TPgPool, 'query'>, events: TAuditEvent[]): Promise<void> {
-    if (events.length > 0) await this.write(events.map(auditValuesOf), db);
-  }
-
-  private async write(rows: TAuditValues[], db: Pick<TPgPool, 'query'> = this.pool): Promise<void> {
-    // Named: the text is the same whatever the number of rows, so each connection plans it once.
-    await within(db.query({ name: 'audit-insert-vault-events', text: `INSERT INTO audit.vault_events ${COLUMNS} SELECT * FROM ${unnestSql(1)}`, values: columnsOf(rows) }), this.timeoutMs);
+  async record(events: readonly TAuditEvent[], db: Pick<TPgPool, 'query'> = this.pool): Promise<void> {
+    if (events.length === 0) return;
+    const rows = events.map(auditValuesOf);
+    const columns = COLUMN_TYPES.map((_, index) => rows.map((row) => row[index]));
+    await within(db.query(INSERT_EVENTS, columns), this.timeoutMs);
   }
 
   /** Newest first; for operators and tests. */

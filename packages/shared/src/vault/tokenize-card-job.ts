@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { QUEUE_NAMES } from '../queues.js';
 import { ZTokenizeCardResponse } from './schemas.js';
 import type { TJobDefinition } from '../jobs/definition.js';
-import { VAULT_JOB_OPTIONS, ZAuditCaller, ZVaultJobBase } from './vault-job-common.js';
+import { VAULT_JOB_OPTIONS, ZVaultJobBase } from './vault-job-common.js';
 
 /**
  * Tokenize a card. The API chooses the token id (UUIDv7) so a job that runs twice (at-least-once
@@ -14,8 +14,6 @@ export const ZTokenizeCardPayload = ZVaultJobBase.extend({
   sealedCard: z.string().startsWith('v1.'),
   idempotencyKey: z.string().min(1).max(255).optional(),
   expiresAt: z.iso.datetime({ offset: true }),
-  /** The success event is the worker's, written by the card's INSERT (one round trip fewer per tokenization). */
-  audit: ZAuditCaller.optional(),
 });
 
 /** What `sealedCard` opens to in the worker. */
@@ -30,8 +28,7 @@ export const ZSealedCard = z.object({
 export type TSealedCard = z.output<typeof ZSealedCard>;
 
 export const ZTokenizeCardResult = z.discriminatedUnion('outcome', [
-  /** `audited`: the success event is written (with the card, by this job or an earlier run of it). */
-  z.object({ outcome: z.literal('tokenized'), token: ZTokenizeCardResponse, audited: z.literal(true).optional() }),
+  z.object({ outcome: z.literal('tokenized'), token: ZTokenizeCardResponse }),
   z.object({ outcome: z.literal('idempotency_key_reused') }),
 ]);
 

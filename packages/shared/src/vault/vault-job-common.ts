@@ -9,14 +9,6 @@ export const ZVaultRequestBase = z.object({
   requestId: z.string().max(200),
 });
 
-/**
- * Who sent the request, for the success event a worker writes in the statement that does the work
- * (audit-log.ts: auditInsertSql): present when the API leaves that event to the worker, which then
- * answers `audited`. The subject comes PAN-masked; never card data.
- */
-export const ZAuditCaller = z.object({ subject: z.string().max(1000).optional(), clientAddress: z.string().max(64).optional() });
-export type TAuditCaller = z.output<typeof ZAuditCaller>;
-
 /** …and a job about one token names it. */
 export const ZVaultJobBase = ZVaultRequestBase.extend({ tokenId: z.uuid() });
 

@@ -46,3 +46,23 @@ export function webhookEvent(type: TWebhookEvent, subject: string, data: TWebhoo
 
 /** The subject of a night-audit event: one batch's run (a re-run is a new event). */
 export const batchRunSubject = (batchId: string, run: number) => `${batchId}:${run}`;
+
+/**
+ * export.completed, without its download link: the delivery processor signs a fresh one at each
+ * attempt, as a link signed now would die long before the retries end.
+ */
+export function exportCompletedEvent(exportId: string, propertyId: string, file: { size: number; pages: number; sha256: string }): TWebhookEventRecord {
+  return webhookEvent('export.completed', exportId, { exportId, propertyId, status: 'completed', size: file.size, pages: file.pages, sha256: file.sha256 });
+}
+
+export function exportFailedEvent(exportId: string, propertyId: string, error: string): TWebhookEventRecord {
+  return webhookEvent('export.failed', exportId, { exportId, propertyId, status: 'failed', error });
+}
+
+export function nightAuditCompletedEvent(
+  batch: { batchId: string; run: number; propertyId: string },
+  outcome: { manifestKey: string; total: number; completed: number; failed: number },
+): TWebhookEventRecord {
+  const status = outcome.failed > 0 ? 'completed_with_failures' : 'completed';
+  return webhookEvent('night_audit.completed', batchRunSubject(batch.batchId, batch.run), { batchId: batch.batchId, propertyId: batch.propertyId, status, ...outcome });
+}

@@ -1,6 +1,5 @@
 import type { PoolClient } from 'pg';
 import type { TPgPool } from '../connections.js';
-import { prepared } from '../db/prepared.js';
 import type { TDelivery, TDeliveryStatus, TEndpoint, TWebhookEvent } from './schemas.js';
 
 /**
@@ -106,31 +105,20 @@ export interface TDeliveryEvent {
 }
 
 /**
- * The statement that records one delivery per live endpoint of the property subscribed to the
- * event's type, in one INSERT … SELECT; an event already recorded for an endpoint (the same event id)
- * is not recorded twice. `at` names the placeholders of the event's property id, event id, type and
- * payload (JSON text); `when` is a further condition, so a statement that changes a status can
- * record its event only when it changed a row (ExportStore.complete/fail put both in one round trip).
- */
-export function deliveriesInsertSql(at: { propertyId: string; eventId: string; type: string; payload: string }, when = 'true'): string {
-  return `INSERT INTO webhook_deliveries (id, endpoint_id, property_id, event_id, type, payload, status, next_attempt_at)
-    SELECT gen_random_uuid(), w.id, w.property_id, ${at.eventId}::text, ${at.type}::text, ${at.payload}::jsonb, 'pending', now()
-      FROM webhook_endpoints w
-     WHERE w.property_id = ${at.propertyId}::bigint AND w.deleted_at IS NULL AND ${at.type}::text = ANY(w.events) AND ${when}
-    ON CONFLICT (endpoint_id, event_id) DO NOTHING
-    RETURNING id`;
-}
-
-/** The values of deliveriesInsertSql's placeholders, in the order property id, event id, type, payload. */
-export const deliveryEventValues = (event: TDeliveryEvent): [string, string, string, string] => [event.propertyId, event.eventId, event.type, JSON.stringify(event.payload)];
-
-/**
- * Records the event's deliveries inside the caller's transaction (deliveriesInsertSql). Returns the
- * ids of the deliveries added, to enqueue once the transaction has committed.
+ * Records one delivery per live endpoint of the property subscribed to the event's type, inside
+ * the caller's transaction; an event already recorded for an endpoint (the same event id) is not
+ * recorded twice. Returns the ids of the deliveries added, to enqueue once the transaction has
+ * committed (apps/worker/src/webhooks/outbox.ts).
  */
 export async function insertDeliveries(client: TQueryable, event: TDeliveryEvent): Promise<string[]> {
   const inserted = await client.query<{ id: string }>(
-    prepared('webhooks-record-deliveries', deliveriesInsertSql({ propertyId: '$1', eventId: '$2', type: '$3', payload: '$4' }), deliveryEventValues(event)),
+    `INSERT INTO webhook_deliveries (id, endpoint_id, property_id, event_id, type, payload, status, next_attempt_at)
+     SELECT gen_random_uuid(), w.id, w.property_id, $2::text, $3::text, $4::jsonb, 'pending', now()
+       FROM webhook_endpoints w
+      WHERE w.property_id = $1::bigint AND w.deleted_at IS NULL AND $3::text = ANY(w.events)
+     ON CONFLICT (endpoint_id, event_id) DO NOTHING
+     RETURNING id`,
+    [event.propertyId, event.eventId, event.type, JSON.stringify(event.payload)],
   );
   return inserted.rows.map((row) => row.id);
 }

@@ -1,53 +1,31 @@
 import type { z } from 'zod';
 import type { TMetrics } from '@folio-vault/shared/metrics';
-import { pathAllowed, type TResolvedDestination } from '@folio-vault/shared/vault/forward/destinations';
+import { destinationRefusal, type TResolvedDestination } from '@folio-vault/shared/vault/forward/destinations';
 import type { TForwardCardResult, ZForwardCardPayload } from '@folio-vault/shared/vault/forward/forward-job';
 import { maskHeaders, maskSecrets, type TMaskedSecrets } from '@folio-vault/shared/vault/forward/mask';
 import { cardValues, substitute, templateProblems, usesCvv } from '@folio-vault/shared/vault/forward/template';
 import type { Logger } from '@folio-vault/shared/logger';
-import { successEventOf, type TAuditEvent } from '@folio-vault/shared/vault/audit-log';
 import type { CardVault, TOpenedCard } from '../card-vault.js';
 import type { TCardRow, TSealedRecordRow } from '../card-repository.js';
 import { GatewayError, NotSentError, type GatewayClients } from './gateway-client.js';
 import type { ForwardAttempts, TRecordedForward } from './forward-attempts.js';
 
+// The worker's side of a forward (docs/vault.md#forward-to-a-payment-gateway): at most one call
+// toward the gateway per Idempotency-Key. One transaction, under the key's lock and the record's
+// row lock, answers an earlier attempt of the key (its recorded answer, or outcome_unknown), or
+// records this attempt `started` and takes the held CVV out when the template asks for it; it
+// commits before the call. Then the card is opened, the template filled, the destination called,
+// the answer masked and recorded. A re-run that finds `started` without an answer (its worker died
+// mid-call) answers outcome_unknown and never calls again.
+
 type TForwardPayload = z.output<typeof ZForwardCardPayload>;
 type TRecord = TSealedRecordRow & TCardRow;
 type TNotSent = Extract<TForwardCardResult, { outcome: 'not_sent' }>;
-/** Rounds of begin() before the job fails (and is retried): each lost to an attempt taken and released. */
-const BEGIN_ROUNDS = 3;
 interface TPrepared {
   filled: { path: string; body?: string };
   secrets: TMaskedSecrets;
 }
 
-/** A forward answered 200: its event, when the payload leaves it to the worker. */
-function successEvent(payload: TForwardPayload, result: TRecordedForward): TAuditEvent | undefined {
-  if (result.outcome !== 'forwarded') return undefined;
-  return successEventOf(payload, {
-    action: 'token.forward',
-    tokenId: payload.tokenId,
-    forward: { destination: payload.destination, method: payload.method, path: payload.path, gatewayStatus: result.answer.status, durationMs: result.answer.duration_ms },
-  });
-}
-
-/** The destination's own rules and the template's, as the API checks them; undefined when all hold. */
-function refusalOf(destination: TResolvedDestination, payload: TForwardPayload): { path: string; message: string } | undefined {
-  if (!destination.modes.includes(payload.mode)) return { path: 'destination', message: `takes ${destination.modes.join(' and ')} tokens only` };
-  if (!destination.methods.includes(payload.method)) return { path: 'method', message: 'is not allowed for this destination' };
-  if (!pathAllowed(destination, payload.path)) return { path: 'path', message: 'is not among the paths this destination allows' };
-  return templateProblems({ method: payload.method, path: payload.path, headers: payload.headers, body: payload.body })[0];
-}
-
-/**
- * The worker's side of a forward (docs/vault.md#forward-to-a-payment-gateway): exactly once toward
- * the gateway. One statement records "attempt started" (the key's primary key serializes
- * forwards with the same key), taking the held CVV out when the template asks for it; it commits
- * before the call. When no attempt was inserted, a replay is answered from the recorded attempt.
- * Then it opens the record, substitutes, calls the destination, masks the answer and records it.
- * A re-run that finds "started" without an answer (its worker died mid-call) answers
- * outcome_unknown and never calls again.
- */
 export class CardForwarder {
   private readonly destinations: Map<string, TResolvedDestination>;
 
@@ -67,7 +45,7 @@ export class CardForwarder {
     if (!destination) return { outcome: 'destination_unknown' };
     // The worker is where the card is opened: it judges the request again, whatever the API (or
     // anything else that could write to the queue) let through.
-    const refusal = refusalOf(destination, payload);
+    const refusal = destinationRefusal(destination, payload, payload.mode) ?? templateProblems(payload)[0];
     if (refusal) return { outcome: 'refused', ...refusal };
     const begun = await this.begin(payload);
     if (!('record' in begun)) return begun;
@@ -81,54 +59,56 @@ export class CardForwarder {
     }
     const result = await this.call(payload, prepared);
     if (result.outcome === 'not_sent') return result;
-    // A gateway error is answered 502/504 and recorded by the API with its error code: no event here.
-    const event = successEvent(payload, result);
-    const attempt = { propertyId: payload.propertyId, key: payload.idempotencyKey, forwardId: payload.forwardId, tokenId: payload.tokenId };
     try {
-      // The answer recorded, the card marked used and the success event written: one statement, one round trip.
-      await this.attempts.finish(payload.mode, attempt, result, event);
+      await this.record(payload, result);
     } catch (error) {
       // The call was made: its answer goes to the caller even when it cannot be recorded (a replay
-      // then answers outcome_unknown, which is true to what the vault knows). Never a retry. The
-      // API writes the event then (no `audited`).
+      // then answers outcome_unknown, which is true to what the vault knows). Never a retry.
       this.logger.error({ err: { message: (error as Error).message }, forwardId: payload.forwardId }, 'forward answer not recorded');
-      return result;
     }
-    // Not in the recorded answer: a replay answers it again and is an event of its own, the API's.
-    return event && result.outcome === 'forwarded' ? { ...result, audited: true } : result;
+    return result;
   }
 
   /**
-   * Before the call: an early answer, or the record (and CVV) to send with. The common case (a new
-   * key) is one statement; a replay or a refusal reads the earlier attempt too. The order of the
-   * answers is the transaction's this replaces: the earlier attempt first (a replay of a token
-   * deleted since still answers its recorded answer), then not_found, then cvv_not_available.
+   * Before the call, in one transaction: an answer from an earlier attempt of the key (checked
+   * first, so a replay of a token deleted since still gets its recorded answer), not_found,
+   * cvv_not_available, or this attempt recorded `started` with the record and the CVV to send.
    */
   private async begin(payload: TForwardPayload): Promise<TForwardCardResult | { record: TRecord; cvvCt?: Buffer }> {
     const { mode, propertyId, idempotencyKey: key, tokenId, forwardId } = payload;
     const digest = this.vault.requestDigest('forward', {
       tokenId, destination: payload.destination, method: payload.method, path: payload.path, headers: payload.headers, body: payload.body,
     });
-    const needsCvv = usesCvv({ path: payload.path, body: payload.body });
-    const attempt = { propertyId, idempotencyKey: key, requestDigest: digest, forwardId, tokenId, destination: payload.destination, method: payload.method };
-    // A second round only when the key was taken and released (nothing sent) between the two statements.
-    for (let round = 1; round <= BEGIN_ROUNDS; round += 1) {
-      const begun = await this.attempts.begin(mode, attempt, needsCvv);
-      if (begun.started && begun.record) {
-        if (!needsCvv || begun.cvvCt) return { record: begun.record, ...(begun.cvvCt ? { cvvCt: begun.cvvCt } : {}) };
-        // Another forward (another key) or a delete took the CVV after this statement's snapshot:
-        // nothing is sent, the key is free again, as when the CVV was found gone.
-        await this.attempts.release(mode, propertyId, key, forwardId);
-        return { outcome: 'cvv_not_available' };
-      }
-      const previous = await this.attempts.find(mode, propertyId, key);
-      if (previous && previous.request_digest !== digest) return { outcome: 'idempotency_key_reused' };
+    return this.vault.repository.transaction(async (client) => {
+      await this.attempts.lockKey(client, mode, propertyId, key);
+      const previous = await this.attempts.find(client, mode, propertyId, key);
+      if (previous && previous.request_digest !== digest) return { outcome: 'idempotency_key_reused' as const };
       if (previous?.state === 'done' && previous.answer) return previous.answer;
-      if (previous) return { outcome: 'outcome_unknown', forwardId: previous.forward_id };
-      if (!begun.record) return { outcome: 'not_found' };
-      if (needsCvv && !begun.record.cvv_held_until) return { outcome: 'cvv_not_available' };
-    }
-    throw new Error(`forward ${forwardId}: its Idempotency-Key was taken and released again, ${BEGIN_ROUNDS} times`);
+      if (previous) return { outcome: 'outcome_unknown' as const, forwardId: previous.forward_id };
+
+      const record = await this.vault.repository.lockCurrentRecord(client, mode, propertyId, tokenId);
+      if (!record) return { outcome: 'not_found' as const };
+      let cvvCt: Buffer | undefined;
+      if (usesCvv(payload)) {
+        // Taken whatever follows; one past its time is taken too, and never used.
+        const held = await this.vault.repository.takeHeldCvv(client, mode, tokenId);
+        if (!held?.live) return { outcome: 'cvv_not_available' as const };
+        cvvCt = held.cvvCt;
+      }
+      await this.attempts.start(client, mode, {
+        propertyId, idempotencyKey: key, requestDigest: digest, forwardId, tokenId, destination: payload.destination, method: payload.method,
+      });
+      return { record, ...(cvvCt ? { cvvCt } : {}) };
+    });
+  }
+
+  /** After the call: the answer recorded and the token marked used, both or neither. */
+  private record(payload: TForwardPayload, result: TRecordedForward): Promise<void> {
+    const attempt = { propertyId: payload.propertyId, key: payload.idempotencyKey, forwardId: payload.forwardId };
+    return this.vault.repository.transaction(async (client) => {
+      await this.attempts.finish(client, payload.mode, attempt, result);
+      await this.vault.repository.markUsed(client, payload.mode, payload.tokenId);
+    });
   }
 
   /** Opens the card and fills the template: the card exists in clear from here to the end of call(). */

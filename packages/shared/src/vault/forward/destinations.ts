@@ -281,6 +281,24 @@ export function findDestination(destinations: readonly TForwardDestination[], na
 }
 
 /**
+ * What the destination's rules say of a forward of a `mode` token: the request field that breaks
+ * one and why, or undefined when all hold. The API answers it 400 at that field; the worker, which
+ * opens the card, judges every job again by the same rules whatever wrote it to the queue.
+ */
+export function destinationRefusal(
+  destination: TForwardDestination,
+  request: { method: string; path: string },
+  mode: TTokenizationMode,
+): { path: 'destination' | 'method' | 'path'; message: string } | undefined {
+  if (!destination.modes.includes(mode)) return { path: 'destination', message: `takes ${destination.modes.join(' and ')} tokens only, not ${mode} ones` };
+  if (!(destination.methods as readonly string[]).includes(request.method)) {
+    return { path: 'method', message: `is not allowed for this destination (allowed: ${destination.methods.join(', ')})` };
+  }
+  if (!pathAllowed(destination, request.path)) return { path: 'path', message: 'is not among the paths this destination allows' };
+  return undefined;
+}
+
+/**
  * The path part (before '?') matches one entry of destination.paths: exact, or an entry ending in
  * '*' as a prefix. A path that could climb out of a prefix (a '..' segment, '//', a backslash or a
  * percent-encoded '.', '/' or '\') matches nothing.

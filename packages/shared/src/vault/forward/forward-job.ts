@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { QUEUE_NAMES } from '../../queues.js';
 import type { TJobDefinition } from '../../jobs/definition.js';
-import { VAULT_JOB_OPTIONS, ZAuditCaller, ZVaultJobBase } from '../vault-job-common.js';
+import { VAULT_JOB_OPTIONS, ZVaultJobBase } from '../vault-job-common.js';
 import { FORWARD_METHODS } from './destinations.js';
 import { ZForwardResponse } from './schemas.js';
 
@@ -18,18 +18,13 @@ export const ZForwardCardPayload = ZVaultJobBase.extend({
   path: z.string().min(1).max(2048),
   headers: z.record(z.string(), z.string()),
   body: z.string().optional(),
-  /** The success event is the worker's, written with the answer (one round trip fewer per forward). */
-  audit: ZAuditCaller.optional(),
 });
 
 export const ZGatewayErrorCode = z.enum(['GATEWAY_UNREACHABLE', 'GATEWAY_TIMEOUT']);
 
 export const ZForwardCardResult = z.discriminatedUnion('outcome', [
-  /**
-   * The gateway answered (any status); `answer` is already masked. `audited`: the success event is
-   * written (only for a payload with `audit`, and never on a replay of a recorded answer).
-   */
-  z.object({ outcome: z.literal('forwarded'), answer: ZForwardResponse, audited: z.literal(true).optional() }),
+  /** The gateway answered (any status); `answer` is already masked. */
+  z.object({ outcome: z.literal('forwarded'), answer: ZForwardResponse }),
   /** The gateway could not be reached, failed TLS, redirected, answered too much or too late. */
   z.object({
     outcome: z.literal('gateway_error'),
