@@ -9,7 +9,7 @@ import { redisAnswers, startRedisServer, type TRunningService } from './redis-se
 import { S3RVER_CREDENTIALS, startS3Server } from './s3-server.js';
 
 /**
- * One place that finds Redis, PostgreSQL and an S3 server (README.md#test), used by the tests
+ * One place that finds Redis, PostgreSQL and an S3 server (docs/operations.md#tests), used by the tests
  * and by `npm start`:
  *   1. URLs in the environment;
  *   2. a reachable Docker engine → testcontainers (tests only);
