@@ -3,7 +3,7 @@
 # `node apps/worker/dist/main.js` (docker-compose.yml).
 # UNTESTED as an image: written on a machine without a Docker engine. Its two halves are what the
 # repository does test: `npm run build` then `node apps/*/dist/main.js` (test/compiled-start.test.ts),
-# and that compiled code on an `npm ci --omit=dev` install (README.md, section "Docker").
+# and that compiled code on an `npm ci --omit=dev` install (docs/operations.md#docker).
 
 # The manifests `npm ci` needs: the root's and every workspace's listed in it.
 FROM node:20-bookworm-slim AS manifests

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { PoolClient } from 'pg';
 import type request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cardBody } from './support/cards.js';
@@ -6,13 +7,15 @@ import { deleteToken, destinationsSetting, forward, tokenize } from './support/f
 import { until } from './support/faults.js';
 import { createTestPki, startGateway, type TTestGateway } from './support/gateway.js';
 import { createWorld, type TWorld } from './support/world.js';
+import { ForwardAttempts } from '../apps/worker/src/vault/forward/forward-attempts.js';
 
 /**
- * A forward's attempt is recorded in one statement before the call (docs/vault.md#exactly-once):
- * what it does when another transaction holds what it needs — an attempt with its key not yet
- * committed, the held CVV being taken out — and the order of its answers (a replay before a
- * token that is gone, before a CVV that is spent). The other transaction is the test's own, held
- * open until the forward's statement is seen waiting for its lock; then it commits or rolls back.
+ * A forward's attempt is recorded in one transaction before the call (docs/vault.md#exactly-once):
+ * what it does when another transaction holds what it needs — another forward's attempt with its
+ * key not yet committed, the held CVV being taken out — and the order of its answers (a replay
+ * before a token that is gone, before a CVV that is spent). The other transaction is the test's
+ * own, held open until the forward's transaction is seen waiting for its lock; then it commits or
+ * rolls back.
  */
 const PAN = '4111111111111111';
 const CVV = '739';
@@ -34,11 +37,11 @@ afterAll(async () => {
   await acme?.close();
 });
 
-/** A transaction of the test's own that ran `sql` and stays open until end(). */
-async function heldTransaction(sql: string, params: unknown[]): Promise<{ end: (how: 'COMMIT' | 'ROLLBACK') => Promise<void> }> {
+/** A transaction of the test's own that ran `work` and stays open until end(). */
+async function heldTransaction(work: (client: PoolClient) => Promise<unknown>): Promise<{ end: (how: 'COMMIT' | 'ROLLBACK') => Promise<void> }> {
   const client = await world.pool.connect();
   await client.query('BEGIN');
-  await client.query(sql, params);
+  await work(client);
   return {
     end: async (how) => {
       try {
@@ -50,13 +53,18 @@ async function heldTransaction(sql: string, params: unknown[]): Promise<{ end: (
   };
 }
 
-/** Another request's 'started' attempt with `key` on token `id`, inserted in a transaction left open. */
+/**
+ * Another forward's 'started' attempt with `key` on token `id`, recorded as a worker records one
+ * (under the key's lock) in a transaction left open.
+ */
 function heldAttempt(key: string, id: string): ReturnType<typeof heldTransaction> {
-  return heldTransaction(
-    `INSERT INTO vault_test.forward_attempts (property_id, idempotency_key, request_digest, forward_id, token_id, destination, method, state)
-     VALUES (1, $1, 'another request', $2, $3, 'acme', 'POST', 'started')`,
-    [key, randomUUID(), id],
-  );
+  const attempts = new ForwardAttempts(world.pool);
+  return heldTransaction(async (client) => {
+    await attempts.lockKey(client, 'test', '1', key);
+    await attempts.start(client, 'test', {
+      propertyId: '1', idempotencyKey: key, requestDigest: 'another request', forwardId: randomUUID(), tokenId: id, destination: 'acme', method: 'POST',
+    });
+  });
 }
 
 /** Until a statement in the world's database waits for a lock: the forward's, behind the held transaction. */
@@ -131,13 +139,13 @@ describe('forwards with the same key at once', () => {
 });
 
 describe('the held CVV', () => {
-  const TAKE_CVV = 'DELETE FROM vault_test.held_cvvs WHERE token_id = $1';
+  const takeCvv = (id: string) => (client: PoolClient) => client.query('DELETE FROM vault_test.held_cvvs WHERE token_id = $1', [id]);
 
   it('taken out by another transaction while the forward records its attempt: 400 CVV_NOT_AVAILABLE, no call, the key free', async () => {
     const id = await tokenize(world, cardBody({ card_number: PAN, cvv: CVV }));
     const key = randomUUID();
     const before = acme.calls();
-    const other = await heldTransaction(TAKE_CVV, [id]);
+    const other = await heldTransaction(takeCvv(id));
     const pending = sent(forward(world, id, json(CVV_TEMPLATE), { key }));
     await forwardWaitsForLock();
     await other.end('COMMIT');
@@ -153,7 +161,7 @@ describe('the held CVV', () => {
 
   it('kept when that transaction rolls back: the forward sends it, and it is spent', async () => {
     const id = await tokenize(world, cardBody({ card_number: PAN, cvv: CVV }));
-    const other = await heldTransaction(TAKE_CVV, [id]);
+    const other = await heldTransaction(takeCvv(id));
     const pending = sent(forward(world, id, json(CVV_TEMPLATE)));
     await forwardWaitsForLock();
     await other.end('ROLLBACK');

@@ -28,24 +28,6 @@ describe('operations endpoints', () => {
     expect(res.body).toEqual({ status: 'ok' });
   });
 
-  it("the API's server creates each request and response with Express's prototypes (http/app-server.ts)", async () => {
-    const seen: Array<[object, object]> = [];
-    const record = (req: object, res: object) => seen.push([Object.getPrototypeOf(req) as object, Object.getPrototypeOf(res) as object]);
-    world.api.server.prependListener('request', record);
-    try {
-      expect((await request(world.url).get('/healthz')).status).toBe(200);
-    } finally {
-      world.api.server.off('request', record);
-    }
-    expect(seen).toHaveLength(1);
-    const [requestPrototype, responsePrototype] = seen[0]!;
-    // app.request and app.response: the app's own objects, each with its `app`, over Express's.
-    expect(Object.hasOwn(requestPrototype, 'app')).toBe(true);
-    expect(Object.hasOwn(responsePrototype, 'app')).toBe(true);
-    expect(typeof (requestPrototype as { get?: unknown }).get).toBe('function');
-    expect(typeof (responsePrototype as { json?: unknown }).json).toBe('function');
-  });
-
   it('GET /readyz answers 200 when Redis, PostgreSQL and storage answer', async () => {
     const res = await request(world.url).get('/readyz');
     expect(res.status).toBe(200);

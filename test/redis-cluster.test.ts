@@ -11,7 +11,7 @@ import { cardBody } from './support/cards.js';
 import { createWorld, type TWorld } from './support/world.js';
 
 /**
- * The API and workers on a Redis Cluster (docs/api.md#settings): three masters started from the
+ * The API and workers on a Redis Cluster (docs/settings.md): three masters started from the
  * local redis-server binary, REDIS_URL=redis+cluster://…, and a night-audit batch (a BullMQ flow
  * across two queues), a tokenize and a folio export through it. Then the proof that the
  * QUEUE_PREFIX hash tag is what makes it work: every queue key sits in the one slot of the tag,

@@ -6,7 +6,7 @@ import { createDatabase } from './support/world.js';
 
 /**
  * SIGTERM ends the API and the worker within SHUTDOWN_GRACE_MS plus a few seconds also when a store
- * is gone at that moment (README, settings): real processes on a private redis-server or PostgreSQL
+ * is gone at that moment (docs/operations.md#stopping): real processes on a private redis-server or PostgreSQL
  * that the test stops first. With Redis gone BullMQ's QueueEvents and Worker close wait for it to
  * come back; the processes give up on them (each close step is bounded) and say which did not close.
  * A liveness check: the bound is generous, the measured times are printed. The processes run
@@ -14,7 +14,7 @@ import { createDatabase } from './support/world.js';
  * the relayed signal, and the test would measure that instead of the shutdown.
  */
 const GRACE_MS = 3_000;
-/** The steps after the grace add at most 8 s (packages/shared/src/shutdown.ts, README: SHUTDOWN_GRACE_MS); a loaded machine adds to it. */
+/** The steps after the grace add at most 8 s (packages/shared/src/shutdown.ts, docs/settings.md: SHUTDOWN_GRACE_MS); a loaded machine adds to it. */
 const MARGIN_MS = 10_000;
 // The measured times go to the CI log (the one place this file prints).
 // eslint-disable-next-line no-console

@@ -4,7 +4,7 @@ import { migrate } from '@folio-vault/shared/db/migrate';
 import { provisionServices } from '@folio-vault/dev-services/provision';
 
 /**
- * Real services for the whole run (README.md#test): URLs from the environment, else Docker via
+ * Real services for the whole run (docs/operations.md#tests): URLs from the environment, else Docker via
  * testcontainers, else local redis-server / PostgreSQL started in a temp folder. A template
  * database is migrated once; each test file clones it (test/support/world.ts).
  */

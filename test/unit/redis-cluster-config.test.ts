@@ -6,7 +6,7 @@ import { clusterArguments, createRedis } from '@folio-vault/shared/connections';
 import { isRedisClusterUrl, parseRedisClusterUrl } from '@folio-vault/shared/redis-url';
 
 /**
- * Settings for a Redis Cluster (docs/api.md#settings): QUEUE_PREFIX must be a hash tag, REDIS_URL may name
+ * Settings for a Redis Cluster (docs/settings.md): QUEUE_PREFIX must be a hash tag, REDIS_URL may name
  * the cluster's seed nodes as redis+cluster://…, and createRedis turns that into an ioredis Cluster
  * with the role's options on every node. No server needed (test/redis-cluster.test.ts runs one).
  */

@@ -62,27 +62,24 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   // A worker that dies leaves its jobs locked until the lock lapses; then the stalled check of any
   // other worker (every WORKER_LOCK_MS) hands them out again: delivery is at least once.
   const locking = { lockDuration: config.WORKER_LOCK_MS, stalledInterval: config.WORKER_LOCK_MS };
-  const queueOptions = { connection, prefix: config.QUEUE_PREFIX, metrics, locking };
+  const deps = { pool, connection, logger, metrics, locking };
   // Webhook deliveries (their own queue); export and night-audit ends are announced through its outbox.
-  const webhooks = startWebhookWorker(config, { pool, connection, storage, logger, metrics, locking }, options.webhookInternals);
+  const webhooks = startWebhookWorker(config, { ...deps, storage }, options.webhookInternals);
   const exporter = new FolioExporter(pool, exportStore, storage, renderer, config.EXPORT_RETENTION_SECONDS, webhooks.outbox);
   const flows = quiet(new FlowProducer({ connection, prefix: config.QUEUE_PREFIX }));
   const auditor = new NightAuditor(pool, exporter, storage, flows, webhooks.outbox, config.NIGHT_AUDIT_RETENTION_DAYS);
 
-  const vault = startVaultWorkers(config, { pool, connection, logger, metrics, locking });
+  const vault = startVaultWorkers(config, deps);
   await warming;
-  const exportWorker = startExportWorker(
-    {
-      exporter,
-      store: exportStore,
-      outbox: webhooks.outbox,
-      retention: new RetentionSweep(pool, storage, logger, metrics),
-      nightAuditSource: nightAuditSourceHandler(auditor, logger),
-      logger,
-    },
-    { ...queueOptions, renderProcesses: config.EXPORT_CONCURRENCY },
-  );
-  const nightAuditWorker = startNightAuditWorker(auditor, { ...queueOptions, logger });
+  const exportWorker = startExportWorker(config, {
+    ...deps,
+    exporter,
+    store: exportStore,
+    outbox: webhooks.outbox,
+    retention: new RetentionSweep(pool, storage, logger, metrics),
+    nightAuditSource: nightAuditSourceHandler(auditor, logger),
+  });
+  const nightAuditWorker = startNightAuditWorker(config, { ...deps, auditor });
   const workers = [...vault.workers, exportWorker, nightAuditWorker, webhooks.worker];
   for (const worker of workers) {
     worker.on('error', (error) => logWorkerError(error, worker.name, logger, connections));

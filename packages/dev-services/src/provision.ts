@@ -1,5 +1,5 @@
-// One place that finds Redis, PostgreSQL and an S3 server (README.md#test), used by the tests
-// and by `npm start`:
+// One place that finds Redis, PostgreSQL and an S3 server (docs/operations.md#tests), used by the
+// tests and by `npm start`:
 //   1. URLs in the environment;
 //   2. a reachable Docker engine → testcontainers (tests only);
 //   3. local binaries (redis-server, initdb/pg_ctl, s3rver) started on this machine;

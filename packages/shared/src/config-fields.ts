@@ -7,6 +7,18 @@ import { isRedisClusterUrl, parseRedisClusterUrl } from './redis-url.js';
  * into what the code uses, or gives the one line that says what is wrong with it.
  */
 
+/** The process that uses a setting: docs/settings.md lists the settings of each. */
+export type TSettingReader = 'api' | 'worker' | 'both';
+
+declare module 'zod' {
+  // What a setting's `.meta()` says besides its `description` (config.ts; scripts/settings-doc.ts renders them).
+  interface GlobalMeta {
+    readBy?: TSettingReader;
+    /** What the setting accepts, for a schema that is not a number range or a list of values. */
+    accepts?: string;
+  }
+}
+
 export const port = z.coerce.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be 1-65535').max(65535, 'must be 1-65535');
 
 /** A whole number in min-max; `unit` 'ms' names milliseconds in every message ("must be 1000-3600000 ms"). */

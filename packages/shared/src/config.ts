@@ -4,106 +4,299 @@ import { parseDestinations, resolveDestinationSecrets, type TForwardDestination,
 import { booleanSetting, healthPort, keyringSetting, limitCount, optionalText, port, positiveMs, redisUrl, retrySchedule, singleKeySetting, urlWithProtocols, wholeNumberIn } from './config-fields.js';
 
 /**
- * All settings (docs/api.md#settings), parsed once at start. A bad setting stops the start with one
- * line per problem; secrets are never echoed in those lines. Each process gets the settings of its
- * role (loadConfig's `role`): the API's config has no key-encryption key, the worker's no JWT
- * setting, so code that reached for the other role's secret would not compile.
+ * All settings, parsed once at start. A bad setting stops the start with one line per problem;
+ * secrets are never echoed in those lines. Each process gets the settings of its role (loadConfig's
+ * `role`): the API's config has no key-encryption key, the worker's no JWT setting, so code that
+ * reached for the other role's secret would not compile.
+ *
+ * Each setting carries its documentation: `readBy` (the process that uses it) and `description`,
+ * plus `accepts` when the schema is not a number range or a list of values. docs/settings.md is
+ * rendered from them with `npm run docs:settings` (scripts/settings-doc.ts), and a unit test fails
+ * when the page and the schema differ.
  */
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/folio_vault';
 
+const BOOLEAN_VALUES = '`true` or `false` (also `1`/`0`, `yes`/`no`)';
+
 /** What every process reads. */
 const ZSharedSettings = z.object({
-  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  PORT: port.default(3000),
-  REDIS_URL: redisUrl.default(DEFAULT_REDIS_URL),
-  DATABASE_URL: urlWithProtocols(['postgres:', 'postgresql:']).default(DEFAULT_DATABASE_URL),
-  STORAGE_DRIVER: z.enum(['fs', 'minio']).default('fs'),
-  STORAGE_DIR: z.string().min(1).default('./.data/objects'),
-  MINIO_ENDPOINT: urlWithProtocols(['http:', 'https:']).optional(),
-  MINIO_ACCESS_KEY: optionalText,
-  MINIO_SECRET_KEY: optionalText,
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development').meta({
+    readBy: 'both',
+    description:
+      '`production` refuses to start without real keys (none is generated), marks the queue dashboard\'s cookie `Secure` and refuses ' +
+      'forward destinations with `allowInsecure`. Logs are human-readable only outside `production` and `test`.',
+  }),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').meta({
+    readBy: 'both',
+    description:
+      'The pino level. Logs go to stdout: JSON lines, or human-readable ones (pino-pretty) when stdout is a terminal and ' +
+      '`NODE_ENV` is neither `production` nor `test`.',
+  }),
+  PORT: port.default(3000).meta({ readBy: 'api', description: 'The HTTP port of the API (and of `npm start`).' }),
+  REDIS_URL: redisUrl.default(DEFAULT_REDIS_URL).meta({
+    readBy: 'both',
+    accepts: '`redis://` or `rediss://` URL; `redis+cluster://host:port,host:port,…` for a Redis Cluster',
+    description: 'Redis for the job queues and the rate-limit counters.',
+  }),
+  DATABASE_URL: urlWithProtocols(['postgres:', 'postgresql:']).default(DEFAULT_DATABASE_URL).meta({
+    readBy: 'both',
+    accepts: '`postgres://` or `postgresql://` URL',
+    description: 'PostgreSQL. Every process creates the database when it is missing and applies pending migrations at start.',
+  }),
+  STORAGE_DRIVER: z.enum(['fs', 'minio']).default('fs').meta({
+    readBy: 'both',
+    description: 'Where export files go: a folder (`fs`, `STORAGE_DIR`) or S3/MinIO (`minio`). `/readyz` checks it.',
+  }),
+  STORAGE_DIR: z.string().min(1).default('./.data/objects').meta({
+    readBy: 'both',
+    accepts: 'a folder',
+    description: 'The folder of `STORAGE_DRIVER=fs`. The API and the workers must see the same folder.',
+  }),
+  MINIO_ENDPOINT: urlWithProtocols(['http:', 'https:'])
+    .optional()
+    .meta({ readBy: 'both', accepts: '`http://` or `https://` URL', description: 'The S3/MinIO URL the service reaches (`http://host:9000`).' }),
+  MINIO_ACCESS_KEY: optionalText.meta({ readBy: 'both', accepts: 'text', description: 'The S3/MinIO access key.' }),
+  MINIO_SECRET_KEY: optionalText.meta({ readBy: 'both', accepts: 'text', description: 'The S3/MinIO secret key.' }),
   MINIO_BUCKET: z
     .string()
     .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a valid bucket name (3-63 of a-z 0-9 . -)')
-    .default('folio-vault'),
-  TOKENIZE_WAIT_MS: positiveMs.default(10_000),
-  EXPORT_WAIT_MS: positiveMs.default(25_000),
-  EXPORT_CONCURRENCY: wholeNumberIn(1, 32).default(2),
-  WORKER_CONCURRENCY: wholeNumberIn(1, 256).default(16),
-  // BullMQ's job lock (renewed every half of it while a job runs) and the stalled-job check interval.
-  WORKER_LOCK_MS: wholeNumberIn(1000, 3_600_000, 'ms').default(30_000),
+    .default('folio-vault')
+    .meta({ readBy: 'both', accepts: '3–63 of `a-z 0-9 . -`', description: 'The bucket; created on first use when missing.' }),
+  TOKENIZE_WAIT_MS: positiveMs.default(10_000).meta({
+    readBy: 'api',
+    description:
+      'How long a vault request (tokenize, read, delete, search) waits for its job before it answers 503 with `Retry-After`; ' +
+      'a forward waits its destination\'s `timeoutMs` on top ([vault.md](vault.md#waiting-for-the-worker)).',
+  }),
+  EXPORT_WAIT_MS: positiveMs.default(25_000).meta({
+    readBy: 'api',
+    description: 'How long an export request waits for its file before it answers 202 with a status URL ([export.md](export.md#flow)).',
+  }),
+  EXPORT_CONCURRENCY: wholeNumberIn(1, 32).default(2).meta({
+    readBy: 'worker',
+    description: 'Render processes per worker process, so renders at once; the worker takes four times as many export jobs at once ([export.md](export.md#flow)).',
+  }),
+  WORKER_CONCURRENCY: wholeNumberIn(1, 256).default(16).meta({
+    readBy: 'worker',
+    description: 'Jobs a worker process runs at once on each vault queue (tokenize, reads, forwards); its PostgreSQL pool has min(this, 20) connections.',
+  }),
+  WORKER_LOCK_MS: wholeNumberIn(1000, 3_600_000, 'ms').default(30_000).meta({
+    readBy: 'worker',
+    description:
+      'BullMQ\'s job lock (a running job renews it every half of it) and how often workers look for stalled jobs: the jobs of a ' +
+      'worker process that died go to the others within about two to three times this.',
+  }),
   QUEUE_PREFIX: z
     .string()
     .regex(/^\{[A-Za-z0-9._:-]+\}/, 'must start with a Redis Cluster hash tag such as "{folio}"')
-    .default('{folio}'),
-  METRICS_TOKEN: optionalText.refine((v) => v === undefined || /^\S{16,}$/.test(v), {
-    error: 'must be at least 16 characters without spaces',
+    .default('{folio}')
+    .meta({
+      readBy: 'both',
+      accepts: 'starts with a Redis Cluster hash tag such as `{folio}`',
+      description: 'The prefix of every Redis key of the service: queues and rate-limit counters.',
+    }),
+  METRICS_TOKEN: optionalText
+    .refine((v) => v === undefined || /^\S{16,}$/.test(v), { error: 'must be at least 16 characters without spaces' })
+    .meta({
+      readBy: 'both',
+      accepts: 'at least 16 characters, no spaces',
+      description:
+        'A shared secret a scraper may send as `Authorization: Bearer <METRICS_TOKEN>` to `/metrics` instead of an admin JWT; ' +
+        'when set, a worker\'s `/metrics` wants it too. It opens nothing else.',
+    }),
+  // Parsed: undefined = no server, 0 = a free port the system picks.
+  WORKER_HEALTH_PORT: healthPort.meta({
+    readBy: 'worker',
+    accepts: '`0` (no server), 1–65535, or `ephemeral`',
+    description:
+      'The port of a worker process\'s `/healthz`, `/readyz` and `/metrics`; unset, no such server. `ephemeral` takes a free port ' +
+      'the system picks (the tests use it), named in the log line `worker health server listening`.',
   }),
-  // The worker's /healthz, /readyz and /metrics: unset or 0 = no server, 1-65535 = that port,
-  // "ephemeral" = a free port the system picks (parsed as 0; tests). Parsed: undefined = off.
-  WORKER_HEALTH_PORT: healthPort,
   WORKER_HEALTH_HOST: z
     .string()
     .regex(/^[A-Za-z0-9.:-]+$/, 'must be a host name or an IP address (such as 127.0.0.1 or 0.0.0.0)')
-    .default('127.0.0.1'),
-  SHUTDOWN_GRACE_MS: positiveMs.default(20_000),
-  // Abuse limits (counted in Redis, shared by every API process). The defaults sit far above what a
-  // property's front desk or channel manager sends; they stop card testing and runaway clients.
-  TOKENIZE_RATE_LIMIT_PER_PROPERTY: limitCount.default(6000),
-  TOKENIZE_RATE_LIMIT_PER_SUBJECT: limitCount.default(3000),
-  RATE_LIMIT_WINDOW_MS: wholeNumberIn(1000, 3_600_000, 'ms').default(60_000),
-  EXPORT_QUEUE_CAP_PER_PROPERTY: limitCount.default(20),
-  // Token lifecycle (docs/vault.md#token-lifecycle). The API seals the CVV into the transit envelope
-  // only when it is to be held; the worker holds it that long.
-  VAULT_CVV_HOLD_SECONDS: wholeNumberIn(0, 3600).default(600),
-  VAULT_SHRED_AFTER_EXPIRY_DAYS: wholeNumberIn(0, 3650).default(30),
-  VAULT_SWEEP_SECONDS: wholeNumberIn(1, 86_400).default(300),
-  // Tokenize's inserts gathered across a worker's concurrent jobs (apps/worker/src/vault/card-insert-batcher.ts);
-  // false inserts each card by its own statement, the pair the tokenize benchmark measures.
-  TOKENIZE_INSERT_BATCHING: booleanSetting.default(true),
-  // Forward destinations (docs/vault.md#destinations): inline JSON or a file path, checked in
-  // crossSettingProblems; the API reads names, modes, paths and methods, the worker also the secrets.
-  VAULT_FORWARD_DESTINATIONS: optionalText,
-  // Delivery of exports (docs/export.md#download-links, #webhooks, #retention).
-  EXPORT_LINK_TTL_SECONDS: wholeNumberIn(1, 604_800).default(900),
-  /** Signs the folder driver's download links; the API checks them, a worker signs them for webhooks. */
-  EXPORT_LINK_KEY: singleKeySetting(),
-  MINIO_PUBLIC_ENDPOINT: urlWithProtocols(['http:', 'https:']).optional(),
-  EXPORT_RETENTION_SECONDS: wholeNumberIn(1, 315_360_000).default(259_200),
-  NIGHT_AUDIT_RETENTION_DAYS: wholeNumberIn(1, 3650).default(400),
-  RETENTION_SWEEP_SECONDS: wholeNumberIn(1, 86_400).default(300),
-  WEBHOOK_RETRY_SCHEDULE: retrySchedule.default([5, 60, 300, 1800, 7200, 21_600, 43_200, 86_400]),
-  WEBHOOK_ALLOW_INSECURE: booleanSetting.default(false),
-  WEBHOOK_ALLOW_PRIVATE: booleanSetting.default(false),
+    .default('127.0.0.1')
+    .meta({
+      readBy: 'worker',
+      accepts: 'a host name or an IP address',
+      description: 'The address the worker\'s health server binds: `0.0.0.0` for probes from outside the machine or container.',
+    }),
+  SHUTDOWN_GRACE_MS: positiveMs.default(20_000).meta({
+    readBy: 'both',
+    description:
+      'On SIGTERM or SIGINT, how long the API lets requests in flight finish and a worker its active jobs (then hands them back). ' +
+      'Each close step after it is bounded too, so an API process ends within this plus 4.5 s and a worker within this plus 8 s, ' +
+      'even with Redis or PostgreSQL gone; `npm start` gives its worker what its API left of one grace ([operations.md](operations.md#stopping)).',
+  }),
+  // The abuse limits' defaults sit far above what a property's front desk or channel manager sends.
+  TOKENIZE_RATE_LIMIT_PER_PROPERTY: limitCount.default(6000).meta({
+    readBy: 'api',
+    description:
+      'Tokenize requests per property (`X-Property-Id`) per window, all callers together; forwards are counted apart with the same ' +
+      'limit. Above it, 429 `RATE_LIMITED` with `Retry-After` ([api.md](api.md#abuse-limits)).',
+  }),
+  TOKENIZE_RATE_LIMIT_PER_SUBJECT: limitCount.default(3000).meta({
+    readBy: 'api',
+    description:
+      'Tokenize requests one token subject (`sub`) may send per window, whatever the property; forwards are counted apart with the ' +
+      'same limit. Counted in Redis, shared by every API process.',
+  }),
+  RATE_LIMIT_WINDOW_MS: wholeNumberIn(1000, 3_600_000, 'ms').default(60_000).meta({
+    readBy: 'api',
+    description: 'The fixed window of the tokenize and forward rate limits.',
+  }),
+  EXPORT_QUEUE_CAP_PER_PROPERTY: limitCount.default(20).meta({
+    readBy: 'api',
+    description:
+      'Folio exports a property may have queued or running at once; one more gets 429 `RATE_LIMITED` with `Retry-After` ' +
+      '(joining an identical export in flight is always allowed).',
+  }),
+  // The API seals the CVV into the transit envelope only when it is to be held; the worker holds it that long.
+  VAULT_CVV_HOLD_SECONDS: wholeNumberIn(0, 3600).default(600).meta({
+    readBy: 'both',
+    description:
+      'How long the CVV given at tokenize is held, encrypted, for one forward; `0`: dropped at once. Give the API and the workers ' +
+      'the same value ([vault.md](vault.md#cvv-hold)).',
+  }),
+  VAULT_SHRED_AFTER_EXPIRY_DAYS: wholeNumberIn(0, 3650).default(30).meta({
+    readBy: 'api',
+    description:
+      'A token\'s latest end (`expires_at`): this many days after the end of its card\'s expiry month, UTC; also the end of a token ' +
+      'tokenized without `expires_at` ([vault.md](vault.md#token-lifecycle)).',
+  }),
+  VAULT_SWEEP_SECONDS: wholeNumberIn(1, 86_400).default(300).meta({
+    readBy: 'worker',
+    description:
+      'How often the vault sweep runs (first at worker start): it shreds tokens past `expires_at`, destroys held CVVs past their ' +
+      'time, drops old forward answers and re-fingerprints old records ([vault.md](vault.md#the-vault-sweep)).',
+  }),
+  TOKENIZE_INSERT_BATCHING: booleanSetting.default(true).meta({
+    readBy: 'worker',
+    accepts: BOOLEAN_VALUES,
+    description:
+      'Gathers the cards of a worker\'s concurrent tokenize jobs into shared insert statements ' +
+      '([vault.md](vault.md#tokenize-under-load)); `false` inserts each card by its own statement, the pair the tokenize benchmark measures.',
+  }),
+  // Checked in forwardSettings: the API reads names, modes, paths and methods, a worker also the secrets.
+  VAULT_FORWARD_DESTINATIONS: optionalText.meta({
+    readBy: 'both',
+    accepts: 'a JSON array, inline, or the path of a JSON file',
+    description:
+      'The payment gateways a token may be forwarded to; unset, none. Each entry has `name`, `url`, `modes`, `paths` and ' +
+      'optionally `methods`, `headers` (`env:NAME` values read from the worker\'s environment), `timeoutMs`, `ca`, `cert`/`key` ' +
+      'and `allowInsecure`. Give the API and the workers the same list ([vault.md](vault.md#destinations)).',
+  }),
+  EXPORT_LINK_TTL_SECONDS: wholeNumberIn(1, 604_800).default(900).meta({
+    readBy: 'both',
+    description:
+      'How long a download link stays valid from the status read (or webhook attempt) that made it ' +
+      '([export.md](export.md#download-links)).',
+  }),
+  EXPORT_LINK_KEY: singleKeySetting().meta({
+    readBy: 'both',
+    accepts: 'base64 of 32 bytes',
+    description:
+      'Signs the folder driver\'s download links (HMAC-SHA256): the API checks them and a worker signs the ones webhooks carry, ' +
+      'so both need the same key.',
+  }),
+  MINIO_PUBLIC_ENDPOINT: urlWithProtocols(['http:', 'https:'])
+    .optional()
+    .meta({
+      readBy: 'both',
+      accepts: '`http://` or `https://` URL',
+      description:
+        'The S3/MinIO URL clients reach (`https://files.example.com`): presigned download links name its host; unset, ' +
+        '`MINIO_ENDPOINT`\'s ([export.md](export.md#download-links)).',
+    }),
+  EXPORT_RETENTION_SECONDS: wholeNumberIn(1, 315_360_000).default(259_200).meta({
+    readBy: 'worker',
+    description:
+      'How long an on-demand export\'s file is kept after it completed (the default is three days); then the retention sweep ' +
+      'deletes it and its file answers 410 `EXPORT_EXPIRED` ([export.md](export.md#retention)).',
+  }),
+  NIGHT_AUDIT_RETENTION_DAYS: wholeNumberIn(1, 3650).default(400).meta({
+    readBy: 'worker',
+    description: 'How long a night-audit batch\'s files and manifest are kept after it finished; then the retention sweep deletes them.',
+  }),
+  RETENTION_SWEEP_SECONDS: wholeNumberIn(1, 86_400).default(300).meta({
+    readBy: 'worker',
+    description: 'How often the retention sweep runs (first at worker start).',
+  }),
+  WEBHOOK_RETRY_SCHEDULE: retrySchedule.default([5, 60, 300, 1800, 7200, 21_600, 43_200, 86_400]).meta({
+    readBy: 'both',
+    accepts: 'up to 20 whole numbers of seconds (1–604800), comma-separated',
+    description:
+      'Seconds between a webhook delivery\'s attempts; after the last the delivery has failed ([export.md](export.md#webhooks)). ' +
+      'The API reads it for a manual retry.',
+  }),
+  WEBHOOK_ALLOW_INSECURE: booleanSetting.default(false).meta({
+    accepts: BOOLEAN_VALUES,
+    readBy: 'api',
+    description: '`true` lets a webhook endpoint be an `http://` URL (development only).',
+  }),
+  WEBHOOK_ALLOW_PRIVATE: booleanSetting.default(false).meta({
+    accepts: BOOLEAN_VALUES,
+    readBy: 'both',
+    description: '`true` lets a webhook endpoint be, or resolve to, a private, loopback or link-local address.',
+  }),
 });
 
 
 /** How the API checks a bearer token (auth/jwt-verifier.ts): one key source, an issuer, an audience. */
 const JWT_SETTINGS = {
-  JWT_SECRET: optionalText.refine((v) => v === undefined || v.length >= 32, {
-    error: 'must be at least 32 characters',
-  }),
-  JWT_PUBLIC_KEY: optionalText.refine((v) => v === undefined || v.includes('-----BEGIN'), {
-    error: 'must be a PEM public key (-----BEGIN PUBLIC KEY-----)',
-  }),
-  JWT_JWKS_URL: urlWithProtocols(['http:', 'https:']).optional(),
-  JWT_ISSUER: z.string().min(1).default('folio-vault'),
-  JWT_AUDIENCE: z.string().min(1).default('folio-vault'),
+  JWT_SECRET: optionalText
+    .refine((v) => v === undefined || v.length >= 32, { error: 'must be at least 32 characters' })
+    .meta({
+      readBy: 'api',
+      accepts: 'at least 32 characters',
+      description: 'The HS256 secret tokens are checked with. Set exactly one of `JWT_SECRET`, `JWT_PUBLIC_KEY` and `JWT_JWKS_URL`.',
+    }),
+  JWT_PUBLIC_KEY: optionalText
+    .refine((v) => v === undefined || v.includes('-----BEGIN'), { error: 'must be a PEM public key (-----BEGIN PUBLIC KEY-----)' })
+    .meta({ readBy: 'api', accepts: 'a PEM public key', description: 'The RS256 or ES256 key tokens are checked with (the key\'s type decides).' }),
+  JWT_JWKS_URL: urlWithProtocols(['http:', 'https:'])
+    .optional()
+    .meta({
+      readBy: 'api',
+      accepts: '`http://` or `https://` URL',
+      description: 'A JWKS whose RS256 or ES256 keys check tokens by their `kid`; keys are cached 10 minutes, fetched at most 10 times a minute.',
+    }),
+  JWT_ISSUER: z.string().min(1).default('folio-vault').meta({ readBy: 'api', accepts: 'text', description: 'The `iss` claim every token must have.' }),
+  JWT_AUDIENCE: z.string().min(1).default('folio-vault').meta({ readBy: 'api', accepts: 'text', description: 'A value the `aud` claim must contain.' }),
 };
 
 /** The keys that open stored cards: only the worker holds them (docs/security.md#key-hierarchy-and-rotation). */
 const KEK_SETTINGS = {
-  VAULT_KEK_TEST: keyringSetting(),
-  VAULT_KEK_LIVE: keyringSetting(),
-  VAULT_FINGERPRINT_KEY: singleKeySetting(),
+  VAULT_KEK_TEST: keyringSetting().meta({
+    readBy: 'worker',
+    accepts: 'a keyring: `keyId:base64-32-bytes[,keyId:base64…]`',
+    description:
+      'The key-encryption keys of test-mode tokens. The first is active (wraps new data keys); the others only unwrap until ' +
+      '`npm run keys:rotate` has moved their records off them ([security.md](security.md#key-hierarchy-and-rotation)).',
+  }),
+  VAULT_KEK_LIVE: keyringSetting().meta({
+    readBy: 'worker',
+    accepts: 'a keyring, as `VAULT_KEK_TEST`',
+    description: 'The key-encryption keys of live-mode tokens. Its key ids must differ from the test ones.',
+  }),
+  VAULT_FINGERPRINT_KEY: singleKeySetting().meta({
+    readBy: 'worker',
+    accepts: 'base64 of 32 bytes',
+    description: 'The HMAC-SHA256 key of card fingerprints and idempotency digests; it has no rotation ([vault.md](vault.md#keys-and-rotation)).',
+  }),
 };
 
 /** The key of the envelope a card travels in from the API to the worker. */
 const TRANSIT_SETTINGS = {
-  VAULT_TRANSIT_KEY: keyringSetting(),
+  VAULT_TRANSIT_KEY: keyringSetting().meta({
+    readBy: 'both',
+    accepts: 'a keyring, as `VAULT_KEK_TEST`',
+    description:
+      'Seals card data between the API and the workers (on the queue), and the webhook secrets in PostgreSQL. ' +
+      'Roll a new key out to the workers before the APIs ([vault.md](vault.md#keys-and-rotation)).',
+  }),
 };
 
 /** Every setting: what is checked at start, whatever the role (a bad value stops any process). */

@@ -1,4 +1,4 @@
-// Development convenience (docs/api.md#settings): keys that are not set are generated once into a
+// Development convenience (docs/settings.md): keys that are not set are generated once into a
 // local file and reused on the next start, so `npm ci && npm start` works with no set-up.
 // Production never gets here: there the config refuses to start without real keys.
 
@@ -20,6 +20,8 @@ const GENERATED = {
 } as const;
 
 type TDevKeyName = keyof typeof GENERATED;
+/** The settings generated outside production (docs/settings.md says so of each). */
+export const DEV_KEY_NAMES = Object.keys(GENERATED) as ReadonlyArray<TDevKeyName>;
 
 
 export function withDevKeys(

@@ -1,4 +1,4 @@
-// REDIS_URL for a Redis Cluster (docs/api.md#settings):
+// REDIS_URL for a Redis Cluster (docs/settings.md):
 // `redis+cluster://[[user]:password@]host:port,host:port,…` (or `rediss+cluster://` for TLS). The
 // hosts are seed nodes: the client asks them for the slot map and finds the other masters itself. A
 // password (and user) goes in the first node's userinfo and is used on every node. A cluster has

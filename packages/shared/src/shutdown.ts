@@ -3,7 +3,7 @@
 // at most CLOSE_STEP_MS. A step that overruns is left behind: BullMQ's close waits for Redis to
 // come back (QueueEvents and Worker do, while ioredis reconnects), and a process that is told to
 // stop must stop anyway. What did not close is named in one log line, and the process exits
-// (README, settings: SHUTDOWN_GRACE_MS).
+// (docs/operations.md#stopping).
 
 import type { Logger } from './logger.js';
 import { within } from './within.js';

@@ -3,17 +3,16 @@
 // retried leaves the export queued (with the reason); the last one marks it failed and records
 // export.failed, so a status never waits forever.
 
-import { Worker, type WorkerOptions } from 'bullmq';
+import type { Worker } from 'bullmq';
+import type { TWorkerConfig } from '@folio-vault/shared/config';
 import type { ExportStore } from '@folio-vault/shared/exports/export-store';
 import type { TExportJobName } from '@folio-vault/shared/jobs/registry';
 import type { Logger } from '@folio-vault/shared/logger';
-import type { TMetrics } from '@folio-vault/shared/metrics';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
-import type { TRedisClient } from '@folio-vault/shared/connections';
 import { exportFailedEvent } from '@folio-vault/shared/webhooks/events';
 import type { FolioExporter } from './folio-exporter.js';
 import type { RetentionSweep } from './retention-sweep.js';
-import { createProcessor, type THandler, type THandlers } from '../jobs/processor-base.js';
+import { queueWorker, type THandler, type THandlers, type TWorkerDeps } from '../jobs/processor-base.js';
 import { attemptOf, isLastAttempt } from '../jobs/attempts.js';
 import { exportFailureReason } from '../jobs/failure-reason.js';
 import type { WebhookOutbox } from '../webhooks/outbox.js';
@@ -34,7 +33,7 @@ export interface TExportParts {
   logger: Logger;
 }
 
-export function exportHandlers(parts: TExportParts): THandlers<TExportJobName> {
+function exportHandlers(parts: TExportParts): THandlers<TExportJobName> {
   const { exporter, store, outbox, retention, logger } = parts;
   return {
     'night-audit-source': parts.nightAuditSource,
@@ -56,15 +55,7 @@ export function exportHandlers(parts: TExportParts): THandlers<TExportJobName> {
   };
 }
 
-/** The export queue's worker, EXPORT_CONCURRENCY render processes wide. */
-export function startExportWorker(
-  parts: TExportParts,
-  options: { connection: TRedisClient; prefix: string; renderProcesses: number; metrics: TMetrics; locking: Partial<WorkerOptions> },
-): Worker {
-  return new Worker(QUEUE_NAMES.export, createProcessor(exportHandlers(parts), parts.logger, options.metrics), {
-    connection: options.connection,
-    prefix: options.prefix,
-    concurrency: exportJobConcurrency(options.renderProcesses),
-    ...options.locking,
-  });
+/** The export queue's worker (see exportJobConcurrency). */
+export function startExportWorker(config: TWorkerConfig, deps: TWorkerDeps & TExportParts): Worker {
+  return queueWorker(config, deps, QUEUE_NAMES.export, exportHandlers(deps), { concurrency: exportJobConcurrency(config.EXPORT_CONCURRENCY) });
 }

@@ -1,5 +1,7 @@
-import { UnrecoverableError, type Job } from 'bullmq';
+import { UnrecoverableError, Worker, type Job, type WorkerOptions } from 'bullmq';
 import type { z } from 'zod';
+import type { TWorkerConfig } from '@folio-vault/shared/config';
+import type { TPgPool, TRedisClient } from '@folio-vault/shared/connections';
 import { JOBS, type TJobName, type TJobResult, type TJobs } from '@folio-vault/shared/jobs/registry';
 import type { Logger } from '@folio-vault/shared/logger';
 import type { TMetrics } from '@folio-vault/shared/metrics';
@@ -55,4 +57,30 @@ export function createProcessor<N extends TJobName>(handlers: THandlers<N>, logg
       throw error;
     }
   };
+}
+
+/** What every domain's queue worker is built with (worker.ts hands the same to each). */
+export interface TWorkerDeps {
+  pool: TPgPool;
+  connection: TRedisClient;
+  logger: Logger;
+  metrics: TMetrics;
+  /** BullMQ's job lock and stalled-job check (WORKER_LOCK_MS). */
+  locking: { lockDuration: number; stalledInterval: number };
+}
+
+/** A queue's BullMQ worker running `handlers`, `concurrency` jobs at once: how every domain builds its own. */
+export function queueWorker<N extends TJobName>(
+  config: TWorkerConfig,
+  deps: TWorkerDeps,
+  queue: string,
+  handlers: THandlers<N>,
+  options: { concurrency: number; settings?: WorkerOptions['settings'] },
+): Worker {
+  return new Worker(queue, createProcessor(handlers, deps.logger, deps.metrics), {
+    connection: deps.connection,
+    prefix: config.QUEUE_PREFIX,
+    ...deps.locking,
+    ...options,
+  });
 }

@@ -2,15 +2,14 @@
 // this handler: exports/export-processor.ts), and the night-audit queue's worker, which writes the
 // manifest and starts the scheduled batches.
 
-import { Worker, type WorkerOptions } from 'bullmq';
-import type { TRedisClient } from '@folio-vault/shared/connections';
+import type { Worker } from 'bullmq';
+import type { TWorkerConfig } from '@folio-vault/shared/config';
 import type { TJobResult } from '@folio-vault/shared/jobs/registry';
 import type { Logger } from '@folio-vault/shared/logger';
-import type { TMetrics } from '@folio-vault/shared/metrics';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { SourcesFailedError, type NightAuditor } from './night-auditor.js';
 import { isLastAttempt } from '../jobs/attempts.js';
-import { createProcessor, type THandler } from '../jobs/processor-base.js';
+import { queueWorker, type THandler, type TWorkerDeps } from '../jobs/processor-base.js';
 
 export function nightAuditSourceHandler(auditor: NightAuditor, logger: Logger): THandler<'night-audit-source'> {
   return async (payload, job): Promise<TJobResult<'night-audit-source'>> => {
@@ -38,14 +37,6 @@ export function nightAuditHandlers(auditor: NightAuditor) {
 }
 
 /** The night-audit queue's worker: manifests and scheduled starts are short, two at a time. */
-export function startNightAuditWorker(
-  auditor: NightAuditor,
-  options: { connection: TRedisClient; prefix: string; logger: Logger; metrics: TMetrics; locking: Partial<WorkerOptions> },
-): Worker {
-  return new Worker(QUEUE_NAMES.nightAudit, createProcessor(nightAuditHandlers(auditor), options.logger, options.metrics), {
-    connection: options.connection,
-    prefix: options.prefix,
-    concurrency: 2,
-    ...options.locking,
-  });
+export function startNightAuditWorker(config: TWorkerConfig, deps: TWorkerDeps & { auditor: NightAuditor }): Worker {
+  return queueWorker(config, deps, QUEUE_NAMES.nightAudit, nightAuditHandlers(deps.auditor), { concurrency: 2 });
 }

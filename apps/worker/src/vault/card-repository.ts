@@ -249,17 +249,18 @@ export class CardRepository {
     return result.rows;
   }
 
-  /** Crypto-shreds one token (SHRED) and its held CVV. Returns false when there is no such card. */
+  /**
+   * Crypto-shreds one token (SHRED) and its held CVV. Returns false when there is no such card. The
+   * card's row is locked first, as a forward locks it before it takes the CVV.
+   */
   async shredCard(mode: TTokenizationMode, propertyId: string, id: string): Promise<boolean> {
     const schema = SCHEMA[mode];
-    const result = await this.pool.query(
-      `WITH cvv AS (
-         DELETE FROM ${schema}.held_cvvs WHERE token_id IN (SELECT id FROM ${schema}.cards WHERE id = $1 AND property_id = $2)
-       )
-       UPDATE ${schema}.cards SET ${SHRED} WHERE id = $1 AND property_id = $2`,
-      [id, propertyId],
-    );
-    return (result.rowCount ?? 0) > 0;
+    return this.transaction(async (client) => {
+      const shredded = await client.query(`UPDATE ${schema}.cards SET ${SHRED} WHERE id = $1 AND property_id = $2`, [id, propertyId]);
+      if (!shredded.rowCount) return false;
+      await client.query(`DELETE FROM ${schema}.held_cvvs WHERE token_id = $1`, [id]);
+      return true;
+    });
   }
 
   /** The sweep: shreds up to `limit` tokens past their end; answers their ids and properties. */

@@ -1,12 +1,9 @@
-import { Worker, type Queue, type WorkerOptions } from 'bullmq';
+import type { Queue, Worker } from 'bullmq';
 import { vaultKeys, type TWorkerConfig } from '@folio-vault/shared/config';
-import type { TPgPool, TRedisClient } from '@folio-vault/shared/connections';
-import type { Logger } from '@folio-vault/shared/logger';
-import type { TMetrics } from '@folio-vault/shared/metrics';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { AuditLog } from '@folio-vault/shared/vault/audit-log';
 import { VAULT_SWEEP_SCHEDULER_ID, vaultSweepJob } from '@folio-vault/shared/vault/vault-sweep-job';
-import { createProcessor } from '../jobs/processor-base.js';
+import { queueWorker, type TWorkerDeps } from '../jobs/processor-base.js';
 import { CardRepository } from './card-repository.js';
 import { CardInsertBatcher, plainCardInserts } from './card-insert-batcher.js';
 import { CardVault } from './card-vault.js';
@@ -27,11 +24,8 @@ export interface TVaultWorkers {
  * queue, each WORKER_CONCURRENCY wide, with the keys and the destinations' credentials that only a
  * worker holds.
  */
-export function startVaultWorkers(
-  config: TWorkerConfig,
-  deps: { pool: TPgPool; connection: TRedisClient; logger: Logger; metrics: TMetrics; locking: Partial<WorkerOptions> },
-): TVaultWorkers {
-  const { pool, connection, logger, metrics } = deps;
+export function startVaultWorkers(config: TWorkerConfig, deps: TWorkerDeps): TVaultWorkers {
+  const { pool, logger, metrics } = deps;
   const repository = new CardRepository(pool);
   const inserts = config.TOKENIZE_INSERT_BATCHING
     ? new CardInsertBatcher(repository, { onBatch: (cards) => metrics.vaultCardInsertBatch.observe(cards) })
@@ -41,7 +35,6 @@ export function startVaultWorkers(
   const sweep = new VaultSweep(vault, new AuditLog(pool), logger, attempts, metrics);
   const gateways = new GatewayClients(config.forwardGateways);
   const forwarder = new CardForwarder(vault, attempts, gateways, config.forwardGateways, logger, metrics);
-  const options = { connection, prefix: config.QUEUE_PREFIX, concurrency: config.WORKER_CONCURRENCY, ...deps.locking };
   // A forward still waiting on its gateway when the grace ends is handed back, and its client gets
   // FORWARD_OUTCOME_UNKNOWN: say so at start when a destination may wait longer than the grace.
   const slow = config.forwardGateways.filter((destination) => destination.timeoutMs >= config.SHUTDOWN_GRACE_MS);
@@ -53,8 +46,8 @@ export function startVaultWorkers(
   }
   return {
     workers: [
-      new Worker(QUEUE_NAMES.vault, createProcessor(vaultHandlers(vault, sweep), logger, metrics), options),
-      new Worker(QUEUE_NAMES.forward, createProcessor(forwardHandlers(forwarder), logger, metrics), options),
+      queueWorker(config, deps, QUEUE_NAMES.vault, vaultHandlers(vault, sweep), { concurrency: config.WORKER_CONCURRENCY }),
+      queueWorker(config, deps, QUEUE_NAMES.forward, forwardHandlers(forwarder), { concurrency: config.WORKER_CONCURRENCY }),
     ],
     gateways,
   };

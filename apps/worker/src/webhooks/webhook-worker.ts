@@ -2,17 +2,14 @@
 // `webhook` backoff (WEBHOOK_RETRY_SCHEDULE), the outbox the exporter and the night auditor
 // announce through, and the sweep's job scheduler.
 
-import { Queue, Worker } from 'bullmq';
+import { Queue, type Worker } from 'bullmq';
 import type { TWorkerConfig } from '@folio-vault/shared/config';
-import type { TPgPool, TRedisClient } from '@folio-vault/shared/connections';
 import { quiet } from '@folio-vault/shared/connections';
-import type { Logger } from '@folio-vault/shared/logger';
-import type { TMetrics } from '@folio-vault/shared/metrics';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
 import type { TResolver } from '@folio-vault/shared/webhooks/address-guard';
 import { scheduleDelayMs, webhookSweepJob } from '@folio-vault/shared/webhooks/webhook-jobs';
-import { createProcessor } from '../jobs/processor-base.js';
+import { queueWorker, type TWorkerDeps } from '../jobs/processor-base.js';
 import { webhookHandlers } from './delivery-processor.js';
 import { WebhookOutbox } from './outbox.js';
 
@@ -33,28 +30,25 @@ const SWEEP_EVERY_MS = 60_000;
 
 export function startWebhookWorker(
   config: TWorkerConfig,
-  parts: { pool: TPgPool; connection: TRedisClient; storage: ObjectStorage; logger: Logger; metrics?: TMetrics; locking: { lockDuration: number; stalledInterval: number } },
+  deps: TWorkerDeps & { storage: ObjectStorage },
   internals: TWebhookInternals = {},
 ): { worker: Worker; queue: Queue; outbox: WebhookOutbox; schedule(): Promise<void> } {
-  const { pool, connection, logger, metrics } = parts;
+  const { pool, connection, logger, metrics } = deps;
   const schedule = config.WEBHOOK_RETRY_SCHEDULE;
   const queue = quiet(new Queue(QUEUE_NAMES.webhooks, { connection, prefix: config.QUEUE_PREFIX }));
   const handlers = webhookHandlers({
     pool, queue, logger, metrics, schedule,
     transit: config.VAULT_TRANSIT_KEY,
-    storage: parts.storage,
+    storage: deps.storage,
     link: { linkKey: config.EXPORT_LINK_KEY, ttlSeconds: config.EXPORT_LINK_TTL_SECONDS },
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
     attemptTimeoutMs: internals.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS,
     resolve: internals.resolve,
     sweepGraceSeconds: internals.sweepGraceSeconds,
   });
-  const worker = new Worker(QUEUE_NAMES.webhooks, createProcessor(handlers, logger, metrics), {
-    connection,
-    prefix: config.QUEUE_PREFIX,
+  const worker = queueWorker(config, deps, QUEUE_NAMES.webhooks, handlers, {
     // Attempts mostly wait on receivers, so many run at once.
     concurrency: 16,
-    ...parts.locking,
     // BullMQ's custom backoff: the delay before the next attempt is the schedule's entry for it.
     settings: { backoffStrategy: (attemptsMade: number) => scheduleDelayMs(schedule, attemptsMade) },
   });

@@ -43,7 +43,7 @@ export async function migrate(databaseUrl: string, log: (line: string) => void =
   return applied;
 }
 
-/** CREATE DATABASE when missing (docs/api.md#running). Safe when two processes race to create it. */
+/** CREATE DATABASE when missing (docs/operations.md#running). Safe when two processes race to create it. */
 export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
   const url = new URL(databaseUrl);
   const name = decodeURIComponent(url.pathname.replace(/^\//, ''));

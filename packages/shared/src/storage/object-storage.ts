@@ -1,4 +1,4 @@
-// Object storage behind one interface (docs/api.md#settings): a folder by default, MinIO/S3 when
+// Object storage behind one interface (docs/settings.md): a folder by default, MinIO/S3 when
 // STORAGE_DRIVER=minio. Bodies are uploaded with a known length: s3rver, the S3 server used where
 // Docker is missing, lacks the multipart listing that unknown-length streams need.
 

@@ -1,0 +1,18 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { configSettings, renderTables, settingRows, SETTINGS_PAGE, spliceTables } from './settings-table.js';
+
+// `npm run docs:settings`: writes the settings tables of docs/settings.md from the config schema
+// (packages/shared/src/config.ts). Exit 1, changing nothing, when a setting lacks its documentation.
+const { rows, problems } = settingRows(configSettings());
+if (problems.length > 0) {
+  for (const problem of problems) console.error(`docs:settings: ${problem}`);
+  process.exit(1);
+}
+const page = readFileSync(SETTINGS_PAGE, 'utf8');
+const written = spliceTables(page, renderTables(rows));
+if (written === page) {
+  console.log(`docs:settings: ${SETTINGS_PAGE} is up to date (${rows.length} settings)`);
+} else {
+  writeFileSync(SETTINGS_PAGE, written);
+  console.log(`docs:settings: ${SETTINGS_PAGE} written (${rows.length} settings)`);
+}
