@@ -1,13 +1,12 @@
+// What the abuse-limit tests share (test/body-limits, rate-limits, export-cap and error-answers):
+// the error shape every refusal must have, the Retry-After rule, and a log of the error answers a
+// file saw, which each file finally scans for internals (stacks, SQL, driver messages, paths).
+
 import request from 'supertest';
 import { expect } from 'vitest';
 import { cardBody } from './cards.js';
 import type { TWorld } from './world.js';
 
-/**
- * What the abuse-limit tests share (test/body-limits, rate-limits, export-cap and error-answers):
- * the error shape every refusal must have, the Retry-After rule, and a log of the error answers a
- * file saw, which each file finally scans for internals (stacks, SQL, driver messages, paths).
- */
 export const TOKENIZE = '/vault/v1/tokens/card';
 export const EXPORT = '/fiscal-document/v1/folios/export';
 export const STATUS = '/fiscal-document/v1/folios/exports';

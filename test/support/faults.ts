@@ -1,3 +1,7 @@
+// Fault tests: private servers that a test may stop and start again on the same port
+// and data folder without disturbing any other test file, and the API and worker as real
+// processes (each in its own process group, so a SIGKILL reaches everything it started).
+
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, chmodSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,12 +18,6 @@ import { startPostgresServer } from '@folio-vault/dev-services/postgres-server';
 import { startRedisServer, type TRunningService } from '@folio-vault/dev-services/redis-server';
 import { spawnTs, waitForOutput, type TSpawned } from './processes.js';
 import { testKeys } from './world.js';
-
-/**
- * Fault tests (issue 7): private servers that a test may stop and start again on the same port
- * and data folder without disturbing any other test file, and the API and worker as real
- * processes (each in its own process group, so a SIGKILL reaches everything it started).
- */
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -1,20 +1,19 @@
+// The answer of POST /accounting/v1.0/folios/transactions as the reference accounting API types it
+// (FolioTransactionResponse and the objects around it), written out by hand as a JSON Schema
+// (draft-07) so the tests judge the listing against the reference rather than against our own zod
+// schemas. Types, formats and enums are the reference's, and so is nullability: only what the
+// reference marks nullable (`guestName`, `actions`, `allocatedPayments`) accepts null. `required`
+// holds every property except those docs/ledger.md#listing lets the service leave out (optional
+// imported fields, the stay, paymentDetails and allocatedPayments off PAYMENT rows, state, the
+// routing fields it never answers, the totals' currency of a property never imported). Extra
+// properties are allowed: the service adds `isVoid`.
+//
+// One deliberate widening of the reference: `nextPageToken` accepts null, which is what
+// docs/ledger.md#listing answers on the last page.
+
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 
-/**
- * The answer of POST /accounting/v1.0/folios/transactions as the reference accounting API types it
- * (FolioTransactionResponse and the objects around it), written out by hand as a JSON Schema
- * (draft-07) so the tests judge the listing against the reference rather than against our own zod
- * schemas. Types, formats and enums are the reference's, and so is nullability: only what the
- * reference marks nullable (`guestName`, `actions`, `allocatedPayments`) accepts null. `required`
- * holds every property except those docs/ledger.md#listing lets the service leave out (optional
- * imported fields, the stay, paymentDetails and allocatedPayments off PAYMENT rows, state, the
- * routing fields it never answers, the totals' currency of a property never imported). Extra
- * properties are allowed: the service adds `isVoid`.
- *
- * One deliberate widening of the reference: `nextPageToken` accepts null, which is what
- * docs/ledger.md#listing answers on the last page.
- */
 type TSchema = Record<string, unknown>;
 
 const str: TSchema = { type: 'string' };

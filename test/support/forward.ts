@@ -1,3 +1,7 @@
+// What the forward tests through the whole service share (test/forward*.test.ts): the
+// VAULT_FORWARD_DESTINATIONS setting, tokenize and forward requests, and the audit row of a
+// request.
+
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import request from 'supertest';
@@ -5,10 +9,6 @@ import { expect } from 'vitest';
 import { AuditLog, type TAuditRow } from '@folio-vault/shared/vault/audit-log';
 import type { TWorld } from './world.js';
 
-/**
- * What the forward tests through the whole service share (test/forward*.test.ts): the
- * VAULT_FORWARD_DESTINATIONS setting, tokenize and forward requests, and the audit row of a request.
- */
 export const FORWARD_SCOPE = 'use:payment read:payment write:payment';
 
 export interface TDestinationEntry {

@@ -1,3 +1,7 @@
+// A real local "payment gateway" for the forward proxy's tests: an HTTPS server on 127.0.0.1 whose
+// certificate is signed by a test CA made here with the openssl CLI (.ci/run installs it), plus a
+// plain-HTTP variant for an allowInsecure destination. Every request is recorded in arrival order.
+
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
@@ -8,11 +12,7 @@ import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { promisify } from 'node:util';
 
-/**
- * A real local "payment gateway" for the forward proxy's tests: an HTTPS server on 127.0.0.1 whose
- * certificate is signed by a test CA made here with the openssl CLI (.ci/run installs it), plus a
- * plain-HTTP variant for an allowInsecure destination. Every request is recorded in arrival order.
- */
+/** The test CA, a second unrelated one, and the certificates and keys they signed (PEM). */
 export interface TTestPki {
   ca: string;
   serverCert: string;

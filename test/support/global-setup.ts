@@ -1,13 +1,12 @@
+// Real services for the whole run (docs/operations.md#tests): URLs from the environment, else
+// Docker via testcontainers, else local redis-server / PostgreSQL started in a temp folder. A
+// template database is migrated once; each test file clones it (test/support/world.ts).
+
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { migrate } from '@folio-vault/shared/db/migrate';
 import { provisionServices } from '@folio-vault/dev-services/provision';
 
-/**
- * Real services for the whole run (docs/operations.md#tests): URLs from the environment, else Docker via
- * testcontainers, else local redis-server / PostgreSQL started in a temp folder. A template
- * database is migrated once; each test file clones it (test/support/world.ts).
- */
 export const TEMPLATE_DB = 'folio_vault_template';
 
 declare module 'vitest' {

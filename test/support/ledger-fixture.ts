@@ -1,14 +1,13 @@
+// A hand-made ledger for the accounting tests (docs/ledger.md). Property 1 (EUR, Europe/Madrid) has
+// one RESERVATION source with two folios and rows of nearly every code group; property 2 reuses
+// the same source id, folio ids and even transaction ids with other rows, so any leak between
+// properties shows. Every row is written out by hand: the tests name rows by their number `n`
+// (id = idBase + n) and state the expected answers explicitly.
+
 import request from 'supertest';
 import { expect } from 'vitest';
 import type { TWorld } from './world.js';
 
-/**
- * A hand-made ledger for the accounting tests (docs/ledger.md). Property 1 (EUR, Europe/Madrid) has
- * one RESERVATION source with two folios and rows of nearly every code group; property 2 reuses
- * the same source id, folio ids and even transaction ids with other rows, so any leak between
- * properties shows. Every row is written out by hand: the tests name rows by their number `n`
- * (id = idBase + n) and state the expected answers explicitly.
- */
 export const PROPERTY_1 = {
   id: 1,
   name: 'Hotel Sol de Madrid',

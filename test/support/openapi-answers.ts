@@ -1,15 +1,13 @@
+// Checks an HTTP answer against /openapi.json: the status is described for the operation, every
+// header the description requires is there and matches its schema, and the body is valid for its
+// content type. Objects are checked closed (no property the document does not name), so a field
+// the service adds without describing it fails here. Paths the document leaves out on purpose
+// (/docs, /admin/queues: apps/api/src/openapi.ts) are not judged; any other path or method the
+// document does not have must be answered 404 in the Error schema.
+
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type * as OpenApiModule from '@folio-vault/api/openapi';
-
-/**
- * Checks an HTTP answer against /openapi.json: the status is described for the operation, every
- * header the description requires is there and matches its schema, and the body is valid for its
- * content type. Objects are checked closed (no property the document does not name), so a field
- * the service adds without describing it fails here. Paths the document leaves out on purpose
- * (/docs, /admin/queues: apps/api/src/openapi.ts) are not judged; any other path or method the
- * document does not have must be answered 404 in the Error schema.
- */
 
 export interface TAnswer {
   method: string;

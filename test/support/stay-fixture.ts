@@ -1,17 +1,16 @@
-/**
- * A ledger with everything the listing can answer (docs/ledger.md#listing), for
- * test/ledger-listing-reference.test.ts. Property 1 (EUR, Europe/Madrid):
- * - RESERVATION 6001 with its stay imported (guest "Ana García", rooms 8001 "Room 201" and 8002
- *   "Room 202", the latter archived), users 21 and 22, a GUEST recipient 950 named by customerId,
- *   rows 6101–6111: codes with custom/GL codes, an account and an external relation, a card payment
- *   with its payment object, a payment tendered in USD, a void chain, an N_A row, an adjustment
- *   code "1000A", a row on a room that was never imported (8099) and two rows either side of the
- *   March DST change.
- * - HOUSE_ACCOUNT 6500: one row per code group (6501–6516) and two rows either side of the October
- *   DST change.
- * - RESERVATION 6002 (no stay imported): a USD payment and its refund, and a EUR refund.
- * Property 2 (America/St_Johns, UTC−03:30 in winter) and property 3 (Europe/London) have one row each.
- */
+// A ledger with everything the listing can answer (docs/ledger.md#listing), for
+// test/ledger-listing-reference.test.ts. Property 1 (EUR, Europe/Madrid):
+// - RESERVATION 6001 with its stay imported (guest "Ana García", rooms 8001 "Room 201" and 8002
+//   "Room 202", the latter archived), users 21 and 22, a GUEST recipient 950 named by customerId,
+//   rows 6101–6111: codes with custom/GL codes, an account and an external relation, a card payment
+//   with its payment object, a payment tendered in USD, a void chain, an N_A row, an adjustment
+//   code "1000A", a row on a room that was never imported (8099) and two rows either side of the
+//   March DST change.
+// - HOUSE_ACCOUNT 6500: one row per code group (6501–6516) and two rows either side of the October
+//   DST change.
+// - RESERVATION 6002 (no stay imported): a USD payment and its refund, and a EUR refund.
+// Property 2 (America/St_Johns, UTC−03:30 in winter) and property 3 (Europe/London) have one row each.
+
 export const STAY_SOURCE = '6001';
 export const HOUSE_SOURCE = '6500';
 export const REFUND_SOURCE = '6002';

@@ -1,17 +1,17 @@
+// A vitest setup file (vitest.config.ts): every answer a test receives through supertest is checked
+// against the OpenAPI document (openapi-answers.ts) before the test's own assertions run, and the
+// request fails with the list of what the document does not describe. The tests stay as written.
+//
+// OPENAPI_ANSWERS_REPORT=<file> appends "<test file> <answers checked> <answers not judged>" per
+// file, to count what the suite validated (not judged: /docs, /admin/queues, servers other than the
+// API).
+
 import { appendFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import supertest from 'supertest';
 import { afterAll, expect } from 'vitest';
 import { answerProblems, isApiOrigin } from './openapi-answers.js';
 
-/**
- * A vitest setup file (vitest.config.ts): every answer a test receives through supertest is checked
- * against the OpenAPI document (openapi-answers.ts) before the test's own assertions run, and the
- * request fails with the list of what the document does not describe. The tests stay as written.
- *
- * OPENAPI_ANSWERS_REPORT=<file> appends "<test file> <answers checked> <answers not judged>" per
- * file, to count what the suite validated (not judged: /docs, /admin/queues, servers other than the API).
- */
 type TAssert = (this: TTest, resError: unknown, res: TResponse | undefined, fn?: (err: unknown, res: unknown) => void) => void;
 interface TResponse {
   status: number;

@@ -1,13 +1,13 @@
+// A real webhook receiver for tests: an HTTP server on 127.0.0.1 that verifies every delivery with
+// `new Webhook(secret).verify(body, headers)` (standardwebhooks) under the secret registered for
+// its path, and records it. A path's behaviour: answer 200, answer 500 a number of times first, or
+// never answer (the socket stays open until the server closes).
+
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 
-/**
- * A real webhook receiver for tests: an HTTP server on 127.0.0.1 that verifies every delivery with
- * `new Webhook(secret).verify(body, headers)` (standardwebhooks) under the secret registered for its
- * path, and records it. A path's behaviour: answer 200, answer 500 a number of times first, or
- * never answer (the socket stays open until the server closes).
- */
+/** One delivery as the receiver got it: its path, webhook-id, whether its signature verified, its body and headers. */
 export interface TReceived {
   path: string;
   webhookId: string;
