@@ -4,7 +4,7 @@
 // cards of several jobs cost little more than one: tokenize throughput is what it buys. It is
 // measured in every `npm run bench -- --only tokenize` run, against the service with
 // TOKENIZE_INSERT_BATCHING=false (plainCardInserts: one statement per card) in the same run
-// (docs/benchmarks.md). Switch it off to compare, or where its figure no longer holds.
+// (docs/benchmarks.md). Switch it off to compare, or where its figure stops holding.
 
 import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
 import type { CardRepository, TCardRow, TNewCardRow } from './card-repository.js';
