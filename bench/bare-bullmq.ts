@@ -1,6 +1,6 @@
 import { Queue, QueueEvents, Worker } from 'bullmq';
 import { createRedis } from '@folio-vault/shared/connections';
-import { runSchedule, type TOpenLoopResult } from './open-loop.js';
+import { runSchedule, type TOpenLoopResult } from '@folio-vault/test-kit/open-loop';
 import { summary, withLoad } from './support.js';
 
 /**

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { ROOT } from '../test/support/processes.js';
+import { ROOT } from '@folio-vault/test-kit/processes';
 
 /**
  * The benchmarks run the API and the worker as production does (Dockerfile, docker-compose.yml):

@@ -28,7 +28,7 @@ import { parseArgs } from 'node:util';
 import { createPgPool } from '@folio-vault/shared/connections';
 import { importRecords, recordsOfDocument } from '@folio-vault/shared/ledger/batch-import';
 import { baselineInChild, type TBaselineResult } from './pdfkit-baseline.js';
-import { largeSource, largeSourceId } from './folio-documents.js';
+import { largeSource, largeSourceId } from '@folio-vault/test-kit/folio-document';
 import { TreeMemorySampler } from './process-memory.js';
 import { benchToken, freePort, startService, type TServiceProcess } from './service-processes.js';
 import { benchEnvironment, machine, meanLoad, writeResult } from './support.js';

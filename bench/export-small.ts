@@ -2,7 +2,7 @@
  * Small on-demand exports end to end, against the service as `npm start` runs it: one process
  * (scripts/start.ts: API + worker, plus its render processes), NODE_ENV=production, default
  * settings except the rate limits lifted (the tokenize limits and EXPORT_QUEUE_CAP_PER_PROPERTY).
- * The ledger holds many typical 30-row folios (bench/typical-ledger.ts) and one 1,000-row folio.
+ * The ledger holds many typical 30-row folios (packages/test-kit/src/typical-ledger.ts) and one 1,000-row folio.
  *
  * 1. Cold start: the time from spawning the process until it says it is ready (API listening and
  *    worker ready), its first 1,000-row export, then the same export again three times (warm).
@@ -26,11 +26,11 @@ import { Queue, QueueEvents, Worker } from 'bullmq';
 import { Pool } from 'undici';
 import { createPgPool, createRedis } from '@folio-vault/shared/connections';
 import { importRecords, recordsOfDocument } from '@folio-vault/shared/ledger/batch-import';
-import { largeSource, largeSourceId } from './folio-documents.js';
+import { largeSource, largeSourceId } from '@folio-vault/test-kit/folio-document';
 import { cpuPer, cpuSnapshot, postgresServerOf } from './process-cpu.js';
 import { benchToken, freePort, liftedRateLimits, startService, type TServiceProcess } from './service-processes.js';
 import { benchEnvironment, machine, summary, withLoad, writeResult } from './support.js';
-import { typicalLedger } from './typical-ledger.js';
+import { typicalLedger } from '@folio-vault/test-kit/typical-ledger';
 
 const SEQUENTIAL = Number(process.env.BENCH_EXPORT_SMALL_SEQUENTIAL ?? 300);
 const ASYNC = Number(process.env.BENCH_EXPORT_SMALL_ASYNC ?? 30);

@@ -1,6 +1,6 @@
 /**
  * Forward overhead: POST /vault/v1/tokens/{id}/forward through the real API and worker (separate
- * processes, NODE_ENV=production, rate limits lifted) to a local HTTPS gateway (test/support/gateway.ts:
+ * processes, NODE_ENV=production, rate limits lifted) to a local HTTPS gateway (packages/test-kit/src/gateway.ts:
  * an openssl-made test CA, the gateway echoing the body), against the baseline measured in the same
  * run: the same request — the body and headers the gateway received from the worker — sent by this
  * process straight to the same gateway with an undici Pool trusting the same CA (as the worker's
@@ -20,8 +20,8 @@
 import { randomBytes } from 'node:crypto';
 import { Pool } from 'undici';
 import { createPgPool } from '@folio-vault/shared/connections';
-import { createTestPki, startGateway, type TReceivedRequest } from '../test/support/gateway.js';
-import { futureYear } from '../test/support/cards.js';
+import { createTestPki, startGateway, type TReceivedRequest } from '@folio-vault/test-kit/gateway';
+import { futureYear } from '@folio-vault/test-kit/cards';
 import { startFloor } from './service-floor.js';
 import { benchToken, freePort, liftedRateLimits, startService, type TServiceProcess } from './service-processes.js';
 import { benchEnvironment, machine, ms, summary, withLoad, writeResult } from './support.js';

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { createPgPool } from '@folio-vault/shared/connections';
 import { importRecords, recordsOfDocument } from '@folio-vault/shared/ledger/batch-import';
-import { generateLargeSource } from '@folio-vault/shared/ledger/demo-ledger';
+import { generateLargeSource } from '@folio-vault/test-kit/demo-ledger';
 import { listTransactions } from '@folio-vault/shared/ledger/list-transactions';
 import { ZListTransactionsRequest } from '@folio-vault/shared/ledger/listing-schemas';
 import { provisionServices } from '@folio-vault/dev-services/provision';

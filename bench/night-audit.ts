@@ -30,10 +30,10 @@ import { FlowProducer } from 'bullmq';
 import { createPgPool, createRedis } from '@folio-vault/shared/connections';
 import { importRecords, recordsOfDocument } from '@folio-vault/shared/ledger/batch-import';
 import { nightAuditStatus, startNightAudit, type TBatchStatusBody } from '@folio-vault/shared/night-audit/batches';
-import { spawnNode, spawnTs, waitForOutput, type TSpawned } from '../test/support/processes.js';
+import { spawnNode, spawnTs, waitForOutput, type TSpawned } from '@folio-vault/test-kit/processes';
 import { COMPILED_ENTRY, ensureBuilt, FROM_SOURCE } from './compiled.js';
 import { benchEnvironment, machine, writeResult } from './support.js';
-import { typicalLedger } from './typical-ledger.js';
+import { typicalLedger } from '@folio-vault/test-kit/typical-ledger';
 
 const FOLIOS = Number(process.env.BENCH_NIGHT_AUDIT_FOLIOS ?? 1_000);
 const CONFIGS = (process.env.BENCH_NIGHT_AUDIT_CONFIGS ?? '1x1,2x1,1x2,2x2').split(',').map((text) => {

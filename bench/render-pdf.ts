@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { parseArgs } from 'node:util';
 import { renderFolioPdf } from '../apps/worker/src/exports/pdf/folio-pdf.js';
-import { sampleDocument } from './folio-documents.js';
+import { sampleDocument } from '@folio-vault/test-kit/folio-document';
 import { baselineInChild, type TBaselineResult } from './pdfkit-baseline.js';
 import { machine, writeResult } from './support.js';
 

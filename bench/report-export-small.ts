@@ -31,7 +31,7 @@ export function exportSmallSection(run: TRun, goals: string[][] = []): string[] 
     [`first 1,000-row export after start ≤ ${GOAL_COLD_RATIO}× warm`, `${s.ratio.toFixed(2)}×`, mark(s.ratio <= GOAL_COLD_RATIO)],
   );
   lines.push(
-    '`npm start`\'s service (API + worker in one process, its render processes; NODE_ENV=production, default settings but the rate limits lifted) on a ledger of typical 30-row folios (bench/typical-ledger.ts). An export runs from the POST (no `Prefer`: the file comes in its answer) to the last byte of the PDF; the clients share one undici Pool. Baselines measured in the same run: the worker\'s own render time of the same exports ("document rendered") and a bare BullMQ round trip on the same Redis. "CPU" is the service\'s process tree\'s CPU time per export, which other work on the machine barely moves.',
+    '`npm start`\'s service (API + worker in one process, its render processes; NODE_ENV=production, default settings but the rate limits lifted) on a ledger of typical 30-row folios (packages/test-kit/src/typical-ledger.ts). An export runs from the POST (no `Prefer`: the file comes in its answer) to the last byte of the PDF; the clients share one undici Pool. Baselines measured in the same run: the worker\'s own render time of the same exports ("document rendered") and a bare BullMQ round trip on the same Redis. "CPU" is the service\'s process tree\'s CPU time per export, which other work on the machine barely moves.',
     '',
     table(
       ['', 'exports', 'e2e p50', 'e2e p90', 'e2e p99', 'exports/s', 'render p50', 'CPU an export', 'load'],

@@ -16,7 +16,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ROOT } from '../test/support/processes.js';
+import { ROOT } from '@folio-vault/test-kit/processes';
 import { renderReport } from './report.js';
 import type { TRun } from './report-format.js';
 import { machine } from './support.js';

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { ROOT } from '../test/support/processes.js';
+import { ROOT } from '@folio-vault/test-kit/processes';
 
 /**
  * The floor of the tokenize and forward benchmarks (bench/tokenize-load.ts,

@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import jwt from 'jsonwebtoken';
 import { ZConfig, type TApiConfig } from '@folio-vault/shared/config';
-import { ROOT } from '../test/support/processes.js';
+import { ROOT } from '@folio-vault/test-kit/processes';
 import { COMPILED_ENTRY, ensureBuilt, FROM_SOURCE } from './compiled.js';
 
 /**

@@ -4,7 +4,7 @@ import jwt from 'jsonwebtoken';
 import { startApi } from '@folio-vault/api/server';
 import { createRedis } from '@folio-vault/shared/connections';
 import { startWorker } from '@folio-vault/worker/worker';
-import { spawnTs, waitForOutput } from '../test/support/processes.js';
+import { spawnTs, waitForOutput } from '@folio-vault/test-kit/processes';
 import { benchEnvironment, machine, ms, summary, writeResult } from './support.js';
 
 /**

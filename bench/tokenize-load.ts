@@ -18,7 +18,7 @@
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { createPgPool } from '@folio-vault/shared/connections';
-import { futureYear, generatedPan } from '../test/support/cards.js';
+import { futureYear, generatedPan } from '@folio-vault/test-kit/cards';
 import { bareBullmq, type TLoadFigures } from './bare-bullmq.js';
 import { FLOOR_KINDS, FLOOR_NAMES, startFloor, type TFloorKind } from './service-floor.js';
 import { benchToken, freePort, liftedRateLimits, startShape } from './service-processes.js';

@@ -1,5 +1,5 @@
 /**
- * Tokenize at a fixed arrival rate (open loop, bench/open-loop.ts): POST /vault/v1/tokens/card sent
+ * Tokenize at a fixed arrival rate (open loop, packages/test-kit/src/open-loop.ts): POST /vault/v1/tokens/card sent
  * on a precomputed schedule whether or not earlier requests were answered, each latency measured
  * from the request's scheduled send time, so queueing delay shows (a closed loop such as
  * bench/tokenize-load.ts's autocannon hides it). Each request a different Luhn-valid card made up
@@ -21,9 +21,9 @@ import { Queue } from 'bullmq';
 import { request } from 'undici';
 import { createPgPool, createRedis } from '@folio-vault/shared/connections';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
-import { futureYear, generatedPan } from '../test/support/cards.js';
+import { futureYear, generatedPan } from '@folio-vault/test-kit/cards';
 import { bareBullmqOpenLoop } from './bare-bullmq.js';
-import { figuresOf, openLoop, type TOpenLoopRequest, type TOpenLoopResult } from './open-loop.js';
+import { figuresOf, openLoop, type TOpenLoopRequest, type TOpenLoopResult } from '@folio-vault/test-kit/open-loop';
 import { benchToken, freePort, liftedRateLimits, startShape, type TServiceProcess } from './service-processes.js';
 import { benchEnvironment, machine, withLoad, writeResult } from './support.js';
 

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { expect } from 'vitest';
-import { cardBody } from './cards.js';
+import { cardBody } from '@folio-vault/test-kit/cards';
 import type { TWorld } from './world.js';
 
 /**

@@ -3,7 +3,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The repository's root: this file is packages/test-kit/src/processes.ts. */
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const TSX = join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist', 'cli.mjs');
 
 export interface TSpawned {
