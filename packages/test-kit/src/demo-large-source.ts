@@ -1,7 +1,7 @@
 import type { TDemoLedger } from './demo-ledger.js';
 
 /**
- * Benchmark-sized data (bench/ledger-listing.ts, folio-document.ts): one source with as many
+ * Benchmark-sized data (bench/scenarios/ledger-listing.ts, folio-document.ts): one source with as many
  * rows as asked, built in a single cheap loop. Re-exported by demo-ledger.ts.
  */
 type TRecord = Record<string, unknown>;

@@ -64,7 +64,7 @@ export function folioDocument(overrides: Partial<TFolioDocument> & { rows?: numb
 
 const DESCRIPTIONS = ['Room charge', 'Minibar', 'Restaurant dinner for two with wine pairing and dessert', 'City tax', 'Laundry', 'Parking'];
 
-/** The render benchmark's document (bench/render-pdf.ts): one folio of `rows` rows, a recipient, some void and pending rows. */
+/** The render benchmark's document (bench/scenarios/render-pdf.ts): one folio of `rows` rows, a recipient, some void and pending rows. */
 export function sampleDocument(rows: number): TFolioDocument {
   return folioDocument({
     rows: 0,
@@ -91,7 +91,7 @@ export function sampleDocument(rows: number): TFolioDocument {
   });
 }
 
-/** The source bench/export-e2e.ts imports for `rows`: one reservation, one folio, `rows` transactions. */
+/** The source bench/scenarios/export-e2e.ts imports for `rows`: one reservation, one folio, `rows` transactions. */
 export function largeSource(rows: number) {
   return generateLargeSource({ propertyId: 1, sourceId: largeSourceId(rows), rows });
 }

@@ -66,7 +66,7 @@ export interface TOpenLoopResult {
 /** A send later than this after its schedule is counted as late (timers fire at 1 ms granularity). */
 export const LATE_MS = 1;
 
-/** Nearest-rank percentiles, as bench/support.ts's summary (kept here so this module stands alone). */
+/** Nearest-rank percentiles, as bench/support/stats.ts's summary (kept here so this module stands alone). */
 export function summarize(samples: ArrayLike<number>): TLatencySummary {
   const sorted = Float64Array.from(samples).sort();
   if (sorted.length === 0) return { p50: NaN, p90: NaN, p99: NaN, max: NaN, mean: NaN };
@@ -118,7 +118,7 @@ export interface TScheduleOptions {
 
 /**
  * The schedule itself, for anything that answers (HTTP below, a bare queue round trip in
- * bench/bare-bullmq.ts): sends every due request, sleeps until the next one is due, and waits at
+ * bench/baselines/bare-bullmq.ts): sends every due request, sleeps until the next one is due, and waits at
  * the end for every answer (or its timeout).
  */
 export async function runSchedule({ rate, seconds, timeoutMs = 10_000, maxConnections = Infinity, send }: TScheduleOptions): Promise<TOpenLoopResult> {

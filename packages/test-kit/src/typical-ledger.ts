@@ -1,6 +1,6 @@
 /**
  * A realistic ledger of 30-row folios, shared by the benchmarks that need many typical folios
- * (bench/night-audit.ts, bench/export-small.ts).
+ * (bench/scenarios/night-audit.ts, bench/scenarios/export-small.ts).
  */
 
 /** The date every typical folio ends on (its last night and its checkout payments). */

@@ -14,12 +14,12 @@
  * job" is a source's render (its wait in the render pool included) and a job's whole time (a job
  * exports a chunk of sources: packages/shared/src/night-audit/night-audit-job.ts).
  *
- *   npx tsx bench/night-audit.ts
- *   BENCH_NIGHT_AUDIT_FOLIOS=300 BENCH_NIGHT_AUDIT_CONFIGS=1x1,2x1 npx tsx bench/night-audit.ts
+ *   npx tsx bench/scenarios/night-audit.ts
+ *   BENCH_NIGHT_AUDIT_FOLIOS=300 BENCH_NIGHT_AUDIT_CONFIGS=1x1,2x1 npx tsx bench/scenarios/night-audit.ts
  *
  * BENCH_CPU_PROF_DIR=<dir> profiles every worker process and its render processes (node --cpu-prof):
  * one .cpuprofile a process, written as it exits; summarise them with
- * `npx tsx bench/profile-summary.ts <dir> --units <folios exported, warm-up included>`.
+ * `npx tsx bench/support/profile-summary.ts <dir> --units <folios exported, warm-up included>`.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -31,8 +31,9 @@ import { createPgPool, createRedis } from '@folio-vault/shared/connections';
 import { importRecords, recordsOfDocument } from '@folio-vault/shared/ledger/batch-import';
 import { nightAuditStatus, startNightAudit, type TBatchStatusBody } from '@folio-vault/shared/night-audit/batches';
 import { spawnNode, spawnTs, waitForOutput, type TSpawned } from '@folio-vault/test-kit/processes';
-import { COMPILED_ENTRY, ensureBuilt, FROM_SOURCE } from './compiled.js';
-import { benchEnvironment, machine, writeResult } from './support.js';
+import { COMPILED_ENTRY, ensureBuilt, FROM_SOURCE } from '../support/compiled.js';
+import { benchEnvironment, writeResult } from '../support/environment.js';
+import { machine } from '../support/machine.js';
 import { typicalLedger } from '@folio-vault/test-kit/typical-ledger';
 
 const FOLIOS = Number(process.env.BENCH_NIGHT_AUDIT_FOLIOS ?? 1_000);
@@ -46,7 +47,7 @@ const REPEAT = Number(process.env.BENCH_NIGHT_AUDIT_REPEAT ?? 3);
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF_DIR ? resolve(process.env.BENCH_CPU_PROF_DIR) : undefined;
 /**
  * A worker process, compiled as production runs it (`node apps/worker/dist/main.js`,
- * bench/compiled.ts), or from source with BENCH_FROM_SOURCE=1 (`npm run start:worker`). With node
+ * bench/support/compiled.ts), or from source with BENCH_FROM_SOURCE=1 (`npm run start:worker`). With node
  * flags of its own (profiling, or BENCH_WORKER_NODE_ARGS, e.g. an --import that counts queries)
  * from source, node runs it itself with tsx's loader (node refuses --cpu-prof in NODE_OPTIONS):
  * spawnTs's direct form is `node --import tsx <script> <args>`, so the flags take the script's

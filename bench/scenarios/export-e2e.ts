@@ -6,15 +6,15 @@
  * 50 ms, the file downloaded. The time runs from the POST to the file's last byte. Peak RSS is
  * sampled for every process of both trees (tsx launchers, API, worker, each render process the
  * worker forks) and reported per kind. Each size is also drawn by raw pdfkit in its own process
- * (bench/pdfkit-baseline.ts) for the ratio. Two warm-up exports run first, so the figures are a
+ * (bench/baselines/raw-pdfkit.ts) for the ratio. Two warm-up exports run first, so the figures are a
  * running service's (render process started, code compiled), not its start.
  *
  * The file is checked so a broken render cannot look fast: the export's recorded row count must
  * be N, its page count above 0 and equal to the PDF's own (pdfinfo when installed, else the page
  * objects counted), the bytes downloaded equal to its size.
  *
- *   npx tsx bench/export-e2e.ts                   # 1,000 / 5,000 / 20,000 / 50,000 rows
- *   npx tsx bench/export-e2e.ts --rows 1000,5000
+ *   npx tsx bench/scenarios/export-e2e.ts                   # 1,000 / 5,000 / 20,000 / 50,000 rows
+ *   npx tsx bench/scenarios/export-e2e.ts --rows 1000,5000
  */
 import { execFileSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
@@ -27,11 +27,12 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { parseArgs } from 'node:util';
 import { createPgPool } from '@folio-vault/shared/connections';
 import { importRecords, recordsOfDocument } from '@folio-vault/shared/ledger/batch-import';
-import { baselineInChild, type TBaselineResult } from './pdfkit-baseline.js';
+import { baselineInChild, type TBaselineResult } from '../baselines/raw-pdfkit.js';
 import { largeSource, largeSourceId } from '@folio-vault/test-kit/folio-document';
-import { TreeMemorySampler } from './process-memory.js';
-import { benchToken, freePort, startService, type TServiceProcess } from './service-processes.js';
-import { benchEnvironment, machine, meanLoad, writeResult } from './support.js';
+import { TreeMemorySampler } from '../support/process-memory.js';
+import { benchToken, freePort, startService, type TServiceProcess } from '../support/service-processes.js';
+import { benchEnvironment, writeResult } from '../support/environment.js';
+import { machine, meanLoad } from '../support/machine.js';
 
 const { values } = parseArgs({ options: { rows: { type: 'string' } } });
 const SIZES = (values.rows ?? '1000,5000,20000,50000').split(',').map(Number);

@@ -1,12 +1,11 @@
 /**
- * The baseline for the folio PDF: plain pdfkit (the engine React-PDF is built on, without React,
- * Yoga layout or the worker) drawing the same table: A4, the same column widths, font sizes and
- * slot height, the same Noto Sans TTF files, the same row texts (formatted by the same shared
- * Intl formatters and labels), a header on every page and a "Page X of Y" footer, written to a
- * file. What the service render costs above this is what its layers cost.
+ * The raw-pdfkit baseline of the export and render benchmarks: plain pdfkit drawing the same folio
+ * table as the service (packages/test-kit/src/raw-pdfkit-folio.ts), timed, in a process of its own
+ * per size so its peak RSS is that size's alone. What the service's render and export cost above it
+ * is what their layers cost.
  *
- *   npx tsx bench/pdfkit-baseline.ts                      # 1,000 / 5,000 / 20,000 / 50,000 rows, a process each
- *   npx tsx bench/pdfkit-baseline.ts --rows 5000 [--document sample] [--cold] [--out folio.pdf] [--json]
+ *   npx tsx bench/baselines/raw-pdfkit.ts                      # 1,000 / 5,000 / 20,000 / 50,000 rows, a process each
+ *   npx tsx bench/baselines/raw-pdfkit.ts --rows 5000 [--document sample] [--cold] [--out folio.pdf] [--json]
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
@@ -29,8 +28,8 @@ export interface TBaselineResult {
 /**
  * Builds the named document and draws it, timing the draw. Unless `cold`, a small document is drawn
  * first in the same process: the end-to-end export is measured warm too (code compiled, render
- * processes started), and a first draw pays about half a second of JIT and font-file parsing that
- * the rows do not cost. `cold` matches bench/render-pdf.ts, which times a process's first render.
+ * processes started), and a first draw pays for JIT compilation and font-file parsing, which
+ * the rows do not cost. `cold` matches bench/scenarios/render-pdf.ts, which times a process's first render.
  */
 export async function measureBaseline(rows: number, kind: 'ledger' | 'sample', options: { outputPath?: string; cold?: boolean } = {}): Promise<TBaselineResult> {
   const { outputPath, cold = false } = options;

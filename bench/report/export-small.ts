@@ -1,7 +1,7 @@
-import type { TExportSmallResult } from './export-small.js';
-import { header, int, mark, msText, sec, table, type TRun } from './report-format.js';
+import type { TExportSmallResult } from '../scenarios/export-small.js';
+import { header, int, mark, msText, sec, table, type TRun } from './format.js';
 
-/** Goals of small exports (the task that made bench/export-small.ts). */
+/** Goals of small exports (the task that made bench/scenarios/export-small.ts). */
 const GOAL_P50_MS = 40;
 const GOAL_PER_SECOND = 80;
 const GOAL_COLD_RATIO = 1.5;
@@ -19,7 +19,7 @@ function replacementsText(counts: Record<string, number> | undefined): string {
   return entries.length ? entries.map(([reason, n]) => `${n} (${reason})`).join(', ') : 'none';
 }
 
-/** docs/benchmarks.md's "Small exports" section (bench/export-small.ts's result), and its goal lines. */
+/** docs/benchmarks.md's "Small exports" section (bench/scenarios/export-small.ts's result), and its goal lines. */
 export function exportSmallSection(run: TRun, goals: string[][] = []): string[] {
   const r = run.result as TExportSmallResult | undefined;
   const lines = ['## Small exports', '', ...header('export-small', run)];
@@ -47,7 +47,7 @@ export function exportSmallSection(run: TRun, goals: string[][] = []): string[] 
     '',
     `Render processes replaced over the run (export_render_process_replacements_total): ${replacementsText(r.replacements)}.`,
     '',
-    `CPU an export by process, ${many.clients} clients (bench/process-cpu.ts; two cores give 2,000 ms a second): ${cpuText(many.cpuByProcess)}.`,
+    `CPU an export by process, ${many.clients} clients (bench/support/process-cpu.ts; two cores give 2,000 ms a second): ${cpuText(many.cpuByProcess)}.`,
     '',
   );
   return lines;

@@ -1,7 +1,7 @@
-import type { TMachine } from './support.js';
-import { header, int, msText, sec, table, type TRun } from './report-format.js';
+import type { TMachine } from '../support/machine.js';
+import { header, int, msText, sec, table, type TRun } from './format.js';
 
-/** The "Ledger listing" section of docs/benchmarks.md (bench/ledger-listing.ts's result). */
+/** The "Ledger listing" section of docs/benchmarks.md (bench/scenarios/ledger-listing.ts's result). */
 interface TLatency {
   p50: number;
   p99: number;

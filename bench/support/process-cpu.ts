@@ -16,7 +16,7 @@ const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 function roleOf(pid: number, cmdline: string): string {
   if (pid === process.pid) return 'bench (load generator)';
   if (/render-child/.test(cmdline)) return 'render processes';
-  // The benchmarks' floor (bench/service-floor.ts) plays the API's and the worker's parts.
+  // The benchmarks' floor (bench/baselines/service-floor.ts) plays the API's and the worker's parts.
   if (/apps\/api\/(src|dist)\/main/.test(cmdline) || /service-floor-child\.ts intake/.test(cmdline)) return 'api';
   if (/apps\/worker\/(src|dist)\/main/.test(cmdline) || /service-floor-child\.ts worker/.test(cmdline)) return 'worker';
   if (/scripts\/start/.test(cmdline)) return 'service (api + worker)';

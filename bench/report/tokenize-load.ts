@@ -1,6 +1,6 @@
-import { header, int, mark, msText, table, type TRun } from './report-format.js';
-import { FLOOR_NAMES, type TFloorKind } from './service-floor.js';
-import type { TMachine } from './support.js';
+import { header, int, mark, msText, table, type TRun } from './format.js';
+import { FLOOR_NAMES, type TFloorKind } from '../baselines/service-floor.js';
+import type { TMachine } from '../support/machine.js';
 
 interface TLatency {
   p50: number;
@@ -17,7 +17,7 @@ interface TTokenizeResult {
     cpuMsPerRequest?: Record<string, number>; runs?: Array<{ perSecond: number; p99: number; load: number }>;
   }>;
 }
-/** The service's two shapes, and the floors measured beside them (bench/service-floor.ts). */
+/** The service's two shapes, and the floors measured beside them (bench/baselines/service-floor.ts). */
 type TShape = 'split' | 'single' | TFloorKind;
 const SHAPE_NAMES: Record<TShape, string> = {
   split: 'tokenize, API + worker processes',
@@ -32,7 +32,7 @@ const FLOOR_OF = { split: 'express-queue', single: 'express-queue-one-process' }
 const SHARE_OF_BARE = { split: 0.5, single: 0.35 };
 const P99_MS = 50;
 
-/** docs/benchmarks.md's "Tokenize under load" section (bench/tokenize-load.ts), with its goals. */
+/** docs/benchmarks.md's "Tokenize under load" section (bench/scenarios/tokenize-load.ts), with its goals. */
 export function tokenizeSection(run: TRun, goals: string[][]): string[] {
   const r = run.result as TTokenizeResult | undefined;
   const lines = ['## Tokenize under load', '', ...header('tokenize', run)];
@@ -69,7 +69,7 @@ export function tokenizeSection(run: TRun, goals: string[][]): string[] {
   const withCpu = r.shapes.filter((shape) => shape.cpuMsPerRequest);
   if (withCpu.length) {
     lines.push(
-      'CPU time per answered request, by process, read from /proc over the median run (bench/process-cpu.ts). The processes share the machine\'s cores, so their sum bounds the throughput: at 2 cores, 2,000 ms of CPU a second.',
+      'CPU time per answered request, by process, read from /proc over the median run (bench/support/process-cpu.ts). The processes share the machine\'s cores, so their sum bounds the throughput: at 2 cores, 2,000 ms of CPU a second.',
       '',
       table(['', ...withCpu.map((shape) => shapeName[shape.shape])], cpuRows(withCpu.map((shape) => shape.cpuMsPerRequest!))),
       '',
@@ -78,7 +78,7 @@ export function tokenizeSection(run: TRun, goals: string[][]): string[] {
   const floors = r.shapes.filter((shape) => !isService(shape.shape));
   if (floors.length) {
     lines.push(
-      "The floors (bench/service-floor.ts) are the service's shape with none of its work: an Express app with its JSON parser answering a fixed token (no authentication, validation, rate limit, encryption, database or log line) — alone; with one BullMQ job a request, as the service does, and a worker whose handler does nothing, in a process of its own or in the API's process as `npm start` runs it; and with the requests that arrive while a job is being added gathered into one shared job (at most 50), which the service does not do. What the service spends above its floor is its own work; a goal above the floor of its shape cannot be met by tuning that work: " +
+      "The floors (bench/baselines/service-floor.ts) are the service's shape with none of its work: an Express app with its JSON parser answering a fixed token (no authentication, validation, rate limit, encryption, database or log line) — alone; with one BullMQ job a request, as the service does, and a worker whose handler does nothing, in a process of its own or in the API's process as `npm start` runs it; and with the requests that arrive while a job is being added gathered into one shared job (at most 50), which the service does not do. What the service spends above its floor is its own work; a goal above the floor of its shape cannot be met by tuning that work: " +
         floors.map((floor) => `${shapeName[floor.shape]} ${(floor.ratio * 100).toFixed(0)} % of bare BullMQ`).join('; ') +
         '.',
       '',

@@ -2,7 +2,7 @@
  * Tokenize at a fixed arrival rate (open loop, packages/test-kit/src/open-loop.ts): POST /vault/v1/tokens/card sent
  * on a precomputed schedule whether or not earlier requests were answered, each latency measured
  * from the request's scheduled send time, so queueing delay shows (a closed loop such as
- * bench/tokenize-load.ts's autocannon hides it). Each request a different Luhn-valid card made up
+ * bench/scenarios/tokenize-load.ts's autocannon hides it). Each request a different Luhn-valid card made up
  * at run time (test mode), through the real API, queue, worker and PostgreSQL, NODE_ENV=production,
  * rate limits lifted; API and worker as separate processes (`--shape single`: both in one, `npm start`).
  *
@@ -11,9 +11,9 @@
  *    hold (p99 > 50 ms, or any error, timeout or non-2xx), then --refine halvings between the last
  *    rate held and the first not held. Reported: the highest rate held at p99 ≤ 50 ms.
  * Baseline in the same run, before and after the service: the same schedule at --rate against a bare
- * BullMQ add → process → result round trip on the same Redis (bench/bare-bullmq.ts).
+ * BullMQ add → process → result round trip on the same Redis (bench/baselines/bare-bullmq.ts).
  *
- *   npx tsx bench/tokenize-open-loop.ts [--rate 300] [--seconds 10] [--shape split|single]
+ *   npx tsx bench/scenarios/tokenize-open-loop.ts [--rate 300] [--seconds 10] [--shape split|single]
  *       [--steps 100,200,300,400,500,600,800,1000,1200,1500,2000] [--step-seconds 5] [--refine 2]
  */
 import { parseArgs } from 'node:util';
@@ -22,10 +22,11 @@ import { request } from 'undici';
 import { createPgPool, createRedis } from '@folio-vault/shared/connections';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { futureYear, generatedPan } from '@folio-vault/test-kit/cards';
-import { bareBullmqOpenLoop } from './bare-bullmq.js';
+import { bareBullmqOpenLoop } from '../baselines/bare-bullmq.js';
 import { figuresOf, openLoop, type TOpenLoopRequest, type TOpenLoopResult } from '@folio-vault/test-kit/open-loop';
-import { benchToken, freePort, liftedRateLimits, startShape, type TServiceProcess } from './service-processes.js';
-import { benchEnvironment, machine, withLoad, writeResult } from './support.js';
+import { benchToken, freePort, liftedRateLimits, startShape, type TServiceProcess } from '../support/service-processes.js';
+import { benchEnvironment, writeResult } from '../support/environment.js';
+import { machine, withLoad } from '../support/machine.js';
 
 const { values } = parseArgs({
   options: {
@@ -51,7 +52,7 @@ if (SHAPE !== 'split' && SHAPE !== 'single') throw new Error(`--shape split|sing
  * after 10 s of load they came only in the short clusters of a steady state.
  */
 const WARM_UP_SECONDS = 10;
-/** As bench/tokenize-load.ts: the worker's render processes start (about 1.5 s of CPU) before anything is measured. */
+/** As bench/scenarios/tokenize-load.ts: the worker's render processes start (about 1.5 s of CPU) before anything is measured. */
 const SETTLE_MS = 6_000;
 /** The rate search's bar: a step holds when its p99 is at most this and every request got a 2xx. */
 const SEARCH_P99_MS = 50;

@@ -8,22 +8,23 @@
  * process (the worker's concurrency as the service's), jobs/s and p50/p99.
  *
  * Each shape is measured --repeat times on one running service (the median run is reported) and
- * the CPU time every process spent per answered request is read from /proc (bench/process-cpu.ts).
- * The same measurement of the shape's floor (bench/service-floor.ts: Express alone, Express with one
+ * the CPU time every process spent per answered request is read from /proc (bench/support/process-cpu.ts).
+ * The same measurement of the shape's floor (bench/baselines/service-floor.ts: Express alone, Express with one
  * job a request and a no-op worker process, the same in one process, Express with requests gathered
  * into shared jobs) runs after the shapes, so each figure has both yardsticks from the same run (--floors none skips it).
  *
- *   npx tsx bench/tokenize-load.ts [--duration 10] [--connections 50] [--shapes split,single] [--repeat 3] [--floors express,express-queue,express-queue-one-process,express-batch | none]
+ *   npx tsx bench/scenarios/tokenize-load.ts [--duration 10] [--connections 50] [--shapes split,single] [--repeat 3] [--floors express,express-queue,express-queue-one-process,express-batch | none]
  */
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { createPgPool } from '@folio-vault/shared/connections';
 import { futureYear, generatedPan } from '@folio-vault/test-kit/cards';
-import { bareBullmq, type TLoadFigures } from './bare-bullmq.js';
-import { FLOOR_KINDS, FLOOR_NAMES, startFloor, type TFloorKind } from './service-floor.js';
-import { benchToken, freePort, liftedRateLimits, startShape } from './service-processes.js';
-import { benchEnvironment, machine, withLoad, writeResult } from './support.js';
-import { cpuPer, cpuSnapshot, postgresServerOf } from './process-cpu.js';
+import { bareBullmq, type TLoadFigures } from '../baselines/bare-bullmq.js';
+import { FLOOR_KINDS, FLOOR_NAMES, startFloor, type TFloorKind } from '../baselines/service-floor.js';
+import { benchToken, freePort, liftedRateLimits, startShape } from '../support/service-processes.js';
+import { benchEnvironment, writeResult } from '../support/environment.js';
+import { machine, withLoad } from '../support/machine.js';
+import { cpuPer, cpuSnapshot, postgresServerOf } from '../support/process-cpu.js';
 
 const { values } = parseArgs({
   options: {
@@ -50,13 +51,13 @@ const FLOORS = values.floors === 'none' ? [] : (values.floors.split(',') as TFlo
 
 export type { TLoadFigures };
 export interface TTokenizeShape extends TLoadFigures {
-  /** The service's shapes, or a floor of them (bench/service-floor.ts). */
+  /** The service's shapes, or a floor of them (bench/baselines/service-floor.ts). */
   shape: 'split' | 'single' | TFloorKind;
   non2xx: number;
   errors: number;
   timeouts: number;
   ratio: number;
-  /** CPU milliseconds per answered request, by process (bench/process-cpu.ts). */
+  /** CPU milliseconds per answered request, by process (bench/support/process-cpu.ts). */
   cpuMsPerRequest: Record<string, number>;
   /** Every measured run's requests/s, p99 and load, in order (the figures above are the median run's). */
   runs: Array<{ perSecond: number; p99: number; load: number }>;

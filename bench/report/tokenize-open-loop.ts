@@ -1,5 +1,5 @@
-import { header, int, mark, msText, table, type TRun } from './report-format.js';
-import type { TOpenLoopFigures, TTokenizeOpenLoopResult } from './tokenize-open-loop.js';
+import { header, int, mark, msText, table, type TRun } from './format.js';
+import type { TOpenLoopFigures, TTokenizeOpenLoopResult } from '../scenarios/tokenize-open-loop.js';
 
 /** The goal of the fixed-rate run: p99 at most this many ms at 300 req/s. */
 export const OPEN_LOOP_P99_GOAL_MS = 25;

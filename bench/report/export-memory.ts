@@ -1,7 +1,7 @@
-import type { TExportMemoryResult } from './export-memory.js';
-import { header, int, mark, table, type TRun } from './report-format.js';
+import type { TExportMemoryResult } from '../scenarios/export-memory.js';
+import { header, int, mark, table, type TRun } from './format.js';
 
-/** The "Export memory" section of docs/benchmarks.md (bench/export-memory.ts's result) and its goal lines. */
+/** The "Export memory" section of docs/benchmarks.md (bench/scenarios/export-memory.ts's result) and its goal lines. */
 export function exportMemorySection(run: TRun, goals: string[][]): string[] {
   const r = run.result as TExportMemoryResult | undefined;
   const lines = ['## Export memory', '', ...header('export-memory', run)];

@@ -1,6 +1,6 @@
-import type { TMachine } from './support.js';
+import type { TMachine } from '../support/machine.js';
 
-/** The Markdown pieces every section of docs/benchmarks.md is written with (bench/report.ts). */
+/** The Markdown pieces every section of docs/benchmarks.md is written with (bench/report/report.ts). */
 export interface TRun {
   command: string;
   quick: boolean;

@@ -5,9 +5,9 @@
  * NODE_ENV=production unless NODE_ENV is set: React's development build (what tests run) is about
  * a third slower.
  *
- *   npx tsx bench/render-pdf.ts            # all sizes
- *   npx tsx bench/render-pdf.ts --rows 5000
- *   npx tsx bench/render-pdf.ts --sizes 100,1000   # those sizes, each with the raw-pdfkit ratio
+ *   npx tsx bench/scenarios/render-pdf.ts            # all sizes
+ *   npx tsx bench/scenarios/render-pdf.ts --rows 5000
+ *   npx tsx bench/scenarios/render-pdf.ts --sizes 100,1000   # those sizes, each with the raw-pdfkit ratio
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
@@ -16,10 +16,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { parseArgs } from 'node:util';
-import { renderFolioPdf } from '../apps/worker/src/exports/pdf/folio-pdf.js';
+// A relative import: the worker's folio-pdf module is .tsx, which its package exports do not name.
+import { renderFolioPdf } from '../../apps/worker/src/exports/pdf/folio-pdf.js';
 import { sampleDocument } from '@folio-vault/test-kit/folio-document';
-import { baselineInChild, type TBaselineResult } from './pdfkit-baseline.js';
-import { machine, writeResult } from './support.js';
+import { baselineInChild, type TBaselineResult } from '../baselines/raw-pdfkit.js';
+import { writeResult } from '../support/environment.js';
+import { machine } from '../support/machine.js';
 
 const SIZES = [100, 1_000, 10_000];
 
@@ -60,7 +62,7 @@ if (values.rows) {
   const run = promisify(execFile);
   const self = fileURLToPath(import.meta.url);
   const env = { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'production' };
-  console.log(`NODE_ENV=${env.NODE_ENV}; each size then raw pdfkit drawing the same document (bench/pdfkit-baseline.ts)`);
+  console.log(`NODE_ENV=${env.NODE_ENV}; each size then raw pdfkit drawing the same document (bench/baselines/raw-pdfkit.ts)`);
   const sizes: Array<TResult & { baseline: TBaselineResult; ratio: number }> = [];
   for (const rows of values.sizes ? values.sizes.split(',').map(Number) : SIZES) {
     // A child per size: maxRSS is a high-water mark of the whole process.

@@ -1,13 +1,13 @@
-import type { TForwardFigures } from './forward-overhead.js';
-import { header, int, mark, msText, table, type TRun } from './report-format.js';
-import type { TMachine } from './support.js';
+import type { TForwardFigures } from '../scenarios/forward-overhead.js';
+import { header, int, mark, msText, table, type TRun } from './format.js';
+import type { TMachine } from '../support/machine.js';
 
 interface TForwardResult {
   machine: TMachine;
   clients: number;
   sequential: TForwardFigures;
   concurrent: TForwardFigures;
-  /** The floor of the forward's shape (bench/service-floor.ts), one client; absent in reports before 2026-11-27. */
+  /** The floor of the forward's shape (bench/baselines/service-floor.ts), one client; absent in reports before 2026-11-27. */
   floor?: TForwardFigures;
 }
 
@@ -55,7 +55,7 @@ export function forwardSection(run: TRun, goals: string[][]): string[] {
   );
   if (floor) {
     lines.push(
-      `The floor (bench/service-floor.ts) is the forward's shape with none of the vault's work: an Express app adding one BullMQ job a request and answering its result, and a worker process whose handler only sends the template (placeholders unfilled) to the same gateway through an undici Pool — no authentication, validation, rate limit, database, card or log line. It added ${msText(floor.overhead.p50)} to the direct call at p50 (${msText(floor.overhead.p99)} at p99), against the vault's ${msText(one.overhead.p50)}: the vault's own work is ${msText(one.overhead.p50 - floor.overhead.p50)} of the overhead, the shape's hops the rest.`,
+      `The floor (bench/baselines/service-floor.ts) is the forward's shape with none of the vault's work: an Express app adding one BullMQ job a request and answering its result, and a worker process whose handler only sends the template (placeholders unfilled) to the same gateway through an undici Pool — no authentication, validation, rate limit, database, card or log line. It added ${msText(floor.overhead.p50)} to the direct call at p50 (${msText(floor.overhead.p99)} at p99), against the vault's ${msText(one.overhead.p50)}: the vault's own work is ${msText(one.overhead.p50 - floor.overhead.p50)} of the overhead, the shape's hops the rest.`,
       '',
     );
   }

@@ -1,13 +1,13 @@
-import type { TMachine } from './support.js';
-import type { TExportE2eSize } from './export-e2e.js';
-import type { TBaselineResult } from './pdfkit-baseline.js';
-import { exportMemorySection } from './report-export-memory.js';
-import { exportSmallSection } from './report-export-small.js';
-import { forwardSection } from './report-forward.js';
-import { openLoopSection } from './report-open-loop.js';
-import { tokenizeSection } from './report-tokenize.js';
-import { listingSection } from './report-listing.js';
-import { header, int, machineLine, mark, msText, sec, table, type TRun } from './report-format.js';
+import type { TMachine } from '../support/machine.js';
+import type { TExportE2eSize } from '../scenarios/export-e2e.js';
+import type { TBaselineResult } from '../baselines/raw-pdfkit.js';
+import { exportMemorySection } from './export-memory.js';
+import { exportSmallSection } from './export-small.js';
+import { forwardSection } from './forward-overhead.js';
+import { openLoopSection } from './tokenize-open-loop.js';
+import { tokenizeSection } from './tokenize-load.js';
+import { listingSection } from './ledger-listing.js';
+import { header, int, machineLine, mark, msText, sec, table, type TRun } from './format.js';
 
 /**
  * docs/benchmarks.md from the benchmarks' JSON results (bench/run.ts): the machine, the goals of
@@ -60,7 +60,7 @@ function exportSection(run: TRun, goals: string[][]): string[] {
   const lines = ['## Folio export, end to end', '', ...header('export', run)];
   if (!r) return lines;
   lines.push(
-    'API and worker as separate processes (NODE_ENV=production); one reservation, one folio, N transactions; POST with `Prefer: respond-async` → status polled every 50 ms → file downloaded. Time from the POST to the last byte. "Raw pdfkit" draws the same table (same rows, columns, fonts, page header and footer) in a process of its own, warm (bench/pdfkit-baseline.ts). Peak RSS is the largest process of each kind (VmHWM, sampled every 50 ms over every process of both trees). Load is the mean 1-minute load average during the run (above 2, the machine was shared).',
+    'API and worker as separate processes (NODE_ENV=production); one reservation, one folio, N transactions; POST with `Prefer: respond-async` → status polled every 50 ms → file downloaded. Time from the POST to the last byte. "Raw pdfkit" draws the same table (same rows, columns, fonts, page header and footer) in a process of its own, warm (bench/baselines/raw-pdfkit.ts). Peak RSS is the largest process of each kind (VmHWM, sampled every 50 ms over every process of both trees). Load is the mean 1-minute load average during the run (above 2, the machine was shared).',
     '',
   );
   const kinds = ['api', 'worker', 'render process', 'api (tsx launcher)', 'worker (tsx launcher)'];
@@ -220,13 +220,13 @@ export function renderReport(runs: Partial<Record<string, TRun>>, here: TMachine
     'npm run bench                                  # everything (tens of minutes on 2 cores)',
     'npm run bench -- --only export,tokenize        # some: export | export-memory | tokenize | tokenize-open-loop | night-audit | render | listing | latency | forward',
     'npm run bench:quick                            # smoke check at small sizes → out/benchmarks-quick.md',
-    'npx tsx bench/export-e2e.ts --rows 1000,5000   # one benchmark by hand, printed only',
-    'npx tsx bench/export-memory.ts --formats PDF --rows 5000,50000',
-    'npx tsx bench/tokenize-load.ts --duration 10 --connections 50',
-    'npx tsx bench/tokenize-open-loop.ts --rate 300 --seconds 10 --shape split',
-    'BENCH_FORWARD_REQUESTS=1000 BENCH_FORWARD_CLIENTS=10 npx tsx bench/forward-overhead.ts',
-    'npx tsx bench/pdfkit-baseline.ts --rows 5000 --out /tmp/folio.pdf',
-    'BENCH_NIGHT_AUDIT_FOLIOS=1000 BENCH_NIGHT_AUDIT_CONFIGS=1x1,2x1 npx tsx bench/night-audit.ts',
+    'npx tsx bench/scenarios/export-e2e.ts --rows 1000,5000   # one benchmark by hand, printed only',
+    'npx tsx bench/scenarios/export-memory.ts --formats PDF --rows 5000,50000',
+    'npx tsx bench/scenarios/tokenize-load.ts --duration 10 --connections 50',
+    'npx tsx bench/scenarios/tokenize-open-loop.ts --rate 300 --seconds 10 --shape split',
+    'BENCH_FORWARD_REQUESTS=1000 BENCH_FORWARD_CLIENTS=10 npx tsx bench/scenarios/forward-overhead.ts',
+    'npx tsx bench/baselines/raw-pdfkit.ts --rows 5000 --out /tmp/folio.pdf',
+    'BENCH_NIGHT_AUDIT_FOLIOS=1000 BENCH_NIGHT_AUDIT_CONFIGS=1x1,2x1 npx tsx bench/scenarios/night-audit.ts',
     '```',
     '',
     'Redis and PostgreSQL: `REDIS_URL` / `DATABASE_URL` when set, else local `redis-server` and PostgreSQL binaries started in a temporary directory (each run gets a fresh database). `pdfinfo` (poppler-utils) is used to check page counts when installed.',

@@ -1,7 +1,8 @@
 import { Queue, QueueEvents, Worker } from 'bullmq';
 import { createRedis } from '@folio-vault/shared/connections';
 import { runSchedule, type TOpenLoopResult } from '@folio-vault/test-kit/open-loop';
-import { summary, withLoad } from './support.js';
+import { withLoad } from '../support/machine.js';
+import { summary } from '../support/stats.js';
 
 /**
  * The tokenize benchmarks' baseline: a bare BullMQ add → process → result round trip on the

@@ -15,9 +15,9 @@
  * rendered" log line) and a bare BullMQ round trip on the same Redis. Each file is checked (200,
  * %PDF, as many bytes as Content-Length). The 1-minute load average is recorded beside each figure.
  *
- *   npx tsx bench/export-small.ts
- *   BENCH_EXPORT_SMALL_SEQUENTIAL=100 BENCH_EXPORT_SMALL_SECONDS=5 npx tsx bench/export-small.ts
- *   BENCH_CPU_PROF_DIR=/tmp/prof npx tsx bench/export-small.ts   # --cpu-prof (bench/service-processes.ts), render processes too
+ *   npx tsx bench/scenarios/export-small.ts
+ *   BENCH_EXPORT_SMALL_SEQUENTIAL=100 BENCH_EXPORT_SMALL_SECONDS=5 npx tsx bench/scenarios/export-small.ts
+ *   BENCH_CPU_PROF_DIR=/tmp/prof npx tsx bench/scenarios/export-small.ts   # --cpu-prof (bench/support/service-processes.ts), render processes too
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -27,9 +27,11 @@ import { Pool } from 'undici';
 import { createPgPool, createRedis } from '@folio-vault/shared/connections';
 import { importRecords, recordsOfDocument } from '@folio-vault/shared/ledger/batch-import';
 import { largeSource, largeSourceId } from '@folio-vault/test-kit/folio-document';
-import { cpuPer, cpuSnapshot, postgresServerOf } from './process-cpu.js';
-import { benchToken, freePort, liftedRateLimits, startService, type TServiceProcess } from './service-processes.js';
-import { benchEnvironment, machine, summary, withLoad, writeResult } from './support.js';
+import { cpuPer, cpuSnapshot, postgresServerOf } from '../support/process-cpu.js';
+import { benchToken, freePort, liftedRateLimits, startService, type TServiceProcess } from '../support/service-processes.js';
+import { benchEnvironment, writeResult } from '../support/environment.js';
+import { machine, withLoad } from '../support/machine.js';
+import { summary } from '../support/stats.js';
 import { typicalLedger } from '@folio-vault/test-kit/typical-ledger';
 
 const SEQUENTIAL = Number(process.env.BENCH_EXPORT_SMALL_SEQUENTIAL ?? 300);
@@ -49,7 +51,7 @@ export interface TExportSmallResult {
   async: { exports: number; e2e: TSummary; load: number };
   concurrent: {
     clients: number; exports: number; seconds: number; perSecond: number; e2e: TSummary; renderMs: TSummary; cpuMsPerExport: number; load: number;
-    /** CPU ms an export by process role, every process of the run (bench/process-cpu.ts): service, render processes, PostgreSQL, Redis, the clients. */
+    /** CPU ms an export by process role, every process of the run (bench/support/process-cpu.ts): service, render processes, PostgreSQL, Redis, the clients. */
     cpuByProcess?: Record<string, number>;
   };
   /** Render processes replaced over the whole run, by reason (export_render_process_replacements_total). */
@@ -73,7 +75,7 @@ let nextSmall = 0;
 const nextSource = () => smallSources[nextSmall++ % smallSources.length]!;
 
 /**
- * The clients' connections: an undici Pool, as bench/forward-overhead.ts uses, so the load generator
+ * The clients' connections: an undici Pool, as bench/scenarios/forward-overhead.ts uses, so the load generator
  * takes less of the two cores the service runs on. `fetch` cost this process 1.4–1.5 ms of CPU an
  * export at 20 clients.
  */

@@ -9,22 +9,24 @@
  * has a fresh Idempotency-Key and no {{card.cvv}} (a held CVV serves one forward only). Sequential
  * (one client), then 10 concurrent clients.
  *
- * Then the floor of the forward's shape (bench/service-floor.ts), one client, measured the same way:
+ * Then the floor of the forward's shape (bench/baselines/service-floor.ts), one client, measured the same way:
  * an Express app that adds one BullMQ job a request and answers its result, and a worker process
  * whose handler only sends the template (placeholders left as they are: no card data in Redis) to
  * the same gateway with an undici Pool and answers its status and body. No authentication,
  * validation, rate limit, database, card or log line: what the shape costs before the vault's work.
  *
- *   BENCH_FORWARD_REQUESTS=1000 BENCH_FORWARD_CLIENTS=10 npx tsx bench/forward-overhead.ts
+ *   BENCH_FORWARD_REQUESTS=1000 BENCH_FORWARD_CLIENTS=10 npx tsx bench/scenarios/forward-overhead.ts
  */
 import { randomBytes } from 'node:crypto';
 import { Pool } from 'undici';
 import { createPgPool } from '@folio-vault/shared/connections';
 import { createTestPki, startGateway, type TReceivedRequest } from '@folio-vault/test-kit/gateway';
 import { futureYear } from '@folio-vault/test-kit/cards';
-import { startFloor } from './service-floor.js';
-import { benchToken, freePort, liftedRateLimits, startService, type TServiceProcess } from './service-processes.js';
-import { benchEnvironment, machine, ms, summary, withLoad, writeResult } from './support.js';
+import { startFloor } from '../baselines/service-floor.js';
+import { benchToken, freePort, liftedRateLimits, startService, type TServiceProcess } from '../support/service-processes.js';
+import { benchEnvironment, writeResult } from '../support/environment.js';
+import { machine, withLoad } from '../support/machine.js';
+import { ms, summary } from '../support/stats.js';
 
 const REQUESTS = Number(process.env.BENCH_FORWARD_REQUESTS ?? 1000);
 const CLIENTS = Number(process.env.BENCH_FORWARD_CLIENTS ?? 10);

@@ -14,17 +14,18 @@
  * gets a fresh worker and a warm-up export first, so the figures are a running worker's and the
  * small export does not start at another format's large peak.
  *
- *   npx tsx bench/export-memory.ts                        # PDF and XLSX, 5,000 and 50,000 rows
- *   npx tsx bench/export-memory.ts --formats PDF --rows 5000,50000
+ *   npx tsx bench/scenarios/export-memory.ts                        # PDF and XLSX, 5,000 and 50,000 rows
+ *   npx tsx bench/scenarios/export-memory.ts --formats PDF --rows 5000,50000
  */
 import { parseArgs } from 'node:util';
 import { provisionServices } from '@folio-vault/dev-services/provision';
 import { createPgPool } from '@folio-vault/shared/connections';
 import { importRecords, recordsOfDocument } from '@folio-vault/shared/ledger/batch-import';
 import { largeSource, largeSourceId } from '@folio-vault/test-kit/folio-document';
-import { TreeMemorySampler } from './process-memory.js';
-import { benchToken, freePort, startService, type TServiceProcess } from './service-processes.js';
-import { benchEnvironment, machine, writeResult, type TMachine } from './support.js';
+import { TreeMemorySampler } from '../support/process-memory.js';
+import { benchToken, freePort, startService, type TServiceProcess } from '../support/service-processes.js';
+import { benchEnvironment, writeResult } from '../support/environment.js';
+import { machine, type TMachine } from '../support/machine.js';
 
 const { values } = parseArgs({ options: { rows: { type: 'string' }, formats: { type: 'string' } } });
 const SIZES = (values.rows ?? '5000,50000').split(',').map(Number);

@@ -5,7 +5,9 @@ import { generateLargeSource } from '@folio-vault/test-kit/demo-ledger';
 import { listTransactions } from '@folio-vault/shared/ledger/list-transactions';
 import { ZListTransactionsRequest } from '@folio-vault/shared/ledger/listing-schemas';
 import { provisionServices } from '@folio-vault/dev-services/provision';
-import { createBenchDatabase, machine, ms, summary, writeResult } from './support.js';
+import { createBenchDatabase, writeResult } from '../support/environment.js';
+import { machine } from '../support/machine.js';
+import { ms, summary } from '../support/stats.js';
 
 /**
  * Listing latency for one source of 20,000 transactions (the ledger module the API calls, against

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import pg from 'pg';
 import { pino } from 'pino';
 import { loadConfig, type TAllConfig } from '@folio-vault/shared/config';
@@ -45,23 +44,6 @@ export async function createBenchDatabase(serverUrl: string): Promise<string> {
   return url.toString();
 }
 
-export function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
-export function summary(samples: number[]): { p50: number; p90: number; p99: number; max: number; mean: number } {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return {
-    p50: percentile(sorted, 50),
-    p90: percentile(sorted, 90),
-    p99: percentile(sorted, 99),
-    max: sorted[sorted.length - 1]!,
-    mean: samples.reduce((a, b) => a + b, 0) / samples.length,
-  };
-}
-
-export const ms = (value: number) => `${value.toFixed(2)} ms`;
-
 /**
  * Hands a benchmark's figures to bench/run.ts: written as JSON to BENCH_RESULT_FILE when the runner
  * set it (each benchmark runs in its own process), ignored when run by hand.
@@ -69,48 +51,4 @@ export const ms = (value: number) => `${value.toFixed(2)} ms`;
 export function writeResult(result: unknown): void {
   const file = process.env.BENCH_RESULT_FILE;
   if (file) writeFileSync(file, JSON.stringify(result, null, 2));
-}
-
-export interface TMachine {
-  cpu: string;
-  cores: number;
-  memoryGiB: number;
-  node: string;
-  os: string;
-  date: string;
-}
-
-export function machine(): TMachine {
-  let cpu = os.cpus()[0]?.model ?? 'unknown';
-  try {
-    cpu = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpu;
-  } catch {
-    // Not Linux: os.cpus() it is.
-  }
-  return {
-    cpu: cpu.trim(),
-    cores: os.cpus().length,
-    memoryGiB: Number((os.totalmem() / 2 ** 30).toFixed(1)),
-    node: process.version,
-    os: `${os.type()} ${os.release()}`,
-    date: new Date().toISOString(),
-  };
-}
-
-/** The mean 1-minute load average over `samples`; above the core count, other work shared the machine. */
-export function meanLoad(samples: number[]): number {
-  return samples.reduce((a, b) => a + b, 0) / Math.max(samples.length, 1);
-}
-
-/** Runs `work` while sampling the 1-minute load average every second; its mean comes with the value. */
-export async function withLoad<T>(work: () => Promise<T>): Promise<{ value: T; load: number }> {
-  const loads: number[] = [];
-  const timer = setInterval(() => loads.push(os.loadavg()[0]!), 1000);
-  try {
-    const value = await work();
-    loads.push(os.loadavg()[0]!);
-    return { value, load: meanLoad(loads) };
-  } finally {
-    clearInterval(timer);
-  }
 }

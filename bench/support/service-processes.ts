@@ -10,7 +10,7 @@ import { COMPILED_ENTRY, ensureBuilt, FROM_SOURCE } from './compiled.js';
 
 /**
  * The service as deployed, for the end-to-end benchmarks: the API and the worker compiled, as the
- * Dockerfile runs them (bench/compiled.ts; from source with BENCH_FROM_SOURCE=1), and `npm start`
+ * Dockerfile runs them (bench/support/compiled.ts; from source with BENCH_FROM_SOURCE=1), and `npm start`
  * through tsx as the npm script runs it, spawned as separate processes with NODE_ENV=production. Their JSON logs go to a file, not to a pipe the bench process
  * would have to read: logging costs the service what it costs in production, and nothing here.
  */
@@ -47,7 +47,7 @@ export async function freePort(): Promise<number> {
 
 /**
  * BENCH_CPU_PROF_DIR=<dir>: the service's process (and its render processes, which inherit its
- * node flags) writes a V8 CPU profile there when it exits; `npx tsx bench/profile-summary.ts <dir>`
+ * node flags) writes a V8 CPU profile there when it exits; `npx tsx bench/support/profile-summary.ts <dir>`
  * tells where the time went, per process. Node refuses --cpu-prof in NODE_OPTIONS, so the entry is
  * run by node itself with tsx's loader (what the tsx command does in a child of its own).
  */

@@ -6,7 +6,7 @@
  * node_modules package of the function's file, "node:" for node's own modules, "app:<folder>" for
  * the repository's apps/ and packages/ (e.g. app:worker, app:shared).
  *
- *   npx tsx bench/profile-summary.ts <file-or-dir>... [--top N] [--per-file] [--per-kind] [--exclude-idle] [--units N] [--kinds a.ts,b.ts]
+ *   npx tsx bench/support/profile-summary.ts <file-or-dir>... [--top N] [--per-file] [--per-kind] [--exclude-idle] [--units N] [--kinds a.ts,b.ts]
  *
  * Directories are read for *.cpuprofile files (not recursively). Each process is labelled with its
  * kind: the first file of --kinds (default main.ts,main.js,render-child.ts,render-child.js) whose
@@ -153,7 +153,7 @@ const topAt = args.indexOf('--top');
 const top = topAt >= 0 ? Number(args[topAt + 1]) : 25;
 const inputs = args.filter((arg, i) => !arg.startsWith('--') && !['--top', '--units', '--kinds'].includes(args[i - 1] ?? ''));
 if (inputs.length === 0) {
-  console.error('usage: npx tsx bench/profile-summary.ts <file-or-dir>... [--top N] [--per-file] [--per-kind] [--exclude-idle] [--units N] [--kinds a.ts,b.ts]');
+  console.error('usage: npx tsx bench/support/profile-summary.ts <file-or-dir>... [--top N] [--per-file] [--per-kind] [--exclude-idle] [--units N] [--kinds a.ts,b.ts]');
   process.exit(2);
 }
 const files = inputs.flatMap((input) =>

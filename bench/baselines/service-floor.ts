@@ -2,10 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { ROOT } from '@folio-vault/test-kit/processes';
 
 /**
- * The floor of the tokenize and forward benchmarks (bench/tokenize-load.ts,
- * bench/forward-overhead.ts): what an intake API of this service's shape — Express, one BullMQ job a
+ * The floor of the tokenize and forward benchmarks (bench/scenarios/tokenize-load.ts,
+ * bench/scenarios/forward-overhead.ts): what an intake API of this service's shape — Express, one BullMQ job a
  * request, a worker in another process — costs when neither side does any work of the service's
- * (bench/service-floor-child.ts). Measured the same way as the service, in the same run, so the
+ * (bench/baselines/service-floor-child.ts). Measured the same way as the service, in the same run, so the
  * service's figures can be read against two yardsticks: the baseline issue 15's goals are set
  * against (a bare BullMQ round trip, a direct call to the gateway) and the least its own shape costs.
  *
@@ -30,7 +30,7 @@ export interface TFloorProcess {
 }
 
 function startChild(args: string[], env: Record<string, string>): Promise<TFloorProcess> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bench/service-floor-child.ts', ...args], {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'bench/baselines/service-floor-child.ts', ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -5,7 +5,9 @@ import { startApi } from '@folio-vault/api/server';
 import { createRedis } from '@folio-vault/shared/connections';
 import { startWorker } from '@folio-vault/worker/worker';
 import { spawnTs, waitForOutput } from '@folio-vault/test-kit/processes';
-import { benchEnvironment, machine, ms, summary, writeResult } from './support.js';
+import { benchEnvironment, writeResult } from '../support/environment.js';
+import { machine } from '../support/machine.js';
+import { ms, summary } from '../support/stats.js';
 
 /**
  * Tokenize latency: 1,000 sequential POST /vault/v1/tokens/card through the real API, queue,

@@ -1,9 +1,9 @@
 /**
- * The processes of the benchmarks' floor (bench/service-floor.ts): the least an intake API of this
+ * The processes of the benchmarks' floor (bench/baselines/service-floor.ts): the least an intake API of this
  * service's shape can cost, with none of the service's own work.
  *
- *   node --import tsx bench/service-floor-child.ts intake <express | express-queue | express-batch> [--with-worker]
- *   node --import tsx bench/service-floor-child.ts worker
+ *   node --import tsx bench/baselines/service-floor-child.ts intake <express | express-queue | express-batch> [--with-worker]
+ *   node --import tsx bench/baselines/service-floor-child.ts worker
  *
  * - `intake express`: Express 5 with its JSON body parser, answering a fixed token-sized object.
  * - `intake express-queue`: the same, but each request adds one BullMQ job and answers its result,
