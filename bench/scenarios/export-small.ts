@@ -12,7 +12,12 @@
  *    Also a few with `Prefer: respond-async` (202, the status polled every 20 ms, the file fetched).
  * 3. 20 clients doing the same at once: exports per second and latency.
  * Baselines, in the same run: the worker's own render time of the same exports (its "document
- * rendered" log line) and a bare BullMQ round trip on the same Redis. Each file is checked (200,
+ * rendered" log line), a bare BullMQ round trip on the same Redis, and, before the service starts
+ * (the same cores, nothing else of the service running), the render processes alone
+ * (bench/baselines/render-throughput.ts): a RenderPool of EXPORT_CONCURRENCY processes from source,
+ * as `npm start` runs them, rendering every small folio's document (built beforehand by the worker's
+ * buildFolioDocument) back to back. The clients' exports/s over it is the share of the render
+ * processes' own throughput the service delivers. Each file is checked (200,
  * %PDF, as many bytes as Content-Length). The 1-minute load average is recorded beside each figure.
  *
  *   npx tsx bench/scenarios/export-small.ts
@@ -25,8 +30,10 @@ import { rm } from 'node:fs/promises';
 import { Queue, QueueEvents, Worker } from 'bullmq';
 import { Pool } from 'undici';
 import { createPgPool, createRedis } from '@folio-vault/shared/connections';
+import { ZFolioExportRequest } from '@folio-vault/shared/exports/schemas';
 import { importRecords, recordsOfDocument } from '@folio-vault/shared/ledger/batch-import';
 import { largeSource, largeSourceId } from '@folio-vault/test-kit/folio-document';
+import { exportDocuments, renderThroughput, type TRenderThroughput } from '../baselines/render-throughput.js';
 import { cpuPer, cpuSnapshot, postgresServerOf } from '../support/process-cpu.js';
 import { benchToken, freePort, liftedRateLimits, startService, type TServiceProcess } from '../support/service-processes.js';
 import { benchEnvironment, writeResult } from '../support/environment.js';
@@ -57,6 +64,8 @@ export interface TExportSmallResult {
   /** Render processes replaced over the whole run, by reason (export_render_process_replacements_total). */
   replacements?: Record<string, number>;
   bare: TSummary;
+  /** The render processes alone on the same small folios (bench/baselines/render-throughput.ts). */
+  renderAlone?: TRenderThroughput;
   failures: string[];
 }
 
@@ -207,6 +216,9 @@ try {
   await importRecords(pool, '1', recordsOfDocument(ledger));
   const bare = summary(await bareBullmq(200));
   console.log(`bare BullMQ round trip: ${fmt(bare)}`);
+  const documents = await exportDocuments(pool, '1', smallSources.map((sourceId) => ZFolioExportRequest.parse({ sourceKind: 'RESERVATION', sourceId })));
+  const renderAlone = await renderThroughput(documents, { processes: config.EXPORT_CONCURRENCY, compiled: false });
+  console.log(`render processes alone (${renderAlone.processes}), the same ${renderAlone.documents} folios back to back: ${renderAlone.perSecond.toFixed(1)}/s, load ${renderAlone.load.toFixed(2)}`);
 
   const started = await startTimed();
   service = started.service;
@@ -227,6 +239,7 @@ try {
   const result: Partial<TExportSmallResult> = {
     machine: machine(),
     bare,
+    renderAlone,
     startup: {
       readyMs: started.readyMs,
       readyCpuMs: started.readyCpuMs,
@@ -294,6 +307,7 @@ try {
   };
   const c = result.concurrent;
   console.log(`${CLIENTS} clients, ${c.exports} exports in ${c.seconds.toFixed(1)} s: ${c.perSecond.toFixed(1)} exports/s, ${fmt(c.e2e)}; worker render ${fmt(c.renderMs)}; service CPU ${c.cpuMsPerExport.toFixed(1)} ms an export; load ${c.load.toFixed(2)}`);
+  console.log(`the service at ${CLIENTS} clients: ${(c.perSecond / renderAlone.perSecond).toFixed(2)}× the render processes' own throughput`);
   console.log(`CPU an export by process: ${Object.entries(c.cpuByProcess ?? {}).map(([role, ms]) => `${role} ${ms.toFixed(2)} ms`).join(', ')}`);
   result.replacements = await renderReplacements();
   console.log(`render processes replaced over the run: ${JSON.stringify(result.replacements)}`);

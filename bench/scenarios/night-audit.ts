@@ -14,6 +14,14 @@
  * job" is a source's render (its wait in the render pool included) and a job's whole time (a job
  * exports a chunk of sources: packages/shared/src/night-audit/night-audit-job.ts).
  *
+ * Baseline, in the same run, before each configuration's workers start (so on the same cores, with
+ * nothing else of the service running): the render processes alone (bench/baselines/render-throughput.ts)
+ * — a RenderPool of as many processes as the configuration runs in all (workers × EXPORT_CONCURRENCY),
+ * compiled or from source as the workers are, rendering the batch's documents (built beforehand by
+ * the worker's buildFolioDocument from the same ledger) back to back, BENCH_NIGHT_AUDIT_REPEAT times,
+ * the median run reported. The service's folios/s over it is the share of the render processes'
+ * own throughput the night audit delivers.
+ *
  *   npx tsx bench/scenarios/night-audit.ts
  *   BENCH_NIGHT_AUDIT_FOLIOS=300 BENCH_NIGHT_AUDIT_CONFIGS=1x1,2x1 npx tsx bench/scenarios/night-audit.ts
  *
@@ -29,8 +37,11 @@ import { resolve } from 'node:path';
 import { FlowProducer } from 'bullmq';
 import { createPgPool, createRedis } from '@folio-vault/shared/connections';
 import { importRecords, recordsOfDocument } from '@folio-vault/shared/ledger/batch-import';
+import { ZFolioExportRequest } from '@folio-vault/shared/exports/schemas';
 import { nightAuditStatus, startNightAudit, type TBatchStatusBody } from '@folio-vault/shared/night-audit/batches';
+import { auditExportRequest, selectAuditSources } from '@folio-vault/shared/night-audit/selection';
 import { spawnNode, spawnTs, waitForOutput, type TSpawned } from '@folio-vault/test-kit/processes';
+import { exportDocuments, renderThroughput, type TRenderThroughput } from '../baselines/render-throughput.js';
 import { COMPILED_ENTRY, ensureBuilt, FROM_SOURCE } from '../support/compiled.js';
 import { benchEnvironment, writeResult } from '../support/environment.js';
 import { machine } from '../support/machine.js';
@@ -126,6 +137,11 @@ const importStarted = performance.now();
 await importRecords(pool, '1', recordsOfDocument(ledger));
 const importSeconds = (performance.now() - importStarted) / 1000;
 await importRecords(pool, '2', recordsOfDocument(typicalLedger(2, WARM_UP_FOLIOS)));
+// The documents the batch exports, for the render baseline: the sources it selects, each as the worker builds it.
+const auditSources = await selectAuditSources(pool, '1', BUSINESS_DATE, String(ledger.property.timezone));
+const documents = await exportDocuments(pool, '1', auditSources.map((source) => ZFolioExportRequest.parse(auditExportRequest(source, BUSINESS_DATE, 'PDF'))));
+/** The render baseline per number of render processes, measured once for the configurations that share it. */
+const renderAlone = new Map<number, TRenderThroughput>();
 
 async function runBatch(propertyId: string, onTick: () => void = () => undefined): Promise<{ status: TBatchStatusBody; seconds: number; jobPrefix: string }> {
   const t = performance.now();
@@ -142,11 +158,21 @@ async function runBatch(propertyId: string, onTick: () => void = () => undefined
 
 console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, node ${process.version}; ${Object.entries(services.sources).map(([name, source]) => `${name}: ${source}`).join(', ')}`);
 console.log(`ledger: ${ledger.folios.length} folios, ${ledger.transactions.length} rows (${(ledger.transactions.length / ledger.folios.length).toFixed(1)} a folio), imported in ${importSeconds.toFixed(2)} s`);
-console.log('workers × EXPORT_CONCURRENCY   wall time   folios/s   peak RSS (workers + renderers)   mean render / job   load   CPU ms / folio');
+console.log('workers × EXPORT_CONCURRENCY   wall time   folios/s   peak RSS (workers + renderers)   mean render / job   load   CPU ms / folio   render alone, folios/s');
 
 const failures: string[] = [];
-const results: Array<{ workers: number; concurrency: number; folios: number; seconds: number; foliosPerSecond: number; runs: number[]; peakMb: number; renderMs: number; jobMs: number; load: number; cpuMsPerFolio: number }> = [];
+const results: Array<{
+  workers: number; concurrency: number; folios: number; seconds: number; foliosPerSecond: number; runs: number[]; peakMb: number; renderMs: number; jobMs: number; load: number; cpuMsPerFolio: number;
+  /** The render processes alone on the same documents, as many as this configuration runs. */
+  renderAlone: TRenderThroughput;
+}> = [];
 for (const { workers: count, concurrency } of CONFIGS) {
+  const processes = count * concurrency;
+  if (!renderAlone.has(processes)) {
+    const alone = await renderThroughput(documents, { processes, compiled: !FROM_SOURCE, repeat: REPEAT });
+    renderAlone.set(processes, alone);
+    console.log(`  render processes alone, ${processes} of them: ${alone.runs.map((rate) => rate.toFixed(1)).join(', ')} folios/s (median ${alone.perSecond.toFixed(1)}, load ${alone.load.toFixed(1)})`);
+  }
   const env = { ...rawEnv(), NODE_ENV: 'production', LOG_LEVEL: 'info', EXPORT_CONCURRENCY: String(concurrency) };
   const workers: TSpawned[] = Array.from({ length: count }, () => spawnWorker(env));
   try {
@@ -186,9 +212,11 @@ for (const { workers: count, concurrency } of CONFIGS) {
     const timing = `${renderMs.toFixed(0)} / ${jobMs.toFixed(0)} ms`;
     const load = loads.reduce((a, b) => a + b, 0) / Math.max(loads.length, 1);
     const cpuMs = [...cpuPerFolio].sort((a, b) => a - b)[Math.floor(cpuPerFolio.length / 2)]!;
-    results.push({ workers: count, concurrency, folios: status.completed, seconds, foliosPerSecond: status.completed / seconds, runs: rates, peakMb: peak, renderMs, jobMs, load, cpuMsPerFolio: cpuMs });
+    const alone = renderAlone.get(processes)!;
+    results.push({ workers: count, concurrency, folios: status.completed, seconds, foliosPerSecond: status.completed / seconds, runs: rates, peakMb: peak, renderMs, jobMs, load, cpuMsPerFolio: cpuMs, renderAlone: alone });
+    const share = `${alone.perSecond.toFixed(1)} (the service ${(status.completed / seconds / alone.perSecond).toFixed(2)}× of it)`;
     console.log(
-      `${label.padEnd(28)} ${`${seconds.toFixed(1)} s`.padStart(10)} ${(status.completed / seconds).toFixed(1).padStart(10)}   ${`${peak.toFixed(0)} MB`.padStart(30)}   ${timing.padStart(17)}   ${load.toFixed(1).padStart(4)}   ${cpuMs.toFixed(1).padStart(14)}`,
+      `${label.padEnd(28)} ${`${seconds.toFixed(1)} s`.padStart(10)} ${(status.completed / seconds).toFixed(1).padStart(10)}   ${`${peak.toFixed(0)} MB`.padStart(30)}   ${timing.padStart(17)}   ${load.toFixed(1).padStart(4)}   ${cpuMs.toFixed(1).padStart(14)}   ${share}`,
     );
   } finally {
     // Gracefully (tsx relays SIGTERM to the worker, which finishes and closes its render processes).
