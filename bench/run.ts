@@ -9,7 +9,7 @@
  *   npm run bench:quick                             # small sizes, a smoke check; writes out/benchmarks-quick.md
  *   npm run bench -- --only export --export-rows 1000,5000   # some export sizes only
  *   npm run bench -- --out /tmp/bench.md
- *   npm run bench -- --report-only                  # no benchmark: the report again from its stored figures and bench/changes.md
+ *   npm run bench -- --report-only                  # no benchmark: the report again from its stored figures
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -108,9 +108,7 @@ for (const name of BENCHMARKS) {
 
 mkdirSync(dirname(out), { recursive: true });
 const cleaned = JSON.stringify(runs, null, 1).replace(/--/g, '-\\u002d'); // "--" would end the comment
-const changesFile = join(ROOT, 'bench/changes.md');
-const changes = existsSync(changesFile) ? readFileSync(changesFile, 'utf8') : '';
-writeFileSync(out, `${renderReport(runs, machine(), changes)}\n<!-- bench-results\n${cleaned}\n-->\n`);
+writeFileSync(out, `${renderReport(runs, machine())}\n<!-- bench-results\n${cleaned}\n-->\n`);
 console.log(`\nbench: wrote ${out}`);
 const failed = selected.filter((name) => runs[name]?.error);
 if (failed.length) {

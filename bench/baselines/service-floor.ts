@@ -3,11 +3,12 @@ import { ROOT } from '@folio-vault/test-kit/processes';
 
 /**
  * The floor of the tokenize and forward benchmarks (bench/scenarios/tokenize-load.ts,
- * bench/scenarios/forward-overhead.ts): what an intake API of this service's shape — Express, one BullMQ job a
- * request, a worker in another process — costs when neither side does any work of the service's
- * (bench/baselines/service-floor-child.ts). Measured the same way as the service, in the same run, so the
- * service's figures can be read against two yardsticks: the baseline issue 15's goals are set
- * against (a bare BullMQ round trip, a direct call to the gateway) and the least its own shape costs.
+ * bench/scenarios/forward-overhead.ts): what an intake API of this service's shape — Express, one
+ * BullMQ job a request, a worker in another process — costs when neither side does any work of the
+ * service's (bench/baselines/service-floor-child.ts). Measured the same way as the service, in the
+ * same run, so the service's figures can be read against the least its own shape costs, beside the
+ * plainer baselines (a bare BullMQ round trip, a direct call to the gateway); the goals of both
+ * benchmarks are set against it (bench/report/goals.ts).
  *
  * - `express`: Express and its JSON parser alone, no queue;
  * - `express-queue`: Express, one job a request, a no-op worker process (the service's shape);

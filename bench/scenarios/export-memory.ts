@@ -1,8 +1,8 @@
 /**
  * The worker's memory for a large export against a small one, in the same run: a rendered file
  * reaches object storage as a stream (storage.putFile) and the render processes hold a chunk of
- * pages at a time, so a 50,000-row export must cost the worker's main process no more than 60 MB
- * over a 5,000-row one (docs/export.md#streaming).
+ * pages at a time, so a 50,000-row export costs the worker's main process little more than a
+ * 5,000-row one (docs/export.md#streaming; the goal is in bench/report/goals.ts).
  *
  * The real service: the API (`start:api`) and one worker (`start:worker`) as separate processes
  * with NODE_ENV=production, storing in S3 (STORAGE_DRIVER=minio against the provisioning module's
@@ -30,8 +30,6 @@ import { machine, type TMachine } from '../support/machine.js';
 const { values } = parseArgs({ options: { rows: { type: 'string' }, formats: { type: 'string' } } });
 const SIZES = (values.rows ?? '5000,50000').split(',').map(Number);
 const FORMATS = (values.formats ?? 'PDF,XLSX').split(',') as Array<'PDF' | 'XLSX'>;
-/** The goal: the largest size's worker peak within this many MB of the smallest's, per format. */
-export const EXPORT_MEMORY_GOAL_MB = 60;
 const WARM_UP_ROWS = 3_000;
 
 export interface TExportMemorySize {
@@ -51,10 +49,9 @@ export interface TExportMemoryResult {
   benchmark: 'export-memory';
   machine: TMachine;
   storage: string;
-  goalMb: number;
   sizes: TExportMemorySize[];
   /** Per format: the largest size's worker peak minus the smallest's (MB), and the render processes'. */
-  growth: Array<{ format: 'PDF' | 'XLSX'; fromRows: number; toRows: number; workerMb: number; renderMb: number; met: boolean }>;
+  growth: Array<{ format: 'PDF' | 'XLSX'; fromRows: number; toRows: number; workerMb: number; renderMb: number }>;
   failures: string[];
 }
 
@@ -132,7 +129,7 @@ function growthOf(sizes: TExportMemorySize[]): TExportMemoryResult['growth'] {
     const own = sizes.filter((size) => size.format === format).sort((a, b) => a.rows - b.rows);
     const [small, large] = [own[0]!, own[own.length - 1]!];
     const workerMb = large.workerMb - small.workerMb;
-    return { format, fromRows: small.rows, toRows: large.rows, workerMb, renderMb: large.renderMb - small.renderMb, met: workerMb <= EXPORT_MEMORY_GOAL_MB };
+    return { format, fromRows: small.rows, toRows: large.rows, workerMb, renderMb: large.renderMb - small.renderMb };
   });
 }
 
@@ -172,11 +169,11 @@ try {
 const growth = growthOf(sizes);
 for (const g of growth) {
   console.log(
-    `${g.format}: worker main ${g.workerMb >= 0 ? '+' : ''}${g.workerMb.toFixed(0)} MB from ${g.fromRows} to ${g.toRows} rows (goal ≤ ${EXPORT_MEMORY_GOAL_MB} MB: ${g.met ? 'met' : 'NOT met'}); render process ${g.renderMb >= 0 ? '+' : ''}${g.renderMb.toFixed(0)} MB`,
+    `${g.format}: worker main ${g.workerMb >= 0 ? '+' : ''}${g.workerMb.toFixed(0)} MB from ${g.fromRows} to ${g.toRows} rows; render process ${g.renderMb >= 0 ? '+' : ''}${g.renderMb.toFixed(0)} MB`,
   );
 }
 // An unmet goal is a figure (✘ in docs/benchmarks.md), not a failed run: only broken files fail it.
-const result: TExportMemoryResult = { benchmark: 'export-memory', machine: machine(), storage: s3.sources.s3 ?? 'MINIO_ENDPOINT', goalMb: EXPORT_MEMORY_GOAL_MB, sizes, growth, failures };
+const result: TExportMemoryResult = { benchmark: 'export-memory', machine: machine(), storage: s3.sources.s3 ?? 'MINIO_ENDPOINT', sizes, growth, failures };
 writeResult(result);
 if (failures.length) {
   console.error(`export-memory bench: files that do not match:\n${failures.join('\n')}`);

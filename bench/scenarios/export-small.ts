@@ -84,9 +84,8 @@ let nextSmall = 0;
 const nextSource = () => smallSources[nextSmall++ % smallSources.length]!;
 
 /**
- * The clients' connections: an undici Pool, as bench/scenarios/forward-overhead.ts uses, so the load generator
- * takes less of the two cores the service runs on. `fetch` cost this process 1.4–1.5 ms of CPU an
- * export at 20 clients.
+ * The clients' connections: an undici Pool, as bench/scenarios/forward-overhead.ts uses, so the load
+ * generator takes less of the cores the service runs on than `fetch` would.
  */
 const client = new Pool(base, { connections: CLIENTS });
 

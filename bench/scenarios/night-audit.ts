@@ -181,7 +181,7 @@ for (const { workers: count, concurrency } of CONFIGS) {
     // Warm-up: render processes started, code loaded, fonts read.
     await runBatch('2');
     // The measured batch runs REPEAT times (a re-run rewrites the same files) and the median run
-    // is reported: on a shared 2-core VM one run's figure moves by ±20 %.
+    // is reported: on a shared machine one run's figure moves a good deal.
     let peak = 0;
     let sampled = 0;
     const loads: number[] = [];

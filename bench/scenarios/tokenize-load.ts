@@ -42,7 +42,7 @@ const CONNECTIONS = Number(values.connections);
 const WARM_UP_SECONDS = 2;
 /**
  * Quiet time after the service starts, before the warm-up: a worker starts its render processes
- * at once (each loads its code and fonts, about 1.5 s of CPU), which would otherwise be measured
+ * at once (each loads its code and fonts), which would otherwise be measured
  * as tokenization's cost. The figures are a running service's.
  */
 const SETTLE_MS = 6_000;

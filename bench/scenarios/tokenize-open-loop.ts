@@ -6,7 +6,7 @@
  * at run time (test mode), through the real API, queue, worker and PostgreSQL, NODE_ENV=production,
  * rate limits lifted; API and worker as separate processes (`--shape single`: both in one, `npm start`).
  *
- * 1. --seconds at --rate (goal: p99 ≤ 25 ms at 300 req/s).
+ * 1. --seconds at --rate.
  * 2. A rate search: --steps rates, --step-seconds each, stopping after the first step that does not
  *    hold (p99 > 50 ms, or any error, timeout or non-2xx), then --refine halvings between the last
  *    rate held and the first not held. Reported: the highest rate held at p99 ≤ 50 ms.
@@ -46,13 +46,12 @@ const STEP_SECONDS = Number(values['step-seconds']);
 const REFINE = Number(values.refine);
 if (SHAPE !== 'split' && SHAPE !== 'single') throw new Error(`--shape split|single, not ${SHAPE}`);
 /**
- * Load at the fixed rate before the measured run, its figures reported apart. Two seconds were not
- * enough: a timeline of every request over 15 ms at 300/s (seventh round, bench/changes.md) put most
- * of them in the first 2 to 5 s of load, whether the run used a new connection pool or the warm-up's;
- * after 10 s of load they came only in the short clusters of a steady state.
+ * Load at the fixed rate before the measured run, its figures reported apart: a service's slow
+ * requests come mostly in its first seconds of load, whichever connection pool the run uses, and
+ * only in the short clusters of a steady state after this long.
  */
 const WARM_UP_SECONDS = 10;
-/** As bench/scenarios/tokenize-load.ts: the worker's render processes start (about 1.5 s of CPU) before anything is measured. */
+/** As bench/scenarios/tokenize-load.ts: the worker's render processes start before anything is measured. */
 const SETTLE_MS = 6_000;
 /** The rate search's bar: a step holds when its p99 is at most this and every request got a 2xx. */
 const SEARCH_P99_MS = 50;

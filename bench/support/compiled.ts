@@ -5,8 +5,7 @@ import { ROOT } from '@folio-vault/test-kit/processes';
  * The benchmarks run the API and the worker as production does (Dockerfile, docker-compose.yml):
  * `node apps/<app>/dist/main.js`, compiled by `npm run build`. From source (tsx) every process —
  * and every render process a worker starts or recycles — also runs tsx's loader thread and
- * transforms its code at start; the night audit's profile put that at 10 % of all CPU, a cost
- * production never pays. BENCH_FROM_SOURCE=1 measures the tsx way instead. `npm start` (the
+ * transforms its code at start, a cost production never pays. BENCH_FROM_SOURCE=1 measures the tsx way instead. `npm start` (the
  * one-process shape) is measured as it runs: from source.
  */
 export const FROM_SOURCE = process.env.BENCH_FROM_SOURCE === '1';
