@@ -1,8 +1,9 @@
 // The baseline of the night-audit and small-export benchmarks: the render processes' own
 // throughput on the folios those benchmarks export. The worker's RenderPool, as many processes as
-// the service runs and warmed as the worker warms them (warm(), then a few documents), renders the
-// same documents back to back as fast as it takes them, with no database, queue, job or upload in
-// the timed part: the documents are built once beforehand, by the worker's own buildFolioDocument.
+// the service runs, warmed as the worker warms them (warm()) and then by one untimed pass over the
+// documents (code compiled, texts seen), renders the same documents back to back as fast as it
+// takes them, with no database, queue, job or upload in the timed part: the documents are built
+// once beforehand, by the worker's own buildFolioDocument.
 // What the service delivers below this figure, on the same cores, is what its export machinery
 // costs around the render.
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -69,8 +70,8 @@ async function renderAll(pool: RenderPool, documents: TFolioDocument[], dir: str
 }
 
 /**
- * `documents` as PDFs through a RenderPool of `processes`, `repeat` times; the median run is the
- * figure. Twice as many documents are in flight as there are processes, so a process finds its next
+ * `documents` as PDFs through a RenderPool of `processes`, once to warm up, then `repeat` times; the
+ * median run is the figure. Twice as many documents are in flight as there are processes, so a process finds its next
  * document waiting when it answers. The render processes run with NODE_ENV=production, as the
  * service's do (React's production build).
  */
@@ -83,7 +84,7 @@ export async function renderThroughput(documents: TFolioDocument[], options: { p
   const dir = await mkdtemp(join(tmpdir(), 'fv-bench-render-'));
   try {
     await pool.warm();
-    await renderAll(pool, documents.slice(0, processes * 4), dir, processes * 2);
+    await renderAll(pool, documents, dir, processes * 2);
     const measured = await withLoad(async () => {
       const times: number[] = [];
       for (let run = 0; run < repeat; run += 1) times.push(await renderAll(pool, documents, dir, processes * 2));

@@ -15,10 +15,11 @@
  * rendered" log line), a bare BullMQ round trip on the same Redis, and, before the service starts
  * (the same cores, nothing else of the service running), the render processes alone
  * (bench/baselines/render-throughput.ts): a RenderPool of EXPORT_CONCURRENCY processes from source,
- * as `npm start` runs them, rendering every small folio's document (built beforehand by the worker's
- * buildFolioDocument) back to back. The clients' exports/s over it is the share of the render
- * processes' own throughput the service delivers. Each file is checked (200,
- * %PDF, as many bytes as Content-Length). The 1-minute load average is recorded beside each figure.
+ * as `npm start` runs them, rendering every small folio's document (built beforehand by the
+ * worker's buildFolioDocument) back to back, once to warm up and once timed. The clients' exports/s
+ * over it is the share of the render processes' own throughput the service delivers. Each file is
+ * checked (200, %PDF, as many bytes as Content-Length). The 1-minute load average is recorded
+ * beside each figure.
  *
  *   npx tsx bench/scenarios/export-small.ts
  *   BENCH_EXPORT_SMALL_SEQUENTIAL=100 BENCH_EXPORT_SMALL_SECONDS=5 npx tsx bench/scenarios/export-small.ts

@@ -15,12 +15,13 @@
  * exports a chunk of sources: packages/shared/src/night-audit/night-audit-job.ts).
  *
  * Baseline, in the same run, before each configuration's workers start (so on the same cores, with
- * nothing else of the service running): the render processes alone (bench/baselines/render-throughput.ts)
- * — a RenderPool of as many processes as the configuration runs in all (workers × EXPORT_CONCURRENCY),
- * compiled or from source as the workers are, rendering the batch's documents (built beforehand by
- * the worker's buildFolioDocument from the same ledger) back to back, BENCH_NIGHT_AUDIT_REPEAT times,
- * the median run reported. The service's folios/s over it is the share of the render processes'
- * own throughput the night audit delivers.
+ * nothing else of the service running): the render processes alone
+ * (bench/baselines/render-throughput.ts) — a RenderPool of as many processes as the configuration
+ * runs in all (workers × EXPORT_CONCURRENCY), compiled or from source as the workers are, rendering
+ * the batch's documents (built beforehand by the worker's buildFolioDocument from the same ledger)
+ * back to back, once to warm up and then BENCH_NIGHT_AUDIT_REPEAT times, the median run reported.
+ * The service's folios/s over it is the share of the render processes' own throughput the night
+ * audit delivers.
  *
  *   npx tsx bench/scenarios/night-audit.ts
  *   BENCH_NIGHT_AUDIT_FOLIOS=300 BENCH_NIGHT_AUDIT_CONFIGS=1x1,2x1 npx tsx bench/scenarios/night-audit.ts
