@@ -1,5 +1,5 @@
 import type { TExportSmallResult } from '../scenarios/export-small.js';
-import { header, int, msText, sec, table, type TRun } from './format.js';
+import { header, int, msText, renderProcesses, sec, table, type TRun } from './format.js';
 
 function cpuText(byProcess: Record<string, number> | undefined): string {
   if (!byProcess) return 'not measured';
@@ -31,7 +31,7 @@ export function exportSmallSection(run: TRun): string[] {
         [`${many.clients} clients`, int(many.exports), msText(many.e2e.p50), msText(many.e2e.p90), msText(many.e2e.p99), many.perSecond.toFixed(1), msText(many.renderMs.p50), msText(many.cpuMsPerExport), many.load.toFixed(1)],
         ['bare BullMQ round trip', '', msText(bare.p50), msText(bare.p90), msText(bare.p99), '', '', '', ''],
         alone
-          ? [`render processes alone (${alone.processes})`, int(alone.documents), '', '', '', alone.perSecond.toFixed(1), '', '', alone.load.toFixed(1)]
+          ? [`${renderProcesses(alone.processes)} alone`, int(alone.documents), '', '', '', alone.perSecond.toFixed(1), '', '', alone.load.toFixed(1)]
           : ['render processes alone', 'not measured in this run', '', '', '', '', '', '', ''],
       ],
     ),

@@ -13,6 +13,8 @@ export const mark = (ok: boolean) => (ok ? '✔' : '✘');
 export const int = (value: number) => Math.round(value).toLocaleString('en-US');
 export const sec = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 export const msText = (ms: number) => `${ms.toFixed(1)} ms`;
+/** "1 render process", "2 render processes". */
+export const renderProcesses = (count: number) => `${count} render process${count === 1 ? '' : 'es'}`;
 export const table = (head: string[], rows: string[][]) =>
   [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
 export const machineLine = (m: TMachine | undefined) => (m ? `${m.cores} × ${m.cpu}, ${m.memoryGiB} GiB, Node ${m.node}` : 'unknown');

@@ -10,7 +10,7 @@
 import type { TExportMemoryResult } from '../scenarios/export-memory.js';
 import type { TExportSmallResult } from '../scenarios/export-small.js';
 import type { TExportResult } from './export-e2e.js';
-import { int, mark, msText, sec, table, type TRun } from './format.js';
+import { int, mark, msText, renderProcesses, sec, table, type TRun } from './format.js';
 import type { TForwardResult } from './forward-overhead.js';
 import type { TNightAuditResult } from './night-audit.js';
 import type { TTokenizeResult } from './tokenize-load.js';
@@ -118,7 +118,7 @@ function nightAuditGoal(run: TRun | undefined): TGoal {
     outcome:
       fastest && share !== undefined
         ? {
-            measured: `${ratio(share)} at its fastest setting, ${fastest.workers} × ${fastest.concurrency}: ${fastest.foliosPerSecond.toFixed(1)} folios/s against ${fastest.renderAlone!.perSecond.toFixed(1)} from ${fastest.renderAlone!.processes} render processes alone`,
+            measured: `${ratio(share)} at its fastest setting, ${fastest.workers} × ${fastest.concurrency}: ${fastest.foliosPerSecond.toFixed(1)} folios/s against ${fastest.renderAlone!.perSecond.toFixed(1)} from ${renderProcesses(fastest.renderAlone!.processes)} alone`,
             met: share >= GOALS.ofRenderAlone,
           }
         : undefined,
@@ -139,7 +139,7 @@ function exportSmallGoals(run: TRun | undefined): TGoal[] {
       outcome:
         alone && many
           ? {
-              measured: `${ratio(many.perSecond / alone.perSecond)}: ${many.perSecond.toFixed(1)} exports/s against ${alone.perSecond.toFixed(1)} from ${alone.processes} render processes alone`,
+              measured: `${ratio(many.perSecond / alone.perSecond)}: ${many.perSecond.toFixed(1)} exports/s against ${alone.perSecond.toFixed(1)} from ${renderProcesses(alone.processes)} alone`,
               met: many.perSecond / alone.perSecond >= GOALS.ofRenderAlone,
             }
           : undefined,

@@ -1,6 +1,6 @@
 import type { TRenderThroughput } from '../baselines/render-throughput.js';
 import type { TMachine } from '../support/machine.js';
-import { header, int, table, type TRun } from './format.js';
+import { header, int, renderProcesses, table, type TRun } from './format.js';
 
 /** bench/scenarios/night-audit.ts's result. */
 export interface TNightAuditResult {
@@ -29,7 +29,7 @@ export function nightAuditSection(run: TRun): string[] {
         `${c.workers} × ${c.concurrency}`,
         `${c.seconds.toFixed(1)} s`,
         c.foliosPerSecond.toFixed(1),
-        c.renderAlone ? `${c.renderAlone.perSecond.toFixed(1)} (${c.renderAlone.processes} processes)` : 'not measured in this run',
+        c.renderAlone ? `${c.renderAlone.perSecond.toFixed(1)} (${renderProcesses(c.renderAlone.processes)})` : 'not measured in this run',
         c.renderAlone ? (c.foliosPerSecond / c.renderAlone.perSecond).toFixed(2) : '–',
         `${c.peakMb.toFixed(0)} MB`,
         `${c.renderMs.toFixed(0)} / ${c.jobMs.toFixed(0)} ms`,
