@@ -11,6 +11,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 COPY packages/shared/package.json packages/shared/
 COPY packages/dev-services/package.json packages/dev-services/
+COPY packages/test-kit/package.json packages/test-kit/
 COPY apps/api/package.json apps/api/
 COPY apps/worker/package.json apps/worker/
 COPY test/package.json test/

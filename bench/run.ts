@@ -9,34 +9,34 @@
  *   npm run bench:quick                             # small sizes, a smoke check; writes out/benchmarks-quick.md
  *   npm run bench -- --only export --export-rows 1000,5000   # some export sizes only
  *   npm run bench -- --out /tmp/bench.md
- *   npm run bench -- --report-only                  # no benchmark: the report again from its stored figures and bench/changes.md
+ *   npm run bench -- --report-only                  # no benchmark: the report again from its stored figures
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ROOT } from '../test/support/processes.js';
-import { renderReport } from './report.js';
-import type { TRun } from './report-format.js';
-import { machine } from './support.js';
+import { ROOT } from '@folio-vault/test-kit/processes';
+import { renderReport } from './report/report.js';
+import type { TRun } from './report/format.js';
+import { machine } from './support/machine.js';
 
 const BENCHMARKS = ['render', 'listing', 'export', 'export-small', 'export-memory', 'tokenize', 'tokenize-open-loop', 'latency', 'forward', 'night-audit'] as const;
 type TName = (typeof BENCHMARKS)[number];
 
 /** Script, arguments and environment of each benchmark, full and quick. */
 const PLAN: Record<TName, { script: string; full: { args?: string[]; env?: Record<string, string> }; quick: { args?: string[]; env?: Record<string, string> } }> = {
-  render: { script: 'bench/render-pdf.ts', full: {}, quick: { args: ['--sizes', '100,1000'] } },
-  listing: { script: 'bench/ledger-listing.ts', full: {}, quick: { env: { BENCH_LEDGER_ROWS: '2000' } } },
-  export: { script: 'bench/export-e2e.ts', full: {}, quick: { args: ['--rows', '1000'] } },
-  'export-small': { script: 'bench/export-small.ts', full: {}, quick: { env: { BENCH_EXPORT_SMALL_SEQUENTIAL: '50', BENCH_EXPORT_SMALL_ASYNC: '10', BENCH_EXPORT_SMALL_SECONDS: '3' } } },
-  'export-memory': { script: 'bench/export-memory.ts', full: {}, quick: { args: ['--formats', 'PDF', '--rows', '500,2000'] } },
-  tokenize: { script: 'bench/tokenize-load.ts', full: {}, quick: { args: ['--duration', '3'] } },
-  'tokenize-open-loop': { script: 'bench/tokenize-open-loop.ts', full: {}, quick: { args: ['--seconds', '3', '--step-seconds', '2', '--steps', '100,300,600', '--refine', '0'] } },
-  latency: { script: 'bench/tokenize-latency.ts', full: {}, quick: { env: { BENCH_REQUESTS: '200' } } },
-  forward: { script: 'bench/forward-overhead.ts', full: {}, quick: { env: { BENCH_FORWARD_REQUESTS: '200' } } },
+  render: { script: 'bench/scenarios/render-pdf.ts', full: {}, quick: { args: ['--sizes', '100,1000'] } },
+  listing: { script: 'bench/scenarios/ledger-listing.ts', full: {}, quick: { env: { BENCH_LEDGER_ROWS: '2000' } } },
+  export: { script: 'bench/scenarios/export-e2e.ts', full: {}, quick: { args: ['--rows', '1000'] } },
+  'export-small': { script: 'bench/scenarios/export-small.ts', full: {}, quick: { env: { BENCH_EXPORT_SMALL_SEQUENTIAL: '50', BENCH_EXPORT_SMALL_ASYNC: '10', BENCH_EXPORT_SMALL_SECONDS: '3' } } },
+  'export-memory': { script: 'bench/scenarios/export-memory.ts', full: {}, quick: { args: ['--formats', 'PDF', '--rows', '500,2000'] } },
+  tokenize: { script: 'bench/scenarios/tokenize-load.ts', full: {}, quick: { args: ['--duration', '3'] } },
+  'tokenize-open-loop': { script: 'bench/scenarios/tokenize-open-loop.ts', full: {}, quick: { args: ['--seconds', '3', '--step-seconds', '2', '--steps', '100,300,600', '--refine', '0'] } },
+  latency: { script: 'bench/scenarios/tokenize-latency.ts', full: {}, quick: { env: { BENCH_REQUESTS: '200' } } },
+  forward: { script: 'bench/scenarios/forward-overhead.ts', full: {}, quick: { env: { BENCH_FORWARD_REQUESTS: '200' } } },
   'night-audit': {
-    script: 'bench/night-audit.ts',
+    script: 'bench/scenarios/night-audit.ts',
     full: { env: { BENCH_NIGHT_AUDIT_FOLIOS: '1000', BENCH_NIGHT_AUDIT_CONFIGS: '1x1,2x1,1x2,2x2' } },
     quick: { env: { BENCH_NIGHT_AUDIT_FOLIOS: '100', BENCH_NIGHT_AUDIT_CONFIGS: '1x1,2x1' } },
   },
@@ -108,9 +108,7 @@ for (const name of BENCHMARKS) {
 
 mkdirSync(dirname(out), { recursive: true });
 const cleaned = JSON.stringify(runs, null, 1).replace(/--/g, '-\\u002d'); // "--" would end the comment
-const changesFile = join(ROOT, 'bench/changes.md');
-const changes = existsSync(changesFile) ? readFileSync(changesFile, 'utf8') : '';
-writeFileSync(out, `${renderReport(runs, machine(), changes)}\n<!-- bench-results\n${cleaned}\n-->\n`);
+writeFileSync(out, `${renderReport(runs, machine())}\n<!-- bench-results\n${cleaned}\n-->\n`);
 console.log(`\nbench: wrote ${out}`);
 const failed = selected.filter((name) => runs[name]?.error);
 if (failed.length) {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import jwt from 'jsonwebtoken';
 import { startLocalServices } from '@folio-vault/dev-services/provision';
 import { bootstrap } from '@folio-vault/shared/bootstrap';
-import { generateDemoLedger } from '@folio-vault/shared/ledger/demo-ledger';
+import { generateDemoLedger } from '@folio-vault/test-kit/demo-ledger';
 import { startDemoGateway } from './demo-gateway.js';
 import { startApiAndWorker } from './run-together.js';
 

@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { importRecords, recordsOfDocument } from '@folio-vault/shared/ledger/batch-import';
-import { generateDemoLedger } from '@folio-vault/shared/ledger/demo-ledger';
+import { generateDemoLedger } from '@folio-vault/test-kit/demo-ledger';
 import { fail, openDatabase, parsePropertyId } from './cli-support.js';
 
 const COMMAND = 'ledger:demo';

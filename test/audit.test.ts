@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditLog, type TAuditRow } from '@folio-vault/shared/vault/audit-log';
-import { cardBody, futureYear, generatedPan } from './support/cards.js';
+import { cardBody, futureYear, generatedPan } from '@folio-vault/test-kit/cards';
 import { findCvvs, findPans } from './support/secret-scan.js';
 import { createWorld, type TWorld } from './support/world.js';
 

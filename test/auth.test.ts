@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cardBody } from './support/cards.js';
+import { cardBody } from '@folio-vault/test-kit/cards';
 import { createWorld, type TWorld } from './support/world.js';
 
 /**

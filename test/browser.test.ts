@@ -4,7 +4,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { startWorker } from '@folio-vault/worker/worker';
-import { cardBody } from './support/cards.js';
+import { cardBody } from '@folio-vault/test-kit/cards';
 import { PROPERTY_1, importOk } from './support/ledger-fixture.js';
 import { createWorld, type TWorld } from './support/world.js';
 import { Queue } from 'bullmq';

@@ -13,9 +13,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '@folio-vault/dev-services/process-utils';
 import { provisionServices, type TProvisioned } from '@folio-vault/dev-services/provision';
 import { createRedis } from '@folio-vault/shared/connections';
-import { cardBody, futureYear } from './support/cards.js';
+import { cardBody, futureYear } from '@folio-vault/test-kit/cards';
 import { PROPERTY_1, SOURCE_ID, ledgerFolios, ledgerTransactions } from './support/ledger-fixture.js';
-import { ROOT, waitForOutput, type TSpawned } from './support/processes.js';
+import { ROOT, waitForOutput, type TSpawned } from '@folio-vault/test-kit/processes';
 import { testKeys } from './support/world.js';
 import { binaryBody } from './support/binary-body.js';
 

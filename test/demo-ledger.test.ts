@@ -1,13 +1,13 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateDemoLedger, type TDemoLedger } from '@folio-vault/shared/ledger/demo-ledger';
+import { generateDemoLedger, type TDemoLedger } from '@folio-vault/test-kit/demo-ledger';
 import { ZImportRequest } from '@folio-vault/shared/ledger/schemas';
-import { cardBody } from './support/cards.js';
+import { cardBody } from '@folio-vault/test-kit/cards';
 import { tokenize } from './support/forward.js';
 import { createWorld, type TWorld } from './support/world.js';
 
 /**
- * The demo ledger (packages/shared/src/ledger/demo-ledger.ts, demo-stays.ts) that `npm run demo`,
+ * The demo ledger (packages/test-kit/src/demo-ledger.ts, demo-stays.ts) that `npm run demo`,
  * `npm run ledger:demo` and the benchmarks import: its stays, users, card and foreign-currency
  * payments are consistent with its transactions and pass the import's validation; and imported
  * through the API with a real vault token, its visa payments come out labelled from the token.

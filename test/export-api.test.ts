@@ -9,7 +9,7 @@ import ExcelJS from 'exceljs';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker, type TRunningWorker } from '@folio-vault/worker/worker';
-import { generatedPan } from './support/cards.js';
+import { generatedPan } from '@folio-vault/test-kit/cards';
 import { PROPERTY_1, PROPERTY_2, importOk } from './support/ledger-fixture.js';
 import { createWorld, type TWorld } from './support/world.js';
 import { binaryBody } from './support/binary-body.js';

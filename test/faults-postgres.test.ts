@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { cardBody } from './support/cards.js';
+import { cardBody } from '@folio-vault/test-kit/cards';
 import {
   FAULT_SOURCE,
   faultEnv,
@@ -15,7 +15,7 @@ import {
   type TApiProcess,
   type TRestartable,
 } from './support/faults.js';
-import type { TSpawned } from './support/processes.js';
+import type { TSpawned } from '@folio-vault/test-kit/processes';
 
 /**
  * PostgreSQL down (issue 7; docs/api.md#errors, docs/api.md#operations). The API and the worker are real processes on a

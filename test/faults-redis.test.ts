@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedis, type TRedisClient } from '@folio-vault/shared/connections';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { vaultSweepJob } from '@folio-vault/shared/vault/vault-sweep-job';
-import { cardBody } from './support/cards.js';
+import { cardBody } from '@folio-vault/test-kit/cards';
 import {
   faultEnv,
   killGroup,
@@ -18,7 +18,7 @@ import {
   type TApiProcess,
   type TRestartable,
 } from './support/faults.js';
-import type { TSpawned } from './support/processes.js';
+import type { TSpawned } from '@folio-vault/test-kit/processes';
 import { createDatabase } from './support/world.js';
 
 /**

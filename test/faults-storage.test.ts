@@ -20,7 +20,7 @@ import {
   propertyHeaders,
   type TFaultExportStatus,
 } from './support/faults.js';
-import type { TSpawned } from './support/processes.js';
+import type { TSpawned } from '@folio-vault/test-kit/processes';
 import { createDatabase } from './support/world.js';
 
 /**

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { PoolClient } from 'pg';
 import type request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cardBody } from './support/cards.js';
+import { cardBody } from '@folio-vault/test-kit/cards';
 import { deleteToken, destinationsSetting, forward, tokenize } from './support/forward.js';
 import { until } from './support/faults.js';
-import { createTestPki, startGateway, type TTestGateway } from './support/gateway.js';
+import { createTestPki, startGateway, type TTestGateway } from '@folio-vault/test-kit/gateway';
 import { createWorld, type TWorld } from './support/world.js';
 import { ForwardAttempts } from '../apps/worker/src/vault/forward/forward-attempts.js';
 

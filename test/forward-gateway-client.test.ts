@@ -2,11 +2,11 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TResolvedDestination } from '@folio-vault/shared/vault/forward/destinations';
 import { GatewayClients, GatewayError, MAX_GATEWAY_ANSWER_BYTES, NotSentError, type TGatewayRequest } from '@folio-vault/worker/vault/forward/gateway-client';
-import { answerBytes, createTestPki, neverAnswer, redirectTo, startGateway, startPlainGateway } from './support/gateway.js';
-import type { TGatewayHandler, TTestGateway, TTestPki } from './support/gateway.js';
+import { answerBytes, createTestPki, neverAnswer, redirectTo, startGateway, startPlainGateway } from '@folio-vault/test-kit/gateway';
+import type { TGatewayHandler, TTestGateway, TTestPki } from '@folio-vault/test-kit/gateway';
 
 /**
- * The forward proxy's gateway client against real local HTTPS "gateways" (test/support/gateway.ts)
+ * The forward proxy's gateway client against real local HTTPS "gateways" (packages/test-kit/src/gateway.ts)
  * with certificates from a test CA. No timing is asserted beyond "it ended" (a 5 s bound on the
  * time-out case only proves it did not hang).
  */

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cardBody } from './support/cards.js';
+import { cardBody } from '@folio-vault/test-kit/cards';
 import { auditRowOf, closedPort, deleteToken, destinationsSetting, forward, tokenize } from './support/forward.js';
-import { answerBytes, createTestPki, neverAnswer, redirectTo, startGateway, type TTestGateway } from './support/gateway.js';
+import { answerBytes, createTestPki, neverAnswer, redirectTo, startGateway, type TTestGateway } from '@folio-vault/test-kit/gateway';
 import { createWorld, type TWorld } from './support/world.js';
 
 /**

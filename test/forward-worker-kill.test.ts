@@ -2,10 +2,10 @@ import { Queue } from 'bullmq';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
-import { cardBody } from './support/cards.js';
+import { cardBody } from '@folio-vault/test-kit/cards';
 import { killGroup, logLines, startWorkerProcess, until } from './support/faults.js';
-import { createTestPki, holdUntilReleased, startGateway, type TTestGateway } from './support/gateway.js';
-import type { TSpawned } from './support/processes.js';
+import { createTestPki, holdUntilReleased, startGateway, type TTestGateway } from '@folio-vault/test-kit/gateway';
+import type { TSpawned } from '@folio-vault/test-kit/processes';
 import { createWorld, type TWorld } from './support/world.js';
 
 /**

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cardBody, futureYear } from './support/cards.js';
+import { cardBody, futureYear } from '@folio-vault/test-kit/cards';
 import { auditRowOf, destinationsSetting, forward, getToken, tokenize } from './support/forward.js';
-import { createTestPki, failWith, startGateway, type TTestGateway } from './support/gateway.js';
+import { createTestPki, failWith, startGateway, type TTestGateway } from '@folio-vault/test-kit/gateway';
 import { createWorld, type TWorld } from './support/world.js';
 import { maskName } from '@folio-vault/shared/vault/card/mask';
 import { Queue, QueueEvents } from 'bullmq';

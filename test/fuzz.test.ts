@@ -2,7 +2,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_STATUS } from '@folio-vault/shared/errors';
-import { cardBody, futureYear } from './support/cards.js';
+import { cardBody, futureYear } from '@folio-vault/test-kit/cards';
 import { answerProblems } from './support/openapi-answers.js';
 import { createWorld, type TWorld } from './support/world.js';
 

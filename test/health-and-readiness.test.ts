@@ -5,7 +5,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '@folio-vault/dev-services/process-utils';
 import { startRedisServer, type TRunningService } from '@folio-vault/dev-services/redis-server';
-import { cardBody } from './support/cards.js';
+import { cardBody } from '@folio-vault/test-kit/cards';
 import { createWorld, type TWorld } from './support/world.js';
 
 /**

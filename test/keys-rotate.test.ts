@@ -5,8 +5,8 @@ import { loadConfig } from '@folio-vault/shared/config';
 import { openField, unwrapDataKey } from '@folio-vault/shared/vault/crypto/envelope';
 import { parseKeyring } from '@folio-vault/shared/vault/crypto/keyring';
 import { startWorker, type TRunningWorker } from '@folio-vault/worker/worker';
-import { cardBody, futureYear, generatedPan } from './support/cards.js';
-import { spawnTs } from './support/processes.js';
+import { cardBody, futureYear, generatedPan } from '@folio-vault/test-kit/cards';
+import { spawnTs } from '@folio-vault/test-kit/processes';
 import { createWorld, type TWorld } from './support/world.js';
 
 // Tests print their figures.

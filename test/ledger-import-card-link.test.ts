@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cardBody, generatedPan } from './support/cards.js';
+import { cardBody, generatedPan } from '@folio-vault/test-kit/cards';
 import { deleteToken, FORWARD_SCOPE, tokenize } from './support/forward.js';
 import { postImport } from './support/ledger-fixture.js';
-import { spawnTs } from './support/processes.js';
+import { spawnTs } from '@folio-vault/test-kit/processes';
 import { createWorld, type TWorld } from './support/world.js';
 
 /**

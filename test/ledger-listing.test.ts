@@ -13,7 +13,7 @@ import {
   ledgerTransactions,
   type TLedgerTransaction,
 } from './support/ledger-fixture.js';
-import { generatedPan } from './support/cards.js';
+import { generatedPan } from '@folio-vault/test-kit/cards';
 import { createWorld, type TWorld } from './support/world.js';
 
 /**

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '@folio-vault/dev-services/process-utils';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { startWorker } from '@folio-vault/worker/worker';
-import { cardBody } from './support/cards.js';
-import { spawnTs, waitForOutput } from './support/processes.js';
+import { cardBody } from '@folio-vault/test-kit/cards';
+import { spawnTs, waitForOutput } from '@folio-vault/test-kit/processes';
 import { createWorld, type TWorld } from './support/world.js';
 
 /** The processes as an operator runs them: separate API and worker, signals, the token command. */

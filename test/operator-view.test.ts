@@ -7,7 +7,7 @@ import { QUEUE_STATES } from '@folio-vault/shared/metrics';
 import { freePort } from '@folio-vault/dev-services/process-utils';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { startWorker } from '@folio-vault/worker/worker';
-import { cardBody } from './support/cards.js';
+import { cardBody } from '@folio-vault/test-kit/cards';
 import { PROPERTY_1, importOk } from './support/ledger-fixture.js';
 import { findPans } from './support/secret-scan.js';
 import { createWorld, type TWorld } from './support/world.js';

@@ -10,7 +10,7 @@ import { renderFolioPdf } from '../apps/worker/src/exports/pdf/folio-pdf.js';
 import { planFolioPdf } from '../apps/worker/src/exports/pdf/plan.js';
 import { createMetrics, type TMetrics } from '@folio-vault/shared/metrics';
 import { RenderPool } from '@folio-vault/worker/exports/render-pool';
-import { folioDocument } from './support/folio-document.js';
+import { folioDocument } from '@folio-vault/test-kit/folio-document';
 
 /**
  * The render pool cuts a PDF into chunks of pages, renders them in parallel processes and joins

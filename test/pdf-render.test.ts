@@ -9,7 +9,7 @@ import type { TLanguage } from '@folio-vault/shared/i18n/languages';
 import { paginate } from '@folio-vault/worker/exports/pdf/paginate';
 // A relative import: the worker's package exports map "./*" to "./src/*.ts", and this module is .tsx.
 import { renderFolioPdf } from '../apps/worker/src/exports/pdf/folio-pdf.js';
-import { documentFolio, documentRow, documentRows, folioDocument, totals } from './support/folio-document.js';
+import { documentFolio, documentRow, documentRows, folioDocument, totals } from '@folio-vault/test-kit/folio-document';
 
 /**
  * Renders real PDFs and reads them back with poppler (pdftotext -layout, pdfinfo): what a reader of

@@ -7,7 +7,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { startRedisCluster, type TRunningRedisCluster } from '@folio-vault/dev-services/redis-cluster';
-import { cardBody } from './support/cards.js';
+import { cardBody } from '@folio-vault/test-kit/cards';
 import { createWorld, type TWorld } from './support/world.js';
 
 /**

@@ -14,7 +14,7 @@ import {
   until,
   type TApiProcess,
 } from './support/faults.js';
-import { spawnTs, waitForOutput, type TSpawned } from './support/processes.js';
+import { spawnTs, waitForOutput, type TSpawned } from '@folio-vault/test-kit/processes';
 import { createDatabase } from './support/world.js';
 
 /**

@@ -9,7 +9,7 @@ import { sourcesPerJob } from '@folio-vault/shared/night-audit/night-audit-job';
 import { auditObjectKey, manifestKey } from '@folio-vault/shared/night-audit/selection';
 import { retentionSweepJob } from '@folio-vault/shared/exports/retention-sweep-job';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
-import { spawnTs, waitForOutput, type TSpawned } from './support/processes.js';
+import { spawnTs, waitForOutput, type TSpawned } from '@folio-vault/test-kit/processes';
 import { createWorld, type TWorld } from './support/world.js';
 
 /**

@@ -9,8 +9,8 @@ import { maskPan } from '@folio-vault/shared/vault/card/redact-pan';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { findBinary, freePort } from '@folio-vault/dev-services/process-utils';
 import { startRedisServer, type TRunningService } from '@folio-vault/dev-services/redis-server';
-import { cardBody, futureYear } from './support/cards.js';
-import { createTestPki, startGateway, type TTestGateway } from './support/gateway.js';
+import { cardBody, futureYear } from '@folio-vault/test-kit/cards';
+import { createTestPki, startGateway, type TTestGateway } from '@folio-vault/test-kit/gateway';
 import { dumpRedis, dumpRows, findCvvs, findPans, readAof, scanStore, withoutJsonNumbers, type TScan } from './support/secret-scan.js';
 import { createWorld, type TWorld } from './support/world.js';
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maskPan, redactPans } from '@folio-vault/shared/vault/card/redact-pan';
 import { findBinary, freePort } from '@folio-vault/dev-services/process-utils';
 import { startRedisServer, type TRunningService } from '@folio-vault/dev-services/redis-server';
-import { cardBody, futureYear, generatedPan } from './support/cards.js';
+import { cardBody, futureYear, generatedPan } from '@folio-vault/test-kit/cards';
 import { dumpRedis, dumpRows, findCvvs, findPans, scanStore, withoutJsonNumbers, type TScan } from './support/secret-scan.js';
 import { createWorld, type TWorld } from './support/world.js';
 

@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findBinary } from '@folio-vault/dev-services/process-utils';
-import { cardBody, futureYear, generatedPan } from './support/cards.js';
+import { cardBody, futureYear, generatedPan } from '@folio-vault/test-kit/cards';
 import { dumpRedis, findCvvs, findPans } from './support/secret-scan.js';
 import { createWorld, type TWorld } from './support/world.js';
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { freePort } from '@folio-vault/dev-services/process-utils';
 import { faultEnv, killGroup, logLines, privatePostgres, privateRedis, removeQueueKeys, until, type TRestartable } from './support/faults.js';
-import { spawnTs, waitForOutput, type TSpawned } from './support/processes.js';
+import { spawnTs, waitForOutput, type TSpawned } from '@folio-vault/test-kit/processes';
 import { createDatabase } from './support/world.js';
 
 /**

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cardBody } from './support/cards.js';
+import { cardBody } from '@folio-vault/test-kit/cards';
 import { until } from './support/faults.js';
 import { deleteToken, getToken, tokenize } from './support/forward.js';
 import { createWorld, type TWorld } from './support/world.js';

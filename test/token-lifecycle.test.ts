@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditLog } from '@folio-vault/shared/vault/audit-log';
-import { cardBody, futureYear } from './support/cards.js';
+import { cardBody, futureYear } from '@folio-vault/test-kit/cards';
 import { until } from './support/faults.js';
 import { FORWARD_SCOPE, deleteToken, getToken, tokenize } from './support/forward.js';
 import { createWorld, type TWorld } from './support/world.js';

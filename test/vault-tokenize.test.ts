@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cardBody, futureYear, generatedPan } from './support/cards.js';
+import { cardBody, futureYear, generatedPan } from '@folio-vault/test-kit/cards';
 import { createWorld, type TWorld } from './support/world.js';
 
 let world: TWorld;

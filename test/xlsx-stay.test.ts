@@ -7,7 +7,7 @@ import type { TDocumentStay } from '@folio-vault/shared/exports/folio-document';
 import { translator } from '@folio-vault/shared/i18n/catalog';
 import type { TLanguage } from '@folio-vault/shared/i18n/languages';
 import { writeFolioXlsx } from '@folio-vault/worker/exports/xlsx/folio-xlsx';
-import { documentFolio, documentRow, folioDocument } from './support/folio-document.js';
+import { documentFolio, documentRow, folioDocument } from '@folio-vault/test-kit/folio-document';
 
 /**
  * The stay rows at the top of the folio sheet and the Card, Foreign amount and Foreign currency

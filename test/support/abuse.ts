@@ -4,7 +4,7 @@
 
 import request from 'supertest';
 import { expect } from 'vitest';
-import { cardBody } from './cards.js';
+import { cardBody } from '@folio-vault/test-kit/cards';
 import type { TWorld } from './world.js';
 
 export const TOKENIZE = '/vault/v1/tokens/card';

@@ -16,7 +16,7 @@ import { S3RVER_CREDENTIALS } from '@folio-vault/dev-services/s3-server';
 import { freePort } from '@folio-vault/dev-services/process-utils';
 import { startPostgresServer } from '@folio-vault/dev-services/postgres-server';
 import { startRedisServer, type TRunningService } from '@folio-vault/dev-services/redis-server';
-import { spawnTs, waitForOutput, type TSpawned } from './processes.js';
+import { spawnTs, waitForOutput, type TSpawned } from '@folio-vault/test-kit/processes';
 import { testKeys } from './world.js';
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

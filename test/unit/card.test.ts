@@ -3,7 +3,7 @@ import { CARD_BRANDS, cvvLengthFor, detectBrand, validLengthsFor, type TCardBran
 import { isLuhnValid } from '@folio-vault/shared/vault/card/luhn';
 import { maskName } from '@folio-vault/shared/vault/card/mask';
 import { PUBLIC_TEST_CARD_NUMBERS, isPublicTestCard } from '@folio-vault/shared/vault/card/test-cards';
-import { luhnCheckDigit as checkDigit } from '../support/cards.js';
+import { luhnCheckDigit as checkDigit } from '@folio-vault/test-kit/cards';
 
 /** The public test numbers allowed as literals in this repository. */
 const PUBLIC_NUMBERS = [

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { maskHeaders, maskSecrets } from '@folio-vault/shared/vault/forward/mask';
-import { luhnCheckDigit as checkDigit } from '../support/cards.js';
+import { luhnCheckDigit as checkDigit } from '@folio-vault/test-kit/cards';
 
 const secrets = { pan: '4111111111111111', cvv: '737' };
 

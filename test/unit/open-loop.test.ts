@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openLoop, type TOpenLoopResult } from '../../bench/open-loop.js';
+import { openLoop, type TOpenLoopResult } from '@folio-vault/test-kit/open-loop';
 
 /**
- * The open-loop generator (bench/open-loop.ts) against a real HTTP server started here, in this
+ * The open-loop generator (packages/test-kit/src/open-loop.ts) against a real HTTP server started here, in this
  * process, so the server's and the generator's times are read on the same clock (performance.now()).
  * Only relationships that hold on any machine are asserted: exact counts, and latencies at least a
  * delay the test itself imposed (a stalled server, a stalled generator), never a machine's speed.

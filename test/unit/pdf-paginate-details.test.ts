@@ -13,7 +13,7 @@ import {
   rowSlots,
   type TPagination,
 } from '@folio-vault/worker/exports/pdf/paginate';
-import { documentFolio, documentRow, documentRows, folioDocument } from '../support/folio-document.js';
+import { documentFolio, documentRow, documentRows, folioDocument } from '@folio-vault/test-kit/folio-document';
 
 /**
  * paginate() with the stay block (a fixed STAY_SLOTS off the first page) and rows that carry a

@@ -28,7 +28,7 @@ import {
   type TBlock,
   type TPagination,
 } from '@folio-vault/worker/exports/pdf/paginate';
-import { documentFolio, documentRow, documentRows, folioDocument, totals } from '../support/folio-document.js';
+import { documentFolio, documentRow, documentRows, folioDocument, totals } from '@folio-vault/test-kit/folio-document';
 
 const RECIPIENT = { type: 'GUEST', name: 'Anna Petrova', taxLabel: 'taxId', taxNumber: 'B1' } as const;
 

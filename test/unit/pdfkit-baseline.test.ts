@@ -2,12 +2,12 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sampleDocument } from '../../bench/folio-documents.js';
-import { renderBaselinePdf } from '../../bench/pdfkit-baseline.js';
+import { sampleDocument } from '@folio-vault/test-kit/folio-document';
+import { renderBaselinePdf } from '@folio-vault/test-kit/raw-pdfkit-folio';
 
 /**
- * The benchmarks' raw-pdfkit baseline (bench/pdfkit-baseline.ts) draws voided rows struck through.
- * pdfkit's own `strike` option throws on a line drawn without line breaks (pdfkit 0.20.1, the copy
+ * The benchmarks' raw-pdfkit baseline (packages/test-kit/src/raw-pdfkit-folio.ts) draws voided rows
+ * struck through. pdfkit's own `strike` option throws on a line drawn without line breaks (pdfkit 0.20.1, the copy
  * React-PDF pins), which stopped the render and export benchmarks; the baseline draws the line itself.
  */
 describe('the raw pdfkit baseline', () => {

@@ -54,7 +54,7 @@ async function perform(work: TRenderWork): Promise<TRenderedFile | undefined> {
  * table and shaping code to its fastest form only once it has seen it run for a while, and shaping
  * runs only for texts the process has not shaped yet: passes that repeated one document's texts
  * would shape nothing after the first, and the first real export would still be compiling fontkit's
- * lookups while it rendered (bench/export-small.ts measures the first export against a warm one).
+ * lookups while it rendered (bench/scenarios/export-small.ts measures the first export against a warm one).
  */
 const WARM_UP_PASSES = 3;
 

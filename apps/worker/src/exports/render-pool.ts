@@ -185,7 +185,7 @@ export class RenderPool {
    */
   private spawn(warmUp = false): ChildProcess {
     // The child runs as the rest of the service does (tsx from source, plain node compiled), with its own heap.
-    // A profiled worker (node --cpu-prof, bench/night-audit.ts) profiles its render processes too.
+    // A profiled worker (node --cpu-prof, bench/scenarios/night-audit.ts) profiles its render processes too.
     const profiling = process.execArgv.filter((arg) => arg.startsWith('--cpu-prof'));
     // --expose-gc: the process collects its garbage before its size is judged (render-child.ts, settleMemory).
     const args = [`${RSS_LIMIT_FLAG}${this.options.maxRssBytes ?? MAX_RSS_BYTES}`, ...(warmUp ? [WARM_UP_FLAG] : [])];

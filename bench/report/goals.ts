@@ -1,0 +1,188 @@
+// The goals of docs/benchmarks.md, each judged on the figures of one run. Absolute figures swing two
+// to three times across machines of the same kind, so every goal is a ratio to a baseline measured in
+// the same run on the same machine: tokenize against the floor of its shape (the service's shape
+// with none of its work, bench/baselines/service-floor.ts), the forward's overhead against the
+// floor of the forward's shape, exports against raw pdfkit drawing the same table
+// (bench/baselines/raw-pdfkit.ts), the night audit and small exports against the render processes
+// alone on the same folios (bench/baselines/render-throughput.ts), the first export after start
+// against the same export warm. Memory growth is the one absolute bound: a large export against a
+// small one on the same worker. A goal whose figures the run lacks says so.
+import type { TExportMemoryResult } from '../scenarios/export-memory.js';
+import type { TExportSmallResult } from '../scenarios/export-small.js';
+import type { TExportResult } from './export-e2e.js';
+import { int, mark, msText, renderProcesses, sec, table, type TRun } from './format.js';
+import type { TForwardResult } from './forward-overhead.js';
+import type { TNightAuditResult } from './night-audit.js';
+import type { TTokenizeResult } from './tokenize-load.js';
+
+export const GOALS = {
+  /** Tokenize's answers a second over its shape's floor's, both shapes: held, not pushed. */
+  tokenizeOfFloor: 0.5,
+  /** The forward's overhead over a direct call at p50, over the forward floor's. */
+  forwardOverheadOfFloor: 2,
+  /** An export's time end to end over raw pdfkit's drawing the same table, in this range of rows. */
+  exportOfRawPdfkit: 1,
+  exportRows: { from: 5_000, to: 50_000 },
+  /** The night audit's folios a second, and small exports' exports a second, over the render processes' alone. */
+  ofRenderAlone: 0.7,
+  /** The first 1,000-row export after start over the same export warm. */
+  coldOfWarm: 1.5,
+  /** The worker main process's peak at the largest export over the smallest, per format (MB). */
+  memoryGrowthMb: 60,
+} as const;
+
+/** The floor each of tokenize's shapes is read against: its own shape, with one job a request. */
+export const FLOOR_OF = { split: 'express-queue', single: 'express-queue-one-process' } as const;
+
+/** A tokenize shape's answers a second over its floor's, when the run measured both. */
+export function tokenizeOfFloor(result: TTokenizeResult, shape: keyof typeof FLOOR_OF): { ratio: number; perSecond: number; floorPerSecond: number } | undefined {
+  const service = result.shapes.find((figures) => figures.shape === shape);
+  const floor = result.shapes.find((figures) => figures.shape === FLOOR_OF[shape]);
+  if (!service || !floor) return undefined;
+  return { ratio: service.perSecond / floor.perSecond, perSecond: service.perSecond, floorPerSecond: floor.perSecond };
+}
+
+/** An export size the export goal covers. */
+export const inExportRange = (rows: number) => rows >= GOALS.exportRows.from && rows <= GOALS.exportRows.to;
+
+interface TGoal {
+  path: string;
+  goal: string;
+  /** The run the figures come from; none when the report holds no run of that benchmark. */
+  run?: TRun;
+  /** What was measured and whether it meets the goal; none when the run lacks the figures. */
+  outcome?: { measured: string; met: boolean };
+}
+
+const ratio = (value: number) => value.toFixed(2);
+
+function tokenizeGoals(run: TRun | undefined): TGoal[] {
+  const result = run?.result as TTokenizeResult | undefined;
+  const goal = (shape: keyof typeof FLOOR_OF, path: string, floor: string): TGoal => {
+    const figures = result && tokenizeOfFloor(result, shape);
+    return {
+      path,
+      goal: `≥ ${GOALS.tokenizeOfFloor} of its shape's floor (${floor}); hold, not push`,
+      run,
+      outcome: figures && {
+        measured: `${ratio(figures.ratio)}: ${int(figures.perSecond)} req/s against ${int(figures.floorPerSecond)}`,
+        met: figures.ratio >= GOALS.tokenizeOfFloor,
+      },
+    };
+  };
+  return [
+    goal('split', 'tokenize, API + worker apart', 'Express + one BullMQ job a request, no-op worker process'),
+    goal('single', 'tokenize, one process (`npm start`)', 'the same with the no-op worker in the API\'s process'),
+  ];
+}
+
+function forwardGoal(run: TRun | undefined): TGoal {
+  const result = run?.result as TForwardResult | undefined;
+  const vault = result?.sequential.overhead.p50;
+  const floor = result?.floor?.overhead.p50;
+  return {
+    path: 'forward, overhead over a direct call, p50 (one client)',
+    goal: `≤ ${GOALS.forwardOverheadOfFloor}× the forward shape's floor`,
+    run,
+    outcome:
+      vault !== undefined && floor !== undefined
+        ? { measured: `${ratio(vault / floor)}×: ${msText(vault)} against ${msText(floor)}`, met: vault / floor <= GOALS.forwardOverheadOfFloor }
+        : undefined,
+  };
+}
+
+function exportGoal(run: TRun | undefined): TGoal {
+  const sizes = ((run?.result as TExportResult | undefined)?.sizes ?? []).filter((size) => inExportRange(size.rows));
+  const worst = Math.max(...sizes.map((size) => size.ratio));
+  return {
+    path: `export end to end, ${int(GOALS.exportRows.from)}–${int(GOALS.exportRows.to)} rows`,
+    goal: `≤ ${GOALS.exportOfRawPdfkit.toFixed(1)}× raw pdfkit drawing the same table`,
+    run,
+    outcome: sizes.length
+      ? { measured: `${ratio(worst)}× at worst (${sizes.map((size) => `${int(size.rows)} rows ${ratio(size.ratio)}×`).join(', ')})`, met: worst <= GOALS.exportOfRawPdfkit }
+      : undefined,
+  };
+}
+
+const RENDER_ALONE_GOAL = `≥ ${GOALS.ofRenderAlone} of the render processes' own throughput on the same folios (warm render, same cores)`;
+
+function nightAuditGoal(run: TRun | undefined): TGoal {
+  const measured = ((run?.result as TNightAuditResult | undefined)?.configs ?? []).filter((config) => config.renderAlone);
+  // Judged at the setting the service runs fastest with, against as many render processes alone.
+  const fastest = measured.length ? measured.reduce((a, b) => (b.foliosPerSecond > a.foliosPerSecond ? b : a)) : undefined;
+  const share = fastest && fastest.foliosPerSecond / fastest.renderAlone!.perSecond;
+  return {
+    path: 'night audit',
+    goal: RENDER_ALONE_GOAL,
+    run,
+    outcome:
+      fastest && share !== undefined
+        ? {
+            measured: `${ratio(share)} at its fastest setting, ${fastest.workers} × ${fastest.concurrency}: ${fastest.foliosPerSecond.toFixed(1)} folios/s against ${fastest.renderAlone!.perSecond.toFixed(1)} from ${renderProcesses(fastest.renderAlone!.processes)} alone`,
+            met: share >= GOALS.ofRenderAlone,
+          }
+        : undefined,
+  };
+}
+
+function exportSmallGoals(run: TRun | undefined): TGoal[] {
+  const result = run?.result as TExportSmallResult | undefined;
+  const clients = result?.concurrent?.clients ?? 20;
+  const alone = result?.renderAlone;
+  const many = result?.concurrent;
+  const startup = result?.startup;
+  return [
+    {
+      path: `small exports, ${clients} clients`,
+      goal: RENDER_ALONE_GOAL,
+      run,
+      outcome:
+        alone && many
+          ? {
+              measured: `${ratio(many.perSecond / alone.perSecond)}: ${many.perSecond.toFixed(1)} exports/s against ${alone.perSecond.toFixed(1)} from ${renderProcesses(alone.processes)} alone`,
+              met: many.perSecond / alone.perSecond >= GOALS.ofRenderAlone,
+            }
+          : undefined,
+    },
+    {
+      path: 'first 1,000-row export after start',
+      goal: `≤ ${GOALS.coldOfWarm}× the same export warm`,
+      run,
+      outcome: startup && { measured: `${ratio(startup.ratio)}×: ${sec(startup.coldMs)} against ${sec(startup.warmMs)}`, met: startup.ratio <= GOALS.coldOfWarm },
+    },
+  ];
+}
+
+function memoryGoals(run: TRun | undefined): TGoal[] {
+  const growth = (run?.result as TExportMemoryResult | undefined)?.growth ?? [];
+  return (['PDF', 'XLSX'] as const).map((format) => {
+    const g = growth.find((entry) => entry.format === format);
+    return {
+      path: `memory, ${int(GOALS.exportRows.to)} vs ${int(GOALS.exportRows.from)} rows, ${format}`,
+      goal: `≤ ${GOALS.memoryGrowthMb} MB growth of the worker's main process`,
+      run,
+      outcome: g && {
+        measured: `${g.workerMb >= 0 ? '+' : ''}${g.workerMb.toFixed(0)} MB (${int(g.fromRows)} → ${int(g.toRows)} rows)`,
+        met: g.workerMb <= GOALS.memoryGrowthMb,
+      },
+    };
+  });
+}
+
+/** The goals table: every goal, measured or not; figures of a quick run are marked as such. */
+export function goalsTable(runs: Partial<Record<string, TRun>>): string {
+  const goals = [
+    ...tokenizeGoals(runs.tokenize),
+    forwardGoal(runs.forward),
+    exportGoal(runs.export),
+    nightAuditGoal(runs['night-audit']),
+    ...exportSmallGoals(runs['export-small']),
+    ...memoryGoals(runs['export-memory']),
+  ];
+  return table(
+    ['path', 'goal', 'measured', ''],
+    goals.map(({ path, goal, run, outcome }) =>
+      outcome ? [path, goal, `${outcome.measured}${run?.quick ? ' — *quick run*' : ''}`, mark(outcome.met)] : [path, goal, 'not measured in this run', ''],
+    ),
+  );
+}

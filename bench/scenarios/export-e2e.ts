@@ -1,0 +1,198 @@
+/**
+ * Folio export end to end through the real service: the API (`start:api`) and the worker
+ * (`start:worker`) as separate processes with NODE_ENV=production; an N-row folio (one
+ * reservation, one folio, N transactions) imported the way `ledger:import` does; then
+ * POST /fiscal-document/v1/folios/export with `Prefer: respond-async`, the status polled every
+ * 50 ms, the file downloaded. The time runs from the POST to the file's last byte. Peak RSS is
+ * sampled for every process of both trees (tsx launchers, API, worker, each render process the
+ * worker forks) and reported per kind. Each size is also drawn by raw pdfkit in its own process
+ * (bench/baselines/raw-pdfkit.ts) for the ratio. Two warm-up exports run first, so the figures are a
+ * running service's (render process started, code compiled), not its start.
+ *
+ * The file is checked so a broken render cannot look fast: the export's recorded row count must
+ * be N, its page count above 0 and equal to the PDF's own (pdfinfo when installed, else the page
+ * objects counted), the bytes downloaded equal to its size.
+ *
+ *   npx tsx bench/scenarios/export-e2e.ts                   # 1,000 / 5,000 / 20,000 / 50,000 rows
+ *   npx tsx bench/scenarios/export-e2e.ts --rows 1000,5000
+ */
+import { execFileSync } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os, { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { parseArgs } from 'node:util';
+import { createPgPool } from '@folio-vault/shared/connections';
+import { importRecords, recordsOfDocument } from '@folio-vault/shared/ledger/batch-import';
+import { baselineInChild, type TBaselineResult } from '../baselines/raw-pdfkit.js';
+import { largeSource, largeSourceId } from '@folio-vault/test-kit/folio-document';
+import { TreeMemorySampler } from '../support/process-memory.js';
+import { benchToken, freePort, startService, type TServiceProcess } from '../support/service-processes.js';
+import { benchEnvironment, writeResult } from '../support/environment.js';
+import { machine, meanLoad } from '../support/machine.js';
+
+const { values } = parseArgs({ options: { rows: { type: 'string' } } });
+const SIZES = (values.rows ?? '1000,5000,20000,50000').split(',').map(Number);
+/**
+ * The warm-up export: large enough to be cut into chunks for every render process, so each has
+ * rendered once (its code compiled, as in a worker that has been running) before anything is timed.
+ */
+const WARM_UP_ROWS = 3_000;
+
+export interface TExportE2eSize {
+  rows: number;
+  ms: number;
+  rowsPerSecond: number;
+  bytes: number;
+  pages: number;
+  /** The worker's own render time for the document (its "document rendered" log line). */
+  renderMs?: number;
+  /** Peak RSS (MB) of the largest process of each kind. */
+  peaks: Record<string, { peakMb: number; processes: number }>;
+  load: number;
+  baseline: TBaselineResult;
+  /** End-to-end time over raw pdfkit's draw time (lower is better). */
+  ratio: number;
+}
+
+const { config, services, rawEnv } = await benchEnvironment();
+const pool = createPgPool(config.DATABASE_URL, { max: 2 });
+const work = await mkdtemp(join(tmpdir(), 'fv-bench-export-'));
+
+const port = await freePort();
+const env = { ...rawEnv(), NODE_ENV: 'production', PORT: String(port) };
+const base = `http://127.0.0.1:${port}`;
+const headers = { authorization: `Bearer ${benchToken(config, 'read:payment')}`, 'x-property-id': '1', 'accept-language': 'en' };
+
+interface TStatus {
+  exportId: string;
+  status: string;
+  size?: number;
+  pages?: number;
+  error?: string;
+  fileUrl?: string;
+}
+
+/** One export from POST to the file's last byte, written to `file`. */
+async function exportOnce(rows: number, file: string): Promise<{ ms: number; status: TStatus; bytes: number }> {
+  const started = performance.now();
+  const res = await fetch(`${base}/fiscal-document/v1/folios/export`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json', prefer: 'respond-async' },
+    body: JSON.stringify({ sourceKind: 'RESERVATION', sourceId: String(largeSourceId(rows)) }),
+  });
+  if (res.status !== 202) throw new Error(`export of ${rows} rows answered ${res.status}: ${await res.text()}`);
+  const { statusUrl } = (await res.json()) as { statusUrl: string };
+  let status: TStatus;
+  for (;;) {
+    const polled = await fetch(`${base}${statusUrl}`, { headers });
+    status = (await polled.json()) as TStatus;
+    if (status.status === 'completed') break;
+    if (status.status === 'failed' || polled.status !== 200) throw new Error(`export of ${rows} rows: ${JSON.stringify(status)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const download = await fetch(`${base}${status.fileUrl!}`, { headers });
+  if (download.status !== 200 || !download.body) throw new Error(`file of ${rows} rows answered ${download.status}`);
+  let bytes = 0;
+  const counted = Readable.fromWeb(download.body as WebReadableStream<Uint8Array>).on('data', (chunk: Buffer) => (bytes += chunk.length));
+  await pipeline(counted, createWriteStream(file));
+  return { ms: performance.now() - started, status, bytes };
+}
+
+/** The PDF's page count by its own structure: pdfinfo when installed, else its page objects. */
+async function pdfPages(file: string): Promise<number> {
+  try {
+    const info = execFileSync('pdfinfo', [file], { encoding: 'utf8' });
+    return Number(/^Pages:\s+(\d+)/m.exec(info)?.[1] ?? 0);
+  } catch {
+    const text = (await readFile(file)).toString('latin1');
+    return (text.match(/\/Type\s*\/Page(?![s\w])/g) ?? []).length;
+  }
+}
+
+function renderMsOf(log: string, exportId: string): number | undefined {
+  const line = log.split('\n').filter((l) => l.includes('"msg":"document rendered"') && l.includes(exportId)).pop();
+  return line ? (JSON.parse(line) as { ms: number }).ms : undefined;
+}
+
+const results: TExportE2eSize[] = [];
+const failures: string[] = [];
+const imported: Record<number, number> = {};
+let api: TServiceProcess | undefined;
+let worker: TServiceProcess | undefined;
+try {
+  for (const rows of [WARM_UP_ROWS, ...SIZES]) {
+    const started = performance.now();
+    await importRecords(pool, '1', recordsOfDocument(largeSource(rows)));
+    imported[rows] = (performance.now() - started) / 1000;
+  }
+  api = await startService('api', env);
+  worker = await startService('worker', env);
+  await exportOnce(WARM_UP_ROWS, join(work, 'warm-up.pdf'));
+  await exportOnce(WARM_UP_ROWS, join(work, 'warm-up-2.pdf'));
+  const sampler = new TreeMemorySampler([
+    { pid: api.pid, label: 'api' },
+    { pid: worker.pid, label: 'worker' },
+  ]);
+  const m = machine();
+  console.log(`machine: ${m.cores} × ${m.cpu}, ${m.memoryGiB} GiB, node ${m.node}; ${Object.entries(services.sources).map(([k, v]) => `${k}: ${v}`).join(', ')}`);
+  console.log(`imported: ${SIZES.map((rows) => `${rows} rows in ${imported[rows]!.toFixed(1)} s`).join(', ')}`);
+  console.log('  rows   pages    e2e time     rows/s   render   raw pdfkit  ratio   peak RSS MB (api / worker / render / tsx launchers)   load');
+  for (const rows of SIZES) {
+    const loads: number[] = [];
+    const loadTimer = setInterval(() => loads.push(os.loadavg()[0]!), 1000);
+    sampler.reset();
+    sampler.start(50);
+    const file = join(work, `folio-${rows}.pdf`);
+    let run: Awaited<ReturnType<typeof exportOnce>>;
+    try {
+      run = await exportOnce(rows, file);
+    } finally {
+      sampler.stop();
+      clearInterval(loadTimer);
+      loads.push(os.loadavg()[0]!);
+    }
+    const { rows: recorded } = (await pool.query<{ rows: number }>('SELECT rows FROM exports WHERE id = $1', [run.status.exportId])).rows[0] ?? { rows: -1 };
+    const pages = await pdfPages(file);
+    if (recorded !== rows) failures.push(`${rows} rows: the export recorded ${recorded} rows`);
+    if (!run.status.pages || pages !== run.status.pages) failures.push(`${rows} rows: status says ${run.status.pages} pages, the PDF has ${pages}`);
+    if (run.bytes !== run.status.size) failures.push(`${rows} rows: downloaded ${run.bytes} bytes of ${run.status.size}`);
+    await rm(file, { force: true });
+    const baseline = await baselineInChild(rows, 'ledger');
+    const peaks = sampler.peaks();
+    const result: TExportE2eSize = {
+      rows,
+      ms: run.ms,
+      rowsPerSecond: rows / (run.ms / 1000),
+      bytes: run.bytes,
+      pages,
+      renderMs: renderMsOf(worker.log(), run.status.exportId),
+      peaks,
+      load: meanLoad(loads),
+      baseline,
+      ratio: run.ms / baseline.ms,
+    };
+    results.push(result);
+    const mb = (kind: string) => (peaks[kind] ? peaks[kind].peakMb.toFixed(0) : '-');
+    const launchers = Math.max(peaks['api (tsx launcher)']?.peakMb ?? 0, peaks['worker (tsx launcher)']?.peakMb ?? 0).toFixed(0);
+    console.log(
+      `${String(rows).padStart(6)} ${String(pages).padStart(7)} ${`${(run.ms / 1000).toFixed(2)} s`.padStart(11)} ${Math.round(result.rowsPerSecond).toString().padStart(10)} ${`${((result.renderMs ?? 0) / 1000).toFixed(2)} s`.padStart(8)} ${`${(baseline.ms / 1000).toFixed(2)} s`.padStart(12)} ${`${result.ratio.toFixed(1)}×`.padStart(6)}   ${`${mb('api')} / ${mb('worker')} / ${mb('render process')} / ${launchers}`.padStart(52)} ${result.load.toFixed(1).padStart(6)}`,
+    );
+  }
+} finally {
+  await worker?.stop();
+  await api?.stop();
+  await pool.end();
+  await rm(work, { recursive: true, force: true });
+  await rm(config.STORAGE_DIR, { recursive: true, force: true });
+  await services.stop();
+}
+
+writeResult({ benchmark: 'export', machine: machine(), services: services.sources, sizes: results, failures });
+if (failures.length) {
+  console.error(`export bench: files that do not match:\n${failures.join('\n')}`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,186 @@
+/**
+ * Tokenize under load: autocannon with 50 connections for ~10 s against POST /vault/v1/tokens/card
+ * (each request a different Luhn-valid card made up at run time, test mode), through the real API,
+ * queue, worker and PostgreSQL, in two shapes: API and worker as separate processes
+ * (`start:api` + `start:worker`) and both in one process (`npm start`). NODE_ENV=production, rate
+ * limits lifted. The baseline, measured on the same Redis in the same run (before and after, their
+ * mean used): a bare BullMQ add → process → result round trip with 50 concurrent callers in one
+ * process (the worker's concurrency as the service's), jobs/s and p50/p99.
+ *
+ * Each shape is measured --repeat times on one running service (the median run is reported) and
+ * the CPU time every process spent per answered request is read from /proc (bench/support/process-cpu.ts).
+ * The same measurement of the shape's floor (bench/baselines/service-floor.ts: Express alone, Express with one
+ * job a request and a no-op worker process, the same in one process, Express with requests gathered
+ * into shared jobs) runs after the shapes, so each figure has both yardsticks from the same run (--floors none skips it).
+ *
+ *   npx tsx bench/scenarios/tokenize-load.ts [--duration 10] [--connections 50] [--shapes split,single] [--repeat 3] [--floors express,express-queue,express-queue-one-process,express-batch | none]
+ */
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { createPgPool } from '@folio-vault/shared/connections';
+import { futureYear, generatedPan } from '@folio-vault/test-kit/cards';
+import { bareBullmq, type TLoadFigures } from '../baselines/bare-bullmq.js';
+import { FLOOR_KINDS, FLOOR_NAMES, startFloor, type TFloorKind } from '../baselines/service-floor.js';
+import { benchToken, freePort, liftedRateLimits, startShape } from '../support/service-processes.js';
+import { benchEnvironment, writeResult } from '../support/environment.js';
+import { machine, withLoad } from '../support/machine.js';
+import { cpuPer, cpuSnapshot, postgresServerOf } from '../support/process-cpu.js';
+
+const { values } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '50' },
+    shapes: { type: 'string', default: 'split,single' },
+    repeat: { type: 'string', default: '3' },
+    floors: { type: 'string', default: FLOOR_KINDS.join(',') },
+  },
+});
+/** Measured runs per shape, one after the other on the same running service; the median run (by requests/s) is the shape's figure. */
+const REPEAT = Number(values.repeat);
+const DURATION = Number(values.duration);
+const CONNECTIONS = Number(values.connections);
+const WARM_UP_SECONDS = 2;
+/**
+ * Quiet time after the service starts, before the warm-up: a worker starts its render processes
+ * at once (each loads its code and fonts), which would otherwise be measured
+ * as tokenization's cost. The figures are a running service's.
+ */
+const SETTLE_MS = 6_000;
+const SHAPES = values.shapes.split(',') as Array<'split' | 'single'>;
+const FLOORS = values.floors === 'none' ? [] : (values.floors.split(',') as TFloorKind[]);
+
+export type { TLoadFigures };
+export interface TTokenizeShape extends TLoadFigures {
+  /** The service's shapes, or a floor of them (bench/baselines/service-floor.ts). */
+  shape: 'split' | 'single' | TFloorKind;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  ratio: number;
+  /** CPU milliseconds per answered request, by process (bench/support/process-cpu.ts). */
+  cpuMsPerRequest: Record<string, number>;
+  /** Every measured run's requests/s, p99 and load, in order (the figures above are the median run's). */
+  runs: Array<{ perSecond: number; p99: number; load: number }>;
+}
+
+const { config, services, rawEnv } = await benchEnvironment();
+
+// The hotel is known, as in production (its data imported): the API checks the header against its
+// gateway mode on every request.
+{
+  const pool = createPgPool(config.DATABASE_URL, { max: 1 });
+  await pool.query(`INSERT INTO properties (id, name, currency, timezone, gateway_mode) VALUES (1, 'Bench Hotel', 'EUR', 'Europe/Madrid', 'test')`);
+  await pool.end();
+}
+
+function cannon(url: string, token: string, seconds: number): Promise<autocannon.Result> {
+  const expiration = { month: '08', year: futureYear() };
+  return autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: seconds,
+    timeout: 20,
+    requests: [
+      {
+        method: 'POST',
+        path: '/vault/v1/tokens/card',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'x-property-id': '1',
+          'svc-tokenization-mode': 'test',
+          'content-type': 'application/json',
+        },
+        // A different card each request: no cache or duplicate path can flatter the figures.
+        setupRequest: (request) => ({
+          ...request,
+          body: JSON.stringify({ card_number: generatedPan('4', 16), cvv: '123', cardholder_name: 'Zoë Łukasiewicz', expiration }),
+        }),
+      },
+    ],
+  });
+}
+
+async function tokenizeShape(shape: TTokenizeShape['shape'], bareJobsPerSecond: () => number): Promise<Omit<TTokenizeShape, 'ratio'> & { ratioOf: () => number }> {
+  const port = await freePort();
+  const env = { ...rawEnv(), ...liftedRateLimits(), NODE_ENV: 'production', PORT: String(port) };
+  const processes: Array<{ stop(): Promise<void> }> = [];
+  try {
+    const floor = shape !== 'split' && shape !== 'single';
+    processes.push(...(floor ? await startFloor(shape, env) : await startShape(shape, env)));
+    const url = `http://127.0.0.1:${port}`;
+    const token = benchToken(config, 'write:payment');
+    // A floor starts no render processes: nothing to settle.
+    if (!floor) await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    await cannon(url, token, WARM_UP_SECONDS);
+    const postgres = postgresServerOf(config.DATABASE_URL);
+    const runs = [];
+    for (let i = 0; i < REPEAT; i += 1) {
+      const cpuBefore = cpuSnapshot(postgres);
+      const { value: result, load } = await withLoad(() => cannon(url, token, DURATION));
+      runs.push({ result, load, perSecond: result['2xx'] / result.duration, cpuMsPerRequest: cpuPer(cpuBefore, cpuSnapshot(postgres), result['2xx']) });
+    }
+    const median = [...runs].sort((a, b) => a.perSecond - b.perSecond)[Math.floor(runs.length / 2)]!;
+    const { result, load, perSecond, cpuMsPerRequest } = median;
+    return {
+      shape,
+      perSecond,
+      p50: result.latency.p50,
+      p99: result.latency.p99,
+      count: result['2xx'],
+      non2xx: runs.reduce((sum, run) => sum + run.result.non2xx, 0),
+      errors: runs.reduce((sum, run) => sum + run.result.errors, 0),
+      timeouts: runs.reduce((sum, run) => sum + run.result.timeouts, 0),
+      load,
+      cpuMsPerRequest,
+      runs: runs.map((run) => ({ perSecond: run.perSecond, p99: run.result.latency.p99, load: run.load })),
+      ratioOf: () => perSecond / bareJobsPerSecond(),
+    };
+  } finally {
+    for (const spawned of processes.reverse()) await spawned.stop();
+  }
+}
+
+let before: TLoadFigures;
+let after: TLoadFigures;
+const shapes = [];
+try {
+  before = await bareBullmq(config, DURATION, CONNECTIONS, WARM_UP_SECONDS);
+  for (const shape of [...SHAPES, ...FLOORS]) shapes.push(await tokenizeShape(shape, () => bare.perSecond));
+  after = await bareBullmq(config, DURATION, CONNECTIONS, WARM_UP_SECONDS);
+} finally {
+  await services.stop();
+}
+const bare: TLoadFigures = {
+  perSecond: (before.perSecond + after.perSecond) / 2,
+  p50: (before.p50 + after.p50) / 2,
+  p99: (before.p99 + after.p99) / 2,
+  count: before.count + after.count,
+  load: (before.load + after.load) / 2,
+};
+const results: TTokenizeShape[] = shapes.map(({ ratioOf, ...figures }) => ({ ...figures, ratio: ratioOf() }));
+
+const m = machine();
+console.log(`machine: ${m.cores} × ${m.cpu}, ${m.memoryGiB} GiB, node ${m.node}; ${Object.entries(services.sources).map(([k, v]) => `${k}: ${v}`).join(', ')}`);
+console.log(`${CONNECTIONS} connections / callers, ${DURATION} s each after ${WARM_UP_SECONDS} s warm-up, ${REPEAT} runs per shape (median shown); NODE_ENV=production`);
+console.log(`${''.padEnd(73)}per s        p50        p99    non-2xx  errors  vs bare   load`);
+const line = (name: string, f: TLoadFigures, extra = '') =>
+  console.log(`${name.padEnd(70)} ${f.perSecond.toFixed(0).padStart(8)} ${`${f.p50.toFixed(1)} ms`.padStart(10)} ${`${f.p99.toFixed(1)} ms`.padStart(10)} ${extra} ${f.load.toFixed(1).padStart(6)}`);
+line('bare BullMQ round trip (before)', before, ''.padStart(25));
+line('bare BullMQ round trip (after)', after, ''.padStart(25));
+const SHAPE_NAMES: Record<TTokenizeShape['shape'], string> = {
+  split: 'tokenize, API + worker processes',
+  single: 'tokenize, one process',
+  ...FLOOR_NAMES,
+};
+for (const r of results) {
+  const name = SHAPE_NAMES[r.shape];
+  line(name, r, `${String(r.non2xx).padStart(10)} ${String(r.errors).padStart(7)} ${`${(r.ratio * 100).toFixed(0)} %`.padStart(8)}`);
+  console.log(`  runs: ${r.runs.map((run) => `${run.perSecond.toFixed(0)}/s p99 ${run.p99.toFixed(0)} ms (load ${run.load.toFixed(1)})`).join(', ')}`);
+  console.log(`  CPU ms per request: ${Object.entries(r.cpuMsPerRequest).map(([role, value]) => `${role} ${value.toFixed(2)}`).join(', ')}`);
+}
+
+writeResult({ benchmark: 'tokenize', machine: m, services: services.sources, connections: CONNECTIONS, durationSeconds: DURATION, bare, bareRuns: [before, after], shapes: results });
+if (results.some((r) => r.count === 0 || r.errors > 0)) {
+  console.error('tokenize bench: a shape answered no request or had connection errors');
+  process.exitCode = 1;
+}

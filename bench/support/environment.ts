@@ -1,0 +1,54 @@
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import pg from 'pg';
+import { pino } from 'pino';
+import { loadConfig, type TAllConfig } from '@folio-vault/shared/config';
+import { migrate } from '@folio-vault/shared/db/migrate';
+import { createLogger, type Logger } from '@folio-vault/shared/logger';
+import { provisionServices, type TProvisioned } from '@folio-vault/dev-services/provision';
+
+/** Services and settings for a benchmark run: same provisioning as the tests, a fresh database. */
+export async function benchEnvironment(): Promise<{ config: TAllConfig; logger: Logger; services: TProvisioned; rawEnv: () => Record<string, string> }> {
+  const services = await provisionServices({ env: process.env, mode: 'ephemeral', need: { redis: true, postgres: true } });
+  const databaseUrl = await createBenchDatabase(services.env.DATABASE_URL ?? process.env.DATABASE_URL!);
+  const key = (id: string) => `${id}:${randomBytes(32).toString('base64')}`;
+  const env: Record<string, string> = {
+    NODE_ENV: 'test',
+    REDIS_URL: (services.env.REDIS_URL ?? process.env.REDIS_URL)!,
+    DATABASE_URL: databaseUrl,
+    QUEUE_PREFIX: `{bench-${randomBytes(3).toString('hex')}}`,
+    JWT_SECRET: randomBytes(48).toString('base64url'),
+    VAULT_KEK_TEST: key('bench-test'),
+    VAULT_KEK_LIVE: key('bench-live'),
+    VAULT_FINGERPRINT_KEY: randomBytes(32).toString('base64'),
+    EXPORT_LINK_KEY: randomBytes(32).toString('base64'),
+    VAULT_TRANSIT_KEY: key('bench-transit'),
+    STORAGE_DIR: `/tmp/fv-bench-${randomBytes(3).toString('hex')}`,
+  };
+  const config = loadConfig(env);
+  // Logs are written as in production (JSON lines) but to /dev/null, so their cost is counted.
+  const logger = createLogger({ level: 'info', destination: pino.destination({ dest: '/dev/null', sync: false }) });
+  return { config, logger, services, rawEnv: () => ({ ...env }) };
+}
+
+/** A fresh, migrated database on the given server, for one benchmark run. */
+export async function createBenchDatabase(serverUrl: string): Promise<string> {
+  const name = `fv_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  await migrate(url.toString());
+  return url.toString();
+}
+
+/**
+ * Hands a benchmark's figures to bench/run.ts: written as JSON to BENCH_RESULT_FILE when the runner
+ * set it (each benchmark runs in its own process), ignored when run by hand.
+ */
+export function writeResult(result: unknown): void {
+  const file = process.env.BENCH_RESULT_FILE;
+  if (file) writeFileSync(file, JSON.stringify(result, null, 2));
+}
