@@ -150,7 +150,7 @@ describe('the compiled service under plain node', () => {
     const compiled = ['packages/shared/dist', 'apps/api/dist', 'apps/worker/dist'].flatMap((folder) =>
       readdirSync(join(ROOT, folder), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.js')).map((file) => join(ROOT, folder, file)),
     );
-    expect(compiled.filter((file) => /['"](@folio-vault\/dev-services\/[^'"]*|testcontainers|s3rver)['"]/.test(readFileSync(file, 'utf8')))).toEqual([]);
+    expect(compiled.filter((file) => /['"](@folio-vault\/(dev-services|test-kit)\/[^'"]*|testcontainers|s3rver)['"]/.test(readFileSync(file, 'utf8')))).toEqual([]);
     const applied = [...worker.output().matchAll(/"msg":"applied migration ([^"]+)"/g)].map((match) => match[1]);
     expect(applied).toEqual(MIGRATIONS);
     expect(worker.output()).toMatch(/"msg":"database created"/);
