@@ -53,14 +53,10 @@ async function heldTransaction(work: (client: PoolClient) => Promise<unknown>): 
   };
 }
 
-/**
- * Another forward's 'started' attempt with `key` on token `id`, recorded as a worker records one
- * (under the key's lock) in a transaction left open.
- */
+/** Another forward's 'started' attempt with `key` on token `id`, recorded as a worker records one, in a transaction left open. */
 function heldAttempt(key: string, id: string): ReturnType<typeof heldTransaction> {
   const attempts = new ForwardAttempts(world.pool);
   return heldTransaction(async (client) => {
-    await attempts.lockKey(client, 'test', '1', key);
     await attempts.start(client, 'test', {
       propertyId: '1', idempotencyKey: key, requestDigest: 'another request', forwardId: randomUUID(), tokenId: id, destination: 'acme', method: 'POST',
     });

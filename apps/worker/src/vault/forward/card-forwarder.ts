@@ -1,8 +1,8 @@
 // The worker's side of a forward (docs/vault.md#forward-to-a-payment-gateway): at most one call
-// toward the gateway per Idempotency-Key. One transaction, under the key's lock and the record's
-// row lock, answers an earlier attempt of the key (its recorded answer, or outcome_unknown), or
-// records this attempt `started` and takes the held CVV out when the template asks for it; it
-// commits before the call. Then the card is opened, the template filled, the destination called,
+// toward the gateway per Idempotency-Key. One transaction, under the record's row lock and the
+// key's primary key, answers an earlier attempt of the key (its recorded answer, or
+// outcome_unknown), or records this attempt `started` and takes the held CVV out when the template
+// asks for it; it commits before the call. Then the card is opened, the template filled, the destination called,
 // the answer masked and recorded. A re-run that finds `started` without an answer (its worker died
 // mid-call) answers outcome_unknown and never calls again.
 
@@ -70,9 +70,12 @@ export class CardForwarder {
   }
 
   /**
-   * Before the call, in one transaction: an answer from an earlier attempt of the key (checked
-   * first, so a replay of a token deleted since still gets its recorded answer), not_found,
-   * cvv_not_available, or this attempt recorded `started` with the record and the CVV to send.
+   * Before the call, in one transaction: the record locked, the attempt recorded `started` (unless
+   * the key has one), the held CVV taken out when the template asks for it, the token marked used
+   * (last_used_at: its card is opened to be sent). Answers, in this order:
+   * an earlier attempt of the key (its recorded answer, idempotency_key_reused or outcome_unknown;
+   * a replay of a token deleted since still gets its recorded answer), not_found,
+   * cvv_not_available (the attempt dropped, nothing sent), or the record and CVV to send with.
    */
   private async begin(payload: TForwardPayload): Promise<TForwardCardResult | { record: TRecord; cvvCt?: Buffer }> {
     const { mode, propertyId, idempotencyKey: key, tokenId, forwardId } = payload;
@@ -80,35 +83,35 @@ export class CardForwarder {
       tokenId, destination: payload.destination, method: payload.method, path: payload.path, headers: payload.headers, body: payload.body,
     });
     return this.vault.repository.transaction(async (client) => {
-      await this.attempts.lockKey(client, mode, propertyId, key);
-      const previous = await this.attempts.find(client, mode, propertyId, key);
-      if (previous && previous.request_digest !== digest) return { outcome: 'idempotency_key_reused' as const };
-      if (previous?.state === 'done' && previous.answer) return previous.answer;
-      if (previous) return { outcome: 'outcome_unknown' as const, forwardId: previous.forward_id };
-
+      const earlier = async () => {
+        const previous = await this.attempts.find(client, mode, propertyId, key);
+        if (!previous) return undefined;
+        if (previous.request_digest !== digest) return { outcome: 'idempotency_key_reused' as const };
+        if (previous.state === 'done' && previous.answer) return previous.answer;
+        return { outcome: 'outcome_unknown' as const, forwardId: previous.forward_id };
+      };
       const record = await this.vault.repository.lockCurrentRecord(client, mode, propertyId, tokenId);
-      if (!record) return { outcome: 'not_found' as const };
+      if (!record) return (await earlier()) ?? { outcome: 'not_found' as const };
+      const attempt = { propertyId, idempotencyKey: key, requestDigest: digest, forwardId, tokenId, destination: payload.destination, method: payload.method };
+      if (!(await this.attempts.start(client, mode, attempt))) return (await earlier())!;
       let cvvCt: Buffer | undefined;
       if (usesCvv(payload)) {
         // Taken whatever follows; one past its time is taken too, and never used.
         const held = await this.vault.repository.takeHeldCvv(client, mode, tokenId);
-        if (!held?.live) return { outcome: 'cvv_not_available' as const };
+        if (!held?.live) {
+          await this.attempts.release(mode, propertyId, key, forwardId, client);
+          return { outcome: 'cvv_not_available' as const };
+        }
         cvvCt = held.cvvCt;
       }
-      await this.attempts.start(client, mode, {
-        propertyId, idempotencyKey: key, requestDigest: digest, forwardId, tokenId, destination: payload.destination, method: payload.method,
-      });
+      await this.vault.repository.markUsed(client, mode, tokenId);
       return { record, ...(cvvCt ? { cvvCt } : {}) };
     });
   }
 
-  /** After the call: the answer recorded and the token marked used, both or neither. */
+  /** After the call: the answer recorded, for replays of the key. */
   private record(payload: TForwardPayload, result: TRecordedForward): Promise<void> {
-    const attempt = { propertyId: payload.propertyId, key: payload.idempotencyKey, forwardId: payload.forwardId };
-    return this.vault.repository.transaction(async (client) => {
-      await this.attempts.finish(client, payload.mode, attempt, result);
-      await this.vault.repository.markUsed(client, payload.mode, payload.tokenId);
-    });
+    return this.attempts.finish(payload.mode, { propertyId: payload.propertyId, key: payload.idempotencyKey, forwardId: payload.forwardId }, result);
   }
 
   /** Opens the card and fills the template: the card exists in clear from here to the end of call(). */

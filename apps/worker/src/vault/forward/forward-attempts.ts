@@ -33,11 +33,6 @@ export interface TNewForwardAttempt {
 export class ForwardAttempts {
   constructor(private readonly pool: TPgPool) {}
 
-  /** Serializes forwards that share a key until `client`'s transaction ends. */
-  async lockKey(client: PoolClient, mode: TTokenizationMode, propertyId: string, key: string): Promise<void> {
-    await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`forward:${mode}:${propertyId}:${key}`]);
-  }
-
   async find(db: TPgPool | PoolClient, mode: TTokenizationMode, propertyId: string, key: string): Promise<TForwardAttemptRow | undefined> {
     const result = await db.query<TForwardAttemptRow>(
       `SELECT request_digest, forward_id, state, answer FROM ${SCHEMA[mode]}.forward_attempts
@@ -47,19 +42,25 @@ export class ForwardAttempts {
     return result.rows[0];
   }
 
-  /** Records the attempt `started`; committed with `client`'s transaction, before the gateway is called. */
-  async start(client: PoolClient, mode: TTokenizationMode, attempt: TNewForwardAttempt): Promise<void> {
-    await client.query(
+  /**
+   * Records the attempt `started` in `client`'s transaction, committed before the gateway is
+   * called; false when the key has an attempt already. The key's primary key serializes attempts:
+   * while another transaction's attempt with the key is not committed, this waits for it.
+   */
+  async start(client: PoolClient, mode: TTokenizationMode, attempt: TNewForwardAttempt): Promise<boolean> {
+    const inserted = await client.query(
       `INSERT INTO ${SCHEMA[mode]}.forward_attempts
          (property_id, idempotency_key, request_digest, forward_id, token_id, destination, method, state)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, 'started')`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 'started')
+       ON CONFLICT (property_id, idempotency_key) DO NOTHING`,
       [attempt.propertyId, attempt.idempotencyKey, attempt.requestDigest, attempt.forwardId, attempt.tokenId, attempt.destination, attempt.method],
     );
+    return inserted.rowCount === 1;
   }
 
   /** Records the answer (`done`), while the attempt is still this forward's and `started`. */
-  async finish(client: PoolClient, mode: TTokenizationMode, attempt: { propertyId: string; key: string; forwardId: string }, answer: TRecordedForward): Promise<void> {
-    await client.query(
+  async finish(mode: TTokenizationMode, attempt: { propertyId: string; key: string; forwardId: string }, answer: TRecordedForward): Promise<void> {
+    await this.pool.query(
       `UPDATE ${SCHEMA[mode]}.forward_attempts SET state = 'done', answer = $3, finished_at = now()
         WHERE property_id = $1 AND idempotency_key = $2 AND forward_id = $4 AND state = 'started'`,
       [attempt.propertyId, attempt.key, JSON.stringify(answer), attempt.forwardId],
@@ -67,8 +68,8 @@ export class ForwardAttempts {
   }
 
   /** Drops an attempt that never sent anything (it failed before the call), so its key can be used again. */
-  async release(mode: TTokenizationMode, propertyId: string, key: string, forwardId: string): Promise<void> {
-    await this.pool.query(
+  async release(mode: TTokenizationMode, propertyId: string, key: string, forwardId: string, db: TPgPool | PoolClient = this.pool): Promise<void> {
+    await db.query(
       `DELETE FROM ${SCHEMA[mode]}.forward_attempts WHERE property_id = $1 AND idempotency_key = $2 AND forward_id = $3 AND state = 'started'`,
       [propertyId, key, forwardId],
     );
