@@ -153,7 +153,7 @@ describe('tokenize inserts gathered across jobs', () => {
   });
 });
 
-describe('tokenize inserts one statement a card (TOKENIZE_INSERT_BATCHING=false)', () => {
+describe('tokenize inserts one statement a card (PERFORMANCE_MEASURES_OFF=tokenize-insert-batching)', () => {
   it('inserts each card with its held CVV, and answers undefined for a card already there, leaving it alone', async () => {
     const inserts = plainCardInserts(repository);
     const cards = [newCard({ last4: '3001', cvvCt: randomBytes(31) }), newCard({ last4: '3002' })];

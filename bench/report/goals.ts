@@ -14,6 +14,7 @@ import { int, mark, msText, renderProcesses, sec, table, type TRun } from './for
 import type { TForwardResult } from './forward-overhead.js';
 import type { TNightAuditResult } from './night-audit.js';
 import type { TTokenizeResult } from './tokenize-load.js';
+import { PERFORMANCE_MEASURE_NAMES, PERFORMANCE_MEASURES, type TPerformanceMeasure } from '@folio-vault/shared/performance-measures';
 
 export const GOALS = {
   /** Tokenize's answers a second over its shape's floor's, both shapes: held, not pushed. */
@@ -185,4 +186,79 @@ export function goalsTable(runs: Partial<Record<string, TRun>>): string {
       outcome ? [path, goal, `${outcome.measured}${run?.quick ? ' — *quick run*' : ''}`, mark(outcome.met)] : [path, goal, 'not measured in this run', ''],
     ),
   );
+}
+
+/**
+ * A performance measure the service keeps (a trick on a critical path) stays only while its pair
+ * in the same run, with and without it, moves a figure a user sees by at least this much.
+ */
+export const KEPT_MEASURE_MIN_GAIN = 0.1;
+
+interface TPair {
+  measure: TPerformanceMeasure;
+  figure: string;
+  /** With the measure and without it, in the same run; higher is better when `higherIsBetter`. */
+  with?: number;
+  without?: number;
+  higherIsBetter: boolean;
+  unit: (value: number) => string;
+  quick?: boolean;
+}
+
+/** The pairs the runs measured: tokenize's shapes without each measure, small exports without prepared statements. */
+function measurePairs(runs: Partial<Record<string, TRun>>): TPair[] {
+  const tokenize = runs.tokenize?.result as TTokenizeResult | undefined;
+  const split = tokenize?.shapes.find((shape) => shape.shape === 'split');
+  const tokenizePairs: TPair[] = PERFORMANCE_MEASURE_NAMES.map((measure) => ({
+    measure,
+    figure: 'tokenize, API + worker apart, req/s',
+    with: split?.perSecond,
+    without: tokenize?.shapes.find((shape) => shape.shape === `without:${measure}`)?.perSecond,
+    higherIsBetter: true,
+    unit: int,
+    quick: runs.tokenize?.quick,
+  }));
+  const small = runs['export-small']?.result as TExportSmallResult | undefined;
+  const exportPairs: TPair[] = [
+    {
+      measure: 'prepared-statements',
+      figure: 'small export, one client, p50',
+      with: small?.sequential?.e2e.p50,
+      without: small?.withoutPrepared?.sequential.p50,
+      higherIsBetter: false,
+      unit: msText,
+      quick: runs['export-small']?.quick,
+    },
+    {
+      measure: 'prepared-statements',
+      figure: `small exports, ${small?.concurrent?.clients ?? 20} clients, exports/s`,
+      with: small?.concurrent?.perSecond,
+      without: small?.withoutPrepared?.concurrent.perSecond,
+      higherIsBetter: true,
+      unit: (value) => value.toFixed(1),
+      quick: runs['export-small']?.quick,
+    },
+  ];
+  return [...tokenizePairs, ...exportPairs];
+}
+
+/**
+ * Each kept measure's pairs from the same run: the figure with it, without it, and the gain. A
+ * measure keeps its place while one of its pairs shows a gain of KEPT_MEASURE_MIN_GAIN or more.
+ */
+export function keptMeasuresTable(runs: Partial<Record<string, TRun>>): string {
+  const rows = measurePairs(runs).map((pair) => {
+    const name = `\`${pair.measure}\` (${PERFORMANCE_MEASURES[pair.measure]})`;
+    if (pair.with === undefined || pair.without === undefined) return [name, pair.figure, 'not measured in this run', '', '', ''];
+    const gain = pair.higherIsBetter ? pair.with / pair.without - 1 : pair.without / pair.with - 1;
+    return [
+      name,
+      pair.figure,
+      pair.unit(pair.with),
+      pair.unit(pair.without),
+      `${gain >= 0 ? '+' : ''}${(gain * 100).toFixed(0)} %${pair.quick ? ' — *quick run*' : ''}`,
+      mark(gain >= KEPT_MEASURE_MIN_GAIN),
+    ];
+  });
+  return table(['measure', 'figure', 'with it', 'without it', 'gain', `≥ ${KEPT_MEASURE_MIN_GAIN * 100} %`], rows);
 }

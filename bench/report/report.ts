@@ -8,7 +8,7 @@ import { exportMemorySection } from './export-memory.js';
 import { exportSmallSection } from './export-small.js';
 import { machineLine, type TRun } from './format.js';
 import { forwardSection } from './forward-overhead.js';
-import { goalsTable } from './goals.js';
+import { goalsTable, KEPT_MEASURE_MIN_GAIN, keptMeasuresTable } from './goals.js';
 import { listingSection } from './ledger-listing.js';
 import { nightAuditSection } from './night-audit.js';
 import { renderPdfSection } from './render-pdf.js';
@@ -60,6 +60,13 @@ export function renderReport(runs: Partial<Record<string, TRun>>, written: TMach
     'Absolute figures swing two to three times across machines of this kind, so each goal is a ratio to a baseline measured in the same run (bench/report/goals.ts).',
     '',
     goalsTable(runs),
+    '',
+    '## Kept performance measures',
+    '',
+    'A performance measure on a critical path stays only while its pair in the same run, the figure with it and without it, shows a gain of at least ' +
+      `${KEPT_MEASURE_MIN_GAIN * 100} % in a figure a user sees (bench/report/goals.ts).`,
+    '',
+    keptMeasuresTable(runs),
     '',
     ...sections,
     '## Reproduce',

@@ -19,14 +19,20 @@ export interface TTokenizeResult {
     cpuMsPerRequest?: Record<string, number>; runs?: Array<{ perSecond: number; p99: number; load: number }>;
   }>;
 }
-/** The service's two shapes, and the floors measured beside them (bench/baselines/service-floor.ts). */
-type TShape = 'split' | 'single' | TFloorKind;
-const SHAPE_NAMES: Record<TShape, string> = {
-  split: 'tokenize, API + worker processes',
-  single: 'tokenize, one process (npm start)',
-  ...FLOOR_NAMES,
-};
-const isService = (shape: TShape): shape is 'split' | 'single' => shape === 'split' || shape === 'single';
+/**
+ * The service's two shapes, the first again with each kept performance measure switched off
+ * (`without:<measure>`), and the floors measured beside them (bench/baselines/service-floor.ts).
+ */
+type TShape = 'split' | 'single' | `without:${string}` | TFloorKind;
+const shapeName = (shape: TShape): string =>
+  shape === 'split'
+    ? 'tokenize, API + worker processes'
+    : shape === 'single'
+      ? 'tokenize, one process (npm start)'
+      : shape.startsWith('without:')
+        ? `tokenize, API + worker processes, PERFORMANCE_MEASURES_OFF=${shape.slice('without:'.length)}`
+        : FLOOR_NAMES[shape as TFloorKind];
+const isService = (shape: TShape): boolean => shape === 'split' || shape === 'single' || shape.startsWith('without:');
 
 /** docs/benchmarks.md's "Tokenize under load" section (bench/scenarios/tokenize-load.ts). */
 export function tokenizeSection(run: TRun): string[] {
@@ -37,14 +43,13 @@ export function tokenizeSection(run: TRun): string[] {
     `autocannon, ${r.connections} connections, ${r.durationSeconds} s after a 2 s warm-up, POST /vault/v1/tokens/card with a different generated card each request (test mode), NODE_ENV=production, rate limits lifted; each shape measured three times on one running service, the median run shown. Baseline: a bare BullMQ add → process → result round trip (waitUntilFinished) with ${r.connections} concurrent callers in one process, worker concurrency as the service's, on the same Redis, measured before and after the service runs (their mean is the ratio's denominator).`,
     '',
   );
-  const shapeName = SHAPE_NAMES;
   lines.push(
     table(
       ['', 'per s', 'p50', 'p99', 'non-2xx', 'errors', 'of bare BullMQ', 'of its floor', 'load'],
       [
         ...r.bareRuns.map((bare, i) => [`bare BullMQ round trip (${i === 0 ? 'before' : 'after'})`, int(bare.perSecond), msText(bare.p50), msText(bare.p99), '', '', '', '', bare.load.toFixed(1)]),
         ...r.shapes.map((shape) => [
-          shapeName[shape.shape],
+          shapeName(shape.shape),
           int(shape.perSecond),
           msText(shape.p50),
           msText(shape.p99),
@@ -60,14 +65,14 @@ export function tokenizeSection(run: TRun): string[] {
   );
   const withRuns = r.shapes.filter((shape) => shape.runs);
   if (withRuns.length) {
-    lines.push('Every run (the median is in the table): ' + withRuns.map((shape) => `${shapeName[shape.shape]}: ${shape.runs!.map((run) => `${int(run.perSecond)}/s, p99 ${msText(run.p99)} (load ${run.load.toFixed(1)})`).join('; ')}`).join('. ') + '.', '');
+    lines.push('Every run (the median is in the table): ' + withRuns.map((shape) => `${shapeName(shape.shape)}: ${shape.runs!.map((run) => `${int(run.perSecond)}/s, p99 ${msText(run.p99)} (load ${run.load.toFixed(1)})`).join('; ')}`).join('. ') + '.', '');
   }
   const withCpu = r.shapes.filter((shape) => shape.cpuMsPerRequest);
   if (withCpu.length) {
     lines.push(
       'CPU time per answered request, by process, read from /proc over the median run (bench/support/process-cpu.ts). The processes share the machine\'s cores, so their sum bounds the throughput: at 2 cores, 2,000 ms of CPU a second.',
       '',
-      table(['', ...withCpu.map((shape) => shapeName[shape.shape])], cpuRows(withCpu.map((shape) => shape.cpuMsPerRequest!))),
+      table(['', ...withCpu.map((shape) => shapeName(shape.shape))], cpuRows(withCpu.map((shape) => shape.cpuMsPerRequest!))),
       '',
     );
   }
@@ -75,7 +80,7 @@ export function tokenizeSection(run: TRun): string[] {
   if (floors.length) {
     lines.push(
       "The floors (bench/baselines/service-floor.ts) are the service's shape with none of its work: an Express app with its JSON parser answering a fixed token (no authentication, validation, rate limit, encryption, database or log line) — alone; with one BullMQ job a request, as the service does, and a worker whose handler does nothing, in a process of its own or in the API's process as `npm start` runs it; and with the requests that arrive while a job is being added gathered into one shared job (at most 50), which the service does not do. What the service spends above its floor is its own work, and each shape's goal is a share of its own floor. Against bare BullMQ, the floors reached: " +
-        floors.map((floor) => `${shapeName[floor.shape]} ${(floor.ratio * 100).toFixed(0)} %`).join('; ') +
+        floors.map((floor) => `${shapeName(floor.shape)} ${(floor.ratio * 100).toFixed(0)} %`).join('; ') +
         '.',
       '',
     );
@@ -85,7 +90,7 @@ export function tokenizeSection(run: TRun): string[] {
 
 /** A service shape's answers a second over its floor's, marked against the goal; empty for the floors. */
 function ofFloor(r: TTokenizeResult, shape: TShape): string {
-  if (!isService(shape)) return '';
+  if (shape !== 'split' && shape !== 'single') return '';
   const figures = tokenizeOfFloor(r, shape);
   return figures ? `${figures.ratio.toFixed(2)} ${mark(figures.ratio >= GOALS.tokenizeOfFloor)}` : '–';
 }

@@ -11,6 +11,8 @@
  *    the file when it is ready within EXPORT_WAIT_MS), timed from the POST to the file's last byte.
  *    Also a few with `Prefer: respond-async` (202, the status polled every 20 ms, the file fetched).
  * 3. 20 clients doing the same at once: exports per second and latency.
+ * 4. Steps 2 and 3 again on the service restarted with PERFORMANCE_MEASURES_OFF=prepared-statements:
+ *    the pair that tells what that kept performance measure buys (packages/shared/src/db/prepared.ts).
  * Baselines, in the same run: the worker's own render time of the same exports (its "document
  * rendered" log line), a bare BullMQ round trip on the same Redis, and, before the service starts
  * (the same cores, nothing else of the service running), the render processes alone
@@ -57,6 +59,8 @@ export interface TExportSmallResult {
   startup: { readyMs: number; readyCpuMs: number; coldMs: number; warmMs: number; ratio: number; coldRenderMs?: number; warmRenderMs?: number; load: number };
   sequential: { exports: number; e2e: TSummary; renderMs: TSummary; perSecond: number; cpuMsPerExport: number; load: number };
   async: { exports: number; e2e: TSummary; load: number };
+  /** Steps 2 and 3 on the service without prepared statements. */
+  withoutPrepared?: { sequential: TSummary; concurrent: { perSecond: number; e2e: TSummary; load: number } };
   concurrent: {
     clients: number; exports: number; seconds: number; perSecond: number; e2e: TSummary; renderMs: TSummary; cpuMsPerExport: number; load: number;
     /** CPU ms an export by process role, every process of the run (bench/support/process-cpu.ts): service, render processes, PostgreSQL, Redis, the clients. */
@@ -310,6 +314,27 @@ try {
   console.log(`the service at ${CLIENTS} clients: ${(c.perSecond / renderAlone.perSecond).toFixed(2)}× the render processes' own throughput`);
   console.log(`CPU an export by process: ${Object.entries(c.cpuByProcess ?? {}).map(([role, ms]) => `${role} ${ms.toFixed(2)} ms`).join(', ')}`);
   result.replacements = await renderReplacements();
+
+  await service.stop();
+  service = (await startService('all', { ...env, PERFORMANCE_MEASURES_OFF: 'prepared-statements' }));
+  for (let i = 0; i < 10; i += 1) await exportOnce(nextSource());
+  const plainSequential: number[] = [];
+  for (let i = 0; i < SEQUENTIAL; i += 1) plainSequential.push((await exportOnce(nextSource())).ms);
+  const plainConcurrent = await withLoad(async () => {
+    const runs: number[] = [];
+    const begun = performance.now();
+    const until = begun + CONCURRENT_SECONDS * 1000;
+    await Promise.all(Array.from({ length: CLIENTS }, async () => {
+      while (performance.now() < until) runs.push((await exportOnce(nextSource())).ms);
+    }));
+    return { runs, wall: performance.now() - begun };
+  });
+  result.withoutPrepared = {
+    sequential: summary(plainSequential),
+    concurrent: { perSecond: plainConcurrent.value.runs.length / (plainConcurrent.value.wall / 1000), e2e: summary(plainConcurrent.value.runs), load: plainConcurrent.load },
+  };
+  const w = result.withoutPrepared;
+  console.log(`without prepared statements: one client ${fmt(w.sequential)}; ${CLIENTS} clients ${w.concurrent.perSecond.toFixed(1)} exports/s, ${fmt(w.concurrent.e2e)}, load ${w.concurrent.load.toFixed(2)}`);
   console.log(`render processes replaced over the run: ${JSON.stringify(result.replacements)}`);
   result.failures = failures;
   writeResult(result);

@@ -2,7 +2,10 @@
  * Tokenize under load: autocannon with 50 connections for ~10 s against POST /vault/v1/tokens/card
  * (each request a different Luhn-valid card made up at run time, test mode), through the real API,
  * queue, worker and PostgreSQL, in two shapes: API and worker as separate processes
- * (`start:api` + `start:worker`) and both in one process (`npm start`). NODE_ENV=production, rate
+ * (`start:api` + `start:worker`) and both in one process (`npm start`); and the first again with
+ * each kept performance measure of the tokenize path switched off in turn
+ * (PERFORMANCE_MEASURES_OFF, packages/shared/src/performance-measures.ts): each pair tells what
+ * that measure buys. NODE_ENV=production, rate
  * limits lifted. The baseline, measured on the same Redis in the same run (before and after, their
  * mean used): a bare BullMQ add → process → result round trip with 50 concurrent callers in one
  * process (the worker's concurrency as the service's), jobs/s and p50/p99.
@@ -13,7 +16,7 @@
  * job a request and a no-op worker process, the same in one process, Express with requests gathered
  * into shared jobs) runs after the shapes, so each figure has both yardsticks from the same run (--floors none skips it).
  *
- *   npx tsx bench/scenarios/tokenize-load.ts [--duration 10] [--connections 50] [--shapes split,single] [--repeat 3] [--floors express,express-queue,express-queue-one-process,express-batch | none]
+ *   npx tsx bench/scenarios/tokenize-load.ts [--duration 10] [--connections 50] [--shapes split,single] [--without tokenize-insert-batching,… | none] [--repeat 3] [--floors express,express-queue,express-queue-one-process,express-batch | none]
  */
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -21,6 +24,10 @@ import { createPgPool } from '@folio-vault/shared/connections';
 import { futureYear, generatedPan } from '@folio-vault/test-kit/cards';
 import { bareBullmq, type TLoadFigures } from '../baselines/bare-bullmq.js';
 import { FLOOR_KINDS, FLOOR_NAMES, startFloor, type TFloorKind } from '../baselines/service-floor.js';
+import type { TPerformanceMeasure } from '@folio-vault/shared/performance-measures';
+
+/** The kept performance measures on the tokenize path, each measured against the split shape without it. */
+const TOKENIZE_MEASURES: TPerformanceMeasure[] = ['tokenize-insert-batching', 'gateway-mode-cache', 'audit-batching', 'prepared-statements'];
 import { benchToken, freePort, liftedRateLimits, startShape } from '../support/service-processes.js';
 import { benchEnvironment, writeResult } from '../support/environment.js';
 import { machine, withLoad } from '../support/machine.js';
@@ -31,6 +38,7 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '50' },
     shapes: { type: 'string', default: 'split,single' },
+    without: { type: 'string', default: TOKENIZE_MEASURES.join(',') },
     repeat: { type: 'string', default: '3' },
     floors: { type: 'string', default: FLOOR_KINDS.join(',') },
   },
@@ -46,13 +54,19 @@ const WARM_UP_SECONDS = 2;
  * as tokenization's cost. The figures are a running service's.
  */
 const SETTLE_MS = 6_000;
-const SHAPES = values.shapes.split(',') as Array<'split' | 'single'>;
+/** The split shape with one kept performance measure switched off. */
+type TWithout = `without:${TPerformanceMeasure}`;
+type TServiceShape = 'split' | 'single' | TWithout;
+const SHAPES = [
+  ...(values.shapes.split(',') as TServiceShape[]),
+  ...(values.without === 'none' ? [] : values.without.split(',').map((measure) => `without:${measure}` as TWithout)),
+];
 const FLOORS = values.floors === 'none' ? [] : (values.floors.split(',') as TFloorKind[]);
 
 export type { TLoadFigures };
 export interface TTokenizeShape extends TLoadFigures {
   /** The service's shapes, or a floor of them (bench/baselines/service-floor.ts). */
-  shape: 'split' | 'single' | TFloorKind;
+  shape: TServiceShape | TFloorKind;
   non2xx: number;
   errors: number;
   timeouts: number;
@@ -105,8 +119,10 @@ async function tokenizeShape(shape: TTokenizeShape['shape'], bareJobsPerSecond: 
   const env = { ...rawEnv(), ...liftedRateLimits(), NODE_ENV: 'production', PORT: String(port) };
   const processes: Array<{ stop(): Promise<void> }> = [];
   try {
-    const floor = shape !== 'split' && shape !== 'single';
-    processes.push(...(floor ? await startFloor(shape, env) : await startShape(shape, env)));
+    const floor = (FLOOR_KINDS as readonly string[]).includes(shape);
+    if (floor) processes.push(...(await startFloor(shape as TFloorKind, env)));
+    else if (shape.startsWith('without:')) processes.push(...(await startShape('split', { ...env, PERFORMANCE_MEASURES_OFF: shape.slice('without:'.length) })));
+    else processes.push(...(await startShape(shape as 'split' | 'single', env)));
     const url = `http://127.0.0.1:${port}`;
     const token = benchToken(config, 'write:payment');
     // A floor starts no render processes: nothing to settle.
@@ -167,13 +183,16 @@ const line = (name: string, f: TLoadFigures, extra = '') =>
   console.log(`${name.padEnd(70)} ${f.perSecond.toFixed(0).padStart(8)} ${`${f.p50.toFixed(1)} ms`.padStart(10)} ${`${f.p99.toFixed(1)} ms`.padStart(10)} ${extra} ${f.load.toFixed(1).padStart(6)}`);
 line('bare BullMQ round trip (before)', before, ''.padStart(25));
 line('bare BullMQ round trip (after)', after, ''.padStart(25));
-const SHAPE_NAMES: Record<TTokenizeShape['shape'], string> = {
-  split: 'tokenize, API + worker processes',
-  single: 'tokenize, one process',
-  ...FLOOR_NAMES,
-};
+const shapeName = (shape: TTokenizeShape['shape']): string =>
+  shape === 'split'
+    ? 'tokenize, API + worker processes'
+    : shape === 'single'
+      ? 'tokenize, one process'
+      : shape.startsWith('without:')
+        ? `tokenize, API + worker, without ${shape.slice('without:'.length)}`
+        : FLOOR_NAMES[shape as TFloorKind];
 for (const r of results) {
-  const name = SHAPE_NAMES[r.shape];
+  const name = shapeName(r.shape);
   line(name, r, `${String(r.non2xx).padStart(10)} ${String(r.errors).padStart(7)} ${`${(r.ratio * 100).toFixed(0)} %`.padStart(8)}`);
   console.log(`  runs: ${r.runs.map((run) => `${run.perSecond.toFixed(0)}/s p99 ${run.p99.toFixed(0)} ms (load ${run.load.toFixed(1)})`).join(', ')}`);
   console.log(`  CPU ms per request: ${Object.entries(r.cpuMsPerRequest).map(([role, value]) => `${role} ${value.toFixed(2)}`).join(', ')}`);

@@ -60,7 +60,12 @@ describe('loadConfig — defaults', () => {
     expect(config.RETENTION_SWEEP_SECONDS).toBe(300);
     expect(config.WEBHOOK_RETRY_SCHEDULE).toEqual([5, 60, 300, 1800, 7200, 21_600, 43_200, 86_400]);
     expect([config.WEBHOOK_ALLOW_INSECURE, config.WEBHOOK_ALLOW_PRIVATE]).toEqual([false, false]);
-    expect(config.TOKENIZE_INSERT_BATCHING).toBe(true);
+    expect(config.PERFORMANCE_MEASURES_OFF).toEqual([]);
+  });
+
+  it('reads the performance measures to switch off, each once', () => {
+    const config = loadConfig({ ...requiredKeys(), PERFORMANCE_MEASURES_OFF: 'gateway-mode-cache, audit-batching,gateway-mode-cache' });
+    expect(config.PERFORMANCE_MEASURES_OFF).toEqual(['gateway-mode-cache', 'audit-batching']);
   });
 
   it('parses the keys into keyrings and a 32-byte fingerprint key', () => {
@@ -147,7 +152,7 @@ describe('loadConfig — one clear line per bad setting', () => {
     ['WEBHOOK_RETRY_SCHEDULE=5,0', { WEBHOOK_RETRY_SCHEDULE: '5,0' }, 'WEBHOOK_RETRY_SCHEDULE', /1-604800/],
     ['WEBHOOK_ALLOW_PRIVATE=maybe', { WEBHOOK_ALLOW_PRIVATE: 'maybe' }, 'WEBHOOK_ALLOW_PRIVATE', /true or false/],
     ['WEBHOOK_ALLOW_INSECURE=on', { WEBHOOK_ALLOW_INSECURE: 'on' }, 'WEBHOOK_ALLOW_INSECURE', /true or false/],
-    ['TOKENIZE_INSERT_BATCHING=sometimes', { TOKENIZE_INSERT_BATCHING: 'sometimes' }, 'TOKENIZE_INSERT_BATCHING', /true or false/],
+    ['PERFORMANCE_MEASURES_OFF=caching', { PERFORMANCE_MEASURES_OFF: 'audit-batching,caching' }, 'PERFORMANCE_MEASURES_OFF', /among tokenize-insert-batching, gateway-mode-cache, audit-batching, prepared-statements \(not caching\)/],
   ];
 
   it.each(cases)('%s', (_name, overrides, setting, message) => {

@@ -12,6 +12,10 @@ import { ExportService } from './exports/export-service.js';
 import { vaultRateLimits } from './http/rate-limit.js';
 import { RouteAudit } from './http/route-audit.js';
 import { AuditLog } from '@folio-vault/shared/vault/audit-log';
+import { measureOn } from '@folio-vault/shared/performance-measures';
+import { namePreparedStatements } from '@folio-vault/shared/db/prepared';
+import { writeBatched, writeEach } from './http/audit-batcher.js';
+import { gatewayModeOf, rememberedGatewayModes } from './vault/gateway-mode-cache.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { VaultClient } from './vault/vault-client.js';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
@@ -38,7 +42,10 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
   const { redis, pool, storage, queues, flows, nightAuditQueue } = resources;
   const metrics = options.metrics ?? createMetrics();
   metrics.observeQueues(queues);
-  const routeAudit = new RouteAudit(new AuditLog(pool));
+  const measures = config.PERFORMANCE_MEASURES_OFF;
+  namePreparedStatements(measureOn(measures, 'prepared-statements'));
+  const auditLog = new AuditLog(pool);
+  const routeAudit = new RouteAudit(measureOn(measures, 'audit-batching') ? writeBatched(auditLog) : writeEach(auditLog));
   const limits = { perSubject: config.TOKENIZE_RATE_LIMIT_PER_SUBJECT, perProperty: config.TOKENIZE_RATE_LIMIT_PER_PROPERTY, windowMs: config.RATE_LIMIT_WINDOW_MS };
 
   const app = createApp({
@@ -52,12 +59,12 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
     vault: new VaultClient({
       waiter: new JobWaiter(resources.vaultQueue, resources.vaultEvents),
       forwardWaiter: new JobWaiter(resources.forwardQueue, resources.forwardEvents),
-      pool,
       transit: config.VAULT_TRANSIT_KEY,
       waitMs: config.TOKENIZE_WAIT_MS,
       cvvHoldSeconds: config.VAULT_CVV_HOLD_SECONDS,
       shredAfterExpiryDays: config.VAULT_SHRED_AFTER_EXPIRY_DAYS,
       destinations: config.forwardDestinations,
+      gatewayModeOf: measureOn(measures, 'gateway-mode-cache') ? rememberedGatewayModes(pool) : gatewayModeOf(pool),
     }),
     exports: new ExportService(pool, new JobWaiter(resources.exportQueue, resources.exportEvents), storage, config.EXPORT_QUEUE_CAP_PER_PROPERTY, {
       linkKey: config.EXPORT_LINK_KEY,

@@ -7,6 +7,8 @@ import { createMetrics, type TMetrics } from '@folio-vault/shared/metrics';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { createStorage } from '@folio-vault/shared/storage/create-storage';
 import { ExportStore } from '@folio-vault/shared/exports/export-store';
+import { namePreparedStatements } from '@folio-vault/shared/db/prepared';
+import { measureOn } from '@folio-vault/shared/performance-measures';
 import { FolioExporter } from './exports/folio-exporter.js';
 import { RenderPool } from './exports/render-pool.js';
 import { startWorkerHealthServer } from './health-server.js';
@@ -44,6 +46,7 @@ export interface TStartWorkerOptions {
 
 export async function startWorker(config: TWorkerConfig, logger: Logger, options: TStartWorkerOptions = {}): Promise<TRunningWorker> {
   const metrics = options.metrics ?? createMetrics();
+  namePreparedStatements(measureOn(config.PERFORMANCE_MEASURES_OFF, 'prepared-statements'));
   // An outage of Redis, PostgreSQL or storage is logged once, not per error of every connection.
   const connections = options.connections ?? new ConnectionLog(logger);
   const pool = watchPgPool(createPgPool(config.DATABASE_URL, { max: Math.min(config.WORKER_CONCURRENCY, 20) }), connections);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseKeyring, parseSingleKey, type TKeyring } from './vault/crypto/keyring.js';
 import { isRedisClusterUrl, parseRedisClusterUrl } from './redis-url.js';
+import { PERFORMANCE_MEASURE_NAMES, type TPerformanceMeasure } from './performance-measures.js';
 
 /**
  * How one setting is read (config.ts puts them together): each schema turns an environment value
@@ -119,4 +120,15 @@ export const retrySchedule = z.string().transform((value, ctx) => {
     return z.NEVER;
   }
   return seconds;
+});
+
+/** Names of performance measures (performance-measures.ts), comma-separated; an unknown name is refused. */
+export const measureList = z.string().transform((value, ctx): TPerformanceMeasure[] => {
+  const names = value.split(',').map((name) => name.trim()).filter(Boolean);
+  const unknown = names.filter((name) => !(PERFORMANCE_MEASURE_NAMES as string[]).includes(name));
+  if (unknown.length > 0) {
+    ctx.addIssue({ code: 'custom', message: `must name performance measures among ${PERFORMANCE_MEASURE_NAMES.join(', ')} (not ${unknown.join(', ')})` });
+    return z.NEVER;
+  }
+  return [...new Set(names)] as TPerformanceMeasure[];
 });

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { TKeyring } from './vault/crypto/keyring.js';
 import { parseDestinations, resolveDestinationSecrets, type TForwardDestination, type TResolvedDestination } from './vault/forward/destinations.js';
-import { booleanSetting, healthPort, keyringSetting, limitCount, optionalText, port, positiveMs, redisUrl, retrySchedule, singleKeySetting, urlWithProtocols, wholeNumberIn } from './config-fields.js';
+import { booleanSetting, healthPort, keyringSetting, limitCount, measureList, optionalText, port, positiveMs, redisUrl, retrySchedule, singleKeySetting, urlWithProtocols, wholeNumberIn } from './config-fields.js';
+import { PERFORMANCE_MEASURE_NAMES } from './performance-measures.js';
 
 /**
  * All settings, parsed once at start. A bad setting stops the start with one line per problem;
@@ -172,12 +173,13 @@ const ZSharedSettings = z.object({
       'How often the vault sweep runs (first at worker start): it shreds tokens past `expires_at`, destroys held CVVs past their ' +
       'time, drops old forward answers and re-fingerprints old records ([vault.md](vault.md#the-vault-sweep)).',
   }),
-  TOKENIZE_INSERT_BATCHING: booleanSetting.default(true).meta({
-    readBy: 'worker',
-    accepts: BOOLEAN_VALUES,
+  PERFORMANCE_MEASURES_OFF: measureList.default([]).meta({
+    readBy: 'both',
+    accepts: `a comma-separated list of ${PERFORMANCE_MEASURE_NAMES.map((name) => `\`${name}\``).join(', ')}`,
     description:
-      'Gathers the cards of a worker\'s concurrent tokenize jobs into shared insert statements ' +
-      '([vault.md](vault.md#tokenize-under-load)); `false` inserts each card by its own statement, the pair the tokenize benchmark measures.',
+      'Performance measures to switch off: each is kept only while the benchmarks show it earns its place, and the service runs the ' +
+      'plain code beside it without it; the benchmarks switch each off in turn to measure it ' +
+      '([benchmarks.md](benchmarks.md), "Kept performance measures"). Empty: all on.',
   }),
   // Checked in forwardSettings: the API reads names, modes, paths and methods, a worker also the secrets.
   VAULT_FORWARD_DESTINATIONS: optionalText.meta({

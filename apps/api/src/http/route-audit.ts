@@ -9,9 +9,10 @@
 import type { Request, Response } from 'express';
 import type { AppError } from '@folio-vault/shared/errors';
 import type { Logger } from '@folio-vault/shared/logger';
-import type { AuditLog, TAuditAction, TAuditEvent } from '@folio-vault/shared/vault/audit-log';
+import type { TAuditAction, TAuditEvent } from '@folio-vault/shared/vault/audit-log';
 import { tokenizationModeOf } from '@folio-vault/shared/vault/tokenization-mode';
 import { toAppError } from '@folio-vault/shared/errors';
+import type { TAuditWrite } from './audit-batcher.js';
 
 /** What a vault handler knows that the request does not say. */
 export interface TAuditFacts {
@@ -52,16 +53,17 @@ export function auditEventOf(
 }
 
 /**
- * The API's writer: one statement per event, on the API's pool. `flush` lets the API's shutdown
- * wait for the writes of the last answers before it closes the pool.
+ * The API's writer, on the API's pool (audit-batcher.ts: one statement per event, or the events of
+ * one turn together). `flush` lets the API's shutdown wait for the writes of the last answers
+ * before it closes the pool.
  */
 export class RouteAudit implements TRouteAudit {
   private readonly pending = new Set<Promise<void>>();
 
-  constructor(private readonly log: AuditLog) {}
+  constructor(private readonly record: TAuditWrite) {}
 
   write(event: TAuditEvent, logger: Logger): void {
-    const written = this.log.record([event]).catch((error: unknown) => {
+    const written = this.record(event).catch((error: unknown) => {
       // A database that is away is logged once by the connection log; a write refused otherwise is a fault.
       const expected = toAppError(error).status === 503;
       logger[expected ? 'warn' : 'error']({ err: { message: (error as Error).message, code: (error as { code?: string }).code }, action: event.action }, 'audit event not written');

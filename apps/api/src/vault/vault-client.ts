@@ -1,6 +1,5 @@
 import { v7 as uuidv7 } from 'uuid';
 import { isPublicTestCard } from '@folio-vault/shared/vault/card/test-cards';
-import type { TPgPool } from '@folio-vault/shared/connections';
 import type { TKeyring } from '@folio-vault/shared/vault/crypto/keyring';
 import { sealTransit, transitAad } from '@folio-vault/shared/vault/crypto/transit';
 import { AppError } from '@folio-vault/shared/errors';
@@ -18,7 +17,7 @@ import type {
   TTokenizeCardResponse,
 } from '@folio-vault/shared/vault/schemas';
 import type { JobWaiter } from '../jobs/job-waiter.js';
-import { findPropertyGatewayMode } from '@folio-vault/shared/properties/property-store';
+import type { TGatewayModeOf } from './gateway-mode-cache.js';
 import { ForwardClient } from './forward-client.js';
 
 export interface TTokenRef {
@@ -31,7 +30,6 @@ export interface TVaultClientOptions {
   /** The vault queue's waiter (tokenize, read, delete, search) and the forward queue's. */
   waiter: JobWaiter;
   forwardWaiter: JobWaiter;
-  pool: TPgPool;
   transit: TKeyring;
   /** TOKENIZE_WAIT_MS: how long a vault request waits for its job. */
   waitMs: number;
@@ -40,6 +38,8 @@ export interface TVaultClientOptions {
   /** VAULT_SHRED_AFTER_EXPIRY_DAYS: a token ends at the latest this long after its card's expiry month. */
   shredAfterExpiryDays: number;
   destinations: readonly TForwardDestination[];
+  /** The property's known gateway mode (gateway-mode-cache.ts). */
+  gatewayModeOf: TGatewayModeOf;
 }
 
 const DAY_MS = 86_400_000;
@@ -59,7 +59,7 @@ export class VaultClient {
 
   /** The mode check of tokenize, for every request that names a property's mode. */
   async checkMode(propertyId: string, mode: TTokenizationMode): Promise<void> {
-    const knownMode = await findPropertyGatewayMode(this.options.pool, propertyId);
+    const knownMode = await this.options.gatewayModeOf(propertyId);
     if (knownMode && knownMode !== mode) {
       throw new AppError(
         'TOKENIZATION_MODE_MISMATCH',

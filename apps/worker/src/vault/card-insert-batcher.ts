@@ -1,10 +1,10 @@
-// Kept for what it measurably buys, the one performance measure on the tokenize path: inserts
-// without an Idempotency-Key gathered across the worker's concurrent jobs into one statement.
-// Under load PostgreSQL spends its time per statement and per commit rather than per row, so the
-// cards of several jobs cost little more than one: tokenize throughput is what it buys. It is
-// measured in every `npm run bench -- --only tokenize` run, against the service with
-// TOKENIZE_INSERT_BATCHING=false (plainCardInserts: one statement per card) in the same run
-// (docs/benchmarks.md). Switch it off to compare, or where its figure stops holding.
+// A kept performance measure (packages/shared/src/performance-measures.ts:
+// `tokenize-insert-batching`): tokenize's inserts without an Idempotency-Key gathered across the
+// worker's concurrent jobs into one statement. Under load PostgreSQL spends its time per statement
+// and per commit rather than per row, so the cards of several jobs cost little more than one:
+// tokenize throughput is what it buys. It is measured by `npm run bench -- --only tokenize`,
+// against the service with PERFORMANCE_MEASURES_OFF=tokenize-insert-batching (plainCardInserts:
+// one statement per card) in the same run (docs/benchmarks.md).
 
 import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
 import type { CardRepository, TCardRow, TNewCardRow } from './card-repository.js';

@@ -1,6 +1,7 @@
 import type { Queue, Worker } from 'bullmq';
 import { vaultKeys, type TWorkerConfig } from '@folio-vault/shared/config';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
+import { measureOn } from '@folio-vault/shared/performance-measures';
 import { AuditLog } from '@folio-vault/shared/vault/audit-log';
 import { VAULT_SWEEP_SCHEDULER_ID, vaultSweepJob } from '@folio-vault/shared/vault/vault-sweep-job';
 import { queueWorker, type TWorkerDeps } from '../jobs/processor-base.js';
@@ -27,7 +28,7 @@ export interface TVaultWorkers {
 export function startVaultWorkers(config: TWorkerConfig, deps: TWorkerDeps): TVaultWorkers {
   const { pool, logger, metrics } = deps;
   const repository = new CardRepository(pool);
-  const inserts = config.TOKENIZE_INSERT_BATCHING
+  const inserts = measureOn(config.PERFORMANCE_MEASURES_OFF, 'tokenize-insert-batching')
     ? new CardInsertBatcher(repository, { onBatch: (cards) => metrics.vaultCardInsertBatch.observe(cards) })
     : plainCardInserts(repository);
   const vault = new CardVault(repository, vaultKeys(config), config.VAULT_CVV_HOLD_SECONDS, inserts);

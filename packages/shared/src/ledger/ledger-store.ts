@@ -12,6 +12,7 @@ import type { TSourceKind } from './enums.js';
 import { afterSql, orderBySql, sortValuesSql, type TSortKey } from './sort.js';
 import { SqlParams, transactionFilterSql, type TTransactionFilter } from './transaction-filter.js';
 import { transactionColumnsSql, transactionJoinsSql, type TTransactionRow } from './transaction-view.js';
+import { prepared } from '../db/prepared.js';
 
 type TDb = TPgPool | PoolClient;
 type TRecipientType = TRecipient['type'];
@@ -118,11 +119,14 @@ export async function upsertTransactions(client: PoolClient, propertyId: string,
 /** A source exists when the property has a folio or a transaction of it. */
 export async function sourceExists(db: TDb, propertyId: string, sourceKind: TSourceKind, sourceId: string): Promise<boolean> {
   const result = await db.query(
-    `SELECT 1 FROM folios WHERE property_id = $1 AND source_kind = $2 AND source_id = $3
-       UNION ALL
-       SELECT 1 FROM transactions WHERE property_id = $1 AND source_kind = $2 AND source_id = $3
-       LIMIT 1`,
-    [propertyId, sourceKind, sourceId],
+    prepared(
+      'ledger-source-exists',
+      `SELECT 1 FROM folios WHERE property_id = $1 AND source_kind = $2 AND source_id = $3
+         UNION ALL
+         SELECT 1 FROM transactions WHERE property_id = $1 AND source_kind = $2 AND source_id = $3
+         LIMIT 1`,
+      [propertyId, sourceKind, sourceId],
+    ),
   );
   return (result.rowCount ?? 0) > 0;
 }
@@ -130,8 +134,11 @@ export async function sourceExists(db: TDb, propertyId: string, sourceKind: TSou
 /** How many of `folioIds` are folios of the source. */
 export async function countFoliosOfSource(db: TDb, propertyId: string, sourceKind: TSourceKind, sourceId: string, folioIds: string[]): Promise<number> {
   const found = await db.query<{ id: string }>(
-    'SELECT id FROM folios WHERE property_id = $1 AND source_kind = $2 AND source_id = $3 AND id = ANY($4::bigint[])',
-    [propertyId, sourceKind, sourceId, folioIds],
+    prepared(
+      'ledger-count-folios',
+      'SELECT id FROM folios WHERE property_id = $1 AND source_kind = $2 AND source_id = $3 AND id = ANY($4::bigint[])',
+      [propertyId, sourceKind, sourceId, folioIds],
+    ),
   );
   return found.rowCount ?? 0;
 }
@@ -145,25 +152,33 @@ export async function foliosOfSource(
   folioIds: string[] | undefined,
 ): Promise<TFolioRow[]> {
   const result = await db.query<TFolioRow>(
-    `SELECT id, name, source_identifier FROM folios
-        WHERE property_id = $1 AND source_kind = $2 AND source_id = $3 AND ($4::bigint[] IS NULL OR id = ANY($4::bigint[]))
-        ORDER BY id`,
-    [propertyId, sourceKind, sourceId, folioIds ?? null],
+    prepared(
+      'ledger-folios-of-source',
+      `SELECT id, name, source_identifier FROM folios
+          WHERE property_id = $1 AND source_kind = $2 AND source_id = $3 AND ($4::bigint[] IS NULL OR id = ANY($4::bigint[]))
+          ORDER BY id`,
+      [propertyId, sourceKind, sourceId, folioIds ?? null],
+    ),
   );
   return result.rows;
 }
 
 export async function recipientExists(db: TDb, propertyId: string, type: TRecipientType, id: string): Promise<boolean> {
-  const found = await db.query('SELECT 1 FROM recipients WHERE property_id = $1 AND type = $2 AND id = $3', [propertyId, type, id]);
+  const found = await db.query(prepared('ledger-recipient-exists', 'SELECT 1 FROM recipients WHERE property_id = $1 AND type = $2 AND id = $3', [propertyId, type, id]));
   return Boolean(found.rowCount);
 }
 
 export async function findRecipient(db: TDb, propertyId: string, type: TRecipientType, id: string): Promise<TRecipientRow | undefined> {
-  const result = await db.query<TRecipientRow>('SELECT name, address, tax_id, document_number FROM recipients WHERE property_id = $1 AND type = $2 AND id = $3', [
-    propertyId,
-    type,
-    id,
-  ]);
+  const result = await db.query<TRecipientRow>(
+    prepared(
+      'ledger-find-recipient',
+      'SELECT name, address, tax_id, document_number FROM recipients WHERE property_id = $1 AND type = $2 AND id = $3', [
+      propertyId,
+      type,
+      id,
+    ],
+    ),
+  );
   return result.rows[0];
 }
 
@@ -202,11 +217,14 @@ export async function pageOfTransactions(
   const keyset = after ? ` AND ${afterSql(keys, after, params)}` : '';
   const limitParam = params.add(limit, 'int');
   const page = await db.query<TSortedTransactionRow>(
-    `SELECT ${transactionColumnsSql(tz)}, ${sortValuesSql(keys)}
-         FROM (SELECT * FROM transactions t WHERE ${where}${keyset} ORDER BY ${orderBySql(keys)} LIMIT ${limitParam}) t
-         ${transactionJoinsSql()}
-        ORDER BY ${orderBySql(keys)}`,
-    params.values,
+    prepared(
+      'ledger-page',
+      `SELECT ${transactionColumnsSql(tz)}, ${sortValuesSql(keys)}
+           FROM (SELECT * FROM transactions t WHERE ${where}${keyset} ORDER BY ${orderBySql(keys)} LIMIT ${limitParam}) t
+           ${transactionJoinsSql()}
+          ORDER BY ${orderBySql(keys)}`,
+      params.values,
+    ),
   );
   return page.rows;
 }

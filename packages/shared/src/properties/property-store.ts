@@ -6,6 +6,7 @@ import type { PoolClient } from 'pg';
 import type { TPgPool } from '../connections.js';
 import type { TProperty } from '../ledger/schemas.js';
 import type { TTokenizationMode } from '../vault/schemas.js';
+import { prepared } from '../db/prepared.js';
 
 type TDb = TPgPool | PoolClient;
 
@@ -33,13 +34,13 @@ export async function upsertProperty(client: PoolClient, property: TProperty): P
  * padding of char(3); undefined before the property is imported.
  */
 export async function findPropertyProfile(db: TDb, propertyId: string): Promise<TPropertyProfile | undefined> {
-  const result = await db.query<TPropertyProfile>('SELECT name, address, currency, timezone, language FROM properties WHERE id = $1', [propertyId]);
+  const result = await db.query<TPropertyProfile>(prepared('property-profile', 'SELECT name, address, currency, timezone, language FROM properties WHERE id = $1', [propertyId]));
   const row = result.rows[0];
   return row && { ...row, currency: row.currency.trim() };
 }
 
 export async function findPropertyGatewayMode(db: TDb, propertyId: string): Promise<TTokenizationMode | undefined> {
-  const result = await db.query<{ gateway_mode: TTokenizationMode }>('SELECT gateway_mode FROM properties WHERE id = $1', [propertyId]);
+  const result = await db.query<{ gateway_mode: TTokenizationMode }>(prepared('property-gateway-mode', 'SELECT gateway_mode FROM properties WHERE id = $1', [propertyId]));
   return result.rows[0]?.gateway_mode;
 }
 

@@ -1,0 +1,25 @@
+// The performance measures the service keeps on its critical paths. Plain code is the rule; a
+// measure stays only while its pair in `npm run bench` (the same run with it and with it switched
+// off) shows a gain of at least 10 % in a figure a user sees: docs/benchmarks.md, "Kept
+// performance measures". Each lives in the one module named below, whose header says what it buys
+// and which benchmark measures it. PERFORMANCE_MEASURES_OFF switches any of them off, for that
+// pair, or where one stops earning its place; the service then runs the plain code beside it.
+
+export const PERFORMANCE_MEASURES = {
+  /** Tokenize inserts of a worker's concurrent jobs share a statement: apps/worker/src/vault/card-insert-batcher.ts. */
+  'tokenize-insert-batching': 'apps/worker/src/vault/card-insert-batcher.ts',
+  /** A property's gateway mode, remembered for a few seconds by the API: apps/api/src/vault/gateway-mode-cache.ts. */
+  'gateway-mode-cache': 'apps/api/src/vault/gateway-mode-cache.ts',
+  /** The audit events of one event-loop turn written by one statement: apps/api/src/http/audit-batcher.ts. */
+  'audit-batching': 'apps/api/src/http/audit-batcher.ts',
+  /** The statements of the hot paths prepared once per connection: packages/shared/src/db/prepared.ts. */
+  'prepared-statements': 'packages/shared/src/db/prepared.ts',
+} as const;
+
+export type TPerformanceMeasure = keyof typeof PERFORMANCE_MEASURES;
+export const PERFORMANCE_MEASURE_NAMES = Object.keys(PERFORMANCE_MEASURES) as TPerformanceMeasure[];
+
+/** Whether `measure` runs, given PERFORMANCE_MEASURES_OFF. */
+export function measureOn(off: readonly TPerformanceMeasure[], measure: TPerformanceMeasure): boolean {
+  return !off.includes(measure);
+}
