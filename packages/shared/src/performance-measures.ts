@@ -14,6 +14,8 @@ export const PERFORMANCE_MEASURES = {
   'audit-batching': 'apps/api/src/http/audit-batcher.ts',
   /** The statements of the hot paths prepared once per connection: packages/shared/src/db/prepared.ts. */
   'prepared-statements': 'packages/shared/src/db/prepared.ts',
+  /** Requests and responses created with Express's prototypes: apps/api/src/http/request-prototypes.ts. */
+  'request-prototypes': 'apps/api/src/http/request-prototypes.ts',
 } as const;
 
 export type TPerformanceMeasure = keyof typeof PERFORMANCE_MEASURES;
