@@ -4,27 +4,25 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWorld, type TWorld } from './support/world.js';
 
-/**
- * RFC 8725 (JWT Best Current Practices) against one route of each scope, in the three key set-ups
- * of docs/api.md#authentication-and-scopes (HS256 secret, RS256 public key, JWKS URL). test/auth.test.ts covers the claim
- * rules on the vault read route; this file adds what it leaves out, route by route:
- *
- * - alg "none" and HS/RS key confusion (§2.1, §3.1): the algorithm follows from the configured key.
- * - kid (§3.10): looked up only in the configured JWKS; never a path, URL or query. With one
- *   configured key (HS256 or RS256) the kid names nothing and is ignored: the signature must still
- *   verify with that key, so an injected kid gains nothing.
- * - jku / x5u / jwk / x5c (§3.10, RFC 7515 §4.1): ignored, not rejected. A token the configured key
- *   signed still passes with them; one the attacker signed fails; the attacker URL is never fetched.
- * - typ (§3.11): absent, "JWT" or "at+jwt" (RFC 9068), with or without the "application/" prefix
- *   (RFC 7515 §4.1.9), case-insensitive; any other type (a security event, a logout token, DPoP
- *   proof…) is another kind of JWT and is refused, so it cannot be replayed as an access token.
- * - crit (RFC 7515 §4.1.11): the service understands no extension, so any crit header is refused.
- * - size: a token over 8,192 characters is 401 invalid_token; one whose headers pass Node's 16 kB
- *   header limit never reaches the app and gets Node's own 431 (no body).
- * - the token only ever comes from the Authorization header (RFC 6750 §2.2/2.3 are not supported):
- *   ?access_token=, a form body or a cookie do not authenticate. The one exception is the queue
- *   dashboard's own ?token= exchange (a redirect that sets its cookie), not tested here.
- */
+// RFC 8725 (JWT Best Current Practices) against one route of each scope, in the three key set-ups
+// of docs/api.md#authentication-and-scopes (HS256 secret, RS256 public key, JWKS URL). test/auth.test.ts covers the claim
+// rules on the vault read route; this file adds what it leaves out, route by route:
+//
+// - alg "none" and HS/RS key confusion (§2.1, §3.1): the algorithm follows from the configured key.
+// - kid (§3.10): looked up only in the configured JWKS; never a path, URL or query. With one
+//   configured key (HS256 or RS256) the kid names nothing and is ignored: the signature must still
+//   verify with that key, so an injected kid gains nothing.
+// - jku / x5u / jwk / x5c (§3.10, RFC 7515 §4.1): ignored, not rejected. A token the configured key
+//   signed still passes with them; one the attacker signed fails; the attacker URL is never fetched.
+// - typ (§3.11): absent, "JWT" or "at+jwt" (RFC 9068), with or without the "application/" prefix
+//   (RFC 7515 §4.1.9), case-insensitive; any other type (a security event, a logout token, DPoP
+//   proof…) is another kind of JWT and is refused, so it cannot be replayed as an access token.
+// - crit (RFC 7515 §4.1.11): the service understands no extension, so any crit header is refused.
+// - size: a token over 8,192 characters is 401 invalid_token; one whose headers pass Node's 16 kB
+//   header limit never reaches the app and gets Node's own 431 (no body).
+// - the token only ever comes from the Authorization header (RFC 6750 §2.2/2.3 are not supported):
+//   ?access_token=, a form body or a cookie do not authenticate. The one exception is the queue
+//   dashboard's own ?token= exchange (a redirect that sets its cookie), not tested here.
 
 const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const attacker = generateKeyPairSync('rsa', { modulusLength: 2048 });

@@ -7,10 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cardBody } from '@folio-vault/test-kit/cards';
 import { createWorld, type TWorld } from './support/world.js';
 
-/**
- * docs/api.md#authentication-and-scopes end to end: every token goes through the real app on a real port. The HS256 world
- * is the default one; the RS256, ES256 and JWKS worlds get their key from the settings.
- */
+// docs/api.md#authentication-and-scopes end to end: every token goes through the real app on a real port. The HS256 world
+// is the default one; the RS256, ES256 and JWKS worlds get their key from the settings.
 
 type TClaims = Record<string, unknown>;
 

@@ -6,12 +6,10 @@ import { cardBody } from '@folio-vault/test-kit/cards';
 import { tokenize } from './support/forward.js';
 import { createWorld, type TWorld } from './support/world.js';
 
-/**
- * The demo ledger (packages/test-kit/src/demo-ledger.ts, demo-stays.ts) that `npm run demo`,
- * `npm run ledger:demo` and the benchmarks import: its stays, users, card and foreign-currency
- * payments are consistent with its transactions and pass the import's validation; and imported
- * through the API with a real vault token, its visa payments come out labelled from the token.
- */
+// The demo ledger (packages/test-kit/src/demo-ledger.ts, demo-stays.ts) that `npm run demo`,
+// `npm run ledger:demo` and the benchmarks import: its stays, users, card and foreign-currency
+// payments are consistent with its transactions and pass the import's validation; and imported
+// through the API with a real vault token, its visa payments come out labelled from the token.
 
 type TRow = Record<string, unknown>;
 type TPaymentObject = Record<string, unknown>;

@@ -6,21 +6,19 @@ import { cardBody, futureYear } from '@folio-vault/test-kit/cards';
 import { answerProblems } from './support/openapi-answers.js';
 import { createWorld, type TWorld } from './support/world.js';
 
-/**
- * Issue 7, fuzzing. Every operation of the running app's /openapi.json (so a new route is fuzzed
- * without touching this file), plus the operational routes the document leaves out, gets
- * schema-driven bodies that are then broken on purpose: wrong types, huge numbers, unicode,
- * prototype-pollution keys, deep nesting, malformed JSON, wrong content types and encodings, bad or
- * oversize headers, bad path ids and query strings, valid and invalid tokens.
- *
- * The claim checked is docs/api.md#errors: no 5xx at all, and every non-2xx JSON answer is exactly the
- * error body (id = X-Request-Id, ISO timestamp, an errorCode whose status is the one answered, one
- * sentence of details, fieldErrors only on INVALID_REQUEST) with no stack trace in it.
- *
- * Cases are drawn up front from a fixed seed (FUZZ_SEED overrides it, FUZZ_CASES the count) and
- * sent over keep-alive node:http with a few in flight (lighter than fetch, and it sends any header
- * byte and method as given), so a failure reproduces from the printed seed and case number.
- */
+// Issue 7, fuzzing. Every operation of the running app's /openapi.json (so a new route is fuzzed
+// without touching this file), plus the operational routes the document leaves out, gets
+// schema-driven bodies that are then broken on purpose: wrong types, huge numbers, unicode,
+// prototype-pollution keys, deep nesting, malformed JSON, wrong content types and encodings, bad or
+// oversize headers, bad path ids and query strings, valid and invalid tokens.
+//
+// The claim checked is docs/api.md#errors: no 5xx at all, and every non-2xx JSON answer is exactly the
+// error body (id = X-Request-Id, ISO timestamp, an errorCode whose status is the one answered, one
+// sentence of details, fieldErrors only on INVALID_REQUEST) with no stack trace in it.
+//
+// Cases are drawn up front from a fixed seed (FUZZ_SEED overrides it, FUZZ_CASES the count) and
+// sent over keep-alive node:http with a few in flight (lighter than fetch, and it sends any header
+// byte and method as given), so a failure reproduces from the printed seed and case number.
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_260_807);
 const CASES = Number(process.env.FUZZ_CASES ?? 10_000);

@@ -10,13 +10,11 @@ import { createDatabase } from './support/world.js';
 /** These ledgers name no card token: a resolver that knows none. */
 const importLedger = (db: pg.Pool, propertyId: string, data: TImportRequest) => importLedgerWith(db, propertyId, data, async () => new Map());
 
-/**
- * The SQL transaction filter (listing and export) against a second, in-memory implementation
- * written here from docs/ledger.md#listing alone: random small ledgers, imported through importLedger, and
- * random filters; the ids the SQL selects and the totals it sums must equal the reference's.
- * Nothing in this file reuses the filter module's rules (description-filter mapping, void
- * chains, debit/credit split): a misreading of the contract would have to be made twice.
- */
+// The SQL transaction filter (listing and export) against a second, in-memory implementation
+// written here from docs/ledger.md#listing alone: random small ledgers, imported through importLedger, and
+// random filters; the ids the SQL selects and the totals it sums must equal the reference's.
+// Nothing in this file reuses the filter module's rules (description-filter mapping, void
+// chains, debit/credit split): a misreading of the contract would have to be made twice.
 
 // ---- The contract's vocabulary (docs/ledger.md#listing), written out again on purpose. ----
 const SOURCE_KINDS = ['RESERVATION', 'HOUSE_ACCOUNT', 'GROUP_PROFILE', 'ACCOUNTS_RECEIVABLE_LEDGER'] as const;

@@ -8,13 +8,11 @@ import { postImport } from './support/ledger-fixture.js';
 import { spawnTs } from '@folio-vault/test-kit/processes';
 import { createWorld, type TWorld } from './support/world.js';
 
-/**
- * A ledger payment's cardTokenId (docs/ledger.md#card-payments), with a real worker: the API asks
- * the vault workers (card-token-labels job) whether the id is a current token of the property, test
- * or live, and copies its brand code and last four into the payment when the import left them out.
- * Any other id refuses the whole request. ledger:import does the same reading the vault tables.
- * Property 1 holds the tokens and the accepted imports; property 3 only receives refused ones.
- */
+// A ledger payment's cardTokenId (docs/ledger.md#card-payments), with a real worker: the API asks
+// the vault workers (card-token-labels job) whether the id is a current token of the property, test
+// or live, and copies its brand code and last four into the payment when the import left them out.
+// Any other id refuses the whole request. ledger:import does the same reading the vault tables.
+// Property 1 holds the tokens and the accepted imports; property 3 only receives refused ones.
 
 let world: TWorld;
 let token: string;

@@ -3,12 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postImport, transaction } from './support/ledger-fixture.js';
 import { createWorld, type TWorld } from './support/world.js';
 
-/**
- * POST /accounting/v1.0/import with reservations, users and the richer transaction fields
- * (docs/ledger.md#import): what is stored, and every rule of the new fields answered 400
- * INVALID_REQUEST with its path and the exact errorDetails sentence, nothing written. Property 1
- * takes the accepted imports, property 3 only refused ones.
- */
+// POST /accounting/v1.0/import with reservations, users and the richer transaction fields
+// (docs/ledger.md#import): what is stored, and every rule of the new fields answered 400
+// INVALID_REQUEST with its path and the exact errorDetails sentence, nothing written. Property 1
+// takes the accepted imports, property 3 only refused ones.
 
 let world: TWorld;
 let token: string;

@@ -3,11 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postImport, transaction } from './support/ledger-fixture.js';
 import { createWorld, type TWorld } from './support/world.js';
 
-/**
- * POST /accounting/v1.0/import (docs/ledger.md#import): counts, upserts, every field rule with its path,
- * records of another property, repeated ids, a 10,000-transaction batch, scopes, media type and
- * exact money. Each test writes to properties of its own, so "nothing written" is a SQL count.
- */
+// POST /accounting/v1.0/import (docs/ledger.md#import): counts, upserts, every field rule with its path,
+// records of another property, repeated ids, a 10,000-transaction batch, scopes, media type and
+// exact money. Each test writes to properties of its own, so "nothing written" is a SQL count.
 
 let world: TWorld;
 let token: string;

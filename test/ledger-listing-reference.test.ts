@@ -5,12 +5,10 @@ import { importOk } from './support/ledger-fixture.js';
 import { HOUSE_SOURCE, OFFSET_IMPORTS, REFUND_SOURCE, STAY_IMPORT, STAY_SOURCE, TYPE_OF_GROUP } from './support/stay-fixture.js';
 import { createWorld, type TWorld } from './support/world.js';
 
-/**
- * The listing answers every field of the reference accounting API's FolioTransactionResponse
- * (docs/ledger.md#listing), on the ledger of test/support/stay-fixture.ts. Every answer of this
- * file is validated against the reference's schema (test/support/folio-transaction-schema.ts)
- * besides the /openapi.json check every test answer gets.
- */
+// The listing answers every field of the reference accounting API's FolioTransactionResponse
+// (docs/ledger.md#listing), on the ledger of test/support/stay-fixture.ts. Every answer of this
+// file is validated against the reference's schema (test/support/folio-transaction-schema.ts)
+// besides the /openapi.json check every test answer gets.
 
 let world: TWorld;
 let token: string;

@@ -16,10 +16,8 @@ import {
 import { generatedPan } from '@folio-vault/test-kit/cards';
 import { createWorld, type TWorld } from './support/world.js';
 
-/**
- * POST /accounting/v1.0/folios/transactions (docs/ledger.md#listing) on the hand-made ledger of
- * test/support/ledger-fixture.ts. Row numbers `n` name rows; their ids are 1000 + n.
- */
+// POST /accounting/v1.0/folios/transactions (docs/ledger.md#listing) on the hand-made ledger of
+// test/support/ledger-fixture.ts. Row numbers `n` name rows; their ids are 1000 + n.
 
 let world: TWorld;
 let token: string;

@@ -4,13 +4,11 @@ import { listingValidator } from './support/folio-transaction-schema.js';
 import { importOk, postImport, transaction } from './support/ledger-fixture.js';
 import { createWorld, type TWorld } from './support/world.js';
 
-/**
- * The identifiers the reference accounting API types as plain strings — a payment's paymentId, an
- * account's id, customerId and externalRelationId (docs/ledger.md#import) — through the real import
- * and listing: 1-255 characters without control characters, stored and answered exactly as given;
- * anything else refused with 400 INVALID_REQUEST at the field's path, nothing written. Property 1
- * takes the accepted imports, property 2 only refused ones.
- */
+// The identifiers the reference accounting API types as plain strings — a payment's paymentId, an
+// account's id, customerId and externalRelationId (docs/ledger.md#import) — through the real import
+// and listing: 1-255 characters without control characters, stored and answered exactly as given;
+// anything else refused with 400 INVALID_REQUEST at the field's path, nothing written. Property 1
+// takes the accepted imports, property 2 only refused ones.
 
 let world: TWorld;
 let token: string;

@@ -9,10 +9,8 @@ import {
   type TLedgerRow,
 } from '@folio-vault/worker/exports/folio-math';
 
-/**
- * Canonical form of computed amounts: big.js toFixed() — no exponent, no trailing zeros, no "-0"
- * ("0.10" + "0.20" → "0.3"). Amounts that are not computed stay as stored.
- */
+// Canonical form of computed amounts: big.js toFixed() — no exponent, no trailing zeros, no "-0"
+// ("0.10" + "0.20" → "0.3"). Amounts that are not computed stay as stored.
 
 let seq = 0;
 function row(fields: Partial<TLedgerRow> & Pick<TLedgerRow, 'group' | 'amount'>): TLedgerRow {

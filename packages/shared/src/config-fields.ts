@@ -3,10 +3,8 @@ import { parseKeyring, parseSingleKey, type TKeyring } from './vault/crypto/keyr
 import { isRedisClusterUrl, parseRedisClusterUrl } from './redis-url.js';
 import { PERFORMANCE_MEASURE_NAMES, type TPerformanceMeasure } from './performance-measures.js';
 
-/**
- * How one setting is read (config.ts puts them together): each schema turns an environment value
- * into what the code uses, or gives the one line that says what is wrong with it.
- */
+// How one setting is read (config.ts puts them together): each schema turns an environment value
+// into what the code uses, or gives the one line that says what is wrong with it.
 
 /** The process that uses a setting: docs/settings.md lists the settings of each. */
 export type TSettingReader = 'api' | 'worker' | 'both';

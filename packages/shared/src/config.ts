@@ -4,17 +4,15 @@ import { parseDestinations, resolveDestinationSecrets, type TForwardDestination,
 import { booleanSetting, healthPort, keyringSetting, limitCount, measureList, optionalText, port, positiveMs, redisUrl, retrySchedule, singleKeySetting, urlWithProtocols, wholeNumberIn } from './config-fields.js';
 import { PERFORMANCE_MEASURE_NAMES } from './performance-measures.js';
 
-/**
- * All settings, parsed once at start. A bad setting stops the start with one line per problem;
- * secrets are never echoed in those lines. Each process gets the settings of its role (loadConfig's
- * `role`): the API's config has no key-encryption key, the worker's no JWT setting, so code that
- * reached for the other role's secret would not compile.
- *
- * Each setting carries its documentation: `readBy` (the process that uses it) and `description`,
- * plus `accepts` when the schema is not a number range or a list of values. docs/settings.md is
- * rendered from them with `npm run docs:settings` (scripts/settings-doc.ts), and a unit test fails
- * when the page and the schema differ.
- */
+// All settings, parsed once at start. A bad setting stops the start with one line per problem;
+// secrets are never echoed in those lines. Each process gets the settings of its role (loadConfig's
+// `role`): the API's config has no key-encryption key, the worker's no JWT setting, so code that
+// reached for the other role's secret would not compile.
+//
+// Each setting carries its documentation: `readBy` (the process that uses it) and `description`,
+// plus `accepts` when the schema is not a number range or a list of values. docs/settings.md is
+// rendered from them with `npm run docs:settings` (scripts/settings-doc.ts), and a unit test fails
+// when the page and the schema differ.
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/folio_vault';

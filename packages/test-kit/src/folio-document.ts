@@ -1,13 +1,11 @@
 import type { TDocumentFolio, TDocumentRow, TDocumentTotals, TFolioDocument } from '@folio-vault/shared/exports/folio-document';
 import { generateLargeSource } from './demo-ledger.js';
 
-/**
- * Render-ready folio documents for the PDF/XLSX writer tests and the render benchmarks: one folio of
- * `rows` plain rows by default, every part overridable. Amounts are exact decimal strings, as the
- * worker produces them. The benchmarks' documents (sampleDocument, largeSourceDocument) are built the
- * same way in every process that needs one, so the raw-pdfkit baseline and the service render the
- * same rows.
- */
+// Render-ready folio documents for the PDF/XLSX writer tests and the render benchmarks: one folio of
+// `rows` plain rows by default, every part overridable. Amounts are exact decimal strings, as the
+// worker produces them. The benchmarks' documents (sampleDocument, largeSourceDocument) are built the
+// same way in every process that needs one, so the raw-pdfkit baseline and the service render the
+// same rows.
 
 export function documentRow(index: number, overrides: Partial<TDocumentRow> = {}): TDocumentRow {
   const minute = index % 60;

@@ -1,7 +1,5 @@
-/**
- * A realistic ledger of 30-row folios, shared by the benchmarks that need many typical folios
- * (bench/scenarios/night-audit.ts, bench/scenarios/export-small.ts).
- */
+// A realistic ledger of 30-row folios, shared by the benchmarks that need many typical folios
+// (bench/scenarios/night-audit.ts, bench/scenarios/export-small.ts).
 
 /** The date every typical folio ends on (its last night and its checkout payments). */
 export const TYPICAL_BUSINESS_DATE = '2026-11-21';

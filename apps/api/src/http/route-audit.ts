@@ -7,11 +7,10 @@
 // the shape it claims, audit-log.ts). A write that fails is logged; the answer has gone by then.
 
 import type { Request, Response } from 'express';
-import type { AppError } from '@folio-vault/shared/errors';
 import type { Logger } from '@folio-vault/shared/logger';
 import type { TAuditAction, TAuditEvent } from '@folio-vault/shared/vault/audit-log';
 import { tokenizationModeOf } from '@folio-vault/shared/vault/tokenization-mode';
-import { toAppError } from '@folio-vault/shared/errors';
+import { toAppError, type AppError } from '@folio-vault/shared/errors';
 import type { TAuditWrite } from './audit-batcher.js';
 
 /** What a vault handler knows that the request does not say. */
