@@ -1,20 +1,37 @@
 import { defineConfig } from 'vitest/config';
 
+// Patches React-PDF, pdfkit and fontkit prototypes and checks them before and after: it needs a
+// process whose render modules nobody has loaded yet.
+const RENDER_INTERNALS = 'test/unit/react-pdf-internals.test.ts';
+
 export default defineConfig({
   // The workspaces' package exports name their compiled dist/ (for plain node in production); the
   // tests run the TypeScript sources, through the paths of tsconfig.json as tsc and tsx do.
   resolve: { tsconfigPaths: true },
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/support/global-setup.ts'],
-    // Every answer a test gets through supertest is checked against /openapi.json.
-    setupFiles: ['test/support/validate-answers.ts'],
     pool: 'forks',
     // Two files at once on a 2-core machine: most of a file's time is waiting on PostgreSQL, Redis,
-    // child processes and gateways, not CPU. Measured on the full suite (1,355 tests, every file with
-    // its own database and queue prefix): one fork 470-479 s, two forks 394 s and 417 s, all green.
+    // child processes and gateways, not CPU.
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 90_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'suite',
+          include: ['test/**/*.test.ts'],
+          exclude: [RENDER_INTERNALS],
+          globalSetup: ['test/support/global-setup.ts'],
+          // Every answer a test gets through supertest is checked against /openapi.json.
+          setupFiles: ['test/support/validate-answers.ts'],
+          // The files share their fork's loaded modules instead of each loading the service anew
+          // (docs/operations.md#tests): every file builds its own world (database, queue prefix,
+          // keys, API and worker), so what carries over is code, not state.
+          isolate: false,
+        },
+      },
+      { extends: true, test: { name: 'render-internals', include: [RENDER_INTERNALS] } },
+    ],
   },
 });
