@@ -80,19 +80,16 @@ export class ExportStore {
     const { exportId, propertyId, digest, language, request } = record;
     return inTransaction(this.pool, async (client) => {
       await client.query(prepared('exports-lock-property', 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`exports-in-flight:${propertyId}`]));
-      const identical = await client.query<{ id: string; status: TExportStatus }>(
+      const inFlight = await client.query<{ id: string; status: TExportStatus; request_digest: string }>(
         prepared(
-          'exports-identical-in-flight',
-          `SELECT id, status FROM exports WHERE property_id = $1 AND request_digest = $2 AND status IN ('queued', 'running')`,
-          [propertyId, digest],
+          'exports-in-flight',
+          `SELECT id, status, request_digest FROM exports WHERE property_id = $1 AND status IN ('queued', 'running')`,
+          [propertyId],
         ),
       );
-      const joined = identical.rows[0];
+      const joined = inFlight.rows.find((row) => row.request_digest === digest);
       if (joined) return { kind: 'joined', exportId: joined.id, status: joined.status };
-      const inFlight = await client.query<{ n: number }>(
-        prepared('exports-count-in-flight', `SELECT count(*)::int AS n FROM exports WHERE property_id = $1 AND status IN ('queued', 'running')`, [propertyId]),
-      );
-      if (inFlight.rows[0]!.n >= inFlightCap) return { kind: 'full' };
+      if (inFlight.rows.length >= inFlightCap) return { kind: 'full' };
       await client.query(
         prepared(
           'exports-insert',
