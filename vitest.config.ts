@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 // Patches React-PDF, pdfkit and fontkit prototypes and checks them before and after: it needs a
 // process whose render modules nobody has loaded yet.
@@ -21,7 +21,7 @@ export default defineConfig({
         test: {
           name: 'suite',
           include: ['test/**/*.test.ts'],
-          exclude: [RENDER_INTERNALS],
+          exclude: [...configDefaults.exclude, RENDER_INTERNALS],
           globalSetup: ['test/support/global-setup.ts'],
           // Every answer a test gets through supertest is checked against /openapi.json.
           setupFiles: ['test/support/validate-answers.ts'],
