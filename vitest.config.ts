@@ -25,9 +25,9 @@ export default defineConfig({
           globalSetup: ['test/support/global-setup.ts'],
           // Every answer a test gets through supertest is checked against /openapi.json.
           setupFiles: ['test/support/validate-answers.ts'],
-          // The files share their fork's loaded modules instead of each loading the service anew
-          // (docs/operations.md#tests): every file builds its own world (database, queue prefix,
-          // keys, API and worker), so what carries over is code, not state.
+          // The files of a fork share its loaded modules (docs/operations.md#tests): every file
+          // builds its own world (database, queue prefix, keys, API and worker), so what carries
+          // over from one file to the next is code, not state.
           isolate: false,
         },
       },

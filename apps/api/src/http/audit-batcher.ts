@@ -1,8 +1,8 @@
 // A kept performance measure (packages/shared/src/performance-measures.ts: `audit-batching`): the
 // audit events of the requests answered in one turn of the API's event loop are written by one
-// INSERT, one round trip and one commit, instead of one each. Under load many answers finish in
-// the same turn, and each statement is CPU of the API and of PostgreSQL that every request pays;
-// one event costs as much as before. What it buys is measured by `npm run bench -- --only
+// INSERT: one round trip and one commit for all of them. Under load many answers finish in the
+// same turn, and each statement is CPU of the API and of PostgreSQL that every request pays; a
+// turn with one event writes it as the plain code does. What it buys is measured by `npm run bench -- --only
 // tokenize`, the service against itself with PERFORMANCE_MEASURES_OFF=audit-batching in the same
 // run (docs/benchmarks.md). Every event is still written once, or its failure logged by its writer.
 

@@ -1,9 +1,9 @@
 // A kept performance measure (packages/shared/src/performance-measures.ts: `request-prototypes`):
 // the API's HTTP server creates requests and responses with the app's prototypes (`app.request`,
 // `app.response`) rather than have Express give them those prototypes once they arrive. Express
-// does that with `Object.setPrototypeOf` (its application.js, `handle`); in V8 an object whose
-// prototype was changed, and everything it reaches, survives the young generation's collections
-// until the next full one, so under load the API spends CPU on collections instead of requests.
+// does that with `Object.setPrototypeOf` (its application.js, `handle`); V8 keeps an object given
+// a new prototype after its creation, and everything it reaches, through the young generation's
+// collections until the next full one, so under load the API's CPU goes to collections.
 // Created with the right prototype, a request goes through Express unchanged: its
 // `setPrototypeOf` sets the prototype the object already has. What it buys is measured by `npm
 // run bench -- --only tokenize`, against the service with

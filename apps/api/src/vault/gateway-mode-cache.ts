@@ -2,8 +2,8 @@
 // the API remembers a property's gateway mode for GATEWAY_MODE_TTL_MS. Every tokenization and
 // forward checks its SVC-Tokenization-Mode header against the mode the property's imported data
 // names, and a property's mode changes perhaps once in its life (test → live): remembered, the
-// check costs no database round trip, which on the tokenize path is API and PostgreSQL CPU a
-// request. What it buys is measured by `npm run bench -- --only tokenize`, the service against
+// check needs no database round trip, so a tokenization or forward spends no API or PostgreSQL
+// CPU on it. What it buys is measured by `npm run bench -- --only tokenize`, the service against
 // itself with PERFORMANCE_MEASURES_OFF=gateway-mode-cache in the same run (docs/benchmarks.md).
 // Only known modes are remembered: a property imported a moment ago is seen at once, and a mode
 // change takes effect within GATEWAY_MODE_TTL_MS.

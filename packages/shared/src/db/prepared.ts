@@ -2,8 +2,8 @@
 // the statements of the hot paths (tokenize, forward, the audit trail, every export and
 // night-audit folio) are named, so PostgreSQL parses and plans each once per connection and from
 // then on only binds and executes it (node-postgres sends a named statement's text on a
-// connection's first use only). Planning a statement of a few joins costs about as much as running
-// it for a small folio, so the measure buys PostgreSQL CPU on every request. What it buys is
+// connection's first use only). For a small folio or one card, planning a statement of a few joins
+// is a large part of running it, so the measure buys PostgreSQL CPU on every request. What it buys is
 // measured by `npm run bench` (tokenize and small exports) against the service with
 // PERFORMANCE_MEASURES_OFF=prepared-statements in the same run (docs/benchmarks.md).
 //
