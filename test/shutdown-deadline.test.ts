@@ -73,8 +73,9 @@ function notClosed(spawned: TSpawned): string[] {
 /** Both processes ended cleanly within the grace plus the margin, each saying "stopped" once. */
 function expectBoundedExit(ended: Awaited<ReturnType<typeof terminate>>, store: string): void {
   report(`shutdown with ${store} gone (grace ${GRACE_MS} ms): api exited after ${ended.api!.ms} ms, worker after ${ended.worker!.ms} ms`);
-  for (const which of ['api', 'worker']) {
-    expect(ended[which]!.code).toBe(0);
+  for (const which of ['api', 'worker'] as const) {
+    const output = (which === 'api' ? api!.process : worker!).output();
+    expect(ended[which]!.code, `${which} exit code; its output:\n${output.slice(-4000)}`).toBe(0);
     expect(ended[which]!.ms).toBeLessThan(GRACE_MS + MARGIN_MS);
   }
   for (const spawned of [api!.process, worker!]) expect(logLines(spawned, 'stopped')).toHaveLength(1);

@@ -73,6 +73,13 @@ export async function bootstrap<R extends TProcessRole>(role: R, options: TBoots
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
+    // Once stopping, a store that is gone may still surface as an error nobody awaits (a query or
+    // a reconnect that the closing connection cuts short). The process is ending anyway: it is
+    // logged and the steps go on, so a stop stays a clean exit (code 0, "stopped") and not a crash.
+    const duringShutdown = (error: unknown) =>
+      logger.warn({ err: { message: error instanceof Error ? error.message : String(error) } }, 'error while shutting down, ignored');
+    process.on('uncaughtException', duringShutdown);
+    process.on('unhandledRejection', duringShutdown);
     for (const step of [...steps].reverse()) {
       try {
         await step();
