@@ -1,16 +1,24 @@
-// `npm run keys:rotate [-- --mode test|live] [--batch-size 500] [--verify]`
-// Re-wraps every vault record's data key under the active (first) KEK of VAULT_KEK_TEST and
-// VAULT_KEK_LIVE, in batches, while the service runs; running it again is harmless. With --verify
-// it changes nothing and opens every record with the configured keys: run it with the old key
-// removed from the keyring before destroying that key. It also gives records still under the old
-// global fingerprint (version 1) the per-property one, as the vault sweep does (refingerprint.ts).
-// Prints key ids and counts, never keys.
+// `npm run keys:rotate [-- --mode test|live] [--from local|components:<file>]… [--batch-size 500] [--verify]`
+// Re-wraps every vault record's data key under the active KEK of the configured key provider
+// (VAULT_KEY_PROVIDER), from its older KEKs and from the providers `--from` names — e.g. the `local`
+// keys (VAULT_KEK_* or .data/dev-keys.json) of a site moving into an HSM — in batches, while the
+// service runs; a run killed half-way resumes where it stopped, and running it again is harmless.
+// Then it re-fingerprints the records whose fingerprint came from another key (or the old global
+// fingerprint), as the vault sweep does (refingerprint.ts). With --verify it changes nothing and
+// opens every record with the configured keys: run it without the old keys before destroying them.
+// Prints key ids and counts, never keys; the progress bar goes to stderr.
 // Exit code 0 = done, 1 = records left that these keys cannot re-wrap or open, 2 = bad settings.
 
+import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig, vaultKeys } from '@folio-vault/shared/config';
+import { SingleBar } from 'cli-progress';
+import { ConfigError, loadConfig } from '@folio-vault/shared/config';
 import { createPgPool } from '@folio-vault/shared/connections';
-import { withDevKeys } from '@folio-vault/shared/dev-keys';
+import { DEV_KEYS_FILE, withDevKeys } from '@folio-vault/shared/dev-keys';
+import { parseKeyring, parseSingleKey } from '@folio-vault/shared/vault/crypto/keyring';
+import { readComponentKeys } from '@folio-vault/shared/vault/keys/components';
+import { softwareKeyProvider, type TKeyProvider } from '@folio-vault/shared/vault/keys/key-provider';
+import { LOCAL_FINGERPRINT_KEY_ID, openKeyProvider } from '@folio-vault/shared/vault/keys/open-key-provider';
 import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
 import { plainCardInserts } from '@folio-vault/worker/vault/card-insert-batcher';
 import { CardRepository } from '@folio-vault/worker/vault/card-repository';
@@ -23,6 +31,7 @@ const COMMAND = 'keys:rotate';
 const { values } = parseArgs({
   options: {
     mode: { type: 'string' },
+    from: { type: 'string', multiple: true, default: [] },
     'batch-size': { type: 'string', default: '500' },
     verify: { type: 'boolean', default: false },
   },
@@ -33,25 +42,52 @@ if (modes.length === 0) fail(COMMAND, '--mode must be test or live (both when om
 const batchSize = Number(values['batch-size']);
 if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) fail(COMMAND, '--batch-size must be 1-10000');
 
-let keys;
+/** The `local` keys as settings or the development keys file hold them, never generated here. */
+function localKeys(): TKeyProvider {
+  const stored = existsSync(DEV_KEYS_FILE) ? (JSON.parse(readFileSync(DEV_KEYS_FILE, 'utf8')) as Record<string, string>) : {};
+  const value = (name: string) => process.env[name] || stored[name] || fail(COMMAND, `--from local: ${name} is not set and ${DEV_KEYS_FILE} has none`);
+  try {
+    return softwareKeyProvider('local', {
+      kek: { test: parseKeyring(value('VAULT_KEK_TEST')), live: parseKeyring(value('VAULT_KEK_LIVE')) },
+      fingerprint: { id: LOCAL_FINGERPRINT_KEY_ID, key: parseSingleKey(value('VAULT_FINGERPRINT_KEY')) },
+      transit: parseKeyring(value('VAULT_TRANSIT_KEY')),
+    });
+  } catch (error) {
+    fail(COMMAND, `--from local: ${(error as Error).message}`);
+  }
+}
+
+function oldProvider(source: string): TKeyProvider {
+  if (source === 'local') return localKeys();
+  if (source.startsWith('components:')) {
+    try {
+      return softwareKeyProvider('components', readComponentKeys(source.slice('components:'.length)));
+    } catch (error) {
+      fail(COMMAND, `--from ${source}: ${(error as Error).message}`);
+    }
+  }
+  fail(COMMAND, `--from must be local or components:<file> (got ${source})`);
+}
+
+let active: TKeyProvider;
 let databaseUrl: string;
 try {
-  // The worker's settings (the only process with KEKs); development keys as `npm start` has them.
-  const config = loadConfig(withDevKeys(process.env), 'worker');
-  keys = vaultKeys(config);
+  // The worker's settings (the only process with keys); development keys as `npm start` has them.
+  const config = loadConfig(withDevKeys(process.env, { role: 'worker' }), 'worker');
   databaseUrl = config.DATABASE_URL;
+  active = await openKeyProvider(config);
 } catch (error) {
   if (error instanceof ConfigError) for (const problem of error.problems) console.error(`${COMMAND}: setting ${problem}`);
   else console.error(`${COMMAND}: ${(error as Error).message}`);
   process.exit(2);
 }
+const old = values.from.map(oldProvider);
 
-const keks = { test: keys.VAULT_KEK_TEST, live: keys.VAULT_KEK_LIVE };
 const pool = createPgPool(databaseUrl, { max: 2 });
 const repository = new CardRepository(pool);
-const rotator = new KeyRotator(repository, keks, batchSize);
+const rotator = new KeyRotator(repository, active, old, batchSize);
 // The CVV hold is a tokenize setting; nothing here tokenizes.
-const refingerprinter = new Refingerprinter(new CardVault(repository, keys, 0, plainCardInserts(repository)), batchSize);
+const refingerprinter = new Refingerprinter(new CardVault(repository, active, 0, plainCardInserts(repository)), batchSize);
 const counts = (byKek: Record<string, number>) =>
   Object.entries(byKek).map(([id, n]) => `${id}=${n}`).join(', ') || 'none';
 
@@ -64,22 +100,25 @@ try {
       if (report.unreadable) process.exitCode = 1;
       continue;
     }
-    const report = await rotator.rotate(mode);
+    const bar = new SingleBar({ format: `${COMMAND} ${mode} |{bar}| {value}/{total} data keys`, stream: process.stderr, hideCursor: true });
+    bar.start(await rotator.toRewrap(mode), 0);
+    const report = await rotator.rotate(mode, (done) => bar.update(done));
+    bar.stop();
     console.log(
-      `${COMMAND} ${mode}: ${report.rewrapped} data keys re-wrapped under ${report.activeId}; ` +
+      `${COMMAND} ${mode}: ${report.rewrapped} data keys re-wrapped under ${report.activeId} (${active.kind}); ` +
         `${report.missingKey} under a key id not configured, ${report.unreadable} unreadable; records by key id now: ${counts(report.byKek)}`,
     );
-    const retirable = [...keks[mode].keys.keys()].filter((id) => id !== report.activeId && !report.byKek[id]);
+    const retirable = rotator.kekIds(mode).filter((id) => id !== report.activeId && !report.byKek[id]);
     if (report.remaining > 0) {
-      console.log(`${COMMAND} ${mode}: ${report.remaining} records are still wrapped by an older key; keep it (a worker still wrapping with it? update every worker's keyring and run again)`);
+      console.log(`${COMMAND} ${mode}: ${report.remaining} records are still wrapped by an older key; keep it (a worker still wrapping with it? update every worker's keys and run again)`);
       process.exitCode = 1;
     } else if (retirable.length > 0) {
-      console.log(`${COMMAND} ${mode}: ${retirable.join(', ')} wrap no record any more and can be removed from VAULT_KEK_${mode.toUpperCase()}`);
+      console.log(`${COMMAND} ${mode}: ${retirable.join(', ')} wrap no record any more and can be retired`);
     }
     const refingerprint = await refingerprinter.run(mode);
     console.log(
-      `${COMMAND} ${mode}: ${refingerprint.refingerprinted} records re-fingerprinted per property; ` +
-        `${refingerprint.unreadable} under the old fingerprint do not open with these keys`,
+      `${COMMAND} ${mode}: ${refingerprint.refingerprinted} records re-fingerprinted with ${active.fingerprintKeyId}; ` +
+        `${refingerprint.unreadable} with an old fingerprint do not open with these keys`,
     );
     if (refingerprint.unreadable) process.exitCode = 1;
   }
@@ -88,4 +127,5 @@ try {
   process.exitCode = 1;
 } finally {
   await pool.end();
+  await Promise.all([active, ...old].map((provider) => provider.close()));
 }

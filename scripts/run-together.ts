@@ -27,6 +27,8 @@ export async function startApiAndWorker(
     }
   });
   const worker = (running.worker = await startWorker(config, logger, { metrics: options.metrics, connections }));
-  const api = (running.api = await startApi(config, logger, { port: options.port, metrics: options.metrics, connections }));
+  // One process: the API seals to this worker's keys unless VAULT_TRANSIT_PUBLIC_KEYS names others.
+  const apiConfig = { ...config, VAULT_TRANSIT_PUBLIC_KEYS: config.VAULT_TRANSIT_PUBLIC_KEYS ?? worker.transitPublicKeys };
+  const api = (running.api = await startApi(apiConfig, logger, { port: options.port, metrics: options.metrics, connections }));
   return { api, worker };
 }

@@ -33,6 +33,7 @@ function newCard(overrides: Partial<TNewCardRow> = {}): TNewCardRow {
     expYear: '2031',
     cardholderNameMasked: 'J*** D**',
     fingerprint: randomBytes(32).toString('hex'),
+    fingerprintKey: 'local',
     kekId: 'test-1',
     wrappedDek: randomBytes(60),
     panCt: randomBytes(45),

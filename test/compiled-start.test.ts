@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '@folio-vault/dev-services/process-utils';
 import { provisionServices, type TProvisioned } from '@folio-vault/dev-services/provision';
 import { createRedis } from '@folio-vault/shared/connections';
+import { writeNewComponentSet } from '@folio-vault/shared/vault/keys/components';
 import { cardBody, futureYear } from '@folio-vault/test-kit/cards';
 import { PROPERTY_1, SOURCE_ID, ledgerFolios, ledgerTransactions } from './support/ledger-fixture.js';
 import { ROOT, waitForOutput, type TSpawned } from '@folio-vault/test-kit/processes';
@@ -92,22 +93,22 @@ beforeAll(async () => {
     MINIO_ACCESS_KEY: s3.env.MINIO_ACCESS_KEY ?? process.env.MINIO_ACCESS_KEY!,
     MINIO_SECRET_KEY: s3.env.MINIO_SECRET_KEY ?? process.env.MINIO_SECRET_KEY!,
     MINIO_BUCKET: `fvt-${randomBytes(4).toString('hex')}`,
-    VAULT_TRANSIT_KEY: keys.VAULT_TRANSIT_KEY!,
     EXPORT_LINK_KEY: keys.EXPORT_LINK_KEY!,
   };
+  // Production keeps no key in the environment: the worker's are split components (two custodians).
+  const components = writeNewComponentSet(mkdtempSync(join(tmpdir(), 'fvt-components-')), 2);
   const port = await freePort();
   apiUrl = `http://127.0.0.1:${port}`;
   // One at a time: the first creates the database and applies the migrations (as in a deployment,
   // where either may win that race; here the order is fixed so the log can be read exactly).
   worker = spawnNode('apps/worker/dist/main.js', {
     ...common,
-    VAULT_KEK_TEST: keys.VAULT_KEK_TEST!,
-    VAULT_KEK_LIVE: keys.VAULT_KEK_LIVE!,
-    VAULT_FINGERPRINT_KEY: keys.VAULT_FINGERPRINT_KEY!,
+    VAULT_KEY_PROVIDER: 'components',
+    VAULT_KEY_COMPONENTS: components.file,
     EXPORT_CONCURRENCY: String(RENDER_PROCESSES),
   });
   await waitForOutput(worker, /"msg":"worker ready"/, 60_000);
-  api = spawnNode('apps/api/dist/main.js', { ...common, PORT: String(port), JWT_SECRET: keys.JWT_SECRET! });
+  api = spawnNode('apps/api/dist/main.js', { ...common, PORT: String(port), JWT_SECRET: keys.JWT_SECRET!, VAULT_TRANSIT_PUBLIC_KEYS: components.transitPublicKeys });
   await waitForOutput(api, /"msg":"api listening"/, 60_000);
   token = jwt.sign({ scope: 'read:payment write:payment', property_ids: [PROPERTY_1.id] }, keys.JWT_SECRET!, {
     algorithm: 'HS256', expiresIn: 300, subject: 'compiled-start', issuer: 'folio-vault', audience: 'folio-vault',

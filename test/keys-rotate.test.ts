@@ -2,7 +2,8 @@ import { createHmac, randomBytes } from 'node:crypto';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@folio-vault/shared/config';
-import { openField, unwrapDataKey } from '@folio-vault/shared/vault/crypto/envelope';
+import { openField } from '@folio-vault/shared/vault/crypto/envelope';
+import { softwareKeyProvider } from '@folio-vault/shared/vault/keys/key-provider';
 import { parseKeyring } from '@folio-vault/shared/vault/crypto/keyring';
 import { startWorker, type TRunningWorker } from '@folio-vault/worker/worker';
 import { cardBody, futureYear, generatedPan } from '@folio-vault/test-kit/cards';
@@ -97,8 +98,8 @@ describe('npm run keys:rotate', () => {
     report(`keys:rotate output:\n${output.trim()}`);
     expect(code, output).toBe(0);
     // Every record tokenized under the old keys was re-wrapped (some made during the run may already be new).
-    expect(output).toMatch(/keys:rotate test: \d+ data keys re-wrapped under test-kek-new; 0 under a key id not configured, 0 unreadable/);
-    expect(output).toMatch(/live-kek-old wrap no record any more and can be removed from VAULT_KEK_LIVE/);
+    expect(output).toMatch(/keys:rotate test: \d+ data keys re-wrapped under test-kek-new \(local\); 0 under a key id not configured, 0 unreadable/);
+    expect(output).toMatch(/live-kek-old wrap no record any more and can be retired/);
     expect(output).not.toMatch(/base64|[A-Za-z0-9+/]{43}=/);
 
     for (const mode of ['test', 'live'] as const) {
@@ -112,7 +113,11 @@ describe('npm run keys:rotate', () => {
   });
 
   it('every record keeps its metadata, and the clear PAN opens with the new KEK alone', async () => {
-    const newOnly = { test: parseKeyring(NEW.test), live: parseKeyring(NEW.live) };
+    const newOnly = softwareKeyProvider('local', {
+      kek: { test: parseKeyring(NEW.test), live: parseKeyring(NEW.live) },
+      fingerprint: { id: 'local', key: randomBytes(32) },
+      transit: parseKeyring(entry('unused')),
+    });
     let opened = 0;
     for (const [id, card] of cards) {
       const res = await vaultRequest('get', id, card.mode);
@@ -123,7 +128,7 @@ describe('npm run keys:rotate', () => {
       expect(res.status, id).toBe(200);
       expect(res.body.last4).toBe(card.pan.slice(-4));
       const row = (await world.pool.query(`SELECT kek_id, wrapped_dek, pan_ct FROM vault_${card.mode}.cards WHERE id = $1`, [id])).rows[0];
-      const dataKey = unwrapDataKey(newOnly[card.mode], { kekId: row.kek_id, wrapped: row.wrapped_dek }, `${card.mode}:${id}`);
+      const dataKey = await newOnly.unwrapDataKey(card.mode, { kekId: row.kek_id, wrapped: row.wrapped_dek }, `${card.mode}:${id}`);
       expect(openField(dataKey, row.pan_ct, `${card.mode}:${id}:pan`) === card.pan, id).toBe(true);
       opened += 1;
     }
@@ -156,7 +161,7 @@ describe('npm run keys:rotate', () => {
     const { code, output } = await rotate({ test: NEW.test, live: `${NEW.live},${OLD.live}` });
     expect(code, output).toBe(0);
     expect(output).toMatch(/keys:rotate test: 0 data keys re-wrapped/);
-    expect(output).toMatch(/keys:rotate live: 1 data keys re-wrapped under live-kek-new/);
+    expect(output).toMatch(/keys:rotate live: 1 data keys re-wrapped under live-kek-new \(local\)/);
     expect((await rows('live')).find((row) => row.id === straggler)!.kek_id).toBe('live-kek-new');
   });
 
@@ -166,7 +171,7 @@ describe('npm run keys:rotate', () => {
     await world.pool.query(`UPDATE vault_live.cards SET kek_id = 'live-kek-lost' WHERE id = $1`, [orphan]);
     const { code, output } = await rotate({ test: NEW.test, live: NEW.live });
     expect(code, output).toBe(1);
-    expect(output).toMatch(/keys:rotate live: 0 data keys re-wrapped under live-kek-new; 1 under a key id not configured/);
+    expect(output).toMatch(/keys:rotate live: 0 data keys re-wrapped under live-kek-new \(local\); 1 under a key id not configured/);
     expect(output).toMatch(/1 records are still wrapped by an older key/);
     expect((await rows('live')).find((row) => row.id === orphan)!.wrapped_dek).not.toBeNull();
   });
@@ -193,8 +198,8 @@ describe('npm run keys:rotate', () => {
 
     const { code, output } = await rotate(NEW, ['--batch-size', '1']);
     expect(code, output).toBe(1);
-    expect(output).toContain('keys:rotate test: 1 records re-fingerprinted per property; 0 under the old fingerprint do not open with these keys');
-    expect(output).toContain('keys:rotate live: 1 records re-fingerprinted per property; 2 under the old fingerprint do not open with these keys');
+    expect(output).toContain('keys:rotate test: 1 records re-fingerprinted with local; 0 with an old fingerprint do not open with these keys');
+    expect(output).toContain('keys:rotate live: 1 records re-fingerprinted with local; 2 with an old fingerprint do not open with these keys');
     for (const row of old) {
       const { mode, pan } = cards.get(row.id)!;
       const after = await world.pool.query(`SELECT fingerprint, fingerprint_version FROM vault_${mode}.cards WHERE id = $1`, [row.id]);

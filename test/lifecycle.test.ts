@@ -39,21 +39,21 @@ describe('npm run start:worker and start:api as separate processes', () => {
     expect(await api.exited).toBe(0);
   });
 
-  it('refuses to start in production without keys, one line per missing key, each process what it needs', async () => {
+  it('refuses to start in production without keys or with local ones, one line per problem, each process what it needs', async () => {
     const env = { NODE_ENV: 'production', DATABASE_URL: world.env.DATABASE_URL!, REDIS_URL: world.env.REDIS_URL!, PORT: 'not-a-port' };
     const api = spawnTs('apps/api/src/main.ts', [], env);
     const worker = spawnTs('apps/worker/src/main.ts', [], env);
     expect(await api.exited).toBe(1);
     expect(await worker.exited).toBe(1);
     const linesFor = (output: string, setting: string) => output.split('\n').filter((line) => line.includes(`setting ${setting}:`));
-    // The API needs a JWT key, the transit key and the link key (it checks download links), and never asks for a key-encryption key.
-    for (const setting of ['PORT', 'JWT_SECRET', 'VAULT_TRANSIT_KEY', 'EXPORT_LINK_KEY']) expect(linesFor(api.output(), setting), setting).toHaveLength(1);
-    for (const setting of ['VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY']) expect(linesFor(api.output(), setting), setting).toHaveLength(0);
-    // The worker needs every vault key and the link key (webhooks carry signed links), and no JWT key.
-    for (const setting of ['PORT', 'VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY', 'EXPORT_LINK_KEY']) {
-      expect(linesFor(worker.output(), setting), setting).toHaveLength(1);
-    }
-    expect(linesFor(worker.output(), 'JWT_SECRET')).toHaveLength(0);
+    // The API needs a JWT key, the workers' public transit keys and the link key (it checks download
+    // links), and never asks for a vault secret or a key provider.
+    for (const setting of ['PORT', 'JWT_SECRET', 'VAULT_TRANSIT_PUBLIC_KEYS', 'EXPORT_LINK_KEY']) expect(linesFor(api.output(), setting), setting).toHaveLength(1);
+    for (const setting of ['VAULT_KEY_PROVIDER', 'VAULT_KEK_TEST', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY']) expect(linesFor(api.output(), setting), setting).toHaveLength(0);
+    // The worker needs a key provider other than `local` and the link key (webhooks carry signed links), and no JWT key.
+    for (const setting of ['PORT', 'VAULT_KEY_PROVIDER', 'EXPORT_LINK_KEY']) expect(linesFor(worker.output(), setting), setting).toHaveLength(1);
+    expect(worker.output()).toContain('setting VAULT_KEY_PROVIDER: local keeps the vault keys in clear in settings; NODE_ENV=production needs pkcs11 or components');
+    for (const setting of ['JWT_SECRET', 'VAULT_TRANSIT_PUBLIC_KEYS']) expect(linesFor(worker.output(), setting), setting).toHaveLength(0);
   });
 });
 

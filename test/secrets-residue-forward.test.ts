@@ -30,8 +30,8 @@ const PAN = '378282246310005';
 const CVV = '7391';
 const canaries = { pans: [PAN], cvvs: [CVV] };
 const TEMPLATE = JSON.stringify({ amount: 1000, card: { number: '{{card.number}}', cvc: '{{card.cvv}}', exp_month: '{{card.exp_month}}' } });
-/** A transit envelope (packages/shared/src/vault/crypto/transit.ts): v1.<keyId>.<base64url>. */
-const ENVELOPE = /v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{20,}/g;
+/** A transit envelope (packages/shared/src/vault/crypto/transit.ts): v2.<keyId>.<enc>.<ciphertext>, base64url. */
+const ENVELOPE = /v2\.[A-Za-z0-9_.-]+\.[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{20,}/g;
 
 let redis: TRunningService;
 let redisDir: string;
@@ -133,7 +133,7 @@ describe('card-data residue of the held CVV and a forward', () => {
       expect(text).not.toContain(PAN);
       expect(findPans(text, [PAN])).toEqual([]);
       expect(findCvvs(withoutJsonNumbers(text), [CVV])).toEqual([]);
-      expect(text).not.toContain('v1.');
+      expect(text).not.toContain('v2.');
     }
     // The result is the masked answer: the echo is there, cut.
     expect(job.returnvalue).toContain(maskPan(PAN));

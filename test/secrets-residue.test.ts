@@ -188,7 +188,7 @@ describe('card-data residue', () => {
     const { text, keys } = await dumpRedis(world.redis);
     expect(keys).toBeGreaterThan(0);
     // The jobs that carried the cards are there, sealed.
-    expect((text.match(/sealedCard\\?":\\?"v1\./g) ?? []).length).toBeGreaterThanOrEqual(livePans.length + testPans.length);
+    expect((text.match(/sealedCard\\?":\\?"v2\./g) ?? []).length).toBeGreaterThanOrEqual(livePans.length + testPans.length);
     const live = scan('redis keys', text, text, `${keys} keys`);
     const aofFiles = (await filesUnder(redisDir)).filter((file) => /appendonly/.test(file));
     expect(aofFiles.length).toBeGreaterThan(0);

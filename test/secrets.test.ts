@@ -69,7 +69,7 @@ describe('no card data in clear', () => {
     const { text, keys } = await dumpRedis(world.redis);
     // The tokenize jobs are still there (completed jobs are kept 5 minutes) and carry ciphertext.
     expect(keys).toBeGreaterThan(0);
-    expect((text.match(/sealedCard\\?":\\?"v1\./g) ?? []).length).toBeGreaterThanOrEqual(allPans().length);
+    expect((text.match(/sealedCard\\?":\\?"v2\./g) ?? []).length).toBeGreaterThanOrEqual(allPans().length);
     expect(findPans(text, allPans())).toEqual([]);
     expect(findCvvs(text, cvvs)).toEqual([]);
     expect(text).not.toMatch(/"cvv"/i);

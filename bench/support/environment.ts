@@ -5,6 +5,8 @@ import { pino } from 'pino';
 import { loadConfig, type TAllConfig } from '@folio-vault/shared/config';
 import { migrate } from '@folio-vault/shared/db/migrate';
 import { createLogger, type Logger } from '@folio-vault/shared/logger';
+import { parseKeyring } from '@folio-vault/shared/vault/crypto/keyring';
+import { formatKeyring, publicKeyring } from '@folio-vault/shared/vault/crypto/transit';
 import { provisionServices, type TProvisioned } from '@folio-vault/dev-services/provision';
 
 /** Services and settings for a benchmark run: same provisioning as the tests, a fresh database. */
@@ -12,6 +14,7 @@ export async function benchEnvironment(): Promise<{ config: TAllConfig; logger: 
   const services = await provisionServices({ env: process.env, mode: 'ephemeral', need: { redis: true, postgres: true } });
   const databaseUrl = await createBenchDatabase(services.env.DATABASE_URL ?? process.env.DATABASE_URL!);
   const key = (id: string) => `${id}:${randomBytes(32).toString('base64')}`;
+  const transit = key('bench-transit');
   const env: Record<string, string> = {
     NODE_ENV: 'test',
     REDIS_URL: (services.env.REDIS_URL ?? process.env.REDIS_URL)!,
@@ -22,7 +25,8 @@ export async function benchEnvironment(): Promise<{ config: TAllConfig; logger: 
     VAULT_KEK_LIVE: key('bench-live'),
     VAULT_FINGERPRINT_KEY: randomBytes(32).toString('base64'),
     EXPORT_LINK_KEY: randomBytes(32).toString('base64'),
-    VAULT_TRANSIT_KEY: key('bench-transit'),
+    VAULT_TRANSIT_KEY: transit,
+    VAULT_TRANSIT_PUBLIC_KEYS: formatKeyring(publicKeyring(parseKeyring(transit))),
     STORAGE_DIR: `/tmp/fv-bench-${randomBytes(3).toString('hex')}`,
   };
   const config = loadConfig(env);

@@ -10,6 +10,9 @@ import { createRedis, type TRedisClient } from '@folio-vault/shared/connections'
 import { createLogger, type Logger } from '@folio-vault/shared/logger';
 import { startWorker, type TRunningWorker } from '@folio-vault/worker/worker';
 import { registerApiOrigin } from './openapi-answers.js';
+import { worldPkcs11Env } from './softhsm.js';
+import { parseKeyring } from '@folio-vault/shared/vault/crypto/keyring';
+import { formatKeyring, publicKeyring } from '@folio-vault/shared/vault/crypto/transit';
 
 /**
  * One test file's own world: a database cloned from the migrated template, its own queue prefix in
@@ -42,14 +45,17 @@ export interface TTokenClaims {
 
 const randomKey = (id: string) => `${id}:${randomBytes(32).toString('base64')}`;
 
+/** A world's keys with the `local` provider; the API's public transit keys are the worker's. */
 export function testKeys(): Record<string, string> {
+  const transit = randomKey('transit-1');
   return {
     JWT_SECRET: randomBytes(48).toString('base64url'),
     VAULT_KEK_TEST: randomKey('test-kek-1'),
     VAULT_KEK_LIVE: randomKey('live-kek-1'),
     VAULT_FINGERPRINT_KEY: randomBytes(32).toString('base64'),
     EXPORT_LINK_KEY: randomBytes(32).toString('base64'),
-    VAULT_TRANSIT_KEY: randomKey('transit-1'),
+    VAULT_TRANSIT_KEY: transit,
+    VAULT_TRANSIT_PUBLIC_KEYS: formatKeyring(publicKeyring(parseKeyring(transit))),
   };
 }
 
@@ -81,8 +87,12 @@ export async function createDatabase(): Promise<{ name: string; url: string }> {
  * A world's worker starts its render processes on its first export rather than warming them first
  * (worker.ts, warmRenderProcesses): the worlds that never export cost no render process at all.
  */
-export async function createWorld(options: { env?: Record<string, string>; worker?: boolean } = {}): Promise<TWorld> {
+export async function createWorld(options: { env?: Record<string, string>; worker?: boolean; keys?: 'local' | 'pkcs11' } = {}): Promise<TWorld> {
   const database = await createDatabase();
+  // With `pkcs11` the worker's keys are in a SoftHSM2 token (support/softhsm.ts) and the world has
+  // no local vault key; the API seals to the worker's public transit keys.
+  const keys = testKeys();
+  const keyEnv = options.keys === 'pkcs11' ? { ...worldPkcs11Env(), JWT_SECRET: keys.JWT_SECRET!, EXPORT_LINK_KEY: keys.EXPORT_LINK_KEY! } : keys;
   const env: Record<string, string> = {
     NODE_ENV: 'test',
     LOG_LEVEL: 'debug',
@@ -92,10 +102,10 @@ export async function createWorld(options: { env?: Record<string, string>; worke
     STORAGE_DIR: `/tmp/folio-vault-test-${randomBytes(4).toString('hex')}`,
     TOKENIZE_WAIT_MS: '10000',
     SHUTDOWN_GRACE_MS: '5000',
-    ...testKeys(),
+    ...keyEnv,
     ...options.env,
   };
-  const config = loadConfig(env);
+  let config = loadConfig(env);
   const logs: string[] = [];
   const logger = createLogger({
     level: config.LOG_LEVEL,
@@ -107,6 +117,10 @@ export async function createWorld(options: { env?: Record<string, string>; worke
     }),
   });
   const worker = options.worker === false ? undefined : await startWorker(config, logger, { warmRenderProcesses: false });
+  if (!config.VAULT_TRANSIT_PUBLIC_KEYS && worker) {
+    env.VAULT_TRANSIT_PUBLIC_KEYS = formatKeyring(worker.transitPublicKeys);
+    config = loadConfig(env);
+  }
   const api = await startApi(config, logger, { port: 0 });
   // Its answers are checked against /openapi.json (support/validate-answers.ts).
   await registerApiOrigin(`http://127.0.0.1:${api.port}`);

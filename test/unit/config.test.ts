@@ -3,18 +3,25 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, vaultKeys } from '@folio-vault/shared/config';
+import { ConfigError, loadConfig } from '@folio-vault/shared/config';
 import { withDevKeys } from '@folio-vault/shared/dev-keys';
+import { parseKeyring } from '@folio-vault/shared/vault/crypto/keyring';
+import { formatKeyring, publicKeyring } from '@folio-vault/shared/vault/crypto/transit';
 
 const KEY_NAMES = ['JWT_SECRET', 'VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY', 'EXPORT_LINK_KEY'] as const;
 
+/** The public transit keyring setting of a private one, as `npm run keys:public` prints it. */
+const publicOf = (transitKey: string) => formatKeyring(publicKeyring(parseKeyring(transitKey)));
+
 function requiredKeys(): Record<string, string> {
+  const transit = `transit-1:${randomBytes(32).toString('base64')}`;
   return {
     JWT_SECRET: randomBytes(48).toString('base64url'),
     VAULT_KEK_TEST: `test-kek-1:${randomBytes(32).toString('base64')}`,
     VAULT_KEK_LIVE: `live-kek-1:${randomBytes(32).toString('base64')}`,
     VAULT_FINGERPRINT_KEY: randomBytes(32).toString('base64'),
-    VAULT_TRANSIT_KEY: `transit-1:${randomBytes(32).toString('base64')}`,
+    VAULT_TRANSIT_KEY: transit,
+    VAULT_TRANSIT_PUBLIC_KEYS: publicOf(transit),
     EXPORT_LINK_KEY: randomBytes(32).toString('base64'),
   };
 }
@@ -229,15 +236,46 @@ describe('loadConfig — one clear line per bad setting', () => {
 
 describe('loadConfig — production refuses to start without keys', () => {
   it('lists each missing key on its own line', () => {
-    const problems = problemsOf({ NODE_ENV: 'production' });
-    expect(problems).toHaveLength(KEY_NAMES.length);
-    for (const name of KEY_NAMES) expect(problems.filter((line) => line.startsWith(`${name}: `))).toHaveLength(1);
-    expect(problems.find((line) => line.startsWith('JWT_SECRET: '))).toMatch(/JWT_PUBLIC_KEY|JWT_JWKS_URL/);
+    expect(problemsOf({ NODE_ENV: 'production' })).toEqual([
+      'JWT_SECRET: one of JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URL is required',
+      'VAULT_KEY_PROVIDER: local keeps the vault keys in clear in settings; NODE_ENV=production needs pkcs11 or components',
+      'EXPORT_LINK_KEY: is required',
+    ]);
+  });
+
+  it('refuses the local provider even with every local key set', () => {
+    expect(problemsOf({ ...requiredKeys(), NODE_ENV: 'production' })).toEqual([
+      'VAULT_KEY_PROVIDER: local keeps the vault keys in clear in settings; NODE_ENV=production needs pkcs11 or components',
+    ]);
+  });
+
+  it("names each setting the chosen provider needs, and no local key", () => {
+    const base = { NODE_ENV: 'production', JWT_SECRET: randomBytes(48).toString('base64url'), EXPORT_LINK_KEY: randomBytes(32).toString('base64') };
+    expect(problemsOf({ ...base, VAULT_KEY_PROVIDER: 'pkcs11' })).toEqual([
+      'PKCS11_MODULE: is required with VAULT_KEY_PROVIDER=pkcs11',
+      'PKCS11_TOKEN_LABEL: is required with VAULT_KEY_PROVIDER=pkcs11',
+      'PKCS11_PIN_FILE: is required with VAULT_KEY_PROVIDER=pkcs11',
+    ]);
+    expect(problemsOf({ ...base, VAULT_KEY_PROVIDER: 'components' })).toEqual(['VAULT_KEY_COMPONENTS: is required with VAULT_KEY_PROVIDER=components']);
+    expect(problemsOf({ ...base, VAULT_KEY_PROVIDER: 'hsm' })[0]).toMatch(/^VAULT_KEY_PROVIDER: .*local.*components.*pkcs11/);
   });
 
   it('treats empty values as missing', () => {
-    const problems = problemsOf({ NODE_ENV: 'production', ...Object.fromEntries(KEY_NAMES.map((name) => [name, ' '])) });
-    expect(problems).toHaveLength(KEY_NAMES.length);
+    const problems = problemsOf({ NODE_ENV: 'production', VAULT_KEY_PROVIDER: 'components', VAULT_KEY_COMPONENTS: ' ', JWT_SECRET: ' ', EXPORT_LINK_KEY: '' });
+    expect(problems.map((line) => line.split(':')[0])).toEqual(['JWT_SECRET', 'VAULT_KEY_COMPONENTS', 'EXPORT_LINK_KEY']);
+  });
+
+  it('reads PKCS11_KEY_LABELS as any part of the labels, the rest default, and refuses what is not JSON of labels', () => {
+    const env = { ...requiredKeys(), VAULT_KEY_PROVIDER: 'pkcs11', PKCS11_MODULE: '/lib.so', PKCS11_TOKEN_LABEL: 't', PKCS11_PIN_FILE: '/pin' };
+    expect(loadConfig(env, 'worker').PKCS11_KEY_LABELS).toEqual({
+      kekTest: ['folio-kek-test-1'], kekLive: ['folio-kek-live-1'], fingerprint: 'folio-fingerprint-1', transit: ['folio-transit-1'],
+    });
+    expect(loadConfig({ ...env, PKCS11_KEY_LABELS: '{"kekTest": ["t-2", "t-1"], "transit": "tr-9"}' }, 'worker').PKCS11_KEY_LABELS).toEqual({
+      kekTest: ['t-2', 't-1'], kekLive: ['folio-kek-live-1'], fingerprint: 'folio-fingerprint-1', transit: ['tr-9'],
+    });
+    expect(problemsOf({ ...env, PKCS11_KEY_LABELS: 'kekTest=t-2' })).toEqual(['PKCS11_KEY_LABELS: must be JSON, e.g. {"kekTest": ["folio-kek-test-2", "folio-kek-test-1"]}']);
+    expect(problemsOf({ ...env, PKCS11_KEY_LABELS: '{"kekTest": []}' })[0]).toMatch(/^PKCS11_KEY_LABELS: kekTest/);
+    expect(problemsOf({ ...env, PKCS11_KEY_LABELS: '{"kek": ["x"]}' })[0]).toMatch(/^PKCS11_KEY_LABELS: /);
   });
 
   it('withDevKeys leaves a production env untouched and writes no file', () => {
@@ -363,9 +401,11 @@ describe('withDevKeys — development', () => {
     const api = withDevKeys({ NODE_ENV: 'development' }, { file, role: 'api' });
     const worker = withDevKeys({ NODE_ENV: 'development' }, { file, role: 'worker' });
     // The link key too: the API checks download links, a worker signs the ones its webhooks carry.
-    expect(KEY_NAMES.filter((name) => api[name])).toEqual(['JWT_SECRET', 'VAULT_TRANSIT_KEY', 'EXPORT_LINK_KEY']);
+    expect(KEY_NAMES.filter((name) => api[name])).toEqual(['JWT_SECRET', 'EXPORT_LINK_KEY']);
     expect(KEY_NAMES.filter((name) => worker[name])).toEqual(['VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY', 'EXPORT_LINK_KEY']);
-    expect(worker.VAULT_TRANSIT_KEY).toBe(api.VAULT_TRANSIT_KEY);
+    // The API seals to the public half of the worker's transit key, and holds no private one.
+    expect(api.VAULT_TRANSIT_PUBLIC_KEYS).toBe(publicOf(worker.VAULT_TRANSIT_KEY!));
+    expect(worker.VAULT_TRANSIT_PUBLIC_KEYS).toBeUndefined();
     expect(worker.EXPORT_LINK_KEY).toBe(api.EXPORT_LINK_KEY);
     expect(Object.keys(JSON.parse(readFileSync(file, 'utf8')) as object).sort()).toEqual([...KEY_NAMES].sort());
     expect(() => loadConfig(api, 'api')).not.toThrow();
@@ -381,7 +421,7 @@ describe('problems across settings are reported with the others', () => {
     } catch (error) {
       problems = (error as ConfigError).problems;
     }
-    for (const setting of ['PORT', 'JWT_SECRET', 'VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY', 'EXPORT_LINK_KEY']) {
+    for (const setting of ['PORT', 'JWT_SECRET', 'VAULT_KEY_PROVIDER', 'EXPORT_LINK_KEY']) {
       expect(problems.filter((line) => line.startsWith(`${setting}:`)), setting).toHaveLength(1);
     }
   });
@@ -399,23 +439,24 @@ describe('problems across settings are reported with the others', () => {
 });
 
 describe('keys by process role', () => {
-  it('the API keeps the transit key only, even when the environment holds every key', () => {
+  it('the API keeps the public transit keys only, even when the environment holds every key', () => {
     const config = loadConfig(requiredKeys(), 'api');
     expect(config.role).toBe('api');
-    expect(config.VAULT_TRANSIT_KEY).toBeDefined();
-    // The API's config type has no key-encryption key: reading one does not compile, and at run time it is not there.
+    expect(config.VAULT_TRANSIT_PUBLIC_KEYS!.activeId).toBe('transit-1');
+    // The API's config type has no vault secret: reading one does not compile, and at run time it is not there.
     // @ts-expect-error VAULT_KEK_TEST is not a setting of the API
     expect(config.VAULT_KEK_TEST).toBeUndefined();
-    // @ts-expect-error VAULT_KEK_LIVE is not a setting of the API
-    expect(config.VAULT_KEK_LIVE).toBeUndefined();
     // @ts-expect-error VAULT_FINGERPRINT_KEY is not a setting of the API
     expect(config.VAULT_FINGERPRINT_KEY).toBeUndefined();
-    // @ts-expect-error vaultKeys takes a worker's config
-    expect(() => vaultKeys(config)).toThrow(/not loaded in a api process/);
+    // @ts-expect-error VAULT_TRANSIT_KEY (the private keys) is not a setting of the API
+    expect(config.VAULT_TRANSIT_KEY).toBeUndefined();
+    // @ts-expect-error PKCS11_PIN_FILE is not a setting of the API
+    expect(config.PKCS11_PIN_FILE).toBeUndefined();
+    expect(Object.keys(config).filter((name) => /^(VAULT_KEK|VAULT_FINGERPRINT|VAULT_TRANSIT_KEY$|PKCS11_|VAULT_KEY_)/.test(name))).toEqual([]);
   });
 
-  it('the API starts without key-encryption keys; the worker does not', () => {
-    const { VAULT_KEK_TEST: _t, VAULT_KEK_LIVE: _l, VAULT_FINGERPRINT_KEY: _f, ...apiEnv } = requiredKeys();
+  it('the API starts with the public transit keys and no vault secret; the worker does not', () => {
+    const { VAULT_KEK_TEST: _t, VAULT_KEK_LIVE: _l, VAULT_FINGERPRINT_KEY: _f, VAULT_TRANSIT_KEY: _p, ...apiEnv } = requiredKeys();
     expect(loadConfig(apiEnv, 'api').role).toBe('api');
     let problems: string[] = [];
     try {
@@ -423,22 +464,30 @@ describe('keys by process role', () => {
     } catch (error) {
       problems = (error as ConfigError).problems;
     }
-    expect(problems).toEqual(['VAULT_KEK_TEST: is required', 'VAULT_KEK_LIVE: is required', 'VAULT_FINGERPRINT_KEY: is required']);
+    expect(problems).toEqual(['VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY'].map((name) => `${name}: is required with VAULT_KEY_PROVIDER=local`));
+  });
+
+  it('the API does not start without the public transit keys', () => {
+    const { VAULT_TRANSIT_PUBLIC_KEYS: _public, ...env } = requiredKeys();
+    expect(() => loadConfig(env, 'api')).toThrow(/VAULT_TRANSIT_PUBLIC_KEYS: is required/);
+    // `npm start` (role all) derives them from its own worker's keys.
+    expect(loadConfig(env, 'all').VAULT_TRANSIT_PUBLIC_KEYS).toBeUndefined();
   });
 
   it('the worker needs no JWT setting', () => {
     const { JWT_SECRET: _secret, ...workerEnv } = requiredKeys();
     const config = loadConfig(workerEnv, 'worker');
-    expect(vaultKeys(config).VAULT_KEK_LIVE.activeId).toBe('live-kek-1');
+    expect(config.VAULT_KEK_LIVE!.activeId).toBe('live-kek-1');
+    expect(config.VAULT_KEY_PROVIDER).toBe('local');
   });
 
-  it('the worker keeps no JWT setting, even when the environment holds one', () => {
+  it('the worker keeps no JWT setting and no public transit key list, even when the environment holds them', () => {
     const config = loadConfig(requiredKeys(), 'worker');
     expect(config.role).toBe('worker');
-    expect(config.VAULT_KEK_TEST.activeId).toBe('test-kek-1');
+    expect(config.VAULT_KEK_TEST!.activeId).toBe('test-kek-1');
     // @ts-expect-error JWT_SECRET is not a setting of the worker
     expect(config.JWT_SECRET).toBeUndefined();
-    expect(Object.keys(config).filter((name) => name.startsWith('JWT_'))).toEqual([]);
+    expect(Object.keys(config).filter((name) => name.startsWith('JWT_') || name === 'VAULT_TRANSIT_PUBLIC_KEYS')).toEqual([]);
   });
 
   it('a bad setting of the other role still stops the start: every setting is checked, whatever the role', () => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseKeyring } from '@folio-vault/shared/vault/crypto/keyring';
 import { endpointUrlProblem, isNonPublicAddress, type TResolver } from '@folio-vault/shared/webhooks/address-guard';
 import { generateSecret, openSecret, sealSecret } from '@folio-vault/shared/webhooks/secrets';
+import { publicKeyring } from '@folio-vault/shared/vault/crypto/transit';
 import { sendWebhook, WebhookSendError } from '@folio-vault/worker/webhooks/http-client';
 
 /**
@@ -68,15 +69,17 @@ describe('at delivery', () => {
 });
 
 describe('sealed secrets', () => {
-  it('opens with the key it was sealed under after a rotation, and only for its endpoint', () => {
+  it('opens with the worker key it was sealed to after a rotation, only for its endpoint, and never with the public keys', async () => {
     const old = parseKeyring(`t1:${Buffer.alloc(32, 1).toString('base64')}`);
     const rotated = parseKeyring(`t2:${Buffer.alloc(32, 2).toString('base64')},t1:${Buffer.alloc(32, 1).toString('base64')}`);
     const secret = generateSecret();
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
-    const sealed = sealSecret(old, 'endpoint-a', secret);
+    const sealed = await sealSecret(publicKeyring(old), 'endpoint-a', secret);
     expect(sealed.includes(Buffer.from(secret))).toBe(false);
-    expect(openSecret(rotated, 'endpoint-a', sealed)).toBe(secret);
-    expect(() => openSecret(rotated, 'endpoint-b', sealed)).toThrow();
-    expect(sealSecret(rotated, 'endpoint-a', secret).subarray(1, 3).toString()).toBe('t2');
+    expect(await openSecret(rotated, 'endpoint-a', sealed)).toBe(secret);
+    await expect(openSecret(rotated, 'endpoint-b', sealed)).rejects.toThrow();
+    await expect(openSecret(publicKeyring(rotated), 'endpoint-a', sealed)).rejects.toThrow();
+    // Stored as 0x02 | key id length | key id | …: the newest key's id.
+    expect((await sealSecret(publicKeyring(rotated), 'endpoint-a', secret)).subarray(2, 4).toString()).toBe('t2');
   });
 });

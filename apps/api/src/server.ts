@@ -38,6 +38,9 @@ export interface TStartApiOptions {
 
 /** Builds the API's connections once (no per-request clients) and listens. */
 export async function startApi(config: TApiConfig, logger: Logger, options: TStartApiOptions = {}): Promise<TRunningApi> {
+  // loadConfig requires it of an API; `npm start` fills it from its own worker's keys.
+  const transit = config.VAULT_TRANSIT_PUBLIC_KEYS;
+  if (!transit) throw new Error('VAULT_TRANSIT_PUBLIC_KEYS: the workers\' public transit keys are required to start the API');
   const connections = options.connections ?? new ConnectionLog(logger);
   const resources = await openApiResources(config, connections);
   const { redis, pool, storage, queues, flows, nightAuditQueue } = resources;
@@ -60,7 +63,7 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
     vault: new VaultClient({
       waiter: new JobWaiter(resources.vaultQueue, resources.vaultEvents),
       forwardWaiter: new JobWaiter(resources.forwardQueue, resources.forwardEvents),
-      transit: config.VAULT_TRANSIT_KEY,
+      transit,
       waitMs: config.TOKENIZE_WAIT_MS,
       cvvHoldSeconds: config.VAULT_CVV_HOLD_SECONDS,
       shredAfterExpiryDays: config.VAULT_SHRED_AFTER_EXPIRY_DAYS,
@@ -79,7 +82,7 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
     webhooks: new WebhookService({
       pool,
       queue: queues.find((queue) => queue.name === QUEUE_NAMES.webhooks)!,
-      transit: config.VAULT_TRANSIT_KEY,
+      transit,
       rules: { allowInsecure: config.WEBHOOK_ALLOW_INSECURE, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
       schedule: config.WEBHOOK_RETRY_SCHEDULE,
     }),

@@ -111,11 +111,12 @@ export async function startHealthServer(options: THealthServerOptions): Promise<
 /**
  * The worker's health server when WORKER_HEALTH_PORT is set (else undefined): readiness is its
  * Redis (a connection of its own, so a probe never waits behind the workers' blocking commands),
- * its PostgreSQL pool, and every BullMQ worker of the process running.
+ * its PostgreSQL pool, its key provider (an HSM that answers), and every BullMQ worker of the
+ * process running.
  */
 export async function startWorkerHealthServer(
   config: TConfig,
-  parts: { pool: TPgPool; workers: ReadonlyArray<{ name: string; isRunning(): boolean }>; metrics: TMetrics; logger: Logger },
+  parts: { pool: TPgPool; workers: ReadonlyArray<{ name: string; isRunning(): boolean }>; metrics: TMetrics; logger: Logger; keys: { check(): Promise<void> } },
 ): Promise<TRunningHealthServer | undefined> {
   if (config.WORKER_HEALTH_PORT === undefined) return undefined;
   // Fail-fast like the API's connection, but a probe right after start waits for the first connect.
@@ -131,6 +132,7 @@ export async function startWorkerHealthServer(
       checks: {
         redis: () => pingRedis(probe),
         postgres: () => parts.pool.query('SELECT 1'),
+        keys: () => parts.keys.check(),
         workers: () => {
           const stopped = parts.workers.filter((worker) => !worker.isRunning()).map((worker) => worker.name);
           if (stopped.length > 0) throw new Error(`not running: ${stopped.join(', ')}`);

@@ -1,6 +1,15 @@
 import { bootstrap } from '@folio-vault/shared/bootstrap';
-import { startWorker } from './worker.js';
+import { KeySetupError } from '@folio-vault/shared/vault/keys/key-provider';
+import { startWorker, type TRunningWorker } from './worker.js';
 
 const { config, logger, onShutdown } = await bootstrap('worker');
-const worker = await startWorker(config, logger);
+let worker: TRunningWorker;
+try {
+  worker = await startWorker(config, logger);
+} catch (error) {
+  // Keys that do not open (no token, a wrong PIN, a bad component) stop the start with their one line.
+  if (!(error instanceof KeySetupError)) throw error;
+  process.stderr.write(`folio-vault worker: ${error.message}\n`);
+  process.exit(1);
+}
 onShutdown(() => worker.close());

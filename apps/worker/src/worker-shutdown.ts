@@ -17,6 +17,8 @@ export interface TWorkerParts {
   flows: { close(): Promise<void> };
   /** The forward destinations' HTTP pools (their open requests end with the workers). */
   gateways: { close(): Promise<void> };
+  /** The key provider (an HSM's sessions), closed once no job can use it. */
+  keys: { close(): Promise<void> };
   connection: TRedisClient;
   pool: TPgPool;
 }
@@ -42,6 +44,7 @@ export async function closeWorkerParts(parts: TWorkerParts, graceMs: number, log
       ['render pool', () => parts.renderer.close(), RENDER_POOL_CLOSE_MS],
       ['flow producer', () => parts.flows.close()],
       ['gateway clients', () => parts.gateways.close()],
+      ['key provider', () => parts.keys.close()],
     ],
     [parts.connection],
     parts.pool,

@@ -9,6 +9,9 @@ import { createStorage } from '@folio-vault/shared/storage/create-storage';
 import { ExportStore } from '@folio-vault/shared/exports/export-store';
 import { namePreparedStatements } from '@folio-vault/shared/db/prepared';
 import { measureOn } from '@folio-vault/shared/performance-measures';
+import type { TKeyring } from '@folio-vault/shared/vault/crypto/keyring';
+import { publicKeyring } from '@folio-vault/shared/vault/crypto/transit';
+import { openKeyProvider } from '@folio-vault/shared/vault/keys/open-key-provider';
 import { FolioExporter } from './exports/folio-exporter.js';
 import { RenderPool } from './exports/render-pool.js';
 import { startWorkerHealthServer } from './health-server.js';
@@ -25,6 +28,8 @@ import { startWebhookWorker, type TWebhookInternals } from './webhooks/webhook-w
 export interface TRunningWorker {
   /** The port of the health server (WORKER_HEALTH_PORT; "ephemeral" gives a free one), when it runs. */
   healthPort?: number;
+  /** The public keys of this worker's transit keys: what an API in the same process seals to. */
+  transitPublicKeys: TKeyring;
   /** Finishes active jobs (up to `graceMs`, SHUTDOWN_GRACE_MS when not given), then closes connections. */
   close(graceMs?: number): Promise<void>;
 }
@@ -45,6 +50,10 @@ export interface TStartWorkerOptions {
 }
 
 export async function startWorker(config: TWorkerConfig, logger: Logger, options: TStartWorkerOptions = {}): Promise<TRunningWorker> {
+  // First: a key provider that cannot open (no HSM, a wrong PIN, a bad component) stops the start
+  // before the worker takes any job.
+  const keys = await openKeyProvider(config);
+  logger.info({ provider: keys.kind, kek: { test: keys.kekIds.test[0], live: keys.kekIds.live[0] }, transit: keys.transitKeys.activeId }, 'vault keys opened');
   const metrics = options.metrics ?? createMetrics();
   namePreparedStatements(measureOn(config.PERFORMANCE_MEASURES_OFF, 'prepared-statements'));
   // An outage of Redis, PostgreSQL or storage is logged once, not per error of every connection.
@@ -67,12 +76,12 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   const locking = { lockDuration: config.WORKER_LOCK_MS, stalledInterval: config.WORKER_LOCK_MS };
   const deps = { pool, connection, logger, metrics, locking };
   // Webhook deliveries (their own queue); export and night-audit ends are announced through its outbox.
-  const webhooks = startWebhookWorker(config, { ...deps, storage }, options.webhookInternals);
+  const webhooks = startWebhookWorker(config, { ...deps, storage, transitKeys: keys.transitKeys }, options.webhookInternals);
   const exporter = new FolioExporter(pool, exportStore, storage, renderer, config.EXPORT_RETENTION_SECONDS, webhooks.outbox);
   const flows = quiet(new FlowProducer({ connection, prefix: config.QUEUE_PREFIX }));
   const auditor = new NightAuditor(pool, exporter, storage, flows, webhooks.outbox, config.NIGHT_AUDIT_RETENTION_DAYS);
 
-  const vault = startVaultWorkers(config, deps);
+  const vault = startVaultWorkers(config, deps, keys);
   await warming;
   const exportWorker = startExportWorker(config, {
     ...deps,
@@ -107,13 +116,14 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   logger.info({ queues: workers.map((worker) => worker.name), concurrency: config.WORKER_CONCURRENCY, exportConcurrency: config.EXPORT_CONCURRENCY }, 'worker ready');
   if (scheduled) logger.info({ properties: scheduled }, 'night-audit schedules synced');
 
-  const health = await startWorkerHealthServer(config, { pool, workers, metrics, logger });
+  const health = await startWorkerHealthServer(config, { pool, workers, metrics, logger, keys });
 
   return {
     healthPort: health?.port,
+    transitPublicKeys: publicKeyring(keys.transitKeys),
     close: (graceMs = config.SHUTDOWN_GRACE_MS) => {
       if (!options.connections) connections.close();
-      return closeWorkerParts({ health, workers, renderer, flows: { close: async () => void (await Promise.all([flows.close(), webhooks.queue.close()])) }, gateways: vault.gateways, connection, pool }, graceMs, logger);
+      return closeWorkerParts({ health, workers, renderer, flows: { close: async () => void (await Promise.all([flows.close(), webhooks.queue.close()])) }, gateways: vault.gateways, keys, connection, pool }, graceMs, logger);
     },
   };
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { parseKeyring, parseSingleKey, type TKeyring } from './vault/crypto/keyring.js';
 import { isRedisClusterUrl, parseRedisClusterUrl } from './redis-url.js';
 import { PERFORMANCE_MEASURE_NAMES, type TPerformanceMeasure } from './performance-measures.js';
+import { DEFAULT_KEY_LABELS, ZKeyLabels, type TKeyLabels } from './vault/keys/key-labels.js';
 
 // How one setting is read (config.ts puts them together): each schema turns an environment value
 // into what the code uses, or gives the one line that says what is wrong with it.
@@ -78,6 +79,25 @@ function keySetting<T>(parse: (value: string) => T) {
 
 export const keyringSetting = () => keySetting<TKeyring>(parseKeyring);
 export const singleKeySetting = () => keySetting<Buffer>(parseSingleKey);
+
+/** PKCS11_KEY_LABELS: JSON, any part given (key-labels.ts); unset is every default label. */
+export const keyLabelsSetting = z
+  .string()
+  .optional()
+  .transform((value, ctx): TKeyLabels => {
+    if (value === undefined || value.trim() === '') return DEFAULT_KEY_LABELS;
+    let json: unknown;
+    try {
+      json = JSON.parse(value);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be JSON, e.g. {"kekTest": ["folio-kek-test-2", "folio-kek-test-1"]}' });
+      return z.NEVER;
+    }
+    const parsed = ZKeyLabels.safeParse(json);
+    if (parsed.success) return parsed.data;
+    for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: `${issue.path.join('.') || 'labels'}: ${issue.message}` });
+    return z.NEVER;
+  });
 
 export const optionalText = z
   .string()

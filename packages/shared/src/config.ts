@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { TKeyring } from './vault/crypto/keyring.js';
 import { parseDestinations, resolveDestinationSecrets, type TForwardDestination, type TResolvedDestination } from './vault/forward/destinations.js';
-import { booleanSetting, healthPort, keyringSetting, limitCount, measureList, optionalText, port, positiveMs, redisUrl, retrySchedule, singleKeySetting, urlWithProtocols, wholeNumberIn } from './config-fields.js';
+import { booleanSetting, healthPort, keyLabelsSetting, keyringSetting, limitCount, measureList, optionalText, port, positiveMs, redisUrl, retrySchedule, singleKeySetting, urlWithProtocols, wholeNumberIn } from './config-fields.js';
 import { PERFORMANCE_MEASURE_NAMES } from './performance-measures.js';
 
 // All settings, parsed once at start. A bad setting stops the start with one line per problem;
@@ -267,56 +267,97 @@ const JWT_SETTINGS = {
   JWT_AUDIENCE: z.string().min(1).default('folio-vault').meta({ readBy: 'api', accepts: 'text', description: 'A value the `aud` claim must contain.' }),
 };
 
-/** The keys that open stored cards: only the worker holds them (docs/security.md#key-hierarchy-and-rotation). */
-const KEK_SETTINGS = {
+/**
+ * The worker's key custody (docs/security.md#key-custody): where its keys live. The API reads none
+ * of these; it has the public transit keys only.
+ */
+const KEY_CUSTODY_SETTINGS = {
+  VAULT_KEY_PROVIDER: z.enum(['local', 'components', 'pkcs11']).default('local').meta({
+    readBy: 'worker',
+    description:
+      'Where the vault keys live. `pkcs11`: in an HSM (`PKCS11_*`); `components`: each key the XOR of custodians\' component files ' +
+      '(`VAULT_KEY_COMPONENTS`); `local`: the `VAULT_KEK_*`, `VAULT_FINGERPRINT_KEY` and `VAULT_TRANSIT_KEY` values, generated into ' +
+      '`.data/dev-keys.json` in development. `NODE_ENV=production` refuses `local`.',
+  }),
+  PKCS11_MODULE: optionalText.meta({
+    readBy: 'worker',
+    accepts: 'a file path',
+    description: 'The PKCS#11 library of the HSM (Debian\'s SoftHSM2: `/usr/lib/softhsm/libsofthsm2.so`). Required with `VAULT_KEY_PROVIDER=pkcs11`.',
+  }),
+  PKCS11_TOKEN_LABEL: optionalText.meta({ readBy: 'worker', accepts: 'text', description: 'The label of the token that holds the keys. Required with `pkcs11`.' }),
+  PKCS11_PIN_FILE: optionalText.meta({
+    readBy: 'worker',
+    accepts: 'a file path',
+    description: 'A file holding the token\'s user PIN (never logged). Required with `pkcs11`.',
+  }),
+  PKCS11_KEY_LABELS: keyLabelsSetting.meta({
+    readBy: 'worker',
+    accepts: 'JSON `{"kekTest": ["<label>", …], "kekLive": […], "fingerprint": "<label>", "transit": "<label>" or […]}`, any part',
+    description:
+      'The labels of the keys in the token, the first of a list active. Defaults: `folio-kek-test-1`, `folio-kek-live-1`, ' +
+      '`folio-fingerprint-1`, `folio-transit-1` (what `npm run keys:hsm-init` creates).',
+  }),
+  VAULT_KEY_COMPONENTS: optionalText.meta({
+    readBy: 'worker',
+    accepts: 'a file path',
+    description:
+      'With `VAULT_KEY_PROVIDER=components`: the JSON file naming each key\'s component files and check value ' +
+      '([security.md](security.md#split-components)); `npm run keys:components` writes a new set.',
+  }),
+};
+
+/** The `local` provider's keys: only a worker holds them, and only in development. */
+const LOCAL_KEY_SETTINGS = {
   VAULT_KEK_TEST: keyringSetting().meta({
     readBy: 'worker',
     accepts: 'a keyring: `keyId:base64-32-bytes[,keyId:base64…]`',
     description:
-      'The key-encryption keys of test-mode tokens. The first is active (wraps new data keys); the others only unwrap until ' +
-      '`npm run keys:rotate` has moved their records off them ([security.md](security.md#key-hierarchy-and-rotation)).',
+      'With `VAULT_KEY_PROVIDER=local`: the key-encryption keys of test-mode tokens. The first is active (wraps new data keys); the others ' +
+      'only unwrap until `npm run keys:rotate` has moved their records off them ([security.md](security.md#key-hierarchy-and-rotation)).',
   }),
   VAULT_KEK_LIVE: keyringSetting().meta({
     readBy: 'worker',
     accepts: 'a keyring, as `VAULT_KEK_TEST`',
-    description: 'The key-encryption keys of live-mode tokens. Its key ids must differ from the test ones.',
+    description: 'With `local`: the key-encryption keys of live-mode tokens. Its key ids must differ from the test ones.',
   }),
   VAULT_FINGERPRINT_KEY: singleKeySetting().meta({
     readBy: 'worker',
     accepts: 'base64 of 32 bytes',
-    description: 'The HMAC-SHA256 key of card fingerprints and idempotency digests; it has no rotation ([vault.md](vault.md#keys-and-rotation)).',
+    description: 'With `local`: the HMAC-SHA256 key of card fingerprints and idempotency digests ([vault.md](vault.md#keys-and-rotation)).',
+  }),
+  VAULT_TRANSIT_KEY: keyringSetting().meta({
+    readBy: 'worker',
+    accepts: 'a keyring, as `VAULT_KEK_TEST` (X25519 private keys)',
+    description: 'With `local`: the worker\'s transit private keys, newest first; `npm run keys:public` prints the public ones for the API.',
   }),
 };
 
-/** The key of the envelope a card travels in from the API to the worker. */
+/** What the API seals card data and webhook secrets to: public keys, which open nothing. */
 const TRANSIT_SETTINGS = {
-  VAULT_TRANSIT_KEY: keyringSetting().meta({
-    readBy: 'both',
-    accepts: 'a keyring, as `VAULT_KEK_TEST`',
+  VAULT_TRANSIT_PUBLIC_KEYS: keyringSetting().meta({
+    readBy: 'api',
+    accepts: 'a keyring of X25519 public keys, as `npm run keys:public` prints it',
     description:
-      'Seals card data between the API and the workers (on the queue), and the webhook secrets in PostgreSQL. ' +
-      'Roll a new key out to the workers before the APIs ([vault.md](vault.md#keys-and-rotation)).',
+      'The workers\' public transit keys, newest first: the API seals card fields on the queue and webhook secrets in PostgreSQL to the ' +
+      'first (HPKE). Roll a new worker key out to the workers before the APIs ([security.md](security.md#key-custody)).',
   }),
 };
 
 /** Every setting: what is checked at start, whatever the role (a bad value stops any process). */
-export const ZConfig = ZSharedSettings.extend(JWT_SETTINGS).extend(TRANSIT_SETTINGS).extend(KEK_SETTINGS);
+export const ZConfig = ZSharedSettings.extend(JWT_SETTINGS).extend(TRANSIT_SETTINGS).extend(KEY_CUSTODY_SETTINGS).extend(LOCAL_KEY_SETTINGS);
 
 type TParsed = z.output<typeof ZConfig>;
 type TJwtSettings = Pick<TParsed, keyof typeof JWT_SETTINGS>;
 
 /**
- * Which process reads the settings. Keys are handed out by need (docs/security.md#key-hierarchy-and-rotation):
- * the API holds the transit key only, never a key-encryption key or the fingerprint key; `all` is `npm start`.
+ * Which process reads the settings. Keys are handed out by need (docs/security.md#key-custody): the
+ * API holds public transit keys only, never a key-encryption key, the fingerprint key, a transit
+ * private key or a PKCS#11 PIN; `all` is `npm start`.
  */
 export type TProcessRole = 'api' | 'worker' | 'all';
 
-export interface TVaultKeys {
-  VAULT_KEK_TEST: TKeyring;
-  VAULT_KEK_LIVE: TKeyring;
-  VAULT_FINGERPRINT_KEY: Buffer;
-  VAULT_TRANSIT_KEY: TKeyring;
-}
+/** The worker's key custody settings; its key provider is opened from them (vault/keys/open-key-provider.ts). */
+export type TKeyCustodySettings = Pick<TParsed, keyof typeof KEY_CUSTODY_SETTINGS> & Partial<Pick<TParsed, keyof typeof LOCAL_KEY_SETTINGS>>;
 
 /** What any process reads (storage, Redis, PostgreSQL, limits, the worker's health server). */
 export type TConfig = Omit<z.output<typeof ZSharedSettings>, 'EXPORT_LINK_KEY'> & {
@@ -326,28 +367,45 @@ export type TConfig = Omit<z.output<typeof ZSharedSettings>, 'EXPORT_LINK_KEY'> 
   /** VAULT_FORWARD_DESTINATIONS parsed: what the API checks a forward against (no secret resolved). */
   forwardDestinations: TForwardDestination[];
 };
-/** The API's: the JWT settings and the transit key. */
-export type TApiConfig = TConfig & TJwtSettings & { VAULT_TRANSIT_KEY: TKeyring; role: 'api' | 'all' };
-/** The worker's: every vault key and the destinations' credentials, no JWT setting (it answers no client). */
-export type TWorkerConfig = TConfig & TVaultKeys & { role: 'worker' | 'all'; forwardGateways: TResolvedDestination[] };
+/**
+ * The API's: the JWT settings and the workers' public transit keys. With role `all` (`npm start`)
+ * they may be unset: the process derives them from its own key provider.
+ */
+export type TApiConfig = TConfig & TJwtSettings & { VAULT_TRANSIT_PUBLIC_KEYS?: TKeyring; role: 'api' | 'all' };
+/** The worker's: its key custody and the destinations' credentials, no JWT setting (it answers no client). */
+export type TWorkerConfig = TConfig & TKeyCustodySettings & { role: 'worker' | 'all'; forwardGateways: TResolvedDestination[] };
 /** `npm start`'s, both in one process: its role is 'all'. */
 export type TAllConfig = TApiConfig & TWorkerConfig;
 export type TConfigOf<R extends TProcessRole> = { api: TApiConfig; worker: TWorkerConfig; all: TAllConfig }[R];
 
 const SHARED_NAMES = Object.keys(ZSharedSettings.shape) as Array<keyof TParsed>;
 const JWT_NAMES = Object.keys(JWT_SETTINGS) as Array<keyof TParsed>;
-const VAULT_KEY_NAMES = ['VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY'] as const;
+const CUSTODY_NAMES = Object.keys(KEY_CUSTODY_SETTINGS) as Array<keyof TParsed>;
+const LOCAL_KEY_NAMES = ['VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY'] as const;
 /**
  * The settings a role keeps; a key of another role is not even read into its config. The one table
  * of who holds which key: the required keys below and the development keys (dev-keys.ts) follow it.
  */
 export const NAMES_BY_ROLE: Record<TProcessRole, ReadonlyArray<keyof TParsed>> = {
-  api: [...SHARED_NAMES, ...JWT_NAMES, 'VAULT_TRANSIT_KEY'],
-  worker: [...SHARED_NAMES, ...VAULT_KEY_NAMES],
-  all: [...SHARED_NAMES, ...JWT_NAMES, ...VAULT_KEY_NAMES],
+  api: [...SHARED_NAMES, ...JWT_NAMES, 'VAULT_TRANSIT_PUBLIC_KEYS'],
+  worker: [...SHARED_NAMES, ...CUSTODY_NAMES, ...LOCAL_KEY_NAMES],
+  all: [...SHARED_NAMES, ...JWT_NAMES, 'VAULT_TRANSIT_PUBLIC_KEYS', ...CUSTODY_NAMES, ...LOCAL_KEY_NAMES],
 };
-/** The keys a role cannot start without (their presence is what makes the role's type true). */
-const requiredKeysOf = (role: TProcessRole) => VAULT_KEY_NAMES.filter((name) => NAMES_BY_ROLE[role].includes(name));
+
+/** The settings a role's key custody cannot start without. */
+function requiredKeysOf(env: Record<string, string | undefined>, role: TProcessRole): string[] {
+  if (role === 'api') return ['VAULT_TRANSIT_PUBLIC_KEYS'];
+  switch (env.VAULT_KEY_PROVIDER ?? 'local') {
+    case 'pkcs11':
+      return ['PKCS11_MODULE', 'PKCS11_TOKEN_LABEL', 'PKCS11_PIN_FILE'];
+    case 'components':
+      return ['VAULT_KEY_COMPONENTS'];
+    case 'local':
+      return [...LOCAL_KEY_NAMES];
+    default:
+      return []; // the schema names the bad value
+  }
+}
 
 /**
  * Checks across settings. They run on the raw environment, next to the per-setting schema, so a
@@ -358,9 +416,14 @@ function crossSettingProblems(env: Record<string, string | undefined>, role: TPr
   const jwtSources = [env.JWT_SECRET, env.JWT_PUBLIC_KEY, env.JWT_JWKS_URL].filter(Boolean).length;
   if (jwtSources === 0 && role !== 'worker') problems.push('JWT_SECRET: one of JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URL is required');
   if (jwtSources > 1) problems.push('JWT_SECRET: set only one of JWT_SECRET, JWT_PUBLIC_KEY and JWT_JWKS_URL');
-  for (const name of [...requiredKeysOf(role), 'EXPORT_LINK_KEY' as const]) {
-    if (!env[name]) problems.push(`${name}: is required`);
+  if (role !== 'api' && env.NODE_ENV === 'production' && (env.VAULT_KEY_PROVIDER ?? 'local') === 'local') {
+    problems.push('VAULT_KEY_PROVIDER: local keeps the vault keys in clear in settings; NODE_ENV=production needs pkcs11 or components');
+  } else {
+    for (const name of requiredKeysOf(env, role)) {
+      if (!env[name]) problems.push(`${name}: is required${role === 'api' ? '' : ` with VAULT_KEY_PROVIDER=${env.VAULT_KEY_PROVIDER ?? 'local'}`}`);
+    }
   }
+  if (!env.EXPORT_LINK_KEY) problems.push('EXPORT_LINK_KEY: is required');
   if (env.STORAGE_DRIVER === 'minio') {
     for (const name of ['MINIO_ENDPOINT', 'MINIO_ACCESS_KEY', 'MINIO_SECRET_KEY'] as const) {
       if (!env[name]) problems.push(`${name}: is required when STORAGE_DRIVER=minio`);
@@ -374,18 +437,6 @@ function crossSettingProblems(env: Record<string, string | undefined>, role: TPr
     }
   }
   return problems;
-}
-
-/**
- * The worker's keys, as CardVault takes them. An API config is a type error here; the check stays
- * for what the compiler cannot see (a cast, plain JavaScript).
- */
-export function vaultKeys(config: TWorkerConfig): TVaultKeys {
-  const { VAULT_KEK_TEST, VAULT_KEK_LIVE, VAULT_FINGERPRINT_KEY, VAULT_TRANSIT_KEY } = config;
-  if (!VAULT_KEK_TEST || !VAULT_KEK_LIVE || !VAULT_FINGERPRINT_KEY || !VAULT_TRANSIT_KEY) {
-    throw new Error(`vault keys are not loaded in a ${config.role} process`);
-  }
-  return { VAULT_KEK_TEST, VAULT_KEK_LIVE, VAULT_FINGERPRINT_KEY, VAULT_TRANSIT_KEY };
 }
 
 export class ConfigError extends Error {
@@ -403,8 +454,7 @@ export class ConfigError extends Error {
  * type promises are there: crossSettingProblems has refused a start without them.
  */
 export function loadConfig<R extends TProcessRole = 'all'>(env: NodeJS.ProcessEnv = process.env, role: R = 'all' as R): TConfigOf<R> {
-  // An empty value means unset, as it does in most .env files and compose files.
-  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ''));
+  const present = presentSettings(env);
   const result = ZConfig.safeParse(present);
   const forward = forwardSettings(present, role);
   const problems = [
@@ -428,4 +478,24 @@ function forwardSettings(env: Record<string, string | undefined>, role: TProcess
   if (role === 'api' || parsed.problems.length > 0) return { ...parsed, gateways: [] };
   const secrets = resolveDestinationSecrets(parsed.destinations, env);
   return { destinations: parsed.destinations, gateways: secrets.resolved, problems: secrets.problems };
+}
+
+/** An empty value means unset, as it does in most .env files and compose files. */
+function presentSettings(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1].trim() !== ''));
+}
+
+/**
+ * The key custody settings alone, for the key commands (`keys:hsm-init`, `keys:public`), which
+ * open the worker's keys and nothing else; a ConfigError with one line per problem.
+ */
+export function loadKeyCustody(env: NodeJS.ProcessEnv): TKeyCustodySettings {
+  const present = presentSettings(env);
+  const result = z.object({ ...KEY_CUSTODY_SETTINGS, ...LOCAL_KEY_SETTINGS }).safeParse(present);
+  const problems = [
+    ...(result.success ? [] : result.error.issues.map((issue) => `${issue.path.join('.') || 'settings'}: ${issue.message}`)),
+    ...requiredKeysOf(present, 'worker').filter((name) => !present[name]).map((name) => `${name}: is required with VAULT_KEY_PROVIDER=${present.VAULT_KEY_PROVIDER ?? 'local'}`),
+  ];
+  if (problems.length > 0 || !result.success) throw new ConfigError(problems);
+  return result.data;
 }

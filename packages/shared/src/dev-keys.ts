@@ -6,9 +6,14 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { NAMES_BY_ROLE, type TProcessRole } from './config.js';
+import { parseKeyring } from './vault/crypto/keyring.js';
+import { formatKeyring, publicKeyring } from './vault/crypto/transit.js';
 
 /** Where the generated development keys are kept (relative to the working directory). */
 export const DEV_KEYS_FILE = '.data/dev-keys.json';
+
+/** The `local` key provider's keys: handed out only when VAULT_KEY_PROVIDER is `local`. */
+const LOCAL_KEYS: ReadonlyArray<string> = ['VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY'];
 
 const GENERATED = {
   JWT_SECRET: () => randomBytes(48).toString('base64url'),
@@ -43,9 +48,13 @@ export function withDevKeys(
   const used: string[] = [];
   // A role is handed only the keys its config keeps (config.ts NAMES_BY_ROLE): the API never sees a
   // key-encryption key, the worker no JWT secret.
-  const needed: ReadonlyArray<string> = NAMES_BY_ROLE[options.role ?? 'all'];
+  const role = options.role ?? 'all';
+  const needed: ReadonlyArray<string> = NAMES_BY_ROLE[role];
+  const localProvider = (env.VAULT_KEY_PROVIDER ?? 'local') === 'local';
   for (const name of Object.keys(GENERATED) as TDevKeyName[]) {
     if (env[name]) continue;
+    // Keys in an HSM or in components: no development key stands in for them.
+    if (LOCAL_KEYS.includes(name) && !localProvider) continue;
     // A verifier configured from a public key or JWKS must not be shadowed by a dev secret.
     if (name === 'JWT_SECRET' && (env.JWT_PUBLIC_KEY || env.JWT_JWKS_URL)) continue;
     // Every key goes into the file, so an API and a worker started apart share one transit key.
@@ -56,6 +65,16 @@ export function withDevKeys(
     if (!needed.includes(name)) continue;
     merged[name] = stored[name];
     used.push(name);
+  }
+  // The API seals to the development transit key's public half (a worker with `pkcs11` or
+  // `components` keys has its own: set VAULT_TRANSIT_PUBLIC_KEYS from `npm run keys:public`).
+  if (role !== 'worker' && !env.VAULT_TRANSIT_PUBLIC_KEYS && (role === 'api' || localProvider)) {
+    if (!env.VAULT_TRANSIT_KEY && !stored.VAULT_TRANSIT_KEY) {
+      stored.VAULT_TRANSIT_KEY = GENERATED.VAULT_TRANSIT_KEY();
+      generated.push('VAULT_TRANSIT_KEY');
+    }
+    merged.VAULT_TRANSIT_PUBLIC_KEYS = formatKeyring(publicKeyring(parseKeyring(env.VAULT_TRANSIT_KEY ?? stored.VAULT_TRANSIT_KEY!)));
+    used.push('VAULT_TRANSIT_PUBLIC_KEYS');
   }
   if (generated.length > 0) {
     mkdirSync(dirname(file), { recursive: true });

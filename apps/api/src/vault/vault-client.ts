@@ -30,6 +30,7 @@ export interface TVaultClientOptions {
   /** The vault queue's waiter (tokenize, read, delete, search) and the forward queue's. */
   waiter: JobWaiter;
   forwardWaiter: JobWaiter;
+  /** The workers' public transit keys (VAULT_TRANSIT_PUBLIC_KEYS): what is sealed to them opens only in a worker. */
   transit: TKeyring;
   /** TOKENIZE_WAIT_MS: how long a vault request waits for its job. */
   waitMs: number;
@@ -46,7 +47,7 @@ const DAY_MS = 86_400_000;
 
 /**
  * The API's side of the vault: it checks what needs the clear card (validation is done by the
- * route's schema; the live-mode test-card rule here), seals the card with the transit key, drops
+ * route's schema; the live-mode test-card rule here), seals the card to the workers' public transit key, drops
  * the CVV, and runs the job. It holds no key-encryption key and runs no SQL against the vault.
  */
 export class VaultClient {
@@ -109,7 +110,7 @@ export class VaultClient {
       propertyId: ref.propertyId,
       mode: ref.mode,
       requestId: ref.requestId,
-      sealedCard: sealTransit(this.options.transit, sealed, transitAad({ tokenId, propertyId: ref.propertyId, mode: ref.mode })),
+      sealedCard: await sealTransit(this.options.transit, sealed, transitAad({ tokenId, propertyId: ref.propertyId, mode: ref.mode })),
       expiresAt,
       ...(ref.idempotencyKey ? { idempotencyKey: ref.idempotencyKey } : {}),
     }, tokenId);

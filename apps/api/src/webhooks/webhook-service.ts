@@ -17,6 +17,7 @@ import { deliveryJobOptions, webhookDeliveryJob } from '@folio-vault/shared/webh
 export interface TWebhookServiceOptions {
   pool: TPgPool;
   queue: Queue;
+  /** The worker's public transit keys: a secret stored here opens only in a worker. */
   transit: TKeyring;
   rules: TAddressRules;
   schedule: readonly number[];
@@ -34,7 +35,7 @@ export class WebhookService {
     const id = randomUUID();
     const secret = generateSecret();
     const endpoint = await insertEndpoint(this.options.pool, {
-      id, propertyId, url: body.url, events: body.events, description: body.description, secretCt: sealSecret(this.options.transit, id, secret),
+      id, propertyId, url: body.url, events: body.events, description: body.description, secretCt: await sealSecret(this.options.transit, id, secret),
     });
     return { ...endpoint, secret };
   }

@@ -48,6 +48,8 @@ export interface TNewCardRow {
   expYear: string;
   cardholderNameMasked: string;
   fingerprint: string;
+  /** The key provider's id of the key that computed `fingerprint`. */
+  fingerprintKey: string;
   kekId: string;
   wrappedDek: Buffer;
   panCt: Buffer;
@@ -111,16 +113,16 @@ export class CardRepository {
         `WITH input AS (
            SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
                                 $9::text[], $10::text[], $11::bytea[], $12::bytea[], $13::bytea[], $14::bytea[], $15::timestamptz[],
-                                $16::bytea[], $17::int[])
+                                $16::bytea[], $17::int[], $18::text[])
              WITH ORDINALITY AS t(id, property_id, card_brand, first6, last4, exp_month, exp_year, cardholder_name_masked,
                                   fingerprint, kek_id, wrapped_dek, pan_ct, cardholder_name_ct, billing_details_ct, expires_at,
-                                  cvv_ct, cvv_hold_seconds, n)
+                                  cvv_ct, cvv_hold_seconds, fingerprint_key, n)
          ), card AS (
            INSERT INTO ${schema}.cards
              (id, property_id, card_brand, first6, last4, exp_month, exp_year, cardholder_name_masked,
-              fingerprint, fingerprint_version, kek_id, wrapped_dek, pan_ct, cardholder_name_ct, billing_details_ct, expires_at)
+              fingerprint, fingerprint_version, fingerprint_key, kek_id, wrapped_dek, pan_ct, cardholder_name_ct, billing_details_ct, expires_at)
            SELECT id, property_id, card_brand, first6, last4, exp_month, exp_year, cardholder_name_masked,
-                  fingerprint, ${FINGERPRINT_VERSION}, kek_id, wrapped_dek, pan_ct, cardholder_name_ct, billing_details_ct, expires_at
+                  fingerprint, ${FINGERPRINT_VERSION}, fingerprint_key, kek_id, wrapped_dek, pan_ct, cardholder_name_ct, billing_details_ct, expires_at
              FROM input ORDER BY n
            ON CONFLICT (id) DO NOTHING
            RETURNING ${METADATA_COLUMNS}
@@ -135,7 +137,7 @@ export class CardRepository {
           column('id'), column('propertyId'), column('cardBrand'), column('first6'), column('last4'), column('expMonth'),
           column('expYear'), column('cardholderNameMasked'), column('fingerprint'), column('kekId'), column('wrappedDek'),
           column('panCt'), column('cardholderNameCt'), column('billingDetailsCt'), column('expiresAt'), column('cvvCt'),
-          column('cvvHoldSeconds'),
+          column('cvvHoldSeconds'), column('fingerprintKey'),
         ],
       ),
     );
@@ -301,28 +303,30 @@ export class CardRepository {
   }
 
   /**
-   * The next batch (in id order, after `afterId`) of records still under the version-1 (global)
-   * fingerprint, locked for re-fingerprinting; rows another transaction holds are skipped.
+   * The next batch (in id order, after `afterId`) of records whose fingerprint is old: the
+   * version-1 (global) one, or one computed with another key than `keyId`. Locked for
+   * re-fingerprinting; rows another transaction holds are skipped.
    */
   async lockOldFingerprints(
     client: PoolClient,
     mode: TTokenizationMode,
+    keyId: string,
     limit: number,
     afterId?: string,
   ): Promise<Array<TSealedRecordRow & { property_id: string }>> {
     const result = await client.query<TSealedRecordRow & { property_id: string }>(
       `SELECT id, property_id, kek_id, wrapped_dek, pan_ct, cardholder_name_ct, billing_details_ct FROM ${SCHEMA[mode]}.cards
-        WHERE fingerprint_version = 1 AND wrapped_dek IS NOT NULL AND ($2::uuid IS NULL OR id > $2::uuid)
+        WHERE (fingerprint_version = 1 OR fingerprint_key <> $3) AND wrapped_dek IS NOT NULL AND ($2::uuid IS NULL OR id > $2::uuid)
         ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-      [limit, afterId ?? null],
+      [limit, afterId ?? null, keyId],
     );
     return result.rows;
   }
 
-  async setFingerprint(client: PoolClient, mode: TTokenizationMode, id: string, fingerprint: string): Promise<void> {
+  async setFingerprint(client: PoolClient, mode: TTokenizationMode, id: string, fingerprint: { value: string; keyId: string }): Promise<void> {
     await client.query(
-      `UPDATE ${SCHEMA[mode]}.cards SET fingerprint = $2, fingerprint_version = ${FINGERPRINT_VERSION} WHERE id = $1`,
-      [id, fingerprint],
+      `UPDATE ${SCHEMA[mode]}.cards SET fingerprint = $2, fingerprint_version = ${FINGERPRINT_VERSION}, fingerprint_key = $3 WHERE id = $1`,
+      [id, fingerprint.value, fingerprint.keyId],
     );
   }
 }

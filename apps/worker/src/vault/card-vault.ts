@@ -1,12 +1,11 @@
 import type { PoolClient } from 'pg';
 import type { z } from 'zod';
-import type { TVaultKeys } from '@folio-vault/shared/config';
 import type { TPgPool } from '@folio-vault/shared/connections';
 import { maskName } from '@folio-vault/shared/vault/card/mask';
-import { newDataKey, openField, sealField, unwrapDataKey, wrapDataKey } from '@folio-vault/shared/vault/crypto/envelope';
-import { canonicalJson, cardFingerprint, keyedDigest } from '@folio-vault/shared/vault/crypto/fingerprint';
-import type { TKeyring } from '@folio-vault/shared/vault/crypto/keyring';
+import { newDataKey, openField, sealField } from '@folio-vault/shared/vault/crypto/envelope';
+import { canonicalJson, digestMessage, fingerprintMessage } from '@folio-vault/shared/vault/crypto/fingerprint';
 import { openTransit, transitAad } from '@folio-vault/shared/vault/crypto/transit';
+import type { TKeyProvider } from '@folio-vault/shared/vault/keys/key-provider';
 import type { TJobResult } from '@folio-vault/shared/jobs/registry';
 import { ZSealedCard, type TSealedCard, type ZTokenizeCardPayload } from '@folio-vault/shared/vault/tokenize-card-job';
 import type { ZVaultJobBase } from '@folio-vault/shared/vault/vault-job-common';
@@ -45,43 +44,51 @@ export function recordAad(mode: TTokenizationMode, tokenId: string): string {
   return `${mode}:${tokenId}`;
 }
 
+/** A PAN's fingerprint and the id of the key that computed it. */
+export interface TFingerprint {
+  value: string;
+  keyId: string;
+}
+
 /**
- * The only code that holds vault keys. Tokenize decrypts the transit envelope, fingerprints the
- * PAN, seals PAN, name and billing details under a fresh data key wrapped by the mode's KEK, and
- * stores the record. Safe to run twice: the token id comes from the job.
+ * The only code that uses vault keys, through the worker's key provider. Tokenize opens the transit
+ * envelope, fingerprints the PAN, seals PAN, name and billing details under a fresh data key wrapped
+ * by the mode's KEK, and stores the record. Safe to run twice: the token id comes from the job.
  */
 export class CardVault {
-  private readonly keks: Record<TTokenizationMode, TKeyring>;
   private readonly idempotencyKeys = new IdempotencyKeys();
 
   constructor(
     readonly repository: CardRepository,
-    private readonly keys: TVaultKeys,
+    private readonly keys: TKeyProvider,
     /** VAULT_CVV_HOLD_SECONDS: how long a CVV that came with the card is held (0: dropped). */
     private readonly cvvHoldSeconds: number,
     /** How a card is inserted outside a transaction (card-insert-batcher.ts). */
     private readonly inserts: TCardInserts,
-  ) {
-    this.keks = { test: keys.VAULT_KEK_TEST, live: keys.VAULT_KEK_LIVE };
-  }
+  ) {}
 
   /** A keyed digest of a request, for comparing an idempotent retry with the first (never reversible). */
-  requestDigest(purpose: string, request: unknown): string {
-    return keyedDigest(this.keys.VAULT_FINGERPRINT_KEY, purpose, canonicalJson(request));
+  async requestDigest(purpose: string, request: unknown): Promise<string> {
+    return (await this.keys.hmac(digestMessage(purpose, canonicalJson(request)))).toString('base64url');
+  }
+
+  /** The id of the key fingerprints are computed with now. */
+  get fingerprintKeyId(): string {
+    return this.keys.fingerprintKeyId;
   }
 
   /** The fingerprint of a PAN in a property (docs/vault.md#fingerprints). */
-  fingerprint(propertyId: string, pan: string): string {
-    return cardFingerprint(this.keys.VAULT_FINGERPRINT_KEY, propertyId, pan);
+  async fingerprint(propertyId: string, pan: string): Promise<TFingerprint> {
+    return { value: (await this.keys.hmac(fingerprintMessage(propertyId, pan))).toString('base64url'), keyId: this.keys.fingerprintKeyId };
   }
 
   /**
    * Opens a record's PAN, name and billing details (and a held CVV taken out of held_cvvs) with
    * its data key; the data key is wiped before this returns. Throws when a key does not open.
    */
-  openRecord(mode: TTokenizationMode, row: TSealedRecordRow, cvvCt?: Buffer): TOpenedCard {
+  async openRecord(mode: TTokenizationMode, row: TSealedRecordRow, cvvCt?: Buffer): Promise<TOpenedCard> {
     const aad = recordAad(mode, row.id);
-    const dataKey = unwrapDataKey(this.keks[mode], { kekId: row.kek_id, wrapped: row.wrapped_dek }, aad);
+    const dataKey = await this.keys.unwrapDataKey(mode, { kekId: row.kek_id, wrapped: row.wrapped_dek }, aad);
     try {
       return {
         pan: openField(dataKey, row.pan_ct, `${aad}:pan`),
@@ -96,18 +103,18 @@ export class CardVault {
     }
   }
 
-  private openCard(payload: TTokenizePayload): TSealedCard {
+  private async openCard(payload: TTokenizePayload): Promise<TSealedCard> {
     try {
-      return ZSealedCard.parse(openTransit(this.keys.VAULT_TRANSIT_KEY, payload.sealedCard, transitAad(payload)));
+      return ZSealedCard.parse(await openTransit(this.keys.transitKeys, payload.sealedCard, transitAad(payload)));
     } catch {
       throw new SealedCardError();
     }
   }
 
   async tokenize(payload: TTokenizePayload): Promise<TJobResult<'tokenize-card'>> {
-    const card = this.openCard(payload);
+    const card = await this.openCard(payload);
     const { mode, propertyId, tokenId } = payload;
-    const fingerprint = this.fingerprint(propertyId, card.card_number);
+    const fingerprint = await this.fingerprint(propertyId, card.card_number);
     const answer = (row: TCardRow) => ({
       outcome: 'tokenized' as const,
       token: {
@@ -133,7 +140,7 @@ export class CardVault {
       // The CVV is not part of the comparison: it is never digested, and a retry may carry another.
       // The token's end is: the same card with another expires_at is another request.
       const { cvv: _cvv, ...compared } = card;
-      const requestDigest = this.requestDigest('idempotency', { ...compared, expires_at: payload.expiresAt });
+      const requestDigest = await this.requestDigest('idempotency', { ...compared, expires_at: payload.expiresAt });
       await this.idempotencyKeys.lock(client, mode, propertyId, idempotencyKey);
       const previous = await this.idempotencyKeys.find(client, mode, propertyId, idempotencyKey);
       if (previous && previous.request_digest !== requestDigest) return { outcome: 'idempotency_key_reused' as const };
@@ -145,13 +152,13 @@ export class CardVault {
   }
 
   /** The record sealed and inserted: in `client`'s transaction, or without one through the batcher. */
-  private async insert(client: PoolClient | undefined, payload: TTokenizePayload, card: TSealedCard, fingerprint: string): Promise<TCardRow | undefined> {
+  private async insert(client: PoolClient | undefined, payload: TTokenizePayload, card: TSealedCard, fingerprint: TFingerprint): Promise<TCardRow | undefined> {
     const { mode, tokenId } = payload;
     const dataKey = newDataKey();
     const aad = recordAad(mode, tokenId);
     let sealed: TNewCardRow;
     try {
-      const wrapped = wrapDataKey(this.keks[mode], dataKey, aad);
+      const wrapped = await this.keys.wrapDataKey(mode, dataKey, aad);
       sealed = {
         id: tokenId,
         propertyId: payload.propertyId,
@@ -161,7 +168,8 @@ export class CardVault {
         expMonth: card.expiration.month,
         expYear: card.expiration.year,
         cardholderNameMasked: maskName(card.cardholder_name),
-        fingerprint,
+        fingerprint: fingerprint.value,
+        fingerprintKey: fingerprint.keyId,
         kekId: wrapped.kekId,
         wrappedDek: wrapped.wrapped,
         panCt: sealField(dataKey, card.card_number, `${aad}:pan`),

@@ -8,8 +8,9 @@ export interface TRefingerprintReport {
 }
 
 /**
- * Re-fingerprinting: records still under the version-1 (global) fingerprint get the per-property
- * one (docs/vault.md#fingerprints). The one implementation behind the vault sweep (a bounded number
+ * Re-fingerprinting: records still under the version-1 (global) fingerprint, or fingerprinted with
+ * another key than the provider's, get the per-property one under the provider's key
+ * (docs/vault.md#fingerprints). The one implementation behind the vault sweep (a bounded number
  * of batches per run) and `npm run keys:rotate` (to the end). One transaction per batch: the rows
  * stay locked from reading the PAN to writing the fingerprint, and SKIP LOCKED lets a sweep and a
  * keys:rotate running at once share the work. Batches go on in id order, so a record that does not
@@ -37,16 +38,16 @@ export class Refingerprinter {
   private batch(mode: TTokenizationMode, afterId: string | undefined) {
     const repository = this.vault.repository;
     return repository.transaction(async (client) => {
-      const rows = await repository.lockOldFingerprints(client, mode, this.batchSize, afterId);
+      const rows = await repository.lockOldFingerprints(client, mode, this.vault.fingerprintKeyId, this.batchSize, afterId);
       let refingerprinted = 0;
       for (const row of rows) {
         let pan: string;
         try {
-          ({ pan } = this.vault.openRecord(mode, row));
+          ({ pan } = await this.vault.openRecord(mode, row));
         } catch {
           continue;
         }
-        await repository.setFingerprint(client, mode, row.id, this.vault.fingerprint(row.property_id, pan));
+        await repository.setFingerprint(client, mode, row.id, await this.vault.fingerprint(row.property_id, pan));
         refingerprinted += 1;
       }
       return { seen: rows.length, lastId: rows.at(-1)?.id, refingerprinted, unreadable: rows.length - refingerprinted };

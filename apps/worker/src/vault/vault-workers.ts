@@ -1,8 +1,9 @@
 import type { Queue, Worker } from 'bullmq';
-import { vaultKeys, type TWorkerConfig } from '@folio-vault/shared/config';
+import type { TWorkerConfig } from '@folio-vault/shared/config';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { measureOn } from '@folio-vault/shared/performance-measures';
 import { AuditLog } from '@folio-vault/shared/vault/audit-log';
+import type { TKeyProvider } from '@folio-vault/shared/vault/keys/key-provider';
 import { VAULT_SWEEP_SCHEDULER_ID, vaultSweepJob } from '@folio-vault/shared/vault/vault-sweep-job';
 import { queueWorker, type TWorkerDeps } from '../jobs/processor-base.js';
 import { CardRepository } from './card-repository.js';
@@ -22,16 +23,16 @@ export interface TVaultWorkers {
 
 /**
  * The vault's consumers: the vault queue (tokenize, read, delete, search, sweep) and the forward
- * queue, each WORKER_CONCURRENCY wide, with the keys and the destinations' credentials that only a
- * worker holds.
+ * queue, each WORKER_CONCURRENCY wide, with the key provider and the destinations' credentials that
+ * only a worker holds.
  */
-export function startVaultWorkers(config: TWorkerConfig, deps: TWorkerDeps): TVaultWorkers {
+export function startVaultWorkers(config: TWorkerConfig, deps: TWorkerDeps, keys: TKeyProvider): TVaultWorkers {
   const { pool, logger, metrics } = deps;
   const repository = new CardRepository(pool);
   const inserts = measureOn(config.PERFORMANCE_MEASURES_OFF, 'tokenize-insert-batching')
     ? new CardInsertBatcher(repository, { onBatch: (cards) => metrics.vaultCardInsertBatch.observe(cards) })
     : plainCardInserts(repository);
-  const vault = new CardVault(repository, vaultKeys(config), config.VAULT_CVV_HOLD_SECONDS, inserts);
+  const vault = new CardVault(repository, keys, config.VAULT_CVV_HOLD_SECONDS, inserts);
   const attempts = new ForwardAttempts(pool);
   const sweep = new VaultSweep(vault, new AuditLog(pool), logger, attempts, metrics);
   const gateways = new GatewayClients(config.forwardGateways);

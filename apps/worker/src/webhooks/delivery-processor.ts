@@ -82,9 +82,9 @@ async function attempt(deps: TWebhookDeliveryDeps, delivery: TDeliveryToSend, we
 }
 
 /** The endpoint's signer, or undefined when its sealed secret does not open (a key left the keyring, a corrupt row). */
-function signerOf(deps: TWebhookDeliveryDeps, delivery: TDeliveryToSend): Webhook | undefined {
+async function signerOf(deps: TWebhookDeliveryDeps, delivery: TDeliveryToSend): Promise<Webhook | undefined> {
   try {
-    return new Webhook(openSecret(deps.transit, delivery.endpointId, delivery.secretCt));
+    return new Webhook(await openSecret(deps.transit, delivery.endpointId, delivery.secretCt));
   } catch (error) {
     deps.logger.error({ err: { message: (error as Error).message }, deliveryId: delivery.id, endpointId: delivery.endpointId }, 'webhook secret does not open');
     return undefined;
@@ -100,7 +100,7 @@ export async function deliver(deps: TWebhookDeliveryDeps, deliveryId: string, jo
     return { outcome: 'skipped', statusCode: null };
   }
   const event = delivery.type;
-  const webhook = signerOf(deps, delivery);
+  const webhook = await signerOf(deps, delivery);
   if (!webhook) {
     // Retrying cannot help (the sweep would re-add it every minute): failed now, the job ends.
     await failDelivery(deps.pool, deliveryId, SECRET_UNOPENABLE);

@@ -7,6 +7,7 @@ import type { TWorkerConfig } from '@folio-vault/shared/config';
 import { quiet } from '@folio-vault/shared/connections';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
+import type { TKeyring } from '@folio-vault/shared/vault/crypto/keyring';
 import type { TResolver } from '@folio-vault/shared/webhooks/address-guard';
 import { scheduleDelayMs, webhookSweepJob } from '@folio-vault/shared/webhooks/webhook-jobs';
 import { queueWorker, type TWorkerDeps } from '../jobs/processor-base.js';
@@ -30,7 +31,7 @@ const SWEEP_EVERY_MS = 60_000;
 
 export function startWebhookWorker(
   config: TWorkerConfig,
-  deps: TWorkerDeps & { storage: ObjectStorage },
+  deps: TWorkerDeps & { storage: ObjectStorage; transitKeys: TKeyring },
   internals: TWebhookInternals = {},
 ): { worker: Worker; queue: Queue; outbox: WebhookOutbox; schedule(): Promise<void> } {
   const { pool, connection, logger, metrics } = deps;
@@ -38,7 +39,7 @@ export function startWebhookWorker(
   const queue = quiet(new Queue(QUEUE_NAMES.webhooks, { connection, prefix: config.QUEUE_PREFIX }));
   const handlers = webhookHandlers({
     pool, queue, logger, metrics, schedule,
-    transit: config.VAULT_TRANSIT_KEY,
+    transit: deps.transitKeys,
     storage: deps.storage,
     link: { linkKey: config.EXPORT_LINK_KEY, ttlSeconds: config.EXPORT_LINK_TTL_SECONDS },
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,

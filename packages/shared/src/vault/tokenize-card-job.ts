@@ -6,12 +6,12 @@ import { VAULT_JOB_OPTIONS, ZVaultJobBase } from './vault-job-common.js';
 
 /**
  * Tokenize a card. The API chooses the token id (UUIDv7) so a job that runs twice (at-least-once
- * delivery) writes one record. The card travels only as `sealedCard`, sealed with the transit key;
+ * delivery) writes one record. The card travels only as `sealedCard`, sealed to the workers' public transit key (HPKE);
  * the CVV is in it only when it is to be held (VAULT_CVV_HOLD_SECONDS > 0), else the API drops it.
  * `expiresAt` is the token's end, already bounded by the card's expiry (docs/vault.md#token-lifecycle).
  */
 export const ZTokenizeCardPayload = ZVaultJobBase.extend({
-  sealedCard: z.string().startsWith('v1.'),
+  sealedCard: z.string().startsWith('v2.'),
   idempotencyKey: z.string().min(1).max(255).optional(),
   expiresAt: z.iso.datetime({ offset: true }),
 });

@@ -51,7 +51,7 @@ export class CardForwarder {
     if (!('record' in begun)) return begun;
     let prepared: TPrepared;
     try {
-      prepared = this.prepare(payload, begun.record, begun.cvvCt);
+      prepared = await this.prepare(payload, begun.record, begun.cvvCt);
     } catch (error) {
       // Nothing was sent: the key is free again (the CVV, taken out, stays used).
       await this.attempts.release(payload.mode, payload.propertyId, payload.idempotencyKey, payload.forwardId);
@@ -79,7 +79,7 @@ export class CardForwarder {
    */
   private async begin(payload: TForwardPayload): Promise<TForwardCardResult | { record: TRecord; cvvCt?: Buffer }> {
     const { mode, propertyId, idempotencyKey: key, tokenId, forwardId } = payload;
-    const digest = this.vault.requestDigest('forward', {
+    const digest = await this.vault.requestDigest('forward', {
       tokenId, destination: payload.destination, method: payload.method, path: payload.path, headers: payload.headers, body: payload.body,
     });
     return this.vault.repository.transaction(async (client) => {
@@ -115,8 +115,8 @@ export class CardForwarder {
   }
 
   /** Opens the card and fills the template: the card exists in clear from here to the end of call(). */
-  private prepare(payload: TForwardPayload, record: TRecord, cvvCt: Buffer | undefined): TPrepared {
-    const card: TOpenedCard = this.vault.openRecord(payload.mode, record, cvvCt);
+  private async prepare(payload: TForwardPayload, record: TRecord, cvvCt: Buffer | undefined): Promise<TPrepared> {
+    const card: TOpenedCard = await this.vault.openRecord(payload.mode, record, cvvCt);
     const secrets = { pan: card.pan, holderName: card.holderName, ...(card.cvv ? { cvv: card.cvv } : {}) };
     const values = cardValues({
       pan: card.pan,

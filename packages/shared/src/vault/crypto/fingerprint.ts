@@ -1,21 +1,22 @@
-import { createHmac } from 'node:crypto';
+// What the vault's keyed HMACs are computed over; the key provider computes them with its
+// fingerprint key (inside the HSM with `pkcs11`). A plain hash of a PAN could be reversed by
+// enumerating the few billion numbers that share a BIN and last four, hence a key.
 
 /**
- * Keyed fingerprint of a PAN for duplicate detection within one property. HMAC with its own key: a
- * plain hash of a PAN can be reversed by enumerating the few billion numbers that share a BIN and
- * last four. The property id is bound in, so one card gives unrelated fingerprints in two
- * properties and tenants cannot correlate their guests' cards (docs/vault.md#fingerprints).
+ * The message of a PAN's fingerprint in a property. The property id is bound in, so one card gives
+ * unrelated fingerprints in two properties and tenants cannot correlate their guests' cards
+ * (docs/vault.md#fingerprints).
  */
-export function cardFingerprint(key: Buffer, propertyId: string, pan: string): string {
-  return createHmac('sha256', key).update(`pan:v2:${propertyId}:${pan}`).digest('base64url');
+export function fingerprintMessage(propertyId: string, pan: string): string {
+  return `pan:v2:${propertyId}:${pan}`;
 }
 
-/** The fingerprint version cardFingerprint computes (column fingerprint_version). */
+/** The fingerprint version fingerprintMessage gives (column fingerprint_version). */
 export const FINGERPRINT_VERSION = 2;
 
-/** Keyed digest of an arbitrary canonical string (e.g. a request body for idempotency). */
-export function keyedDigest(key: Buffer, purpose: string, value: string): string {
-  return createHmac('sha256', key).update(`${purpose}:${value}`).digest('base64url');
+/** The message of a keyed digest of an arbitrary canonical string (e.g. a request body for idempotency). */
+export function digestMessage(purpose: string, value: string): string {
+  return `${purpose}:${value}`;
 }
 
 /** Canonical JSON (sorted keys, undefined left out) so an equal request always digests the same. */

@@ -32,12 +32,6 @@ export function parseKeyring(value: string): TKeyring {
   return { activeId, keys };
 }
 
-export function activeKey(ring: TKeyring): Buffer {
-  const key = ring.keys.get(ring.activeId);
-  if (!key) throw new Error(`active key ${ring.activeId} missing from keyring`);
-  return key;
-}
-
 export function parseSingleKey(value: string): Buffer {
   const key = Buffer.from(value.trim(), 'base64');
   if (key.length !== KEY_BYTES) throw new Error(`must decode to ${KEY_BYTES} bytes of base64`);

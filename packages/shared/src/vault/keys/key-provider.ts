@@ -1,0 +1,81 @@
+// The vault's key custody behind one interface (docs/security.md#key-custody). A key provider seals
+// and opens record data keys under the key-encryption keys (KEKs), computes the keyed HMAC of
+// fingerprints and request digests, and holds the worker's transit private keys. Three kinds,
+// chosen by VAULT_KEY_PROVIDER: `pkcs11` (the keys stay inside an HSM; pkcs11-provider.ts),
+// `components` (each key the XOR of custodians' components; components.ts) and `local` (development
+// keys from settings or .data/dev-keys.json). Only a worker (and the key commands) opens one: the
+// API has the public transit keys and nothing else.
+
+import { createHmac } from 'node:crypto';
+import type { TTokenizationMode } from '../schemas.js';
+import { open, seal } from '../crypto/aes-gcm.js';
+import type { TKeyring } from '../crypto/keyring.js';
+
+export type TKeyProviderKind = 'local' | 'components' | 'pkcs11';
+
+/** Keys that cannot be opened at start (a wrong PIN, a bad component): the message is the one line the start prints. */
+export class KeySetupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'KeySetupError';
+  }
+}
+
+/** A data key wrapped by the KEK `kekId` names (AES-256-GCM; aes-gcm.ts's layout whoever wrapped it). */
+export interface TWrappedKey {
+  kekId: string;
+  wrapped: Buffer;
+}
+
+export interface TKeyProvider {
+  readonly kind: TKeyProviderKind;
+  /** Each mode's KEK ids, the active one (that wraps new data keys) first. */
+  readonly kekIds: Readonly<Record<TTokenizationMode, readonly string[]>>;
+  /** The fingerprint key's id, stored with every fingerprint so a change of key is found. */
+  readonly fingerprintKeyId: string;
+  /** The worker's transit private keys (raw X25519), the newest first. */
+  readonly transitKeys: TKeyring;
+  wrapDataKey(mode: TTokenizationMode, dataKey: Buffer, aad: string): Promise<TWrappedKey>;
+  /** Throws when the KEK is not held here or the wrapped key does not open with `aad`. */
+  unwrapDataKey(mode: TTokenizationMode, wrapped: TWrappedKey, aad: string): Promise<Buffer>;
+  /** HMAC-SHA256 of `message` with the fingerprint key. */
+  hmac(message: string): Promise<Buffer>;
+  /** Resolves when the keys can be used now; throws naming what is wrong (an HSM gone). */
+  check(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Keys held in the process's memory: what `local` and `components` give. */
+export interface TSoftwareKeys {
+  kek: Record<TTokenizationMode, TKeyring>;
+  fingerprint: { id: string; key: Buffer };
+  transit: TKeyring;
+}
+
+const ringIds = (ring: TKeyring) => [ring.activeId, ...[...ring.keys.keys()].filter((id) => id !== ring.activeId)];
+
+export function softwareKeyProvider(kind: 'local' | 'components', keys: TSoftwareKeys): TKeyProvider {
+  const kekOf = (mode: TTokenizationMode, kekId: string) => {
+    const key = keys.kek[mode].keys.get(kekId);
+    if (!key) throw new Error(`key-encryption key ${kekId} is not configured`);
+    return key;
+  };
+  return {
+    kind,
+    kekIds: { test: ringIds(keys.kek.test), live: ringIds(keys.kek.live) },
+    fingerprintKeyId: keys.fingerprint.id,
+    transitKeys: keys.transit,
+    async wrapDataKey(mode, dataKey, aad) {
+      const kekId = keys.kek[mode].activeId;
+      return { kekId, wrapped: seal(kekOf(mode, kekId), dataKey, `dek:${aad}`) };
+    },
+    async unwrapDataKey(mode, wrapped, aad) {
+      return open(kekOf(mode, wrapped.kekId), wrapped.wrapped, `dek:${aad}`);
+    },
+    async hmac(message) {
+      return createHmac('sha256', keys.fingerprint.key).update(message).digest();
+    },
+    async check() {},
+    async close() {},
+  };
+}

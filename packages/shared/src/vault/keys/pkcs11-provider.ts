@@ -1,0 +1,314 @@
+// Vault keys inside a PKCS#11 token (an HSM; Debian's SoftHSM2 in development and tests). The KEKs
+// are AES-256 keys and the fingerprint and transit keys 32-byte generic secrets, all created
+// sensitive and non-extractable (keys:hsm-init): no call returns their value. Data keys are sealed
+// and opened with CKM_AES_GCM through C_Encrypt/C_Decrypt, fingerprints are CKM_SHA256_HMAC through
+// C_Sign — inside the token. The worker's transit private key (X25519, which tokens rarely do) is
+// derived at start as HMAC(transit key, a fixed label) inside the token and lives only in the
+// worker's memory.
+//
+// One C_Initialize per library and process (OS locking, so the async calls may run on libuv's
+// threads at once), a small pool of sessions (a session runs one operation at a time), the user
+// logged in once, keys found by label once at start. The *Async calls run on libuv's thread pool:
+// the event loop never waits on the token.
+
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type * as Pkcs11Types from 'pkcs11js';
+import type { TTokenizationMode } from '../schemas.js';
+import type { TKeyring } from '../crypto/keyring.js';
+import { KeySetupError, type TKeyProvider } from './key-provider.js';
+import type { TKeyLabels } from './key-labels.js';
+
+type TBinding = typeof Pkcs11Types;
+type TLibrary = Pkcs11Types.PKCS11;
+type THandle = Pkcs11Types.Handle;
+
+export interface TPkcs11Settings {
+  /** PKCS11_MODULE: the library's path. */
+  module: string;
+  /** PKCS11_TOKEN_LABEL */
+  tokenLabel: string;
+  /** PKCS11_PIN_FILE: the user PIN is read from it, never logged. */
+  pinFile: string;
+  labels: TKeyLabels;
+}
+
+/** A start refused by the token's settings or state: the message is the one line the start prints. */
+export class Pkcs11SetupError extends KeySetupError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'Pkcs11SetupError';
+  }
+}
+
+const SESSIONS = 8;
+const GCM_IV_BYTES = 12;
+const GCM_TAG_BYTES = 16;
+/** aes-gcm.ts's layout version: a token-wrapped key is stored as one wrapped in software. */
+const SEALED_VERSION = 1;
+const TRANSIT_DERIVATION = 'folio-vault transit x25519 v1';
+
+function loadBinding(): TBinding {
+  try {
+    return createRequire(import.meta.url)('pkcs11js') as TBinding;
+  } catch {
+    throw new Pkcs11SetupError(
+      'VAULT_KEY_PROVIDER=pkcs11: the pkcs11js module is not installed (an optional dependency built by node-gyp; install python3, make and g++, then npm ci)',
+    );
+  }
+}
+
+// One initialized library per module path in this process, shared by every open token.
+const libraries = new Map<string, { library: TLibrary; users: number }>();
+
+function acquireLibrary(binding: TBinding, path: string): TLibrary {
+  const known = libraries.get(path);
+  if (known) {
+    known.users += 1;
+    return known.library;
+  }
+  if (!existsSync(path)) throw new Pkcs11SetupError(`PKCS11_MODULE: ${path} does not exist (Debian's SoftHSM2: apt install softhsm2, /usr/lib/softhsm/libsofthsm2.so)`);
+  const library = new binding.PKCS11();
+  try {
+    library.load(path);
+    library.C_Initialize({ flags: binding.CKF_OS_LOCKING_OK });
+  } catch (error) {
+    throw new Pkcs11SetupError(`PKCS11_MODULE: ${path} could not be loaded and initialized (${(error as Error).message})`);
+  }
+  libraries.set(path, { library, users: 1 });
+  return library;
+}
+
+function releaseLibrary(path: string): void {
+  const known = libraries.get(path);
+  if (!known) return;
+  known.users -= 1;
+  if (known.users > 0) return;
+  libraries.delete(path);
+  try {
+    known.library.C_Finalize();
+  } finally {
+    known.library.close();
+  }
+}
+
+/** A logged-in token: a pool of sessions and the operations the vault needs, each on one session. */
+export class Pkcs11Token {
+  private readonly idle: THandle[];
+  private readonly waiting: Array<(session: THandle) => void> = [];
+
+  private constructor(
+    readonly binding: TBinding,
+    readonly library: TLibrary,
+    private readonly settings: TPkcs11Settings,
+    private readonly sessions: THandle[],
+  ) {
+    this.idle = [...sessions];
+  }
+
+  static open(settings: TPkcs11Settings): Pkcs11Token {
+    const binding = loadBinding();
+    const library = acquireLibrary(binding, settings.module);
+    const sessions: THandle[] = [];
+    try {
+      const labels: string[] = [];
+      let slot: THandle | undefined;
+      for (const candidate of library.C_GetSlotList(true)) {
+        const label = library.C_GetTokenInfo(candidate).label.trim();
+        labels.push(label);
+        if (label === settings.tokenLabel) slot = candidate;
+      }
+      if (!slot) {
+        throw new Pkcs11SetupError(`PKCS11_TOKEN_LABEL: no token "${settings.tokenLabel}" in ${settings.module} (tokens: ${labels.filter(Boolean).join(', ') || 'none'})`);
+      }
+      if (!existsSync(settings.pinFile)) throw new Pkcs11SetupError(`PKCS11_PIN_FILE: ${settings.pinFile} does not exist`);
+      const pin = readFileSync(settings.pinFile, 'utf8').trim();
+      for (let i = 0; i < SESSIONS; i += 1) sessions.push(library.C_OpenSession(slot, binding.CKF_SERIAL_SESSION | binding.CKF_RW_SESSION));
+      try {
+        library.C_Login(sessions[0]!, binding.CKU_USER, pin);
+      } catch (error) {
+        // Logged in already by another user of this library in the process: the state is shared.
+        if ((error as { code?: number }).code !== binding.CKR_USER_ALREADY_LOGGED_IN) {
+          throw new Pkcs11SetupError(`PKCS11_PIN_FILE: token "${settings.tokenLabel}" refused the PIN (${(error as Error).message})`);
+        }
+      }
+      return new Pkcs11Token(binding, library, settings, sessions);
+    } catch (error) {
+      for (const session of sessions) library.C_CloseSession(session);
+      releaseLibrary(settings.module);
+      throw error;
+    }
+  }
+
+  get label(): string {
+    return this.settings.tokenLabel;
+  }
+
+  private async withSession<T>(work: (session: THandle) => Promise<T>): Promise<T> {
+    const session = this.idle.pop() ?? (await new Promise<THandle>((resolve) => this.waiting.push(resolve)));
+    try {
+      return await work(session);
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next(session);
+      else this.idle.push(session);
+    }
+  }
+
+  /** The handle of the secret key labelled `label`, or undefined. */
+  findKey(label: string): THandle | undefined {
+    const { binding, library } = this;
+    const session = this.sessions[0]!;
+    library.C_FindObjectsInit(session, [
+      { type: binding.CKA_CLASS, value: binding.CKO_SECRET_KEY },
+      { type: binding.CKA_LABEL, value: label },
+    ]);
+    try {
+      return library.C_FindObjects(session, 2)[0];
+    } finally {
+      library.C_FindObjectsFinal(session);
+    }
+  }
+
+  /** Reads attributes of a key (C_GetAttributeValue); a sensitive key's CKA_VALUE throws CKR_ATTRIBUTE_SENSITIVE. */
+  attributes(handle: THandle, types: number[]): Pkcs11Types.Attribute[] {
+    return this.library.C_GetAttributeValue(this.sessions[0]!, handle, types.map((type) => ({ type })));
+  }
+
+  /** Creates a sensitive, non-extractable AES-256 key (a KEK) or 32-byte HMAC secret in the token. */
+  createKey(label: string, kind: 'aes' | 'hmac'): THandle {
+    const { binding: b, library } = this;
+    const aes = kind === 'aes';
+    return library.C_GenerateKey(this.sessions[0]!, { mechanism: aes ? b.CKM_AES_KEY_GEN : b.CKM_GENERIC_SECRET_KEY_GEN, parameter: undefined }, [
+      { type: b.CKA_CLASS, value: b.CKO_SECRET_KEY },
+      { type: b.CKA_KEY_TYPE, value: aes ? b.CKK_AES : b.CKK_GENERIC_SECRET },
+      { type: b.CKA_LABEL, value: label },
+      { type: b.CKA_VALUE_LEN, value: 32 },
+      { type: b.CKA_TOKEN, value: true },
+      { type: b.CKA_PRIVATE, value: true },
+      { type: b.CKA_SENSITIVE, value: true },
+      { type: b.CKA_EXTRACTABLE, value: false },
+      { type: b.CKA_ENCRYPT, value: aes },
+      { type: b.CKA_DECRYPT, value: aes },
+      { type: b.CKA_SIGN, value: !aes },
+      { type: b.CKA_VERIFY, value: !aes },
+    ]);
+  }
+
+  /** AES-256-GCM inside the token; answers aes-gcm.ts's layout: version | iv | tag | ciphertext. */
+  sealGcm(key: THandle, plaintext: Buffer, aad: string): Promise<Buffer> {
+    const iv = randomBytes(GCM_IV_BYTES);
+    return this.withSession(async (session) => {
+      this.library.C_EncryptInit(session, this.gcm(iv, aad), key);
+      const out = await this.library.C_EncryptAsync(session, plaintext, Buffer.alloc(plaintext.length + GCM_TAG_BYTES));
+      const ct = out.subarray(0, out.length - GCM_TAG_BYTES);
+      return Buffer.concat([Buffer.from([SEALED_VERSION]), iv, out.subarray(out.length - GCM_TAG_BYTES), ct]);
+    });
+  }
+
+  openGcm(key: THandle, sealed: Buffer, aad: string): Promise<Buffer> {
+    if (sealed.length < 1 + GCM_IV_BYTES + GCM_TAG_BYTES || sealed[0] !== SEALED_VERSION) throw new Error('sealed data has an unknown layout');
+    const iv = sealed.subarray(1, 1 + GCM_IV_BYTES);
+    const tag = sealed.subarray(1 + GCM_IV_BYTES, 1 + GCM_IV_BYTES + GCM_TAG_BYTES);
+    const ct = sealed.subarray(1 + GCM_IV_BYTES + GCM_TAG_BYTES);
+    return this.withSession(async (session) => {
+      this.library.C_DecryptInit(session, this.gcm(iv, aad), key);
+      return Buffer.from(await this.library.C_DecryptAsync(session, Buffer.concat([ct, tag]), Buffer.alloc(ct.length + GCM_TAG_BYTES)));
+    });
+  }
+
+  hmac(key: THandle, message: Buffer): Promise<Buffer> {
+    return this.withSession(async (session) => {
+      this.library.C_SignInit(session, { mechanism: this.binding.CKM_SHA256_HMAC, parameter: undefined }, key);
+      return Buffer.from(await this.library.C_SignAsync(session, message, Buffer.alloc(32)));
+    });
+  }
+
+  /**
+   * The key's check value: for an AES key the first 3 bytes of AES-ECB(key, 16 zero bytes), as for
+   * components; for an HMAC secret the first 3 bytes of HMAC-SHA256(key, 16 zero bytes). Hex.
+   */
+  checkValue(key: THandle, kind: 'aes' | 'hmac'): Promise<string> {
+    if (kind === 'hmac') return this.hmac(key, Buffer.alloc(16)).then((mac) => mac.subarray(0, 3).toString('hex'));
+    return this.withSession(async (session) => {
+      this.library.C_EncryptInit(session, { mechanism: this.binding.CKM_AES_ECB, parameter: undefined }, key);
+      return Buffer.from(await this.library.C_EncryptAsync(session, Buffer.alloc(16), Buffer.alloc(16))).subarray(0, 3).toString('hex');
+    });
+  }
+
+  /** The token answers: a session's state can be read. */
+  ping(): Promise<void> {
+    return this.withSession(async (session) => {
+      this.library.C_GetSessionInfo(session);
+    });
+  }
+
+  close(): void {
+    for (const session of this.sessions) {
+      try {
+        this.library.C_CloseSession(session);
+      } catch {
+        // The token went away; the library is finalized next.
+      }
+    }
+    releaseLibrary(this.settings.module);
+  }
+
+  private gcm(iv: Buffer, aad: string): Pkcs11Types.Mechanism {
+    const parameter: Pkcs11Types.AesGCM = { type: this.binding.CK_PARAMS_AES_GCM, iv, ivBits: GCM_IV_BYTES * 8, aad: Buffer.from(aad, 'utf8'), tagBits: GCM_TAG_BYTES * 8 };
+    return { mechanism: this.binding.CKM_AES_GCM, parameter };
+  }
+}
+
+function requireKey(token: Pkcs11Token, label: string): THandle {
+  const handle = token.findKey(label);
+  if (!handle) throw new Pkcs11SetupError(`PKCS11_KEY_LABELS: no key "${label}" in token "${token.label}"; create the keys with npm run keys:hsm-init`);
+  return handle;
+}
+
+/** The worker's transit private key derived inside the token from the transit secret `label`. */
+async function transitPrivateKey(token: Pkcs11Token, handle: THandle): Promise<Buffer> {
+  return token.hmac(handle, Buffer.from(TRANSIT_DERIVATION, 'utf8'));
+}
+
+export async function pkcs11KeyProvider(settings: TPkcs11Settings): Promise<TKeyProvider> {
+  const token = Pkcs11Token.open(settings);
+  try {
+    const handles = (labels: string[]) => new Map(labels.map((label) => [label, requireKey(token, label)]));
+    const keks: Record<TTokenizationMode, Map<string, THandle>> = { test: handles(settings.labels.kekTest), live: handles(settings.labels.kekLive) };
+    const fingerprint = requireKey(token, settings.labels.fingerprint);
+    const transitKeys = new Map<string, Buffer>();
+    for (const [label, handle] of handles(settings.labels.transit)) transitKeys.set(label, await transitPrivateKey(token, handle));
+    const transit: TKeyring = { activeId: settings.labels.transit[0]!, keys: transitKeys };
+    const kekOf = (mode: TTokenizationMode, kekId: string) => {
+      const handle = keks[mode].get(kekId);
+      if (!handle) throw new Error(`key-encryption key ${kekId} is not configured`);
+      return handle;
+    };
+    return {
+      kind: 'pkcs11',
+      kekIds: { test: settings.labels.kekTest, live: settings.labels.kekLive },
+      fingerprintKeyId: settings.labels.fingerprint,
+      transitKeys: transit,
+      async wrapDataKey(mode, dataKey, aad) {
+        const kekId = settings.labels[mode === 'test' ? 'kekTest' : 'kekLive'][0]!;
+        return { kekId, wrapped: await token.sealGcm(kekOf(mode, kekId), dataKey, `dek:${aad}`) };
+      },
+      unwrapDataKey(mode, wrapped, aad) {
+        return token.openGcm(kekOf(mode, wrapped.kekId), wrapped.wrapped, `dek:${aad}`);
+      },
+      hmac(message) {
+        return token.hmac(fingerprint, Buffer.from(message, 'utf8'));
+      },
+      check: () => token.ping(),
+      async close() {
+        for (const key of transitKeys.values()) key.fill(0);
+        token.close();
+      },
+    };
+  } catch (error) {
+    token.close();
+    throw error;
+  }
+}

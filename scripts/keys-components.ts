@@ -1,0 +1,36 @@
+// `npm run keys:components -- --parts N --out DIR`
+// A key ceremony's new set for VAULT_KEY_PROVIDER=components: each vault key (test and live KEK,
+// fingerprint key, transit key) made at random and split into N full-length components, one file
+// per component (DIR/<keyId>.<n>.b64, mode 0600) to hand to N custodians, and DIR/components.json
+// for VAULT_KEY_COMPONENTS. Prints each key id with its check value and component files, then the
+// line for the API's settings (VAULT_TRANSIT_PUBLIC_KEYS=…). No key is written or printed whole.
+// Exit code 0 = written, 2 = bad arguments or DIR already holds a set.
+
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { writeNewComponentSet } from '@folio-vault/shared/vault/keys/components';
+import { fail } from './cli-support.js';
+
+const COMMAND = 'keys:components';
+let values;
+try {
+  ({ values } = parseArgs({ options: { parts: { type: 'string', default: '2' }, out: { type: 'string' }, help: { type: 'boolean', default: false } } }));
+} catch (error) {
+  fail(COMMAND, (error as Error).message);
+}
+if (values.help) {
+  console.log('usage: npm run keys:components -- --parts N --out DIR   (N = 2-9 custodians; DIR must not hold a set yet)');
+  process.exit(0);
+}
+const parts = Number(values.parts);
+if (!Number.isInteger(parts) || parts < 2 || parts > 9) fail(COMMAND, `--parts must be 2-9 (got ${values.parts})`);
+if (!values.out) fail(COMMAND, '--out DIR is required');
+if (existsSync(join(values.out, 'components.json'))) fail(COMMAND, `${join(values.out, 'components.json')} exists: a new set goes into a new directory`);
+
+const written = writeNewComponentSet(values.out, parts);
+for (const key of written.keys) {
+  console.log(`${key.section} ${key.keyId}: check value ${key.checkValue}; components ${key.files.join(', ')}`);
+}
+console.log(`VAULT_KEY_COMPONENTS=${written.file}`);
+console.log(`VAULT_TRANSIT_PUBLIC_KEYS=${written.transitPublicKeys}`);

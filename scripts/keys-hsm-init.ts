@@ -1,0 +1,42 @@
+// `npm run keys:hsm-init`
+// Creates the vault's keys in the PKCS#11 token the worker's settings name (PKCS11_MODULE,
+// PKCS11_TOKEN_LABEL, PKCS11_PIN_FILE, PKCS11_KEY_LABELS), for a new installation or a new key
+// label: AES-256 key-encryption keys and 32-byte HMAC secrets for the fingerprint and transit keys,
+// each sensitive and non-extractable. A label already in the token is kept, so a second run creates
+// nothing. Prints each label with its kind, whether it was created, and its check value; the last
+// line is VAULT_TRANSIT_PUBLIC_KEYS=<value> for the API's settings.
+// Exit code 0 = every key is there, 2 = settings or token not usable.
+
+import { ConfigError, loadKeyCustody } from '@folio-vault/shared/config';
+import { formatKeyring, publicKeyring } from '@folio-vault/shared/vault/crypto/transit';
+import { openKeyProvider } from '@folio-vault/shared/vault/keys/open-key-provider';
+import { Pkcs11Token } from '@folio-vault/shared/vault/keys/pkcs11-provider';
+
+const COMMAND = 'keys:hsm-init';
+try {
+  const config = loadKeyCustody({ ...process.env, VAULT_KEY_PROVIDER: 'pkcs11' });
+  const settings = { module: config.PKCS11_MODULE!, tokenLabel: config.PKCS11_TOKEN_LABEL!, pinFile: config.PKCS11_PIN_FILE!, labels: config.PKCS11_KEY_LABELS };
+  const token = Pkcs11Token.open(settings);
+  try {
+    const { labels } = settings;
+    const wanted: Array<[string, 'aes' | 'hmac']> = [
+      ...[...labels.kekTest, ...labels.kekLive].map((label): [string, 'aes'] => [label, 'aes']),
+      [labels.fingerprint, 'hmac'],
+      ...labels.transit.map((label): [string, 'hmac'] => [label, 'hmac']),
+    ];
+    for (const [label, kind] of wanted) {
+      const found = token.findKey(label);
+      const handle = found ?? token.createKey(label, kind);
+      console.log(`${label}: ${kind === 'aes' ? 'AES-256 key-encryption key' : 'HMAC-SHA256 secret'}, ${found ? 'already in the token' : 'created'}; check value ${await token.checkValue(handle, kind)}`);
+    }
+  } finally {
+    token.close();
+  }
+  const keys = await openKeyProvider(config);
+  console.log(`VAULT_TRANSIT_PUBLIC_KEYS=${formatKeyring(publicKeyring(keys.transitKeys))}`);
+  await keys.close();
+} catch (error) {
+  if (error instanceof ConfigError) for (const problem of error.problems) console.error(`${COMMAND}: setting ${problem}`);
+  else console.error(`${COMMAND}: ${(error as Error).message}`);
+  process.exit(2);
+}

@@ -1,0 +1,86 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_KEY_LABELS, type TKeyLabels } from '@folio-vault/shared/vault/keys/key-labels';
+import { Pkcs11Token } from '@folio-vault/shared/vault/keys/pkcs11-provider';
+
+/**
+ * Real PKCS#11 for the tests: Debian's SoftHSM2 (.ci/run installs it). SoftHSM reads SOFTHSM2_CONF
+ * and lists its tokens once, at C_Initialize, and a test process hosts many worlds: so each test
+ * process gets one configuration and token directory of its own (set before any world opens the
+ * library), each call of `pkcs11Token` a token of its own in it (softhsm2-util --init-token) — and
+ * since a token made after C_Initialize stays invisible to this process, a world whose keys this
+ * process opens uses the process's first token with key labels of its own.
+ */
+export const SOFTHSM_MODULE = '/usr/lib/softhsm/libsofthsm2.so';
+
+interface TToken {
+  conf: string;
+  label: string;
+  pinFile: string;
+}
+
+let processToken: TToken | undefined;
+let processDir: string | undefined;
+
+/** A new SoftHSM2 token in this process's token directory, with a random PIN in a file of its own. */
+export function newSoftHsmToken(): TToken {
+  if (!processDir) {
+    processDir = mkdtempSync(join(tmpdir(), 'fvt-softhsm-'));
+    mkdirSync(join(processDir, 'tokens'));
+    writeFileSync(join(processDir, 'softhsm2.conf'), `directories.tokendir = ${join(processDir, 'tokens')}\nobjectstore.backend = file\nlog.level = ERROR\n`);
+    process.env.SOFTHSM2_CONF = join(processDir, 'softhsm2.conf');
+  }
+  const conf = join(processDir, 'softhsm2.conf');
+  const label = `fvt-${randomBytes(4).toString('hex')}`;
+  const pin = randomBytes(8).toString('hex');
+  const pinFile = join(processDir, `${label}.pin`);
+  writeFileSync(pinFile, `${pin}\n`, { mode: 0o600 });
+  execFileSync('softhsm2-util', ['--init-token', '--free', '--label', label, '--so-pin', randomBytes(8).toString('hex'), '--pin', pin], {
+    env: { ...process.env, SOFTHSM2_CONF: conf },
+    stdio: 'ignore',
+  });
+  return { conf, label, pinFile };
+}
+
+/** The settings of a token, as a worker (or a key command) reads them. */
+export function pkcs11Settings(token: TToken, labels: TKeyLabels = DEFAULT_KEY_LABELS): Record<string, string> {
+  return {
+    VAULT_KEY_PROVIDER: 'pkcs11',
+    PKCS11_MODULE: SOFTHSM_MODULE,
+    PKCS11_TOKEN_LABEL: token.label,
+    PKCS11_PIN_FILE: token.pinFile,
+    PKCS11_KEY_LABELS: JSON.stringify(labels),
+    SOFTHSM2_CONF: token.conf,
+  };
+}
+
+/** Creates the keys `labels` names in `token`, as `npm run keys:hsm-init` does. */
+export function createTokenKeys(token: TToken, labels: TKeyLabels): void {
+  const opened = Pkcs11Token.open({ module: SOFTHSM_MODULE, tokenLabel: token.label, pinFile: token.pinFile, labels });
+  try {
+    for (const label of [...labels.kekTest, ...labels.kekLive]) if (!opened.findKey(label)) opened.createKey(label, 'aes');
+    for (const label of [labels.fingerprint, ...labels.transit]) if (!opened.findKey(label)) opened.createKey(label, 'hmac');
+  } finally {
+    opened.close();
+  }
+}
+
+/**
+ * A world's PKCS#11 settings: keys of its own (labels with a random prefix) in this process's
+ * token, which this process can open whenever the world is made.
+ */
+export function worldPkcs11Env(): Record<string, string> {
+  processToken ??= newSoftHsmToken();
+  const prefix = `w${randomBytes(4).toString('hex')}`;
+  const labels: TKeyLabels = {
+    kekTest: [`${prefix}-kek-test-1`],
+    kekLive: [`${prefix}-kek-live-1`],
+    fingerprint: `${prefix}-fingerprint-1`,
+    transit: [`${prefix}-transit-1`],
+  };
+  createTokenKeys(processToken, labels);
+  return pkcs11Settings(processToken, labels);
+}
