@@ -239,7 +239,7 @@ describe('worker health server (WORKER_HEALTH_PORT)', () => {
     expect((await request(workerUrl).get('/healthz')).body).toEqual({ status: 'ok' });
     const ready = await request(workerUrl).get('/readyz');
     expect(ready.status).toBe(200);
-    expect(ready.body).toEqual({ status: 'ready', checks: { redis: 'ok', postgres: 'ok', workers: 'ok' } });
+    expect(ready.body).toEqual({ status: 'ready', checks: { redis: 'ok', postgres: 'ok', keys: 'ok', workers: 'ok' } });
     expectError(await request(workerUrl).get('/metrics'), 401, 'UNAUTHENTICATED');
     const metrics = await request(workerUrl).get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}`);
     expect(metrics.status).toBe(200);
@@ -263,7 +263,7 @@ describe('worker health server (WORKER_HEALTH_PORT)', () => {
       expect(res.headers['retry-after']).toBe('5');
       expect(res.body.errorCode).toBe('SERVICE_UNAVAILABLE');
       expect(res.body.errorDetails).toContain('postgres');
-      expect(res.body.checks).toEqual({ redis: 'ok', postgres: 'unavailable', workers: 'ok' });
+      expect(res.body.checks).toEqual({ redis: 'ok', postgres: 'unavailable', keys: 'ok', workers: 'ok' });
       expect((await request(`http://127.0.0.1:${broken.healthPort}`).get('/healthz')).status).toBe(200);
     } finally {
       await broken.close();
