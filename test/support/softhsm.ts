@@ -10,9 +10,9 @@ import { Pkcs11Token } from '@folio-vault/shared/vault/keys/pkcs11-provider';
  * Real PKCS#11 for the tests: Debian's SoftHSM2 (.ci/run installs it). SoftHSM reads SOFTHSM2_CONF
  * and lists its tokens once, at C_Initialize, and a test process hosts many worlds: so each test
  * process gets one configuration and token directory of its own (set before any world opens the
- * library), each call of `pkcs11Token` a token of its own in it (softhsm2-util --init-token) — and
- * since a token made after C_Initialize stays invisible to this process, a world whose keys this
- * process opens uses the process's first token with key labels of its own.
+ * library), and each call of `newSoftHsmToken` a token of its own in it (softhsm2-util --init-token)
+ * for the commands a test spawns. A token made after C_Initialize stays invisible to this process,
+ * so a world whose keys this process opens uses the process's first token with key labels of its own.
  */
 export const SOFTHSM_MODULE = '/usr/lib/softhsm/libsofthsm2.so';
 
