@@ -8,7 +8,7 @@
 // Exit code 0 = every key is there, 2 = settings or token not usable.
 
 import { ConfigError, loadKeyCustody } from '@folio-vault/shared/config';
-import { formatKeyring, publicKeyring } from '@folio-vault/shared/vault/crypto/transit';
+import { publicKeysSetting } from '@folio-vault/shared/vault/crypto/transit';
 import { openKeyProvider } from '@folio-vault/shared/vault/keys/open-key-provider';
 import { Pkcs11Token } from '@folio-vault/shared/vault/keys/pkcs11-provider';
 
@@ -18,22 +18,15 @@ try {
   const settings = { module: config.PKCS11_MODULE!, tokenLabel: config.PKCS11_TOKEN_LABEL!, pinFile: config.PKCS11_PIN_FILE!, labels: config.PKCS11_KEY_LABELS };
   const token = Pkcs11Token.open(settings);
   try {
-    const { labels } = settings;
-    const wanted: Array<[string, 'aes' | 'hmac']> = [
-      ...[...labels.kekTest, ...labels.kekLive].map((label): [string, 'aes'] => [label, 'aes']),
-      [labels.fingerprint, 'hmac'],
-      ...labels.transit.map((label): [string, 'hmac'] => [label, 'hmac']),
-    ];
-    for (const [label, kind] of wanted) {
-      const found = token.findKey(label);
-      const handle = found ?? token.createKey(label, kind);
-      console.log(`${label}: ${kind === 'aes' ? 'AES-256 key-encryption key' : 'HMAC-SHA256 secret'}, ${found ? 'already in the token' : 'created'}; check value ${await token.checkValue(handle, kind)}`);
+    for (const key of token.ensureKeys(settings.labels)) {
+      const what = key.kind === 'aes' ? 'AES-256 key-encryption key' : 'HMAC-SHA256 secret';
+      console.log(`${key.label}: ${what}, ${key.created ? 'created' : 'already in the token'}; check value ${await token.checkValue(key.handle, key.kind)}`);
     }
   } finally {
     token.close();
   }
   const keys = await openKeyProvider(config);
-  console.log(`VAULT_TRANSIT_PUBLIC_KEYS=${formatKeyring(publicKeyring(keys.transitKeys))}`);
+  console.log(`VAULT_TRANSIT_PUBLIC_KEYS=${publicKeysSetting(keys.transitKeys)}`);
   await keys.close();
 } catch (error) {
   if (error instanceof ConfigError) for (const problem of error.problems) console.error(`${COMMAND}: setting ${problem}`);

@@ -6,14 +6,14 @@
 
 import { ConfigError, loadKeyCustody } from '@folio-vault/shared/config';
 import { withDevKeys } from '@folio-vault/shared/dev-keys';
-import { formatKeyring, publicKeyring } from '@folio-vault/shared/vault/crypto/transit';
+import { publicKeysSetting } from '@folio-vault/shared/vault/crypto/transit';
 import { openKeyProvider } from '@folio-vault/shared/vault/keys/open-key-provider';
 
 const COMMAND = 'keys:public';
 try {
   const keys = await openKeyProvider(loadKeyCustody(withDevKeys(process.env, { role: 'worker' })));
   try {
-    console.log(`VAULT_TRANSIT_PUBLIC_KEYS=${formatKeyring(publicKeyring(keys.transitKeys))}`);
+    console.log(`VAULT_TRANSIT_PUBLIC_KEYS=${publicKeysSetting(keys.transitKeys)}`);
   } finally {
     await keys.close();
   }

@@ -6,7 +6,7 @@ import { loadConfig, type TAllConfig } from '@folio-vault/shared/config';
 import { migrate } from '@folio-vault/shared/db/migrate';
 import { createLogger, type Logger } from '@folio-vault/shared/logger';
 import { parseKeyring } from '@folio-vault/shared/vault/crypto/keyring';
-import { formatKeyring, publicKeyring } from '@folio-vault/shared/vault/crypto/transit';
+import { publicKeysSetting } from '@folio-vault/shared/vault/crypto/transit';
 import { provisionServices, type TProvisioned } from '@folio-vault/dev-services/provision';
 
 /** Services and settings for a benchmark run: same provisioning as the tests, a fresh database. */
@@ -26,7 +26,7 @@ export async function benchEnvironment(): Promise<{ config: TAllConfig; logger: 
     VAULT_FINGERPRINT_KEY: randomBytes(32).toString('base64'),
     EXPORT_LINK_KEY: randomBytes(32).toString('base64'),
     VAULT_TRANSIT_KEY: transit,
-    VAULT_TRANSIT_PUBLIC_KEYS: formatKeyring(publicKeyring(parseKeyring(transit))),
+    VAULT_TRANSIT_PUBLIC_KEYS: publicKeysSetting(parseKeyring(transit)),
     STORAGE_DIR: `/tmp/fv-bench-${randomBytes(3).toString('hex')}`,
   };
   const config = loadConfig(env);

@@ -61,8 +61,7 @@ export function pkcs11Settings(token: TToken, labels: TKeyLabels = DEFAULT_KEY_L
 export function createTokenKeys(token: TToken, labels: TKeyLabels): void {
   const opened = Pkcs11Token.open({ module: SOFTHSM_MODULE, tokenLabel: token.label, pinFile: token.pinFile, labels });
   try {
-    for (const label of [...labels.kekTest, ...labels.kekLive]) if (!opened.findKey(label)) opened.createKey(label, 'aes');
-    for (const label of [labels.fingerprint, ...labels.transit]) if (!opened.findKey(label)) opened.createKey(label, 'hmac');
+    opened.ensureKeys(labels);
   } finally {
     opened.close();
   }

@@ -12,7 +12,7 @@ import { startWorker, type TRunningWorker } from '@folio-vault/worker/worker';
 import { registerApiOrigin } from './openapi-answers.js';
 import { worldPkcs11Env } from './softhsm.js';
 import { parseKeyring } from '@folio-vault/shared/vault/crypto/keyring';
-import { formatKeyring, publicKeyring } from '@folio-vault/shared/vault/crypto/transit';
+import { formatKeyring, publicKeysSetting } from '@folio-vault/shared/vault/crypto/transit';
 
 /**
  * One test file's own world: a database cloned from the migrated template, its own queue prefix in
@@ -55,7 +55,7 @@ export function testKeys(): Record<string, string> {
     VAULT_FINGERPRINT_KEY: randomBytes(32).toString('base64'),
     EXPORT_LINK_KEY: randomBytes(32).toString('base64'),
     VAULT_TRANSIT_KEY: transit,
-    VAULT_TRANSIT_PUBLIC_KEYS: formatKeyring(publicKeyring(parseKeyring(transit))),
+    VAULT_TRANSIT_PUBLIC_KEYS: publicKeysSetting(parseKeyring(transit)),
   };
 }
 

@@ -7,7 +7,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { dirname } from 'node:path';
 import { NAMES_BY_ROLE, type TProcessRole } from './config.js';
 import { parseKeyring } from './vault/crypto/keyring.js';
-import { formatKeyring, publicKeyring } from './vault/crypto/transit.js';
+import { publicKeysSetting } from './vault/crypto/transit.js';
 
 /** Where the generated development keys are kept (relative to the working directory). */
 export const DEV_KEYS_FILE = '.data/dev-keys.json';
@@ -73,7 +73,7 @@ export function withDevKeys(
       stored.VAULT_TRANSIT_KEY = GENERATED.VAULT_TRANSIT_KEY();
       generated.push('VAULT_TRANSIT_KEY');
     }
-    merged.VAULT_TRANSIT_PUBLIC_KEYS = formatKeyring(publicKeyring(parseKeyring(env.VAULT_TRANSIT_KEY ?? stored.VAULT_TRANSIT_KEY!)));
+    merged.VAULT_TRANSIT_PUBLIC_KEYS = publicKeysSetting(parseKeyring(env.VAULT_TRANSIT_KEY ?? stored.VAULT_TRANSIT_KEY!));
     used.push('VAULT_TRANSIT_PUBLIC_KEYS');
   }
   if (generated.length > 0) {

@@ -94,6 +94,11 @@ export function publicKeyring(privateKeys: TKeyring): TKeyring {
   return { activeId: privateKeys.activeId, keys: new Map([...privateKeys.keys].map(([id, key]) => [id, transitPublicKey(key)])) };
 }
 
+/** VAULT_TRANSIT_PUBLIC_KEYS's value for the worker's private transit keys (what `npm run keys:public` prints). */
+export function publicKeysSetting(privateKeys: TKeyring): string {
+  return formatKeyring(publicKeyring(privateKeys));
+}
+
 /** A keyring written as its setting: `id:base64[,id:base64…]`, the active one first. */
 export function formatKeyring(ring: TKeyring): string {
   const ids = [ring.activeId, ...[...ring.keys.keys()].filter((id) => id !== ring.activeId)];

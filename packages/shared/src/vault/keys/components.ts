@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { KEY_BYTES, type TKeyring } from '../crypto/keyring.js';
-import { formatKeyring, publicKeyring } from '../crypto/transit.js';
+import { publicKeysSetting } from '../crypto/transit.js';
 import { checkValue } from './check-value.js';
 import { KeySetupError, type TSoftwareKeys } from './key-provider.js';
 
@@ -142,7 +142,7 @@ export function writeNewComponentSet(dir: string, parts: number, ids: Record<TCo
       component.fill(0);
       return name;
     });
-    if (section === 'transit') transitPublicKeys = formatKeyring(publicKeyring({ activeId: keyId, keys: new Map([[keyId, split.key]]) }));
+    if (section === 'transit') transitPublicKeys = publicKeysSetting({ activeId: keyId, keys: new Map([[keyId, split.key]]) });
     split.key.fill(0);
     json[section] = { [keyId]: { components: files, checkValue: split.checkValue } };
     keys.push({ section, keyId, checkValue: split.checkValue, files });

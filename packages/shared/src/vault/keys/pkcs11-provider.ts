@@ -196,6 +196,22 @@ export class Pkcs11Token {
     ]);
   }
 
+  /**
+   * Every key `labels` names, created when missing (as `npm run keys:hsm-init` does): the KEKs as
+   * AES keys, the fingerprint and transit keys as HMAC secrets. Says which were there already.
+   */
+  ensureKeys(labels: TKeyLabels): Array<{ label: string; kind: 'aes' | 'hmac'; created: boolean; handle: THandle }> {
+    const wanted: Array<[string, 'aes' | 'hmac']> = [
+      ...[...labels.kekTest, ...labels.kekLive].map((label): [string, 'aes'] => [label, 'aes']),
+      [labels.fingerprint, 'hmac'],
+      ...labels.transit.map((label): [string, 'hmac'] => [label, 'hmac']),
+    ];
+    return wanted.map(([label, kind]) => {
+      const found = this.findKey(label);
+      return { label, kind, created: !found, handle: found ?? this.createKey(label, kind) };
+    });
+  }
+
   /** AES-256-GCM inside the token; answers aes-gcm.ts's layout: version | iv | tag | ciphertext. */
   sealGcm(key: THandle, plaintext: Buffer, aad: string): Promise<Buffer> {
     const iv = randomBytes(GCM_IV_BYTES);
