@@ -161,7 +161,7 @@ describe('the compiled service under plain node', () => {
   it('answers /readyz 200 with every store', async () => {
     const res = await request(apiUrl).get('/readyz');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'ready', checks: { redis: 'ok', postgres: 'ok', storage: 'ok' } });
+    expect(res.body).toEqual({ status: 'ready', checks: { redis: 'ok', postgres: 'ok', storage: 'ok', keys: 'ok' } });
   });
 
   it('tokenizes a public test card through the compiled worker', async () => {

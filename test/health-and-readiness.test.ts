@@ -31,7 +31,7 @@ describe('operations endpoints', () => {
   it('GET /readyz answers 200 when Redis, PostgreSQL and storage answer', async () => {
     const res = await request(world.url).get('/readyz');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'ready', checks: { redis: 'ok', postgres: 'ok', storage: 'ok' } });
+    expect(res.body).toEqual({ status: 'ready', checks: { redis: 'ok', postgres: 'ok', storage: 'ok', keys: 'ok' } });
   });
 
   it('GET /openapi.json describes the vault routes from the zod schemas', async () => {
@@ -83,7 +83,7 @@ describe('readiness and errors when a store does not answer', () => {
       expect(res.headers['retry-after']).toBe('5');
       expect(res.body.errorCode).toBe('SERVICE_UNAVAILABLE');
       expect(res.body.errorDetails).toContain('postgres');
-      expect(res.body.checks).toEqual({ redis: 'ok', postgres: 'unavailable', storage: 'ok' });
+      expect(res.body.checks).toEqual({ redis: 'ok', postgres: 'unavailable', storage: 'ok', keys: 'ok' });
       // Tokenizing needs the property's gateway mode: 503 with Retry-After, not a 500 or a hang.
       const tokenize = await request(broken.url)
         .post('/vault/v1/tokens/card')

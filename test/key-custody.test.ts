@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Queue } from 'bullmq';
 import request from 'supertest';
+import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@folio-vault/shared/config';
 import { newDataKey, sealField } from '@folio-vault/shared/vault/crypto/envelope';
@@ -96,6 +98,49 @@ describe('VAULT_KEY_PROVIDER=pkcs11 (SoftHSM2)', () => {
       token.close();
     }
   });
+
+  it('an HSM gone mid-run: tokenize and forward answer 503 naming the keys, jobs are retried, /readyz names them; all recovers when it is back', async () => {
+    const id = await tokenize(world, cardBody());
+    const tokenDir = /directories\.tokendir = (.*)/.exec(readFileSync(world.env.SOFTHSM2_CONF!, 'utf8'))![1]!;
+    const ready = () => request(world.url).get('/readyz');
+    renameSync(tokenDir, `${tokenDir}-away`);
+    try {
+      const res = await request(world.url).post('/vault/v1/tokens/card').set('Authorization', `Bearer ${world.token({ properties: [1] })}`)
+        .set('X-Property-Id', '1').set('SVC-Tokenization-Mode', 'test').send(cardBody());
+      expect(res.status).toBe(503);
+      expect(res.headers['retry-after']).toBe('5');
+      expect(res.body.errorDetails).toBe('The vault keys cannot be used right now; retry shortly.');
+      const before = gateway.calls();
+      const forwarded = await forward(world, id, { destination: 'acme', path: '/v1/charges', headers: { 'Content-Type': 'application/json' }, body: '{"number":"{{card.number}}"}' });
+      expect(forwarded.status).toBe(503);
+      expect(gateway.calls()).toBe(before);
+      // Retried before it failed, and kept (ciphertext only) for inspection.
+      const failed = (await new Queue(QUEUE_NAMES.vault, { connection: world.redis, prefix: world.config.QUEUE_PREFIX }).getFailed())
+        .filter((job) => job.failedReason.startsWith('vault keys unavailable'));
+      expect(failed.map((job) => job.attemptsMade)).toContain(3);
+      let readiness = await ready();
+      for (let i = 0; i < 100 && readiness.status === 200; i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        readiness = await ready();
+      }
+      expect(readiness.status).toBe(503);
+      expect(readiness.body.checks).toEqual({ redis: 'ok', postgres: 'ok', storage: 'ok', keys: 'unavailable' });
+    } finally {
+      renameSync(`${tokenDir}-away`, tokenDir);
+    }
+    // Back: the worker's next key check opens the token afresh and finds its keys by label.
+    let readiness = await ready();
+    for (let i = 0; i < 100 && readiness.status !== 200; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      readiness = await ready();
+    }
+    expect(readiness.body.checks.keys).toBe('ok');
+    expect((await getToken(world, await tokenize(world, cardBody()))).status).toBe(200);
+    const again = await forward(world, id, { destination: 'acme', path: '/v1/charges', headers: { 'Content-Type': 'application/json' }, body: '{"number":"{{card.number}}"}' });
+    expect(again.status, again.text).toBe(200);
+    expect(world.logs.some((line) => line.includes('"msg":"vault keys unavailable"'))).toBe(true);
+    expect(world.logs.some((line) => line.includes('"msg":"vault keys available again"'))).toBe(true);
+  }, 60_000);
 
   it('the worker says which keys it opened, by label, and its readiness checks the token', async () => {
     const line = world.logs.find((entry) => entry.includes('"msg":"vault keys opened"'))!;

@@ -88,6 +88,7 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
     }),
     openApiDocument: buildOpenApiDocument(),
     redis,
+    queuePrefix: config.QUEUE_PREFIX,
     pool,
     storage,
   });

@@ -24,6 +24,7 @@ import { NightAuditor } from './night-audit/night-auditor.js';
 import { syncAllNightAuditSchedules } from '@folio-vault/shared/night-audit/schedules';
 import { closeWorkerParts } from './worker-shutdown.js';
 import { startWebhookWorker, type TWebhookInternals } from './webhooks/webhook-worker.js';
+import { startKeyHealthReporter } from './vault/key-health-reporter.js';
 
 export interface TRunningWorker {
   /** The port of the health server (WORKER_HEALTH_PORT; "ephemeral" gives a free one), when it runs. */
@@ -117,12 +118,14 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   if (scheduled) logger.info({ properties: scheduled }, 'night-audit schedules synced');
 
   const health = await startWorkerHealthServer(config, { pool, workers, metrics, logger, keys });
+  const keyHealth = startKeyHealthReporter(keys, connection, config.QUEUE_PREFIX, logger);
 
   return {
     healthPort: health?.port,
     transitPublicKeys: publicKeyring(keys.transitKeys),
     close: (graceMs = config.SHUTDOWN_GRACE_MS) => {
       if (!options.connections) connections.close();
+      keyHealth.stop();
       return closeWorkerParts({ health, workers, renderer, flows: { close: async () => void (await Promise.all([flows.close(), webhooks.queue.close()])) }, gateways: vault.gateways, keys, connection, pool }, graceMs, logger);
     },
   };

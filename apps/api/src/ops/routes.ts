@@ -6,6 +6,7 @@ import type { TMetrics } from '@folio-vault/shared/metrics';
 import { ZHealth, ZReadiness, ZReadinessFailure } from '@folio-vault/shared/schemas/common';
 import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
 import { checkReadiness, READINESS_CHECK_MS } from '@folio-vault/shared/readiness';
+import { checkWorkersKeys } from '@folio-vault/shared/vault/keys/key-health';
 import { SCOPES } from '../auth/principal.js';
 import { HEADERS } from '../http/openapi-errors.js';
 import { defineRoute, mountRoutes, type TRouteDeps } from '../http/route.js';
@@ -14,6 +15,8 @@ const TAGS: ['Operations'] = ['Operations'];
 
 export interface TReadinessDeps {
   redis: TRedisClient;
+  /** QUEUE_PREFIX: where the workers report keys they cannot use. */
+  queuePrefix: string;
   pool: TPgPool;
   storage: ObjectStorage;
 }
@@ -43,7 +46,7 @@ const readyz = defineRoute<TOpsDeps>({
   path: '/readyz',
   operationId: 'getReadiness',
   summary: 'Readiness',
-  description: `Pings Redis (every master of a cluster), PostgreSQL and the object storage, each within ${READINESS_CHECK_MS} ms; 503 names the ones that did not answer.`,
+  description: `Pings Redis (every master of a cluster), PostgreSQL and the object storage, and reads whether a worker reported its vault keys unusable (an HSM that does not answer), each within ${READINESS_CHECK_MS} ms; 503 names what is not ready.`,
   tags: TAGS,
   responses: {
     200: { description: 'Every store answered', json: ZReadiness },
@@ -55,6 +58,8 @@ const readyz = defineRoute<TOpsDeps>({
       redis: () => pingRedis(deps.redis),
       postgres: () => deps.pool.query('SELECT 1'),
       storage: () => deps.storage.ping(),
+      // The workers' keys (an HSM), as they report them: the API has no access of its own.
+      keys: () => checkWorkersKeys(deps.redis, deps.queuePrefix),
     });
     if (!error) {
       res.json({ status: 'ready', checks });

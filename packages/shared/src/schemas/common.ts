@@ -78,7 +78,12 @@ export const ZErrorBody = z
 /** GET /healthz and GET /readyz (apps/api/src/ops/routes.ts). */
 export const ZHealth = z.object({ status: z.literal('ok') }).openapi('Health');
 const ZReadinessChecks = z
-  .object({ redis: z.enum(['ok', 'unavailable']), postgres: z.enum(['ok', 'unavailable']), storage: z.enum(['ok', 'unavailable']) })
+  .object({
+    redis: z.enum(['ok', 'unavailable']),
+    postgres: z.enum(['ok', 'unavailable']),
+    storage: z.enum(['ok', 'unavailable']),
+    keys: z.enum(['ok', 'unavailable']).openapi({ description: "The workers' vault keys (an HSM), as the workers report them" }),
+  })
   .openapi('ReadinessChecks');
 export const ZReadiness = z.object({ status: z.literal('ready'), checks: ZReadinessChecks }).openapi('Readiness');
 // Spelled out, not an extension of Error: the document then has no allOf for a client to merge.

@@ -10,8 +10,20 @@ import { createHmac } from 'node:crypto';
 import type { TTokenizationMode } from '../schemas.js';
 import { open, seal } from '../crypto/aes-gcm.js';
 import type { TKeyring } from '../crypto/keyring.js';
+import { KEYS_UNAVAILABLE } from './key-health.js';
 
 export type TKeyProviderKind = 'local' | 'components' | 'pkcs11';
+
+/**
+ * The keys cannot be used right now (the HSM does not answer), as opposed to data that does not
+ * open with them: the job is retried, and the API answers 503 naming the keys.
+ */
+export class KeysUnavailableError extends Error {
+  constructor(reason: string) {
+    super(`${KEYS_UNAVAILABLE}: ${reason}`);
+    this.name = 'KeysUnavailableError';
+  }
+}
 
 /** Keys that cannot be opened at start (a wrong PIN, a bad component): the message is the one line the start prints. */
 export class KeySetupError extends Error {

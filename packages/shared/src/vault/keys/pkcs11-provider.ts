@@ -17,7 +17,7 @@ import { createRequire } from 'node:module';
 import type * as Pkcs11Types from 'pkcs11js';
 import type { TTokenizationMode } from '../schemas.js';
 import type { TKeyring } from '../crypto/keyring.js';
-import { KeySetupError, type TKeyProvider } from './key-provider.js';
+import { KeySetupError, KeysUnavailableError, type TKeyProvider } from './key-provider.js';
 import type { TKeyLabels } from './key-labels.js';
 
 type TBinding = typeof Pkcs11Types;
@@ -97,11 +97,13 @@ function releaseLibrary(path: string): void {
 export class Pkcs11Token {
   private readonly idle: THandle[];
   private readonly waiting: Array<(session: THandle) => void> = [];
+  private closed = false;
 
   private constructor(
     readonly binding: TBinding,
     readonly library: TLibrary,
     private readonly settings: TPkcs11Settings,
+    private readonly slot: THandle,
     private readonly sessions: THandle[],
   ) {
     this.idle = [...sessions];
@@ -133,7 +135,7 @@ export class Pkcs11Token {
           throw new Pkcs11SetupError(`PKCS11_PIN_FILE: token "${settings.tokenLabel}" refused the PIN (${(error as Error).message})`);
         }
       }
-      return new Pkcs11Token(binding, library, settings, sessions);
+      return new Pkcs11Token(binding, library, settings, slot, sessions);
     } catch (error) {
       for (const session of sessions) library.C_CloseSession(session);
       releaseLibrary(settings.module);
@@ -253,14 +255,14 @@ export class Pkcs11Token {
     });
   }
 
-  /** The token answers: a session's state can be read. */
-  ping(): Promise<void> {
-    return this.withSession(async (session) => {
-      this.library.C_GetSessionInfo(session);
-    });
+  /** The token answers: its information can be read (a token whose store is gone cannot). */
+  async ping(): Promise<void> {
+    this.library.C_GetTokenInfo(this.slot);
   }
 
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     for (const session of this.sessions) {
       try {
         this.library.C_CloseSession(session);
@@ -288,36 +290,82 @@ async function transitPrivateKey(token: Pkcs11Token, handle: THandle): Promise<B
   return token.hmac(handle, Buffer.from(TRANSIT_DERIVATION, 'utf8'));
 }
 
+/** Errors after which the keys are found by label again: the token reloaded its objects (a restart). */
+const STALE_HANDLE = ['CKR_OBJECT_HANDLE_INVALID', 'CKR_KEY_HANDLE_INVALID'];
+
 export async function pkcs11KeyProvider(settings: TPkcs11Settings): Promise<TKeyProvider> {
-  const token = Pkcs11Token.open(settings);
+  let token = Pkcs11Token.open(settings);
   try {
-    const handles = (labels: string[]) => new Map(labels.map((label) => [label, requireKey(token, label)]));
-    const keks: Record<TTokenizationMode, Map<string, THandle>> = { test: handles(settings.labels.kekTest), live: handles(settings.labels.kekLive) };
-    const fingerprint = requireKey(token, settings.labels.fingerprint);
+    const { labels } = settings;
+    const findAll = () => {
+      const handles = (list: string[]) => new Map(list.map((label) => [label, requireKey(token, label)]));
+      return { test: handles(labels.kekTest), live: handles(labels.kekLive), fingerprint: requireKey(token, labels.fingerprint), transit: handles(labels.transit) };
+    };
+    let keys = findAll();
     const transitKeys = new Map<string, Buffer>();
-    for (const [label, handle] of handles(settings.labels.transit)) transitKeys.set(label, await transitPrivateKey(token, handle));
-    const transit: TKeyring = { activeId: settings.labels.transit[0]!, keys: transitKeys };
+    for (const [label, handle] of keys.transit) transitKeys.set(label, await transitPrivateKey(token, handle));
+    const transit: TKeyring = { activeId: labels.transit[0]!, keys: transitKeys };
     const kekOf = (mode: TTokenizationMode, kekId: string) => {
-      const handle = keks[mode].get(kekId);
+      const handle = keys[mode].get(kekId);
       if (!handle) throw new Error(`key-encryption key ${kekId} is not configured`);
       return handle;
     };
+    /**
+     * One key operation. Handles gone stale (the token restarted) are found again and the
+     * operation tried once more; a failure with a token that does not answer is KeysUnavailable
+     * (retried later), any other failure the operation's own (data that does not open).
+     */
+    const guarded = async <T>(operation: () => Promise<T>): Promise<T> => {
+      try {
+        return await operation();
+      } catch (error) {
+        if (STALE_HANDLE.some((code) => (error as Error).message.includes(code))) {
+          try {
+            keys = findAll();
+            return await operation();
+          } catch {
+            // Judged below, with the first error.
+          }
+        }
+        const answers = await token.ping().then(() => true, () => false);
+        if (!answers) throw new KeysUnavailableError(`token "${settings.tokenLabel}" does not answer (${(error as Error).message})`);
+        throw error;
+      }
+    };
     return {
       kind: 'pkcs11',
-      kekIds: { test: settings.labels.kekTest, live: settings.labels.kekLive },
-      fingerprintKeyId: settings.labels.fingerprint,
+      kekIds: { test: labels.kekTest, live: labels.kekLive },
+      fingerprintKeyId: labels.fingerprint,
       transitKeys: transit,
       async wrapDataKey(mode, dataKey, aad) {
-        const kekId = settings.labels[mode === 'test' ? 'kekTest' : 'kekLive'][0]!;
-        return { kekId, wrapped: await token.sealGcm(kekOf(mode, kekId), dataKey, `dek:${aad}`) };
+        const kekId = labels[mode === 'test' ? 'kekTest' : 'kekLive'][0]!;
+        return { kekId, wrapped: await guarded(() => token.sealGcm(kekOf(mode, kekId), dataKey, `dek:${aad}`)) };
       },
       unwrapDataKey(mode, wrapped, aad) {
-        return token.openGcm(kekOf(mode, wrapped.kekId), wrapped.wrapped, `dek:${aad}`);
+        return guarded(() => token.openGcm(kekOf(mode, wrapped.kekId), wrapped.wrapped, `dek:${aad}`));
       },
       hmac(message) {
-        return token.hmac(fingerprint, Buffer.from(message, 'utf8'));
+        return guarded(() => token.hmac(keys.fingerprint, Buffer.from(message, 'utf8')));
       },
-      check: () => token.ping(),
+      /**
+       * The token answers. When it does not, the library is opened afresh once per check (a token
+       * that went away and came back is seen only by a new C_Initialize, and its keys have new
+       * handles): the worker's key health check (key-health-reporter.ts) thus recovers it.
+       */
+      async check() {
+        try {
+          await token.ping();
+        } catch (error) {
+          try {
+            token.close();
+            token = Pkcs11Token.open(settings);
+            keys = findAll();
+            await token.ping();
+          } catch {
+            throw error;
+          }
+        }
+      },
       async close() {
         for (const key of transitKeys.values()) key.fill(0);
         token.close();
