@@ -199,6 +199,26 @@ describe('npm run keys:hsm-init and keys:public', () => {
   });
 });
 
+describe('npm start with VAULT_KEY_PROVIDER=pkcs11 and no token configured', () => {
+  it('creates a development SoftHSM2 token with the default keys under the data directory once, and reuses it', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'fvt-data-'));
+    const run = async () => {
+      const probe = spawnTs('test/support/dev-softhsm-probe.ts', [dataDir], { PATH: process.env.PATH! });
+      expect(await probe.exited, probe.output()).toBe(0);
+      return probe.output().trim().split('\n');
+    };
+    const first = await run();
+    expect(first[0]).toBe(
+      `development PKCS#11 token folio-vault-dev (SoftHSM2) created in ${join(dataDir, 'softhsm')}; keys created: folio-kek-test-1, folio-kek-live-1, folio-fingerprint-1, folio-transit-1`,
+    );
+    const second = await run();
+    expect(second[0]).toBe(`development PKCS#11 token folio-vault-dev (SoftHSM2) reused from ${join(dataDir, 'softhsm')}`);
+    // The same token: the same worker key.
+    expect(second.at(-1)).toMatch(/^VAULT_TRANSIT_PUBLIC_KEYS=folio-transit-1:/);
+    expect(second.at(-1)).toBe(first.at(-1));
+  });
+});
+
 describe('VAULT_KEY_PROVIDER=components', () => {
   let world: TWorld;
   let dir: string;

@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_KEY_LABELS, type TKeyLabels } from '@folio-vault/shared/vault/keys/key-labels';
+import { initSoftHsmToken, SOFTHSM_MODULE, softHsmConf, type TSoftHsmToken } from '@folio-vault/dev-services/softhsm';
+import { type TKeyLabels, DEFAULT_KEY_LABELS } from '@folio-vault/shared/vault/keys/key-labels';
 import { Pkcs11Token } from '@folio-vault/shared/vault/keys/pkcs11-provider';
 
 /**
@@ -14,39 +14,22 @@ import { Pkcs11Token } from '@folio-vault/shared/vault/keys/pkcs11-provider';
  * for the commands a test spawns. A token made after C_Initialize stays invisible to this process,
  * so a world whose keys this process opens uses the process's first token with key labels of its own.
  */
-export const SOFTHSM_MODULE = '/usr/lib/softhsm/libsofthsm2.so';
+export { SOFTHSM_MODULE };
 
-interface TToken {
-  conf: string;
-  label: string;
-  pinFile: string;
-}
-
-let processToken: TToken | undefined;
+let processToken: TSoftHsmToken | undefined;
 let processDir: string | undefined;
 
 /** A new SoftHSM2 token in this process's token directory, with a random PIN in a file of its own. */
-export function newSoftHsmToken(): TToken {
+export function newSoftHsmToken(): TSoftHsmToken {
   if (!processDir) {
     processDir = mkdtempSync(join(tmpdir(), 'fvt-softhsm-'));
-    mkdirSync(join(processDir, 'tokens'));
-    writeFileSync(join(processDir, 'softhsm2.conf'), `directories.tokendir = ${join(processDir, 'tokens')}\nobjectstore.backend = file\nlog.level = ERROR\n`);
-    process.env.SOFTHSM2_CONF = join(processDir, 'softhsm2.conf');
+    process.env.SOFTHSM2_CONF = softHsmConf(processDir);
   }
-  const conf = join(processDir, 'softhsm2.conf');
-  const label = `fvt-${randomBytes(4).toString('hex')}`;
-  const pin = randomBytes(8).toString('hex');
-  const pinFile = join(processDir, `${label}.pin`);
-  writeFileSync(pinFile, `${pin}\n`, { mode: 0o600 });
-  execFileSync('softhsm2-util', ['--init-token', '--free', '--label', label, '--so-pin', randomBytes(8).toString('hex'), '--pin', pin], {
-    env: { ...process.env, SOFTHSM2_CONF: conf },
-    stdio: 'ignore',
-  });
-  return { conf, label, pinFile };
+  return initSoftHsmToken(processDir, `fvt-${randomBytes(4).toString('hex')}`);
 }
 
 /** The settings of a token, as a worker (or a key command) reads them. */
-export function pkcs11Settings(token: TToken, labels: TKeyLabels = DEFAULT_KEY_LABELS): Record<string, string> {
+export function pkcs11Settings(token: TSoftHsmToken, labels: TKeyLabels = DEFAULT_KEY_LABELS): Record<string, string> {
   return {
     VAULT_KEY_PROVIDER: 'pkcs11',
     PKCS11_MODULE: SOFTHSM_MODULE,
@@ -58,7 +41,7 @@ export function pkcs11Settings(token: TToken, labels: TKeyLabels = DEFAULT_KEY_L
 }
 
 /** Creates the keys `labels` names in `token`, as `npm run keys:hsm-init` does. */
-export function createTokenKeys(token: TToken, labels: TKeyLabels): void {
+export function createTokenKeys(token: TSoftHsmToken, labels: TKeyLabels): void {
   const opened = Pkcs11Token.open({ module: SOFTHSM_MODULE, tokenLabel: token.label, pinFile: token.pinFile, labels });
   try {
     opened.ensureKeys(labels);

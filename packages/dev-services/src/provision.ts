@@ -14,6 +14,7 @@ import { execFileAsync, freePort } from './process-utils.js';
 import { postgresAnswers, startPostgresServer } from './postgres-server.js';
 import { redisAnswers, startRedisServer, type TRunningService } from './redis-server.js';
 import { S3RVER_CREDENTIALS, startS3Server } from './s3-server.js';
+import { devSoftHsmToken } from './softhsm.js';
 
 /** What provisioning found: the settings to use, where each service came from, and how to stop what it started. */
 export interface TProvisioned {
@@ -61,10 +62,13 @@ function withDatabase(serverUrl: string, databaseUrl: string): string {
 /**
  * `npm start`'s local mode (scripts/start.ts, scripts/demo.ts; passed to bootstrap): Redis and
  * PostgreSQL at the configured or default URLs, started on those ports with their data in ./.data
- * when nothing answers there.
+ * when nothing answers there; and a SoftHSM2 token in ./.data/softhsm when pkcs11 keys are asked
+ * for without a token.
  */
-export function startLocalServices(env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<TProvisioned> {
-  return provisionServices({ env, mode: 'persistent', dataDir: '.data', need: { redis: true, postgres: true }, log });
+export async function startLocalServices(env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<TProvisioned> {
+  const services = await provisionServices({ env, mode: 'persistent', dataDir: '.data', need: { redis: true, postgres: true }, log });
+  // With VAULT_KEY_PROVIDER=pkcs11 and no token configured: a development one (softhsm.ts).
+  return { ...services, env: { ...services.env, ...devSoftHsmToken(env, '.data', log) } };
 }
 
 /** What one provisioning run has found and started so far, shared by the three services' steps. */
