@@ -9,6 +9,7 @@ import { exportSmallSection } from './export-small.js';
 import { machineLine, type TRun } from './format.js';
 import { forwardSection } from './forward-overhead.js';
 import { goalsTable, KEPT_MEASURE_MIN_GAIN, keptMeasuresTable } from './goals.js';
+import { keyCustodySection } from './key-custody.js';
 import { listingSection } from './ledger-listing.js';
 import { nightAuditSection } from './night-audit.js';
 import { renderPdfSection } from './render-pdf.js';
@@ -27,6 +28,7 @@ const SECTIONS: Array<[string, (run: TRun) => string[]]> = [
   ['render', renderPdfSection],
   ['latency', tokenizeLatencySection],
   ['forward', forwardSection],
+  ['key-custody', keyCustodySection],
   ['listing', listingSection],
 ];
 
@@ -73,7 +75,7 @@ export function renderReport(runs: Partial<Record<string, TRun>>, written: TMach
     '',
     '```sh',
     'npm run bench                                  # everything (tens of minutes on 2 cores)',
-    'npm run bench -- --only export,tokenize        # some: export | export-small | export-memory | tokenize | tokenize-open-loop | night-audit | render | listing | latency | forward',
+    'npm run bench -- --only export,tokenize        # some: export | export-small | export-memory | tokenize | tokenize-open-loop | night-audit | render | listing | latency | forward | key-custody',
     'npm run bench:quick                            # smoke check at small sizes → out/benchmarks-quick.md',
     'npm run bench -- --report-only                 # this file again from its stored figures, no benchmark',
     'npx tsx bench/scenarios/export-e2e.ts --rows 1000,5000   # one benchmark by hand, printed only',
@@ -81,6 +83,7 @@ export function renderReport(runs: Partial<Record<string, TRun>>, written: TMach
     'npx tsx bench/scenarios/tokenize-load.ts --duration 10 --connections 50',
     'npx tsx bench/scenarios/tokenize-open-loop.ts --rate 300 --seconds 10 --shape split',
     'BENCH_FORWARD_REQUESTS=1000 BENCH_FORWARD_CLIENTS=10 npx tsx bench/scenarios/forward-overhead.ts',
+    'BENCH_KEYS_SECONDS=8 BENCH_KEYS_ROUNDS=2 npx tsx bench/scenarios/key-custody.ts   # needs softhsm2',
     'npx tsx bench/baselines/raw-pdfkit.ts --rows 5000 --out /tmp/folio.pdf',
     'BENCH_NIGHT_AUDIT_FOLIOS=1000 BENCH_NIGHT_AUDIT_CONFIGS=1x1,2x1 npx tsx bench/scenarios/night-audit.ts',
     '```',

@@ -1,32 +1,32 @@
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { pino } from 'pino';
 import { loadConfig, type TAllConfig } from '@folio-vault/shared/config';
 import { migrate } from '@folio-vault/shared/db/migrate';
 import { createLogger, type Logger } from '@folio-vault/shared/logger';
-import { parseKeyring } from '@folio-vault/shared/vault/crypto/keyring';
-import { publicKeysSetting } from '@folio-vault/shared/vault/crypto/transit';
+import { writeNewComponentSet } from '@folio-vault/shared/vault/keys/components';
 import { provisionServices, type TProvisioned } from '@folio-vault/dev-services/provision';
 
 /** Services and settings for a benchmark run: same provisioning as the tests, a fresh database. */
 export async function benchEnvironment(): Promise<{ config: TAllConfig; logger: Logger; services: TProvisioned; rawEnv: () => Record<string, string> }> {
   const services = await provisionServices({ env: process.env, mode: 'ephemeral', need: { redis: true, postgres: true } });
   const databaseUrl = await createBenchDatabase(services.env.DATABASE_URL ?? process.env.DATABASE_URL!);
-  const key = (id: string) => `${id}:${randomBytes(32).toString('base64')}`;
-  const transit = key('bench-transit');
+  // The services run with NODE_ENV=production, which refuses `local` keys: software keys as split
+  // components (the same code as `local`), made for this run.
+  const keys = writeNewComponentSet(mkdtempSync(join(tmpdir(), 'fv-bench-keys-')), 2);
   const env: Record<string, string> = {
     NODE_ENV: 'test',
     REDIS_URL: (services.env.REDIS_URL ?? process.env.REDIS_URL)!,
     DATABASE_URL: databaseUrl,
     QUEUE_PREFIX: `{bench-${randomBytes(3).toString('hex')}}`,
     JWT_SECRET: randomBytes(48).toString('base64url'),
-    VAULT_KEK_TEST: key('bench-test'),
-    VAULT_KEK_LIVE: key('bench-live'),
-    VAULT_FINGERPRINT_KEY: randomBytes(32).toString('base64'),
+    VAULT_KEY_PROVIDER: 'components',
+    VAULT_KEY_COMPONENTS: keys.file,
+    VAULT_TRANSIT_PUBLIC_KEYS: keys.transitPublicKeys,
     EXPORT_LINK_KEY: randomBytes(32).toString('base64'),
-    VAULT_TRANSIT_KEY: transit,
-    VAULT_TRANSIT_PUBLIC_KEYS: publicKeysSetting(parseKeyring(transit)),
     STORAGE_DIR: `/tmp/fv-bench-${randomBytes(3).toString('hex')}`,
   };
   const config = loadConfig(env);

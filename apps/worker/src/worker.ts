@@ -25,6 +25,7 @@ import { syncAllNightAuditSchedules } from '@folio-vault/shared/night-audit/sche
 import { closeWorkerParts } from './worker-shutdown.js';
 import { startWebhookWorker, type TWebhookInternals } from './webhooks/webhook-worker.js';
 import { startKeyHealthReporter } from './vault/key-health-reporter.js';
+import { countedKeys } from './vault/counted-keys.js';
 
 export interface TRunningWorker {
   /** The port of the health server (WORKER_HEALTH_PORT; "ephemeral" gives a free one), when it runs. */
@@ -82,7 +83,7 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   const flows = quiet(new FlowProducer({ connection, prefix: config.QUEUE_PREFIX }));
   const auditor = new NightAuditor(pool, exporter, storage, flows, webhooks.outbox, config.NIGHT_AUDIT_RETENTION_DAYS);
 
-  const vault = startVaultWorkers(config, deps, keys);
+  const vault = startVaultWorkers(config, deps, countedKeys(keys, metrics));
   await warming;
   const exportWorker = startExportWorker(config, {
     ...deps,

@@ -32,6 +32,8 @@ export interface TMetrics {
   forwardDuration: Histogram<'destination' | 'result'>;
   /** Cards per tokenize insert statement (apps/worker/src/vault/card-insert-batcher.ts). */
   vaultCardInsertBatch: Histogram;
+  /** Calls to the key provider (an HSM with pkcs11), by provider and operation: wrap, unwrap, hmac. */
+  vaultKeyOperations: Counter<'provider' | 'operation'>;
   /** Vault sweep actions: tokens shredded, CVVs destroyed, records re-fingerprinted. */
   vaultSweep: Counter<'action'>;
   /** Objects the retention sweep deleted, by kind: export, night_audit_file, night_audit_manifest. */
@@ -139,7 +141,7 @@ export function createMetrics(options: TMetricsOptions = {}): TMetrics {
 }
 
 /** The vault's own: forwards to payment gateways and what the vault sweep did. */
-function vaultMetrics(registers: Registry[]): Pick<TMetrics, 'forwardDuration' | 'vaultCardInsertBatch' | 'vaultSweep'> {
+function vaultMetrics(registers: Registry[]): Pick<TMetrics, 'forwardDuration' | 'vaultCardInsertBatch' | 'vaultKeyOperations' | 'vaultSweep'> {
   return {
     forwardDuration: new Histogram({
       name: 'vault_forward_duration_seconds',
@@ -152,6 +154,12 @@ function vaultMetrics(registers: Registry[]): Pick<TMetrics, 'forwardDuration' |
       name: 'vault_card_insert_batch_size',
       help: "Cards per tokenize insert statement: concurrent jobs' cards go to PostgreSQL together while earlier inserts run.",
       buckets: [1, 2, 4, 8, 16, 32, 64],
+      registers,
+    }),
+    vaultKeyOperations: new Counter({
+      name: 'vault_key_operations_total',
+      help: 'Calls to the vault key provider (inside the HSM with VAULT_KEY_PROVIDER=pkcs11) by provider and operation: wrap and unwrap a data key, hmac (fingerprints, request digests).',
+      labelNames: ['provider', 'operation'] as const,
       registers,
     }),
     vaultSweep: new Counter({
