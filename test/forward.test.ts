@@ -37,7 +37,8 @@ beforeAll(async () => {
     { name: 'declines', url: declines.origin, ca: pki.ca },
     { name: 'broken', url: broken.origin, ca: pki.ca },
   ]);
-  world = await createWorld({ env: { VAULT_FORWARD_DESTINATIONS: setting, ACME_KEY, WORKER_HEALTH_PORT: 'ephemeral' } });
+  // The vault's keys in a SoftHSM2 token (support/softhsm.ts): every forward opens its card there.
+  world = await createWorld({ keys: 'pkcs11', env: { VAULT_FORWARD_DESTINATIONS: setting, ACME_KEY, WORKER_HEALTH_PORT: 'ephemeral' } });
 });
 
 afterAll(async () => {
@@ -253,5 +254,23 @@ describe('metrics', () => {
     expect(count('declines', '4xx')).toBe(declines.calls());
     expect(count('broken', '5xx')).toBe(broken.calls());
     expect(text).not.toMatch(/4111111111111111|4242424242424242/);
+  });
+
+  it('counts the HSM calls in vault_key_operations_total: a tokenize without a key 1 HMAC and 1 wrap, a forward 1 HMAC and 1 unwrap', async () => {
+    const operations = async () => {
+      const text = await (await fetch(`http://127.0.0.1:${world.worker!.healthPort}/metrics`)).text();
+      const of = (operation: string) => Number(new RegExp(`^vault_key_operations_total\\{provider="pkcs11",operation="${operation}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+      return { hmac: of('hmac'), wrap: of('wrap'), unwrap: of('unwrap') };
+    };
+    const delta = (after: Record<string, number>, before: Record<string, number>) =>
+      Object.fromEntries(Object.entries(after).map(([operation, n]) => [operation, n - before[operation]!]));
+    const start = await operations();
+    const id = await tokenize(world, cardBody({ card_number: '4242424242424242' }), {});
+    const tokenized = await operations();
+    // Without an Idempotency-Key header (support/forward.ts sends none on tokenize): the fingerprint only.
+    expect(delta(tokenized, start)).toEqual({ hmac: 1, wrap: 1, unwrap: 0 });
+    expect((await forward(world, id, json(NUMBER_ONLY))).status).toBe(200);
+    // The request digest of the forward's Idempotency-Key, and the record's data key.
+    expect(delta(await operations(), tokenized)).toEqual({ hmac: 1, wrap: 0, unwrap: 1 });
   });
 });

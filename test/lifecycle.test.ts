@@ -2,12 +2,13 @@ import { Queue } from 'bullmq';
 import { createJwtVerifier } from '@folio-vault/api/auth/jwt-verifier';
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '@folio-vault/dev-services/process-utils';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { startWorker } from '@folio-vault/worker/worker';
 import { cardBody } from '@folio-vault/test-kit/cards';
-import { spawnTs, waitForOutput } from '@folio-vault/test-kit/processes';
+import { spawnTs, waitForOutput, type TSpawned } from '@folio-vault/test-kit/processes';
+import { killGroup } from './support/faults.js';
 import { createWorld, type TWorld } from './support/world.js';
 
 /** The processes as an operator runs them: separate API and worker, signals, the token command. */
@@ -18,12 +19,24 @@ beforeAll(async () => {
 });
 afterAll(async () => world?.close());
 
+// A service a test started is stopped even when the test fails before it does (its process group:
+// tsx's child and the render processes too), so no worker outlives its test.
+const started: TSpawned[] = [];
+afterEach(async () => {
+  await Promise.all(started.splice(0).map(killGroup));
+});
+const service = (script: string, env: Record<string, string>) => {
+  const spawned = spawnTs(script, [], env, { group: true });
+  started.push(spawned);
+  return spawned;
+};
+
 const tokenize = (url: string, token: string) =>
   request(url).post('/vault/v1/tokens/card').set('Authorization', `Bearer ${token}`).set('X-Property-Id', '1').set('SVC-Tokenization-Mode', 'test').send(cardBody());
 
 describe('npm run start:worker and start:api as separate processes', () => {
   it('a worker process serves the API, and both stop cleanly on SIGTERM', async () => {
-    const worker = spawnTs('apps/worker/src/main.ts', [], world.env);
+    const worker = service('apps/worker/src/main.ts', world.env);
     await waitForOutput(worker, /worker ready/);
     const res = await tokenize(world.url, world.token());
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -32,7 +45,7 @@ describe('npm run start:worker and start:api as separate processes', () => {
     expect(worker.output()).toMatch(/"msg":"stopped"/);
 
     const port = await freePort();
-    const api = spawnTs('apps/api/src/main.ts', [], { ...world.env, PORT: String(port) });
+    const api = service('apps/api/src/main.ts', { ...world.env, PORT: String(port) });
     await waitForOutput(api, /api listening/);
     expect((await request(`http://127.0.0.1:${port}`).get('/healthz')).status).toBe(200);
     api.child.kill('SIGTERM');
@@ -41,8 +54,8 @@ describe('npm run start:worker and start:api as separate processes', () => {
 
   it('refuses to start in production without keys or with local ones, one line per problem, each process what it needs', async () => {
     const env = { NODE_ENV: 'production', DATABASE_URL: world.env.DATABASE_URL!, REDIS_URL: world.env.REDIS_URL!, PORT: 'not-a-port' };
-    const api = spawnTs('apps/api/src/main.ts', [], env);
-    const worker = spawnTs('apps/worker/src/main.ts', [], env);
+    const api = service('apps/api/src/main.ts', env);
+    const worker = service('apps/worker/src/main.ts', env);
     expect(await api.exited).toBe(1);
     expect(await worker.exited).toBe(1);
     const linesFor = (output: string, setting: string) => output.split('\n').filter((line) => line.includes(`setting ${setting}:`));

@@ -7,6 +7,7 @@ import ExcelJS from 'exceljs';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { maskPan, redactPans } from '@folio-vault/shared/vault/card/redact-pan';
+import { parseKeyring, parseSingleKey } from '@folio-vault/shared/vault/crypto/keyring';
 import { findBinary, freePort } from '@folio-vault/dev-services/process-utils';
 import { startRedisServer, type TRunningService } from '@folio-vault/dev-services/redis-server';
 import { cardBody, futureYear, generatedPan } from '@folio-vault/test-kit/cards';
@@ -162,10 +163,13 @@ afterAll(async () => {
 });
 
 const scans: TScan[] = [];
+/** Every store's text as scanned, for the key-material scan at the end. */
+const scannedTexts = new Map<string, string>();
 /** Scans one store's text; `cvvText` is the same text with what cannot hold a CVV by construction removed. */
 function scan(store: string, text: string, cvvText: string, units: string): TScan {
   const result = scanStore(store, text, { pans: allPans, cvvs }, { cvvText, units });
   scans.push(result);
+  scannedTexts.set(store, text);
   return result;
 }
 
@@ -260,6 +264,24 @@ describe('card-data residue', () => {
     const hits = scan('http answers', text, withoutJsonNumbers(text), `${answers.length / 2} answers`);
     expect(hits.pans).toEqual([]);
     expect(hits.cvvs).toEqual([]);
+  });
+
+  it('no key material: no byte of a vault key, the transit private key or the link key, in any encoding, in any store', () => {
+    const secrets = [
+      ...['VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_TRANSIT_KEY'].flatMap((name) => [...parseKeyring(world.env[name]!).keys.values()]),
+      parseSingleKey(world.env.VAULT_FINGERPRINT_KEY!),
+      parseSingleKey(world.env.EXPORT_LINK_KEY!),
+    ];
+    // Any 12-byte window of a key in base64, base64url or hex (a key cut or wrapped across a line still shows).
+    const forms = secrets.flatMap((key) => [key.subarray(0, 12), key.subarray(20, 32)].flatMap((part) => [
+      part.toString('base64'), part.toString('base64url'), part.toString('hex'), part.toString('latin1'),
+    ]));
+    expect(forms).toHaveLength(5 * 2 * 4);
+    expect([...scannedTexts.keys()]).toEqual(['redis keys', 'redis AOF', 'postgres dump', 'logs', 'objects', 'http answers']);
+    for (const [store, text] of scannedTexts) {
+      const found = forms.filter((form) => text.includes(form));
+      expect(found, `key material in ${store}`).toEqual([]);
+    }
   });
 
   it('in total', () => {

@@ -21,8 +21,9 @@ let short: TWorld;
 
 beforeAll(async () => {
   [world, short] = await Promise.all([
-    createWorld({ env: { VAULT_SWEEP_SECONDS: '1' } }),
-    createWorld({ env: { VAULT_SHRED_AFTER_EXPIRY_DAYS: '10', VAULT_CVV_HOLD_SECONDS: '0' } }),
+    // The vault's keys in a SoftHSM2 token (support/softhsm.ts): the lifecycle runs the HSM's code path.
+    createWorld({ keys: 'pkcs11', env: { VAULT_SWEEP_SECONDS: '1' } }),
+    createWorld({ keys: 'pkcs11', env: { VAULT_SHRED_AFTER_EXPIRY_DAYS: '10', VAULT_CVV_HOLD_SECONDS: '0' } }),
   ]);
 });
 afterAll(async () => {
