@@ -159,7 +159,7 @@ describe('loadConfig — one clear line per bad setting', () => {
     ['WEBHOOK_RETRY_SCHEDULE=5,0', { WEBHOOK_RETRY_SCHEDULE: '5,0' }, 'WEBHOOK_RETRY_SCHEDULE', /1-604800/],
     ['WEBHOOK_ALLOW_PRIVATE=maybe', { WEBHOOK_ALLOW_PRIVATE: 'maybe' }, 'WEBHOOK_ALLOW_PRIVATE', /true or false/],
     ['WEBHOOK_ALLOW_INSECURE=on', { WEBHOOK_ALLOW_INSECURE: 'on' }, 'WEBHOOK_ALLOW_INSECURE', /true or false/],
-    ['PERFORMANCE_MEASURES_OFF=caching', { PERFORMANCE_MEASURES_OFF: 'audit-batching,caching' }, 'PERFORMANCE_MEASURES_OFF', /among tokenize-insert-batching, gateway-mode-cache, audit-batching, prepared-statements, request-prototypes \(not caching\)/],
+    ['PERFORMANCE_MEASURES_OFF=caching', { PERFORMANCE_MEASURES_OFF: 'audit-batching,caching' }, 'PERFORMANCE_MEASURES_OFF', /among tokenize-insert-batching, gateway-mode-cache, audit-batching, prepared-statements, request-prototypes, hpke-native \(not caching\)/],
   ];
 
   it.each(cases)('%s', (_name, overrides, setting, message) => {

@@ -21,6 +21,7 @@ import { buildOpenApiDocument } from './openapi.js';
 import { VaultClient } from './vault/vault-client.js';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { WebhookService } from './webhooks/webhook-service.js';
+import { useNativeHpke } from '@folio-vault/shared/vault/crypto/transit';
 
 export interface TRunningApi {
   server: Server;
@@ -48,6 +49,7 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
   metrics.observeQueues(queues);
   const measures = config.PERFORMANCE_MEASURES_OFF;
   namePreparedStatements(measureOn(measures, 'prepared-statements'));
+  useNativeHpke(measureOn(measures, 'hpke-native'));
   const auditLog = new AuditLog(pool);
   const routeAudit = new RouteAudit(measureOn(measures, 'audit-batching') ? writeBatched(auditLog) : writeEach(auditLog));
   const limits = { perSubject: config.TOKENIZE_RATE_LIMIT_PER_SUBJECT, perProperty: config.TOKENIZE_RATE_LIMIT_PER_PROPERTY, windowMs: config.RATE_LIMIT_WINDOW_MS };

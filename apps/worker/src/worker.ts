@@ -10,7 +10,7 @@ import { ExportStore } from '@folio-vault/shared/exports/export-store';
 import { namePreparedStatements } from '@folio-vault/shared/db/prepared';
 import { measureOn } from '@folio-vault/shared/performance-measures';
 import type { TKeyring } from '@folio-vault/shared/vault/crypto/keyring';
-import { publicKeyring } from '@folio-vault/shared/vault/crypto/transit';
+import { publicKeyring, useNativeHpke } from '@folio-vault/shared/vault/crypto/transit';
 import { openKeyProvider } from '@folio-vault/shared/vault/keys/open-key-provider';
 import { FolioExporter } from './exports/folio-exporter.js';
 import { RenderPool } from './exports/render-pool.js';
@@ -58,6 +58,7 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   logger.info({ provider: keys.kind, kek: { test: keys.kekIds.test[0], live: keys.kekIds.live[0] }, transit: keys.transitKeys.activeId }, 'vault keys opened');
   const metrics = options.metrics ?? createMetrics();
   namePreparedStatements(measureOn(config.PERFORMANCE_MEASURES_OFF, 'prepared-statements'));
+  useNativeHpke(measureOn(config.PERFORMANCE_MEASURES_OFF, 'hpke-native'));
   // An outage of Redis, PostgreSQL or storage is logged once, not per error of every connection.
   const connections = options.connections ?? new ConnectionLog(logger);
   const pool = watchPgPool(createPgPool(config.DATABASE_URL, { max: Math.min(config.WORKER_CONCURRENCY, 20) }), connections);

@@ -16,6 +16,8 @@ export const PERFORMANCE_MEASURES = {
   'prepared-statements': 'packages/shared/src/db/prepared.ts',
   /** Requests and responses created with Express's prototypes: apps/api/src/http/request-prototypes.ts. */
   'request-prototypes': 'apps/api/src/http/request-prototypes.ts',
+  /** HPKE of transit envelopes on node:crypto rather than @hpke/core: packages/shared/src/vault/crypto/hpke-native.ts. */
+  'hpke-native': 'packages/shared/src/vault/crypto/hpke-native.ts',
 } as const;
 
 export type TPerformanceMeasure = keyof typeof PERFORMANCE_MEASURES;

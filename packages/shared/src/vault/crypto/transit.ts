@@ -12,6 +12,7 @@
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { Aes256Gcm, CipherSuite, DhkemX25519HkdfSha256, HkdfSha256 } from '@hpke/core';
 import type { TTokenizationMode } from '../schemas.js';
+import { nativeOpen, nativeSeal } from './hpke-native.js';
 import type { TKeyring } from './keyring.js';
 
 const suite = new CipherSuite({ kem: new DhkemX25519HkdfSha256(), kdf: new HkdfSha256(), aead: new Aes256Gcm() });
@@ -36,9 +37,19 @@ interface TSealed {
 
 const bytesOf = (text: string) => new TextEncoder().encode(text);
 
+// With the `hpke-native` measure on, the same suite on node:crypto (hpke-native.ts); set once at a
+// process's start (useNativeHpke), as the API and the worker read PERFORMANCE_MEASURES_OFF.
+let native = true;
+
+/** Whether transit uses hpke-native.ts (the `hpke-native` measure) or @hpke/core. */
+export function useNativeHpke(on: boolean): void {
+  native = on;
+}
+
 async function sealTo(publicKeys: TKeyring, plaintext: Buffer, aad: string): Promise<TSealed> {
   const publicKey = publicKeys.keys.get(publicKeys.activeId);
   if (!publicKey) throw new Error(`transit public key ${publicKeys.activeId} missing from its list`);
+  if (native) return { keyId: publicKeys.activeId, ...nativeSeal(publicKey, Buffer.from(INFO), Buffer.from(aad, 'utf8'), plaintext) };
   const recipientPublicKey = await suite.kem.deserializePublicKey(publicKey);
   const sealed = await suite.seal({ recipientPublicKey, info: INFO }, plaintext, bytesOf(aad));
   return { keyId: publicKeys.activeId, enc: Buffer.from(sealed.enc), ct: Buffer.from(sealed.ct) };
@@ -47,6 +58,7 @@ async function sealTo(publicKeys: TKeyring, plaintext: Buffer, aad: string): Pro
 async function openWith(privateKeys: TKeyring, sealed: TSealed, aad: string): Promise<Buffer> {
   const privateKey = privateKeys.keys.get(sealed.keyId);
   if (!privateKey) throw new Error(`transit key ${sealed.keyId} is not configured`);
+  if (native) return nativeOpen(privateKey, Buffer.from(INFO), Buffer.from(aad, 'utf8'), sealed.enc, sealed.ct);
   const recipientKey = await suite.kem.deserializePrivateKey(privateKey);
   return Buffer.from(await suite.open({ recipientKey, enc: sealed.enc, info: INFO }, sealed.ct, bytesOf(aad)));
 }
