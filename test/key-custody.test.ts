@@ -8,7 +8,8 @@ import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@folio-vault/shared/config';
 import { newDataKey, sealField } from '@folio-vault/shared/vault/crypto/envelope';
-import { formatKeyring, publicKeyring } from '@folio-vault/shared/vault/crypto/transit';
+import { parseKeyring } from '@folio-vault/shared/vault/crypto/keyring';
+import { formatKeyring, openTransit, publicKeyring } from '@folio-vault/shared/vault/crypto/transit';
 import { checkValue } from '@folio-vault/shared/vault/keys/check-value';
 import { KeyComponentError, readComponentKeys, writeNewComponentSet } from '@folio-vault/shared/vault/keys/components';
 import { openKeyProvider } from '@folio-vault/shared/vault/keys/open-key-provider';
@@ -80,6 +81,18 @@ describe('VAULT_KEY_PROVIDER=pkcs11 (SoftHSM2)', () => {
 
     expect((await deleteToken(world, first)).status).toBe(204);
     expect((await getToken(world, first)).status).toBe(404);
+  });
+
+  it("a tokenize job in Redis cannot be opened with anything the API process has", async () => {
+    const id = await tokenize(world, cardBody({ card_number: '4242424242424242' }));
+    const job = await new Queue(QUEUE_NAMES.vault, { connection: world.redis, prefix: world.config.QUEUE_PREFIX }).getJob(id);
+    const sealedCard = (job!.data as { sealedCard: string }).sealedCard;
+    expect(sealedCard).toMatch(/^v2\.w[0-9a-f]{8}-transit-1\./);
+    // What the API's settings hold: the JWT secret, the link key and the public transit keys.
+    const api = loadConfig(world.env, 'api');
+    const candidates = [api.VAULT_TRANSIT_PUBLIC_KEYS!, parseKeyring(`${api.VAULT_TRANSIT_PUBLIC_KEYS!.activeId}:${api.EXPORT_LINK_KEY.toString('base64')}`)];
+    for (const keys of candidates) await expect(openTransit(keys, sealedCard, `${id}:1:test`)).rejects.toThrow();
+    expect(Object.keys(api).filter((name) => /KEK|FINGERPRINT|TRANSIT_KEY$|PKCS11|KEY_PROVIDER|COMPONENTS/.test(name))).toEqual([]);
   });
 
   it('no key can be read out of the token: CKA_VALUE answers CKR_ATTRIBUTE_SENSITIVE, and each key is non-extractable', () => {
