@@ -9,13 +9,13 @@
 
 import { ConfigError, loadKeyCustody } from '@folio-vault/shared/config';
 import { publicKeysSetting } from '@folio-vault/shared/vault/crypto/transit';
-import { openKeyProvider } from '@folio-vault/shared/vault/keys/open-key-provider';
+import { openKeyProvider, pkcs11SettingsOf } from '@folio-vault/shared/vault/keys/open-key-provider';
 import { Pkcs11Token } from '@folio-vault/shared/vault/keys/pkcs11-provider';
 
 const COMMAND = 'keys:hsm-init';
 try {
   const config = loadKeyCustody({ ...process.env, VAULT_KEY_PROVIDER: 'pkcs11' });
-  const settings = { module: config.PKCS11_MODULE!, tokenLabel: config.PKCS11_TOKEN_LABEL!, pinFile: config.PKCS11_PIN_FILE!, labels: config.PKCS11_KEY_LABELS };
+  const settings = pkcs11SettingsOf(config);
   const token = Pkcs11Token.open(settings);
   try {
     for (const key of token.ensureKeys(settings.labels)) {

@@ -4,20 +4,20 @@
 import type { TKeyCustodySettings } from '../../config.js';
 import { readComponentKeys } from './components.js';
 import { softwareKeyProvider, type TKeyProvider } from './key-provider.js';
-import { pkcs11KeyProvider } from './pkcs11-provider.js';
+import { pkcs11KeyProvider, type TPkcs11Settings } from './pkcs11-provider.js';
 
 /** The fingerprint key id `local` records: its setting holds one key and no id. */
 export const LOCAL_FINGERPRINT_KEY_ID = 'local';
 
+/** The token the PKCS11_* settings name (loadConfig has refused `pkcs11` without them). */
+export function pkcs11SettingsOf(settings: TKeyCustodySettings): TPkcs11Settings {
+  return { module: settings.PKCS11_MODULE!, tokenLabel: settings.PKCS11_TOKEN_LABEL!, pinFile: settings.PKCS11_PIN_FILE!, labels: settings.PKCS11_KEY_LABELS };
+}
+
 export async function openKeyProvider(settings: TKeyCustodySettings): Promise<TKeyProvider> {
   switch (settings.VAULT_KEY_PROVIDER) {
     case 'pkcs11':
-      return pkcs11KeyProvider({
-        module: settings.PKCS11_MODULE!,
-        tokenLabel: settings.PKCS11_TOKEN_LABEL!,
-        pinFile: settings.PKCS11_PIN_FILE!,
-        labels: settings.PKCS11_KEY_LABELS,
-      });
+      return pkcs11KeyProvider(pkcs11SettingsOf(settings));
     case 'components':
       return softwareKeyProvider('components', readComponentKeys(settings.VAULT_KEY_COMPONENTS!));
     case 'local': {
