@@ -17,7 +17,7 @@ import { writeNewComponentSet } from '@folio-vault/shared/vault/keys/components'
 import { cardBody, futureYear } from '@folio-vault/test-kit/cards';
 import { PROPERTY_1, SOURCE_ID, ledgerFolios, ledgerTransactions } from './support/ledger-fixture.js';
 import { ROOT, waitForOutput, type TSpawned } from '@folio-vault/test-kit/processes';
-import { testKeys } from './support/world.js';
+import { testDatabaseName, testKeys } from './support/world.js';
 import { binaryBody } from './support/binary-body.js';
 
 /**
@@ -79,7 +79,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'fv-compiled-'));
   s3 = await provisionServices({ env: process.env, mode: 'ephemeral', need: { s3: true } });
   const database = new URL(inject('postgresUrl'));
-  database.pathname = `/fvt_${randomBytes(6).toString('hex')}`;
+  database.pathname = `/${testDatabaseName()}`;
   databaseUrl = database.toString();
   const keys = testKeys();
   const common = {

@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureDatabase, migrate } from '@folio-vault/shared/db/migrate';
+import { testDatabaseName } from './support/world.js';
 
 /** The migration files, listed rather than hard-coded, so a new file needs no test change (the sources: no build needed). */
 const MIGRATIONS_DIR = fileURLToPath(new URL('../packages/shared/src/db/migrations', import.meta.url));
@@ -12,9 +12,9 @@ const MIGRATION_FILES = readdirSync(MIGRATIONS_DIR).filter((file) => file.endsWi
 
 let admin: pg.Client;
 
-/** A new database name (fvt_… so global teardown drops it) and its URL on the test server. */
+/** A new database name (global teardown drops it) and its URL on the test server. */
 function newDatabase(): { name: string; url: string } {
-  const name = `fvt_${randomBytes(6).toString('hex')}`;
+  const name = testDatabaseName();
   const url = new URL(inject('postgresUrl'));
   url.pathname = `/${name}`;
   return { name, url: url.toString() };
@@ -60,13 +60,13 @@ describe('ensureDatabase', () => {
   });
 
   it('creates a database whose name needs quoting', async () => {
-    const name = `fvt_${randomBytes(4).toString('hex')}-Mixed`;
+    const name = `${testDatabaseName()}-Mixed`;
     const url = new URL(inject('postgresUrl'));
     url.pathname = `/${encodeURIComponent(name)}`;
     expect(await ensureDatabase(url.toString())).toBe(true);
     expect(await databaseExists(name)).toBe(true);
     expect(await ensureDatabase(url.toString())).toBe(false);
-    // Global teardown drops fvt_ names unquoted, which this one would defeat: drop it here.
+    // Dropped here too: the name needs quoting.
     await admin.query(`DROP DATABASE ${pg.escapeIdentifier(name)}`);
   });
 

@@ -14,6 +14,8 @@ declare module 'vitest' {
     redisUrl: string;
     postgresUrl: string;
     templateDb: string;
+    /** Every database a test creates starts with it: teardown drops this run's, never another checkout's running at the same time. */
+    databasePrefix: string;
   }
 }
 
@@ -40,14 +42,16 @@ export default async function setup(project: TestProject) {
   project.provide('redisUrl', redisUrl);
   project.provide('postgresUrl', postgresUrl);
   project.provide('templateDb', templateDb);
+  const databasePrefix = `fvt_${process.pid}_`;
+  project.provide('databasePrefix', databasePrefix);
 
   return async () => {
     const cleanup = new pg.Client({ connectionString: postgresUrl });
     await cleanup.connect().then(
       async () => {
         const dbs = await cleanup.query<{ datname: string }>(
-          `SELECT datname FROM pg_database WHERE datname LIKE 'fvt\\_%' OR datname = $1`,
-          [templateDb],
+          `SELECT datname FROM pg_database WHERE starts_with(datname, $1) OR datname = $2`,
+          [databasePrefix, templateDb],
         );
         for (const { datname } of dbs.rows) await cleanup.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`).catch(() => undefined);
         await cleanup.end();

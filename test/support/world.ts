@@ -59,9 +59,14 @@ export function testKeys(): Record<string, string> {
   };
 }
 
+/** A new database name of this test run (global teardown drops every one). */
+export function testDatabaseName(): string {
+  return `${inject('databasePrefix')}${randomBytes(6).toString('hex')}`;
+}
+
 export async function createDatabase(): Promise<{ name: string; url: string }> {
   const postgresUrl = inject('postgresUrl');
-  const name = `fvt_${randomBytes(6).toString('hex')}`;
+  const name = testDatabaseName();
   const admin = new pg.Client({ connectionString: postgresUrl });
   await admin.connect();
   try {
