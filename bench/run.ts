@@ -5,7 +5,7 @@
  * HTML comment), so `--only` re-measures some benchmarks and keeps the others' last figures.
  *
  *   npm run bench                                   # everything, full sizes (slow: tens of minutes)
- *   npm run bench -- --only export,tokenize         # export | export-small | export-memory | tokenize | tokenize-open-loop | night-audit | render | listing | latency | forward | key-custody
+ *   npm run bench -- --only export,tokenize         # export | export-small | export-memory | tokenize | tokenize-open-loop | night-audit | render | listing | latency | forward | key-custody | tenants
  *   npm run bench:quick                             # small sizes, a smoke check; writes out/benchmarks-quick.md
  *   npm run bench -- --only export --export-rows 1000,5000   # some export sizes only
  *   npm run bench -- --out /tmp/bench.md
@@ -21,7 +21,7 @@ import { renderReport } from './report/report.js';
 import type { TRun } from './report/format.js';
 import { machine } from './support/machine.js';
 
-const BENCHMARKS = ['render', 'listing', 'export', 'export-small', 'export-memory', 'tokenize', 'tokenize-open-loop', 'latency', 'forward', 'key-custody', 'night-audit'] as const;
+const BENCHMARKS = ['render', 'listing', 'export', 'export-small', 'export-memory', 'tokenize', 'tokenize-open-loop', 'latency', 'forward', 'key-custody', 'night-audit', 'tenants'] as const;
 type TName = (typeof BENCHMARKS)[number];
 
 /** Script, arguments and environment of each benchmark, full and quick. */
@@ -40,6 +40,11 @@ const PLAN: Record<TName, { script: string; full: { args?: string[]; env?: Recor
     script: 'bench/scenarios/night-audit.ts',
     full: { env: { BENCH_NIGHT_AUDIT_FOLIOS: '1000', BENCH_NIGHT_AUDIT_CONFIGS: '1x1,2x1,1x2,2x2' } },
     quick: { env: { BENCH_NIGHT_AUDIT_FOLIOS: '100', BENCH_NIGHT_AUDIT_CONFIGS: '1x1,2x1' } },
+  },
+  tenants: {
+    script: 'bench/scenarios/tenants.ts',
+    full: {},
+    quick: { env: { BENCH_TENANTS_BATCH_FOLIOS: '200', BENCH_TENANTS_IMPORT_FOLIOS: '200', BENCH_TENANTS_IDLE_EXPORTS: '5' } },
   },
 };
 

@@ -14,6 +14,8 @@ import { int, mark, msText, renderProcesses, sec, table, type TRun } from './for
 import type { TForwardResult } from './forward-overhead.js';
 import type { TNightAuditResult } from './night-audit.js';
 import type { TTokenizeResult } from './tokenize-load.js';
+import { tenantGoals } from './tenants.js';
+import type { TTenantsResult } from '../scenarios/tenants.js';
 import { PERFORMANCE_MEASURE_NAMES, PERFORMANCE_MEASURES, type TPerformanceMeasure } from '@folio-vault/shared/performance-measures';
 
 export const GOALS = {
@@ -170,6 +172,12 @@ function memoryGoals(run: TRun | undefined): TGoal[] {
   });
 }
 
+function tenantsGoals(run: TRun | undefined): TGoal[] {
+  const result = run?.result as TTenantsResult | undefined;
+  if (!result) return [{ path: 'many hotels on one service', goal: 'bench/report/tenants.ts', run }];
+  return tenantGoals(result).map((goal) => ({ path: goal.row, goal: goal.goal, run, outcome: { measured: goal.measured, met: goal.met } }));
+}
+
 /** The goals table: every goal, measured or not; figures of a quick run are marked as such. */
 export function goalsTable(runs: Partial<Record<string, TRun>>): string {
   const goals = [
@@ -179,6 +187,7 @@ export function goalsTable(runs: Partial<Record<string, TRun>>): string {
     nightAuditGoal(runs['night-audit']),
     ...exportSmallGoals(runs['export-small']),
     ...memoryGoals(runs['export-memory']),
+    ...tenantsGoals(runs.tenants),
   ];
   return table(
     ['path', 'goal', 'measured', ''],
