@@ -100,19 +100,27 @@ describe('at creation', () => {
 describe('at delivery', () => {
   it('does not contact a name that now resolves to a private address', async () => {
     const before = requests;
-    const send = sendWebhook(`http://hooks.example:${port}/x`, {}, '{}', { timeoutMs: 2_000, allowPrivate: false, resolve: resolvingTo('127.0.0.1') });
+    const send = sendWebhook(`http://hooks.example:${port}/x`, {}, '{}', { timeoutMs: 2_000, rules: { allowInsecure: true, allowPrivate: false }, resolve: resolvingTo('127.0.0.1') });
     await expect(send).rejects.toThrow(WebhookSendError);
     await expect(send).rejects.toThrow('hooks.example resolves to 127.0.0.1, a private, loopback or link-local address; webhooks go to public addresses only');
-    await expect(sendWebhook(`http://hooks.example:${port}/x`, {}, '{}', { timeoutMs: 2_000, allowPrivate: false, resolve: resolvingTo('10.1.2.3') })).rejects.toThrow(
+    await expect(sendWebhook(`http://hooks.example:${port}/x`, {}, '{}', { timeoutMs: 2_000, rules: { allowInsecure: true, allowPrivate: false }, resolve: resolvingTo('10.1.2.3') })).rejects.toThrow(
       'hooks.example resolves to 10.1.2.3',
     );
-    await expect(sendWebhook(`http://127.0.0.1:${port}/x`, {}, '{}', { timeoutMs: 2_000, allowPrivate: false })).rejects.toThrow('127.0.0.1 is a private');
+    await expect(sendWebhook(`http://127.0.0.1:${port}/x`, {}, '{}', { timeoutMs: 2_000, rules: { allowInsecure: true, allowPrivate: false } })).rejects.toThrow('127.0.0.1 is a private');
+    expect(requests).toBe(before);
+  });
+
+  it('does not contact an http URL once insecure URLs are no longer allowed', async () => {
+    const before = requests;
+    await expect(sendWebhook(`http://127.0.0.1:${port}/x`, {}, '{}', { timeoutMs: 2_000, rules: { allowInsecure: false, allowPrivate: true } })).rejects.toThrow(
+      'the endpoint URL must be an https URL',
+    );
     expect(requests).toBe(before);
   });
 
   it('connects to the checked address when private addresses are allowed', async () => {
     const before = requests;
-    const answer = await sendWebhook(`http://hooks.example:${port}/x`, {}, '{}', { timeoutMs: 2_000, allowPrivate: true, resolve: resolvingTo('127.0.0.1') });
+    const answer = await sendWebhook(`http://hooks.example:${port}/x`, {}, '{}', { timeoutMs: 2_000, rules: { allowInsecure: true, allowPrivate: true }, resolve: resolvingTo('127.0.0.1') });
     expect(answer.statusCode).toBe(200);
     expect(requests).toBe(before + 1);
   });

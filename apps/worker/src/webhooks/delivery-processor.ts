@@ -16,7 +16,7 @@ import type { Logger } from '@folio-vault/shared/logger';
 import type { TMetrics } from '@folio-vault/shared/metrics';
 import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
 import type { TKeyring } from '@folio-vault/shared/vault/crypto/keyring';
-import type { TResolver } from '@folio-vault/shared/webhooks/address-guard';
+import type { TAddressRules, TResolver } from '@folio-vault/shared/webhooks/address-guard';
 import { openSecret } from '@folio-vault/shared/webhooks/secrets';
 import { deliveryToSend, failDelivery, liveExportFile, overdueDeliveries, recordAttempt, type TDeliveryToSend } from '@folio-vault/shared/webhooks/store';
 import { deliveryJobOptions, scheduleDelayMs, webhookDeliveryJob } from '@folio-vault/shared/webhooks/webhook-jobs';
@@ -31,7 +31,8 @@ export interface TWebhookDeliveryDeps {
   storage: ObjectStorage;
   link: { linkKey: Buffer; ttlSeconds: number };
   schedule: readonly number[];
-  allowPrivate: boolean;
+  /** WEBHOOK_ALLOW_INSECURE and WEBHOOK_ALLOW_PRIVATE as this worker has them: applied at every attempt. */
+  rules: TAddressRules;
   attemptTimeoutMs: number;
   logger: Logger;
   metrics?: TMetrics;
@@ -74,7 +75,7 @@ async function attempt(deps: TWebhookDeliveryDeps, delivery: TDeliveryToSend, we
   const headers = { 'webhook-id': delivery.eventId, 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': signature };
   deps.metrics?.webhookAttempts.inc({ event: delivery.type });
   try {
-    const { statusCode } = await sendWebhook(delivery.url, headers, body, { timeoutMs: deps.attemptTimeoutMs, allowPrivate: deps.allowPrivate, resolve: deps.resolve });
+    const { statusCode } = await sendWebhook(delivery.url, headers, body, { timeoutMs: deps.attemptTimeoutMs, rules: deps.rules, resolve: deps.resolve });
     return { statusCode, error: statusCode >= 200 && statusCode < 300 ? null : `answered ${statusCode}` };
   } catch (error) {
     return { statusCode: null, error: (error as Error).message.slice(0, 500) };

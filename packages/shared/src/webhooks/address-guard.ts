@@ -1,7 +1,8 @@
 // Where a webhook may go (docs/export.md#webhooks): https only unless WEBHOOK_ALLOW_INSECURE, and
 // never to a private, loopback, link-local or otherwise non-public address unless
 // WEBHOOK_ALLOW_PRIVATE, so an endpoint cannot make the service probe its own network or a cloud
-// metadata service. An IPv6 address that embeds, translates or routes to IPv4 (mapped, compatible,
+// metadata service. The rules in force apply at every send, so turning a setting off stops
+// deliveries to endpoints created while it was on. An IPv6 address that embeds, translates or routes to IPv4 (mapped, compatible,
 // NAT64, 6to4, Teredo) is judged by the IPv4 address it carries; other IPv6 space outside global
 // unicast is refused. Checked at creation (an IP literal, or every address a hostname resolves to)
 // and again at delivery: the worker resolves, checks, and connects to the address it checked
@@ -113,6 +114,18 @@ export async function resolveChecked(hostname: string, rules: Pick<TAddressRules
   return first;
 }
 
+/**
+ * What the URL itself must be, under the rules in force: its scheme and no credentials. Checked at
+ * creation and again at every send (the settings may have changed since the endpoint was created).
+ */
+export function urlFormProblem(url: URL, rules: Pick<TAddressRules, 'allowInsecure'>): string | undefined {
+  if (url.protocol !== 'https:' && !(rules.allowInsecure && url.protocol === 'http:')) {
+    return rules.allowInsecure ? 'must be an http or https URL' : 'must be an https URL';
+  }
+  if (url.username || url.password) return 'must not carry a user name or password';
+  return undefined;
+}
+
 /** The reason an endpoint URL is refused, or undefined when it may be used. */
 export async function endpointUrlProblem(raw: string, rules: TAddressRules, resolve: TResolver = systemResolver): Promise<string | undefined> {
   let url: URL;
@@ -121,10 +134,8 @@ export async function endpointUrlProblem(raw: string, rules: TAddressRules, reso
   } catch {
     return 'must be an absolute URL';
   }
-  if (url.protocol !== 'https:' && !(rules.allowInsecure && url.protocol === 'http:')) {
-    return rules.allowInsecure ? 'must be an http or https URL' : 'must be an https URL';
-  }
-  if (url.username || url.password) return 'must not carry a user name or password';
+  const formProblem = urlFormProblem(url, rules);
+  if (formProblem) return formProblem;
   try {
     await resolveChecked(hostOf(url), rules, resolve);
   } catch (error) {
