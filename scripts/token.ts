@@ -1,4 +1,5 @@
 // `npm run token -- --property 1 [--property 2 …] [--scope "read:payment write:payment"] [--ttl 3600] [--sub NAME]`
+// (`--property '*' --scope admin` for the operator's token)
 // Prints one signed development JWT (HS256, JWT_SECRET) and nothing else on stdout.
 
 import { parseArgs } from 'node:util';
@@ -19,8 +20,10 @@ function fail(message: string): never {
   process.exit(2);
 }
 
-const propertyIds = values.property.map((value) => {
-  if (!/^\d{1,15}$/.test(value) || Number(value) < 1) fail(`--property must be a positive integer (got "${value}")`);
+// `--property '*'` alone: the operator's token (property_ids ["*"]), the only one the admin scope works on.
+const operator = values.property.length === 1 && values.property[0] === '*';
+const propertyIds: Array<number | '*'> = operator ? ['*'] : values.property.map((value) => {
+  if (!/^\d{1,15}$/.test(value) || Number(value) < 1) fail(`--property must be a positive integer, or '*' alone (got "${value}")`);
   return Number(value);
 });
 if (propertyIds.length === 0) fail('give at least one --property');

@@ -523,6 +523,14 @@ describe('403 — properties', () => {
     expectAccessDenied(await readCard(hs, bearer(hsToken({ property_ids: [] }))));
   });
 
+  it('the operator\'s property_ids ["*"] acts for no property → 403; "*" beside ids, or alone as a string, is not a valid claim → 401', async () => {
+    expectAccessDenied(await readCard(hs, bearer(hsToken({ property_ids: ['*'], scope: 'read:payment write:payment admin' }))));
+    for (const propertyIds of [['*', 1], [1, '*'], ['*', '*'], '*', ['all']]) {
+      const token = hsToken({ property_ids: propertyIds });
+      expectUnauthenticated(await readCard(hs, bearer(token)), token);
+    }
+  });
+
   it('X-Property-Id with leading zeros is compared as the canonical id', async () => {
     expectCardRead(await readCard(hs, bearer(hsToken({ property_ids: [1] })), '01'));
     expectAccessDenied(await readCard(hs, bearer(hsToken({ property_ids: [1] })), '010'));

@@ -50,7 +50,7 @@ beforeAll(async () => {
   // No worker in the world, so the export below stays waiting; a worker of our own runs only for
   // the tokenize (which waits for its job) and is closed before the export is queued.
   world = await createWorld({ worker: false });
-  admin = world.token({ scope: 'admin', properties: [1] });
+  admin = world.token({ scope: 'admin', properties: ['*'] });
   payments = world.token({ properties: [1] });
 
   const worker = await startWorker(world.config, world.logger, { warmRenderProcesses: false });

@@ -63,7 +63,7 @@ async function insertBatch(propertyId: number, businessDate: string, status: str
 
 beforeAll(async () => {
   world = await createWorld({ worker: false, env: { METRICS_TOKEN } });
-  admin = world.token({ scope: 'admin', properties: [] });
+  admin = world.token({ scope: 'admin', properties: ['*'] });
   payments = world.token({ properties: [1] });
 });
 afterAll(async () => world?.close());

@@ -25,6 +25,8 @@ let world: TWorld;
 let workerUrl: string;
 let admin: string;
 let payments: string;
+/** Tokens with the admin scope that are not the operator's: bound to properties, or to none. */
+let boundAdmins: Array<[string, string]>;
 
 /** Values of one metric family, by its label string: { 'queue="vault",state="waiting"': 0, … }. */
 function samples(text: string, name: string): Map<string, number> {
@@ -56,8 +58,13 @@ beforeAll(async () => {
   world = await createWorld({ env: { METRICS_TOKEN, WORKER_HEALTH_PORT: 'ephemeral' } });
   expect(world.worker?.healthPort).toBeGreaterThan(0);
   workerUrl = `http://127.0.0.1:${world.worker!.healthPort}`;
-  admin = world.token({ scope: 'admin', properties: [] });
+  admin = world.token({ scope: 'admin', properties: ['*'] });
   payments = world.token({ properties: [1] });
+  boundAdmins = [
+    ['property_ids [1]', world.token({ scope: 'admin read:payment', properties: [1] })],
+    ['property_ids [1, 2]', world.token({ scope: 'admin', properties: [1, 2] })],
+    ['property_ids []', world.token({ scope: 'admin', properties: [] })],
+  ];
 });
 afterAll(async () => world?.close());
 
@@ -231,6 +238,41 @@ describe('/admin/queues', () => {
     // The token in the query never reaches the logs.
     expect(world.logs.join('')).not.toContain(payments);
     expect(world.logs.join('')).not.toContain(admin);
+  });
+});
+
+describe('operator tokens only', () => {
+  // Every queue's jobs, the delivery figures and the metrics cover all properties: a token bound to
+  // properties (or to none) does not open them, whatever its scope; property_ids ["*"] does.
+  const OPERATOR_PATHS = ['/metrics', '/admin/queues', '/admin/queues/api/queues', `/admin/queues/api/queues?activeQueue=${QUEUE_NAMES.vault}&status=completed`, '/admin/queues/delivery'];
+
+  it.each(OPERATOR_PATHS)('%s answers 403 ACCESS_DENIED to an admin token that is not the operator\'s, and 200 to the operator', async (path) => {
+    for (const [name, token] of boundAdmins) {
+      const res = await request(world.url).get(path).set('Authorization', `Bearer ${token}`).set('Accept', 'application/json');
+      expect(res.status, name).toBe(403);
+      expectError(res, 403, 'ACCESS_DENIED');
+      expect(res.body.errorDetails, name).toBe('The admin scope needs an operator token (property_ids ["*"]); this token is bound to properties.');
+    }
+    const operator = await request(world.url).get(path).set('Authorization', `Bearer ${admin}`).set('Accept', 'application/json');
+    expect(operator.status).toBe(200);
+  });
+
+  it('refuses them in the dashboard cookie and in ?token=, and sets no cookie', async () => {
+    for (const [name, token] of boundAdmins) {
+      expectError(await request(world.url).get('/admin/queues/api/queues').set('Cookie', `folio_admin_token=${token}`), 403, 'ACCESS_DENIED');
+      const visit = await request(world.url).get(`/admin/queues?token=${token}`);
+      expect(visit.status, name).toBe(403);
+      expectError(visit, 403, 'ACCESS_DENIED');
+      expect(visit.headers['set-cookie']).toBeUndefined();
+    }
+  });
+
+  it('grants the operator no property: property_ids ["*"] is refused on a property route, and mixed with ids is not a valid claim', async () => {
+    const operator = world.token({ scope: 'admin read:payment', properties: ['*'] });
+    const read = await request(world.url).get(`/vault/v1/tokens/${randomUUID()}`).set('Authorization', `Bearer ${operator}`).set('X-Property-Id', '1').set('SVC-Tokenization-Mode', 'test');
+    expectError(read, 403, 'ACCESS_DENIED');
+    const mixed = world.token({ scope: 'admin', properties: ['*', 1] });
+    expectError(await request(world.url).get('/metrics').set('Authorization', `Bearer ${mixed}`), 401, 'UNAUTHENTICATED');
   });
 });
 

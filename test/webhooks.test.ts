@@ -281,6 +281,17 @@ describe('address rules with production-like settings', () => {
     ['https://10.1.2.3/hook', '10.1.2.3 is a private, loopback or link-local address; webhooks go to public addresses only'],
     ['https://169.254.169.254/latest/meta-data', '169.254.169.254 is a private, loopback or link-local address; webhooks go to public addresses only'],
     ['https://[::1]/hook', '::1 is a private, loopback or link-local address; webhooks go to public addresses only'],
+    // IPv6 forms that lead to private, loopback or link-local IPv4, and non-global IPv6 (URL prints the literal compressed).
+    ['https://[::ffff:127.0.0.1]/hook', '::ffff:7f00:1 is a private, loopback or link-local address; webhooks go to public addresses only'],
+    ['https://[::127.0.0.1]/hook', '::7f00:1 is a private, loopback or link-local address; webhooks go to public addresses only'],
+    ['https://[64:ff9b::7f00:1]/hook', '64:ff9b::7f00:1 is a private, loopback or link-local address; webhooks go to public addresses only'],
+    ['https://[64:ff9b:1::a00:1]/hook', '64:ff9b:1::a00:1 is a private, loopback or link-local address; webhooks go to public addresses only'],
+    ['https://[2002:7f00:1::]/hook', '2002:7f00:1:: is a private, loopback or link-local address; webhooks go to public addresses only'],
+    ['https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/hook', '2001:0:4136:e378:8000:63bf:80ff:fffe is a private, loopback or link-local address; webhooks go to public addresses only'],
+    ['https://[fec0::1]/hook', 'fec0::1 is a private, loopback or link-local address; webhooks go to public addresses only'],
+    ['https://[fd00::1]/hook', 'fd00::1 is a private, loopback or link-local address; webhooks go to public addresses only'],
+    ['https://[100::1]/hook', '100::1 is a private, loopback or link-local address; webhooks go to public addresses only'],
+    ['https://[fe80::1]/hook', 'fe80::1 is a private, loopback or link-local address; webhooks go to public addresses only'],
   ])('refuses %s at url', async (url, message) => {
     const res = await request(strict.url).post(ENDPOINTS).set(auth(strict)).send({ url, events: ['export.completed'] });
     expect(res.status).toBe(400);

@@ -41,7 +41,7 @@ let close: () => void;
 
 beforeAll(async () => {
   const app = express();
-  mountRoutes(app as unknown as express.Router, [echo], { verifier: async () => ({ subject: 'x', scopes: new Set(), propertyIds: new Set() }) });
+  mountRoutes(app as unknown as express.Router, [echo], { verifier: async () => ({ subject: 'x', scopes: new Set(), propertyIds: new Set(), operator: false }) });
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
     const status = error instanceof AppError ? error.status : ((error as { status?: number }).status ?? 500);
     res.status(status).json(error instanceof AppError ? { errorCode: error.code, fieldErrors: error.fieldErrors } : { type: (error as { type?: string }).type });

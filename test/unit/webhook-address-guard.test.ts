@@ -28,11 +28,55 @@ beforeAll(async () => {
 afterAll(async () => new Promise<void>((resolve) => server.close(() => resolve())));
 
 describe('which addresses are public', () => {
-  it.each(['127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '::ffff:7f00:1'])(
+  it.each(['127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '192.88.99.1', '::1', '::', 'fe80::1', 'fd00::1'])(
     '%s is not public',
     (address) => expect(isNonPublicAddress(address)).toBe(true),
   );
-  it.each(['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111'])('%s is public', (address) => expect(isNonPublicAddress(address)).toBe(false));
+
+  // IPv6 forms that embed, translate or route to IPv4, and IPv6 ranges that are not global unicast.
+  // The Teredo client address is stored inverted: 80ff:fffe is 127.0.0.1, f5ff:fffe 10.0.0.1, f7f7:f7f7 8.8.8.8.
+  it.each([
+    ['IPv4-mapped', '::ffff:127.0.0.1'],
+    ['IPv4-mapped, hex', '::ffff:7f00:1'],
+    ['IPv4-mapped, link-local', '::ffff:169.254.169.254'],
+    ['IPv4-compatible', '::127.0.0.1'],
+    ['IPv4-compatible, hex', '::7f00:1'],
+    ['IPv4-compatible, private', '::10.0.0.1'],
+    ['IPv4-compatible, link-local', '::a9fe:a9fe'],
+    ['IPv4-translated (SIIT)', '::ffff:0:127.0.0.1'],
+    ['NAT64 well-known prefix', '64:ff9b::7f00:1'],
+    ['NAT64 well-known prefix, dotted', '64:ff9b::192.168.1.1'],
+    ['NAT64 local-use prefix', '64:ff9b:1::a00:1'],
+    ['NAT64 local-use prefix, public IPv4', '64:ff9b:1::808:808'],
+    ['6to4 of loopback', '2002:7f00:1::'],
+    ['6to4 of a private address', '2002:a00:1::1'],
+    ['6to4 of link-local', '2002:a9fe:a9fe::'],
+    ['Teredo, client loopback', '2001:0:4136:e378:8000:63bf:80ff:fffe'],
+    ['Teredo, client private', '2001:0:4136:e378:8000:63bf:f5ff:fffe'],
+    ['Teredo, server private', '2001:0:a00:1:8000:63bf:f7f7:f7f7'],
+    ['site-local', 'fec0::1'],
+    ['unique-local fc00::/8', 'fc00::1'],
+    ['unique-local fd00::/8', 'fd12:3456:789a::1'],
+    ['discard-only', '100::1'],
+    ['discard-only, first', '100::'],
+    ['link-local', 'fe80::1'],
+    ['link-local, end of /10', 'febf:ffff::1'],
+    ['link-local with a zone', 'fe80::1%eth0'],
+    ['multicast', 'ff02::1'],
+    ['documentation', '2001:db8::1'],
+    ['documentation 3fff::/20', '3fff::1'],
+    ['benchmarking', '2001:2::1'],
+    ['ORCHIDv2', '2001:20::1'],
+    ['outside global unicast', '4000::1'],
+  ])('%s (%s) is not public', (_form, address) => expect(isNonPublicAddress(address)).toBe(true));
+
+  it.each([
+    '93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '2a00:1450:4001:81c::200e',
+    // Embedded public IPv4: decoded and checked like the IPv4 address itself.
+    '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1', '2001:0:4136:e378:8000:63bf:f7f7:f7f7',
+  ])('%s is public', (address) => expect(isNonPublicAddress(address)).toBe(false));
+
+  it.each(['not an address', '', '1.2.3', '::g'])('%j is not an address, so not public', (address) => expect(isNonPublicAddress(address)).toBe(true));
 });
 
 describe('at creation', () => {
@@ -41,6 +85,12 @@ describe('at creation', () => {
       'hooks.example resolves to 10.9.8.7, a private, loopback or link-local address; webhooks go to public addresses only',
     );
     expect(await endpointUrlProblem('https://hooks.example/x', rules, resolvingTo('93.184.216.34'))).toBeUndefined();
+    // DNS answers in IPv6 forms that lead to IPv4 space are decoded like literals.
+    for (const address of ['64:ff9b::a00:1', '2002:7f00:1::', '::127.0.0.1', 'fec0::1', '100::1']) {
+      expect(await endpointUrlProblem('https://hooks.example/x', rules, resolvingTo(address))).toBe(
+        `hooks.example resolves to ${address}, a private, loopback or link-local address; webhooks go to public addresses only`,
+      );
+    }
     expect(await endpointUrlProblem('https://user:pw@hooks.example/x', rules, resolvingTo('93.184.216.34'))).toBe('must not carry a user name or password');
     expect(await endpointUrlProblem('http://hooks.example/x', { ...rules, allowInsecure: true }, resolvingTo('93.184.216.34'))).toBeUndefined();
     expect(await endpointUrlProblem('ftp://hooks.example/x', { ...rules, allowInsecure: true }, resolvingTo('93.184.216.34'))).toBe('must be an http or https URL');
@@ -50,19 +100,27 @@ describe('at creation', () => {
 describe('at delivery', () => {
   it('does not contact a name that now resolves to a private address', async () => {
     const before = requests;
-    const send = sendWebhook(`http://hooks.example:${port}/x`, {}, '{}', { timeoutMs: 2_000, allowPrivate: false, resolve: resolvingTo('127.0.0.1') });
+    const send = sendWebhook(`http://hooks.example:${port}/x`, {}, '{}', { timeoutMs: 2_000, rules: { allowInsecure: true, allowPrivate: false }, resolve: resolvingTo('127.0.0.1') });
     await expect(send).rejects.toThrow(WebhookSendError);
     await expect(send).rejects.toThrow('hooks.example resolves to 127.0.0.1, a private, loopback or link-local address; webhooks go to public addresses only');
-    await expect(sendWebhook(`http://hooks.example:${port}/x`, {}, '{}', { timeoutMs: 2_000, allowPrivate: false, resolve: resolvingTo('10.1.2.3') })).rejects.toThrow(
+    await expect(sendWebhook(`http://hooks.example:${port}/x`, {}, '{}', { timeoutMs: 2_000, rules: { allowInsecure: true, allowPrivate: false }, resolve: resolvingTo('10.1.2.3') })).rejects.toThrow(
       'hooks.example resolves to 10.1.2.3',
     );
-    await expect(sendWebhook(`http://127.0.0.1:${port}/x`, {}, '{}', { timeoutMs: 2_000, allowPrivate: false })).rejects.toThrow('127.0.0.1 is a private');
+    await expect(sendWebhook(`http://127.0.0.1:${port}/x`, {}, '{}', { timeoutMs: 2_000, rules: { allowInsecure: true, allowPrivate: false } })).rejects.toThrow('127.0.0.1 is a private');
+    expect(requests).toBe(before);
+  });
+
+  it('does not contact an http URL once insecure URLs are no longer allowed', async () => {
+    const before = requests;
+    await expect(sendWebhook(`http://127.0.0.1:${port}/x`, {}, '{}', { timeoutMs: 2_000, rules: { allowInsecure: false, allowPrivate: true } })).rejects.toThrow(
+      'the endpoint URL must be an https URL',
+    );
     expect(requests).toBe(before);
   });
 
   it('connects to the checked address when private addresses are allowed', async () => {
     const before = requests;
-    const answer = await sendWebhook(`http://hooks.example:${port}/x`, {}, '{}', { timeoutMs: 2_000, allowPrivate: true, resolve: resolvingTo('127.0.0.1') });
+    const answer = await sendWebhook(`http://hooks.example:${port}/x`, {}, '{}', { timeoutMs: 2_000, rules: { allowInsecure: true, allowPrivate: true }, resolve: resolvingTo('127.0.0.1') });
     expect(answer.statusCode).toBe(200);
     expect(requests).toBe(before + 1);
   });

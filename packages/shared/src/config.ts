@@ -233,13 +233,13 @@ const ZSharedSettings = z.object({
   }),
   WEBHOOK_ALLOW_INSECURE: booleanSetting.default(false).meta({
     accepts: BOOLEAN_VALUES,
-    readBy: 'api',
-    description: '`true` lets a webhook endpoint be an `http://` URL (development only).',
+    readBy: 'both',
+    description: '`true` lets a webhook endpoint be an `http://` URL (development only); checked at creation and at every send.',
   }),
   WEBHOOK_ALLOW_PRIVATE: booleanSetting.default(false).meta({
     accepts: BOOLEAN_VALUES,
     readBy: 'both',
-    description: '`true` lets a webhook endpoint be, or resolve to, a private, loopback or link-local address.',
+    description: '`true` lets a webhook endpoint be, or resolve to, a private, loopback or link-local address; checked at creation and at every send.',
   }),
 });
 

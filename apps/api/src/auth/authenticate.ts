@@ -2,7 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { AppError } from '@folio-vault/shared/errors';
 import { bearerMatches } from '@folio-vault/shared/metrics';
 import type { TJwtVerifier } from './jwt-verifier.js';
-import type { TPrincipal, TScope } from './principal.js';
+import { SCOPES, type TPrincipal, type TScope } from './principal.js';
 
 export interface TAuthenticateOptions {
   /**
@@ -42,8 +42,20 @@ export function callerCheck(verifier: TJwtVerifier, scope: TScope, options: TAut
     const token = match?.[1] ?? (fromCookie && JWT_CHARS.test(fromCookie) ? fromCookie : undefined);
     if (!token) throw new AppError('UNAUTHENTICATED', 'A bearer token is required (Authorization: Bearer <JWT>).');
     req.principal = await verifier(token);
-    if (!req.principal.scopes.has(scope)) throw new AppError('ACCESS_DENIED', `The token lacks the ${scope} scope.`);
+    assertScope(req.principal, scope);
   };
+}
+
+/**
+ * 403 unless the principal holds the scope. `admin` opens views of every property, so it counts
+ * only on the operator's token (property_ids ["*"]): a token bound to properties, or to none, is
+ * refused there whatever its scope claim says.
+ */
+export function assertScope(principal: TPrincipal, scope: TScope): void {
+  if (!principal.scopes.has(scope)) throw new AppError('ACCESS_DENIED', `The token lacks the ${scope} scope.`);
+  if (scope === SCOPES.admin && !principal.operator) {
+    throw new AppError('ACCESS_DENIED', 'The admin scope needs an operator token (property_ids ["*"]); this token is bound to properties.');
+  }
 }
 
 /** callerCheck as Express middleware, for what is mounted outside route definitions (the queue dashboard). */

@@ -54,6 +54,9 @@ function unauthenticated(reason: string): AppError {
   return new AppError('UNAUTHENTICATED', `The bearer token is not valid: ${reason}.`);
 }
 
+/** The operator's claim: every property for the operator's routes, none for a property's. */
+const OPERATOR_PROPERTY_IDS = '*';
+
 function toPropertyIds(value: unknown): Set<string> | undefined {
   if (!Array.isArray(value)) return undefined;
   const ids = new Set<string>();
@@ -100,9 +103,12 @@ export function createJwtVerifier(config: TApiConfig, clock: () => number = Date
     }
     if (typeof payload.exp !== 'number') throw unauthenticated('it has no exp claim');
     if (typeof payload.sub !== 'string' || payload.sub.length === 0) throw unauthenticated('it has no sub claim');
-    const propertyIds = toPropertyIds(payload.property_ids ?? []);
-    if (!propertyIds) throw unauthenticated('property_ids must be an array of property ids');
+    const claimed: unknown = payload.property_ids ?? [];
+    // ["*"] alone marks the operator's token; "*" beside property ids is not a valid claim.
+    const operator = Array.isArray(claimed) && claimed.length === 1 && claimed[0] === OPERATOR_PROPERTY_IDS;
+    const propertyIds = operator ? new Set<string>() : toPropertyIds(claimed);
+    if (!propertyIds) throw unauthenticated('property_ids must be an array of property ids, or ["*"]');
     const scope = typeof payload.scope === 'string' ? payload.scope : '';
-    return { subject: payload.sub, scopes: new Set(scope.split(' ').filter(Boolean)), propertyIds };
+    return { subject: payload.sub, scopes: new Set(scope.split(' ').filter(Boolean)), propertyIds, operator };
   };
 }

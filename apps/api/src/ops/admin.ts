@@ -5,7 +5,7 @@ import type { Queue } from 'bullmq';
 import { Router, type Express, type NextFunction, type Request, type Response } from 'express';
 import { AppError } from '@folio-vault/shared/errors';
 import type { TPgPool } from '@folio-vault/shared/connections';
-import { authenticate } from '../auth/authenticate.js';
+import { assertScope, authenticate } from '../auth/authenticate.js';
 import type { TJwtVerifier } from '../auth/jwt-verifier.js';
 import { SCOPES } from '../auth/principal.js';
 import { DELIVERY_PANEL_PATH, deliveryPanel } from './delivery-panel.js';
@@ -44,7 +44,7 @@ function secondsLeft(jwt: string): number | undefined {
 
 /**
  * `GET /admin/queues?token=<JWT>` (a browser cannot send a header when it follows the dashboard's
- * own links): an admin JWT is moved into an HttpOnly, SameSite=Strict cookie scoped to the
+ * own links): an operator's admin JWT (assertScope) is moved into an HttpOnly, SameSite=Strict cookie scoped to the
  * dashboard, and the browser is sent back to the same page without the token in its URL.
  */
 function tokenFromQuery(deps: TAdminDeps) {
@@ -52,13 +52,11 @@ function tokenFromQuery(deps: TAdminDeps) {
     if (req.method !== 'GET' || !Object.hasOwn(req.query, 'token')) return next();
     const token = req.query.token;
     if (typeof token !== 'string' || token === '') return next(new AppError('UNAUTHENTICATED', 'The token parameter must be one JWT.'));
-    let scopes: ReadonlySet<string>;
     try {
-      ({ scopes } = await deps.verifier(token));
+      assertScope(await deps.verifier(token), SCOPES.admin);
     } catch (error) {
       return next(error);
     }
-    if (!scopes.has(SCOPES.admin)) return next(new AppError('ACCESS_DENIED', `The token lacks the ${SCOPES.admin} scope.`));
     const maxAge = secondsLeft(token);
     res.cookie(DASHBOARD_COOKIE, token, {
       httpOnly: true,

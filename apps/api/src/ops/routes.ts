@@ -74,7 +74,7 @@ const metrics = defineRoute<TOpsDeps>({
   path: '/metrics',
   operationId: 'getMetrics',
   summary: 'Prometheus metrics',
-  description: 'Prometheus text exposition. The bearer token is an admin JWT or METRICS_TOKEN.',
+  description: 'Prometheus text exposition. The bearer token is the operator\'s admin JWT (property_ids ["*"]) or METRICS_TOKEN.',
   tags: TAGS,
   scope: SCOPES.admin,
   authOptions: (deps) => ({ sharedSecret: deps.metricsToken }),

@@ -4,10 +4,11 @@
 // later still carries one that works (the stored body has none). A secret that does not open fails
 // the delivery at once: no attempt could ever be signed. A non-2xx answer or no answer is recorded
 // and thrown, so BullMQ runs the job again after the schedule's delay (the `webhook` backoff,
-// webhook-worker.ts); the last attempt marks the delivery failed instead. The sweep re-enqueues
-// pending deliveries that lost their job.
+// webhook-worker.ts); the last attempt marks the delivery failed instead. An attempt during which
+// a manual retry came in ends neither way: the retry wins and the job runs again at once. The sweep
+// re-enqueues pending deliveries that lost their job.
 
-import type { Job, Queue } from 'bullmq';
+import { WaitingError, type Job, type Queue } from 'bullmq';
 import { Webhook } from 'standardwebhooks';
 import type { TPgPool } from '@folio-vault/shared/connections';
 import { downloadLink } from '@folio-vault/shared/exports/download-links';
@@ -16,7 +17,7 @@ import type { Logger } from '@folio-vault/shared/logger';
 import type { TMetrics } from '@folio-vault/shared/metrics';
 import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
 import type { TKeyring } from '@folio-vault/shared/vault/crypto/keyring';
-import type { TResolver } from '@folio-vault/shared/webhooks/address-guard';
+import type { TAddressRules, TResolver } from '@folio-vault/shared/webhooks/address-guard';
 import { openSecret } from '@folio-vault/shared/webhooks/secrets';
 import { deliveryToSend, failDelivery, liveExportFile, overdueDeliveries, recordAttempt, type TDeliveryToSend } from '@folio-vault/shared/webhooks/store';
 import { deliveryJobOptions, scheduleDelayMs, webhookDeliveryJob } from '@folio-vault/shared/webhooks/webhook-jobs';
@@ -31,7 +32,8 @@ export interface TWebhookDeliveryDeps {
   storage: ObjectStorage;
   link: { linkKey: Buffer; ttlSeconds: number };
   schedule: readonly number[];
-  allowPrivate: boolean;
+  /** WEBHOOK_ALLOW_INSECURE and WEBHOOK_ALLOW_PRIVATE as this worker has them: applied at every attempt. */
+  rules: TAddressRules;
   attemptTimeoutMs: number;
   logger: Logger;
   metrics?: TMetrics;
@@ -74,7 +76,7 @@ async function attempt(deps: TWebhookDeliveryDeps, delivery: TDeliveryToSend, we
   const headers = { 'webhook-id': delivery.eventId, 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': signature };
   deps.metrics?.webhookAttempts.inc({ event: delivery.type });
   try {
-    const { statusCode } = await sendWebhook(delivery.url, headers, body, { timeoutMs: deps.attemptTimeoutMs, allowPrivate: deps.allowPrivate, resolve: deps.resolve });
+    const { statusCode } = await sendWebhook(delivery.url, headers, body, { timeoutMs: deps.attemptTimeoutMs, rules: deps.rules, resolve: deps.resolve });
     return { statusCode, error: statusCode >= 200 && statusCode < 300 ? null : `answered ${statusCode}` };
   } catch (error) {
     return { statusCode: null, error: (error as Error).message.slice(0, 500) };
@@ -91,7 +93,7 @@ async function signerOf(deps: TWebhookDeliveryDeps, delivery: TDeliveryToSend): 
   }
 }
 
-export async function deliver(deps: TWebhookDeliveryDeps, deliveryId: string, job: Pick<Job, 'attemptsMade' | 'opts'>): Promise<TOutcome> {
+export async function deliver(deps: TWebhookDeliveryDeps, deliveryId: string, job: Pick<Job, 'attemptsMade' | 'opts' | 'token' | 'moveToWait'>): Promise<TOutcome> {
   const delivery = await deliveryToSend(deps.pool, deliveryId);
   // Succeeded, failed, or failed by its endpoint's deletion: nothing to send.
   if (!delivery || delivery.status !== 'pending') return { outcome: 'skipped', statusCode: null };
@@ -108,19 +110,26 @@ export async function deliver(deps: TWebhookDeliveryDeps, deliveryId: string, jo
     return { outcome: 'failed', statusCode: null };
   }
   const { statusCode, error } = await attempt(deps, delivery, webhook);
+  const record = (next: Parameters<typeof recordAttempt>[3]['next']) => recordAttempt(deps.pool, deliveryId, delivery.version, { statusCode, error, next });
   if (error === null) {
-    await recordAttempt(deps.pool, deliveryId, { statusCode, error: null, next: 'succeeded' });
+    await record('succeeded');
     deps.metrics?.webhookDeliveries.inc({ event, outcome: 'succeeded' });
     return { outcome: 'succeeded', statusCode };
   }
   const attemptsMade = job.attemptsMade + 1;
-  if (attemptsMade >= (job.opts.attempts ?? 1)) {
-    await recordAttempt(deps.pool, deliveryId, { statusCode, error, next: 'failed' });
+  const last = attemptsMade >= (job.opts.attempts ?? 1);
+  const recorded = await record(last ? 'failed' : { retryAt: new Date(Date.now() + scheduleDelayMs(deps.schedule, attemptsMade)) });
+  if (recorded === 'superseded') {
+    // A manual retry came in during this attempt and wants the delivery sent now: the job goes
+    // back to waiting without using up an attempt (BullMQ's WaitingError), and runs again.
+    deps.metrics?.webhookDeliveries.inc({ event, outcome: 'retried' });
+    await job.moveToWait(job.token);
+    throw new WaitingError();
+  }
+  if (last) {
     deps.metrics?.webhookDeliveries.inc({ event, outcome: 'failed' });
     return { outcome: 'failed', statusCode };
   }
-  const retryAt = new Date(Date.now() + scheduleDelayMs(deps.schedule, attemptsMade));
-  await recordAttempt(deps.pool, deliveryId, { statusCode, error, next: { retryAt } });
   deps.metrics?.webhookDeliveries.inc({ event, outcome: 'retried' });
   throw new WebhookAttemptFailed(`webhook attempt ${attemptsMade} failed: ${error}`);
 }

@@ -1,17 +1,19 @@
 // Sends one webhook attempt (docs/export.md#webhooks): a POST with a deadline, no redirect followed
-// (a 3xx is a failed attempt like any non-2xx), and the connection made to the address that
-// passed the address rules. The socket's `lookup` is ours: it resolves, refuses a private,
+// (a 3xx is a failed attempt like any non-2xx), the URL checked against the rules in force (an
+// endpoint created under looser settings gets nothing), and the connection made to the address
+// that passed the address rules. The socket's `lookup` is ours: it resolves, refuses a private,
 // loopback or link-local answer (unless allowed), and hands the socket that very address, so the
 // name cannot resolve to something else between the check and the connect.
 
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { hostOf, resolveChecked, systemResolver, type TResolver } from '@folio-vault/shared/webhooks/address-guard';
+import { hostOf, resolveChecked, systemResolver, urlFormProblem, type TAddressRules, type TResolver } from '@folio-vault/shared/webhooks/address-guard';
 
 export interface TSendOptions {
   timeoutMs: number;
-  allowPrivate: boolean;
+  /** The address rules in force now (WEBHOOK_ALLOW_INSECURE, WEBHOOK_ALLOW_PRIVATE), whatever they were at creation. */
+  rules: TAddressRules;
   resolve?: TResolver;
 }
 
@@ -42,10 +44,13 @@ function checkedLookup(allowPrivate: boolean, resolve: TResolver): LookupFunctio
 
 export async function sendWebhook(url: string, headers: Record<string, string>, body: string, options: TSendOptions): Promise<TSendResult> {
   const target = new URL(url);
+  const { allowPrivate } = options.rules;
   const resolve = options.resolve ?? systemResolver;
+  const formProblem = urlFormProblem(target, options.rules);
+  if (formProblem) throw new WebhookSendError(`the endpoint URL ${formProblem}`);
   // An IP literal never reaches `lookup`: check it here.
   if (isIP(hostOf(target))) {
-    await resolveChecked(hostOf(target), { allowPrivate: options.allowPrivate }).catch((error: Error) => {
+    await resolveChecked(hostOf(target), { allowPrivate }).catch((error: Error) => {
       throw new WebhookSendError(error.message, { cause: error });
     });
   }
@@ -56,7 +61,7 @@ export async function sendWebhook(url: string, headers: Record<string, string>, 
       {
         method: 'POST',
         headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'folio-vault-webhooks/1' },
-        lookup: checkedLookup(options.allowPrivate, resolve),
+        lookup: checkedLookup(allowPrivate, resolve),
         agent: false,
       },
       (res: IncomingMessage) => {

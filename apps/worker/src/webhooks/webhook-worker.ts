@@ -42,7 +42,7 @@ export function startWebhookWorker(
     transit: deps.transitKeys,
     storage: deps.storage,
     link: { linkKey: config.EXPORT_LINK_KEY, ttlSeconds: config.EXPORT_LINK_TTL_SECONDS },
-    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+    rules: { allowInsecure: config.WEBHOOK_ALLOW_INSECURE, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
     attemptTimeoutMs: internals.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS,
     resolve: internals.resolve,
     sweepGraceSeconds: internals.sweepGraceSeconds,

@@ -1,12 +1,16 @@
 // Where a webhook may go (docs/export.md#webhooks): https only unless WEBHOOK_ALLOW_INSECURE, and
 // never to a private, loopback, link-local or otherwise non-public address unless
 // WEBHOOK_ALLOW_PRIVATE, so an endpoint cannot make the service probe its own network or a cloud
-// metadata service. Checked at creation (an IP literal, or every address a hostname resolves to)
+// metadata service. The rules in force apply at every send, so turning a setting off stops
+// deliveries to endpoints created while it was on. An IPv6 address that embeds, translates or routes to IPv4 (mapped, compatible,
+// NAT64, 6to4, Teredo) is judged by the IPv4 address it carries; other IPv6 space outside global
+// unicast is refused. Checked at creation (an IP literal, or every address a hostname resolves to)
 // and again at delivery: the worker resolves, checks, and connects to the address it checked
 // (http-client.ts), so a name re-pointed after creation (DNS rebinding) gains nothing.
 
 import { BlockList, isIP } from 'node:net';
 import { lookup } from 'node:dns/promises';
+import ipaddr from 'ipaddr.js';
 
 /** One address a hostname resolves to. */
 export interface TResolvedAddress {
@@ -25,25 +29,58 @@ export interface TAddressRules {
   allowPrivate: boolean;
 }
 
-const refused = new BlockList();
+/** IPv4 space that is not the public internet (IANA special-purpose registry, 6to4 relays included). */
+const refusedIpv4 = new BlockList();
 for (const [network, prefix] of [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24],
-  ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) refused.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of [
-  // Unspecified, loopback, NAT64 (it reaches IPv4 space), documentation, unique-local, link-local, multicast.
-  // Not ::ffff:0:0/96 here: BlockList matches IPv4 addresses against it too (isNonPublicAddress handles mapped ones).
-  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
-] as const) refused.addSubnet(network, prefix, 'ipv6');
+  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
+  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+] as const) refusedIpv4.addSubnet(network, prefix, 'ipv4');
 
-/** True for an address that is not on the public internet. */
+const ipv4Of = (high: number, low: number) => `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
+
+/**
+ * The IPv4 addresses an IPv6 address carries, when it is one of the forms that embed, translate or
+ * route to IPv4 (its packets end up at those IPv4 addresses); undefined for any other address.
+ */
+function embeddedIpv4(parts: number[]): string[] | undefined {
+  const [p0, p1, p2, p3, p4, p5, p6, p7] = parts as [number, number, number, number, number, number, number, number];
+  const last = ipv4Of(p6, p7);
+  const zeroTo = (end: number) => parts.slice(0, end).every((part) => part === 0);
+  // ::a.b.c.d (IPv4-compatible, :: and ::1 included), ::ffff:a.b.c.d (mapped), ::ffff:0:a.b.c.d (translated, SIIT).
+  if (zeroTo(5) && (p5 === 0 || p5 === 0xffff)) return [last];
+  if (zeroTo(4) && p4 === 0xffff && p5 === 0) return [last];
+  // 64:ff9b::a.b.c.d, NAT64's well-known prefix (RFC 6052).
+  if (p0 === 0x64 && p1 === 0xff9b && p2 === 0 && p3 === 0 && p4 === 0 && p5 === 0) return [last];
+  // 2002:AABB:CCDD::/48, 6to4 (RFC 3056): the IPv4 address follows the prefix.
+  if (p0 === 0x2002) return [ipv4Of(p1, p2)];
+  // 2001:0:SSSS:SSSS:flags:port:CCCC:CCCC, Teredo (RFC 4380): the server, and the client stored inverted.
+  if (p0 === 0x2001 && p1 === 0) return [ipv4Of(p2, p3), ipv4Of(~p6 & 0xffff, ~p7 & 0xffff)];
+  return undefined;
+}
+
+/**
+ * IPv6 space refused whatever it holds: outside global unicast (2000::/3) every address is refused
+ * (site-local, unique-local, link-local, discard-only, multicast, NAT64's local-use prefix, whose
+ * IPv4 position the network chooses…) unless embeddedIpv4 decoded it; inside it, these.
+ */
+const refusedGlobalIpv6 = new BlockList();
+for (const [network, prefix] of [
+  // IETF protocol assignments (benchmarking, ORCHID, AMT…; Teredo is decoded first), documentation.
+  ['2001::', 23], ['2001:db8::', 32], ['3fff::', 20],
+] as const) refusedGlobalIpv6.addSubnet(network, prefix, 'ipv6');
+
+/** True for an address that is not on the public internet, however it is written. */
 export function isNonPublicAddress(address: string): boolean {
   const family = isIP(address);
-  if (family === 0) return true;
-  // IPv4-mapped IPv6 (::ffff:a.b.c.d, ::ffff:7f00:1) reaches IPv4 space: never a webhook's address.
-  if (family === 6 && /^(0{1,4}:){5}ffff:/i.test(address.replace(/^::/, '0:0:0:0:0:'))) return true;
-  return refused.check(address, family === 6 ? 'ipv6' : 'ipv4');
+  if (family === 4) return refusedIpv4.check(address, 'ipv4');
+  if (family !== 6 || !ipaddr.IPv6.isValid(address)) return true;
+  const ipv6 = ipaddr.IPv6.parse(address);
+  const carried = embeddedIpv4(ipv6.parts);
+  if (carried) return carried.some((ipv4) => refusedIpv4.check(ipv4, 'ipv4'));
+  if (!ipv6.match(ipaddr.IPv6.parse('2000::'), 3)) return true;
+  // The zone (fe80::1%eth0) is not part of the address BlockList compares.
+  return refusedGlobalIpv6.check(ipv6.toNormalizedString(), 'ipv6');
 }
 
 export class WebhookAddressError extends Error {
@@ -77,6 +114,18 @@ export async function resolveChecked(hostname: string, rules: Pick<TAddressRules
   return first;
 }
 
+/**
+ * What the URL itself must be, under the rules in force: its scheme and no credentials. Checked at
+ * creation and again at every send (the settings may have changed since the endpoint was created).
+ */
+export function urlFormProblem(url: URL, rules: Pick<TAddressRules, 'allowInsecure'>): string | undefined {
+  if (url.protocol !== 'https:' && !(rules.allowInsecure && url.protocol === 'http:')) {
+    return rules.allowInsecure ? 'must be an http or https URL' : 'must be an https URL';
+  }
+  if (url.username || url.password) return 'must not carry a user name or password';
+  return undefined;
+}
+
 /** The reason an endpoint URL is refused, or undefined when it may be used. */
 export async function endpointUrlProblem(raw: string, rules: TAddressRules, resolve: TResolver = systemResolver): Promise<string | undefined> {
   let url: URL;
@@ -85,10 +134,8 @@ export async function endpointUrlProblem(raw: string, rules: TAddressRules, reso
   } catch {
     return 'must be an absolute URL';
   }
-  if (url.protocol !== 'https:' && !(rules.allowInsecure && url.protocol === 'http:')) {
-    return rules.allowInsecure ? 'must be an http or https URL' : 'must be an https URL';
-  }
-  if (url.username || url.password) return 'must not carry a user name or password';
+  const formProblem = urlFormProblem(url, rules);
+  if (formProblem) return formProblem;
   try {
     await resolveChecked(hostOf(url), rules, resolve);
   } catch (error) {

@@ -87,10 +87,14 @@ export async function listDeliveries(pool: TPgPool, endpointId: string): Promise
   return result.rows.map(deliveryOf);
 }
 
-/** Pending again, due now, attempts kept; false when the delivery is not the endpoint's. */
+/**
+ * Pending again, due now, attempts kept, version raised (an attempt in flight then cannot end it:
+ * recordAttempt); false when the delivery is not the endpoint's.
+ */
 export async function requeueDelivery(pool: TPgPool, endpointId: string, deliveryId: string): Promise<boolean> {
   const result = await pool.query(
-    `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), last_error = NULL, updated_at = now() WHERE id = $1 AND endpoint_id = $2`,
+    `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), last_error = NULL, version = version + 1, updated_at = now()
+      WHERE id = $1 AND endpoint_id = $2`,
     [deliveryId, endpointId],
   );
   return Boolean(result.rowCount);
@@ -135,6 +139,8 @@ export interface TDeliveryToSend {
   payload: object;
   status: TDeliveryStatus;
   attempts: number;
+  /** Raised by each manual retry: the attempt records its outcome against it. */
+  version: number;
   url: string;
   secretCt: Buffer;
   endpointDeleted: boolean;
@@ -142,7 +148,7 @@ export interface TDeliveryToSend {
 
 export async function deliveryToSend(pool: TPgPool, deliveryId: string): Promise<TDeliveryToSend | undefined> {
   const result = await pool.query(
-    `SELECT d.id, d.endpoint_id, d.event_id, d.type, d.payload, d.status, d.attempts, e.url, e.secret_ct, e.deleted_at IS NOT NULL AS deleted
+    `SELECT d.id, d.endpoint_id, d.event_id, d.type, d.payload, d.status, d.attempts, d.version, e.url, e.secret_ct, e.deleted_at IS NOT NULL AS deleted
        FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE d.id = $1`,
     [deliveryId],
   );
@@ -150,7 +156,7 @@ export async function deliveryToSend(pool: TPgPool, deliveryId: string): Promise
   if (!row) return undefined;
   return {
     id: row.id, endpointId: row.endpoint_id, eventId: row.event_id, type: row.type, payload: row.payload, status: row.status,
-    attempts: row.attempts, url: row.url, secretCt: row.secret_ct, endpointDeleted: row.deleted,
+    attempts: row.attempts, version: row.version, url: row.url, secretCt: row.secret_ct, endpointDeleted: row.deleted,
   };
 }
 
@@ -168,21 +174,35 @@ export async function liveExportFile(pool: TPgPool, exportId: string): Promise<{
 }
 
 /**
- * One attempt's outcome. `next` is when the next attempt is due (pending), or the final status.
- * Only a pending delivery is changed: one failed by a deleted endpoint stays failed.
+ * One attempt's outcome, recorded against the version the attempt started from. `next` is when the
+ * next attempt is due (pending), or the final status. Only a pending delivery is changed: one
+ * failed by a deleted endpoint stays failed. When a manual retry raised the version meanwhile, a
+ * failed attempt is counted (attempts, last status code, last error) but the delivery stays pending
+ * and due as the retry left it: 'superseded', and the caller sends it again. A success always
+ * stands: the receiver has the event. One statement, so a retry committed just before or after
+ * it is seen either way (the row lock orders them).
  */
 export async function recordAttempt(
   pool: TPgPool,
   deliveryId: string,
+  version: number,
   attempt: { statusCode: number | null; error: string | null; next: { retryAt: Date } | 'succeeded' | 'failed' },
-): Promise<void> {
+): Promise<'recorded' | 'superseded' | 'ended'> {
   const status = typeof attempt.next === 'object' ? 'pending' : attempt.next;
   const retryAt = typeof attempt.next === 'object' ? attempt.next.retryAt : null;
-  await pool.query(
-    `UPDATE webhook_deliveries SET attempts = attempts + 1, last_status_code = $2, last_error = $3, status = $4, next_attempt_at = $5, updated_at = now()
-      WHERE id = $1 AND status = 'pending'`,
-    [deliveryId, attempt.statusCode, attempt.error, status, retryAt],
+  const result = await pool.query<{ superseded: boolean }>(
+    `UPDATE webhook_deliveries
+        SET attempts = attempts + 1, last_status_code = $2, last_error = $3,
+            status = CASE WHEN version = $6 OR $4::text = 'succeeded' THEN $4::text ELSE status END,
+            next_attempt_at = CASE WHEN version = $6 OR $4::text = 'succeeded' THEN $5::timestamptz ELSE next_attempt_at END,
+            updated_at = now()
+      WHERE id = $1 AND status = 'pending'
+      RETURNING version <> $6 AND $4::text <> 'succeeded' AS superseded`,
+    [deliveryId, attempt.statusCode, attempt.error, status, retryAt, version],
   );
+  const row = result.rows[0];
+  if (!row) return 'ended';
+  return row.superseded ? 'superseded' : 'recorded';
 }
 
 /** Ends a delivery without an attempt (its endpoint was deleted, its secret does not open). */
