@@ -144,13 +144,18 @@ export const PG_PROBE_MS = 800;
 /**
  * Readiness of PostgreSQL on a connection of its own (a pool of one): a probe never waits behind
  * the service's pool, however many of its connections wait on a lock, and gives up within
- * PG_PROBE_MS. `SELECT 1` takes no lock a table's holder could keep from it.
+ * PG_PROBE_MS. `SELECT 1` takes no lock a table's holder could keep from it. The connection is
+ * opened at once and kept (no idle time-out), so a probe does not pay for a connect on a busy
+ * server; one the server ends is replaced by the next probe.
  */
 export function createPgProbe(url: string): { check(): Promise<void>; end(): Promise<void> } {
   const pool = createPgPool(url, {
     max: 1,
+    idleTimeoutMillis: 0,
     budget: { statementMs: PG_PROBE_MS, lockMs: PG_PROBE_MS, poolWaitMs: PG_PROBE_MS, idleInTransactionMs: PG_PROBE_MS },
   });
+  // A server that is away now is /readyz's to report, not the start's.
+  pool.query('SELECT 1').catch(() => undefined);
   return {
     check: async () => void (await pool.query('SELECT 1')),
     end: () => pool.end(),
