@@ -61,7 +61,7 @@ async function terminate(processes: Record<string, TSpawned>): Promise<Record<st
 }
 
 /** The close steps each process has (apps/api/src/api-resources.ts, server.ts; apps/worker/src/worker-shutdown.ts). */
-const API_STEPS = /^(http connections|vault queue events|forward queue events|export queue events|queue [a-z-]+|flow producer|postgresql pool)$/;
+const API_STEPS = /^(http connections|vault queue events|forward queue events|export queue events|queue [a-z-]+|flow producer|postgresql probe|postgresql pool)$/;
 const WORKER_STEPS = /^(health server|bullmq workers|render pool|flow producer|gateway clients|key provider|postgresql pool)$/;
 
 /** The names the process's "did not close in time" line gives; [] when it has none. */

@@ -1,6 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
-import type { DestinationStream } from 'pino';
-import { describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { pino, type DestinationStream } from 'pino';
+import { describe, expect, inject, it } from 'vitest';
+import { toAppError, toErrorBody } from '@folio-vault/shared/errors';
 import { createLogger, wantsPrettyLogs } from '@folio-vault/shared/logger';
 import { redactPans } from '@folio-vault/shared/vault/card/redact-pan';
 
@@ -59,5 +62,70 @@ describe('logger', () => {
     expect(text).toMatch(/^\[\d{2}:\d{2}:\d{2}\.\d{3}\] WARN \(folio-vault-api\): redis unavailable\n/);
     expect(text).toContain('path: "/vault/411111******1111"');
     expect(text).not.toContain('4111111111111111');
+  });
+});
+
+/**
+ * PostgreSQL errors whose fields quote row data (detail, where, hint, internalQuery), provoked on a
+ * real server with a marker in the data; each is logged as the service logs errors (the error
+ * handler's `err`, a child logger with pino's own error serializer as pino-http makes one, an
+ * AggregateError's attempts) and answered as the API answers it.
+ */
+describe('PostgreSQL errors', () => {
+  async function provoke(marker: string): Promise<Array<Error & { code?: string; detail?: string; where?: string; hint?: string; internalQuery?: string }>> {
+    const client = new pg.Client({ connectionString: inject('postgresUrl') });
+    await client.connect();
+    const failure = (sql: string, values: unknown[] = []) =>
+      client.query(sql, values).then(
+        () => {
+          throw new Error(`${sql} did not fail`);
+        },
+        (error: unknown) => error as Error,
+      );
+    try {
+      await client.query('CREATE TEMP TABLE guests (name text UNIQUE)');
+      await client.query('INSERT INTO guests VALUES ($1)', [marker]);
+      return [
+        // 23505: detail "Key (name)=(<marker>) already exists."
+        await failure('INSERT INTO guests VALUES ($1)', [marker]),
+        // 22P05, a NUL in JSON text: where "JSON data, line 1: {"text": "<marker>\\u0000..."
+        await failure('SELECT $1::jsonb', [`{"text": "${marker}\\u0000"}`]),
+        // P0001 with detail and hint; 22012 inside PL/pgSQL: internalQuery holds the statement
+        await failure(`DO $$ BEGIN RAISE EXCEPTION 'refused' USING DETAIL = '${marker}', HINT = '${marker}'; END $$`),
+        await failure(`DO $$ BEGIN PERFORM 1 / 0 WHERE '${marker}' <> ''; END $$`),
+      ];
+    } finally {
+      await client.end();
+    }
+  }
+
+  it('are logged and answered without their detail, where, hint or internalQuery', async () => {
+    const marker = `rowdata${randomBytes(4).toString('hex')}`;
+    const errors = await provoke(marker);
+    const quoted = (error: (typeof errors)[number]) => [error.detail, error.where, error.hint, error.internalQuery].filter((field) => field?.includes(marker)).length;
+    expect(errors.map((error) => [error.code, quoted(error)])).toEqual([
+      ['23505', 1],
+      ['22P05', 1],
+      ['P0001', 2],
+      ['22012', 1],
+    ]);
+
+    const out = sink(errors.length * 3);
+    const logger = createLogger({ destination: out.stream, name: 'folio-vault-api' });
+    const httpChild = logger.child({}, { serializers: { err: pino.stdSerializers.err } });
+    for (const error of errors) {
+      logger.error({ err: error }, 'unexpected error');
+      httpChild.error({ err: error }, 'unexpected error');
+      logger.error({ err: new AggregateError([error], 'every attempt failed') }, 'worker error');
+    }
+    await out.done;
+    const lines = out.text().trim().split('\n');
+    expect(lines).toHaveLength(errors.length * 3);
+    expect(lines.filter((line) => line.includes(marker))).toEqual([]);
+    // What a person needs to find the fault stays: the code, the message, the constraint.
+    expect(JSON.parse(lines[0]!).err).toMatchObject({ code: '23505', message: 'duplicate key value violates unique constraint "guests_name_key"', detail: '[redacted]', constraint: 'guests_name_key' });
+
+    const answers = errors.map((error) => JSON.stringify(toErrorBody(toAppError(error), 'request-1')));
+    expect(answers.filter((answer) => answer.includes(marker))).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { FlowProducer, Queue, QueueEvents } from 'bullmq';
 import type { TConfig } from '@folio-vault/shared/config';
 import { watchPgPool, watchRedis, watchStorage, type ConnectionLog } from '@folio-vault/shared/connection-log';
-import { createPgPool, createRedis, quiet, type TPgPool, type TRedisClient } from '@folio-vault/shared/connections';
+import { createPgPool, createPgProbe, createRedis, pgBudgetOf, quiet, type TPgPool, type TRedisClient } from '@folio-vault/shared/connections';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { closeConnections, type TCloser } from '@folio-vault/shared/shutdown';
 import { createStorage } from '@folio-vault/shared/storage/create-storage';
@@ -14,6 +14,8 @@ import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
 export interface TApiResources {
   redis: TRedisClient;
   pool: TPgPool;
+  /** /readyz's PostgreSQL check: a connection of its own, never waiting behind the pool. */
+  pgProbe: { check(): Promise<void> };
   storage: ObjectStorage;
   vaultQueue: Queue;
   vaultEvents: QueueEvents;
@@ -32,7 +34,9 @@ export interface TApiResources {
 /** `connections` logs an outage of Redis, PostgreSQL or storage once, however many requests meet it. */
 export async function openApiResources(config: TConfig, connections: ConnectionLog): Promise<TApiResources> {
   const redis = watchRedis(createRedis(config.REDIS_URL, 'producer'), connections);
-  const pool = watchPgPool(createPgPool(config.DATABASE_URL), connections);
+  // Requests' budgets: a request over one answers 503 naming PostgreSQL (errors.ts).
+  const pool = watchPgPool(createPgPool(config.DATABASE_URL, { budget: pgBudgetOf(config, 'api') }), connections);
+  const pgProbe = createPgProbe(config.DATABASE_URL);
   const queueOptions = { connection: redis, prefix: config.QUEUE_PREFIX };
   const openQueue = (name: string) => quiet(new Queue(name, queueOptions));
   // QueueEvents read with a blocking XREAD: each gets a connection of its own.
@@ -66,6 +70,7 @@ export async function openApiResources(config: TConfig, connections: ConnectionL
   return {
     redis,
     pool,
+    pgProbe,
     storage: watchStorage(createStorage(config), connections),
     vaultQueue,
     vaultEvents,
@@ -83,6 +88,7 @@ export async function openApiResources(config: TConfig, connections: ConnectionL
         ['export queue events', exportEvents],
         ...[vaultQueue, forwardQueue, exportQueue, nightAuditQueue, ...opened].map((queue): [string, Queue] => [`queue ${queue.name}`, queue]),
         ['flow producer', flows],
+        ['postgresql probe', { close: () => pgProbe.end() }],
       ];
       await closeConnections(
         closer,

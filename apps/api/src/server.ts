@@ -92,6 +92,7 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
     redis,
     queuePrefix: config.QUEUE_PREFIX,
     pool,
+    pgProbe: resources.pgProbe,
     storage,
   });
 

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { TConfig } from '@folio-vault/shared/config';
-import { createRedis, pingRedis, type TPgPool } from '@folio-vault/shared/connections';
+import { createPgProbe, createRedis, pingRedis } from '@folio-vault/shared/connections';
 import { AppError, isUnexpected, toAppError, toErrorBody } from '@folio-vault/shared/errors';
 import type { Logger } from '@folio-vault/shared/logger';
 import { bearerMatches, type TMetrics } from '@folio-vault/shared/metrics';
@@ -111,17 +111,18 @@ export async function startHealthServer(options: THealthServerOptions): Promise<
 /**
  * The worker's health server when WORKER_HEALTH_PORT is set (else undefined): readiness is its
  * Redis (a connection of its own, so a probe never waits behind the workers' blocking commands),
- * its PostgreSQL pool, its key provider (an HSM that answers), and every BullMQ worker of the
+ * PostgreSQL (likewise a connection of its own, never behind the jobs' pool or a lock), its key provider (an HSM that answers), and every BullMQ worker of the
  * process running.
  */
 export async function startWorkerHealthServer(
   config: TConfig,
-  parts: { pool: TPgPool; workers: ReadonlyArray<{ name: string; isRunning(): boolean }>; metrics: TMetrics; logger: Logger; keys: { check(): Promise<void> } },
+  parts: { workers: ReadonlyArray<{ name: string; isRunning(): boolean }>; metrics: TMetrics; logger: Logger; keys: { check(): Promise<void> } },
 ): Promise<TRunningHealthServer | undefined> {
   if (config.WORKER_HEALTH_PORT === undefined) return undefined;
   // Fail-fast like the API's connection, but a probe right after start waits for the first connect.
   const probe = createRedis(config.REDIS_URL, 'producer', { enableOfflineQueue: true });
   probe.on('error', () => undefined);
+  const pgProbe = createPgProbe(config.DATABASE_URL);
   try {
     const server = await startHealthServer({
       host: config.WORKER_HEALTH_HOST,
@@ -131,7 +132,7 @@ export async function startWorkerHealthServer(
       logger: parts.logger,
       checks: {
         redis: () => pingRedis(probe),
-        postgres: () => parts.pool.query('SELECT 1'),
+        postgres: () => pgProbe.check(),
         keys: () => parts.keys.check(),
         workers: () => {
           const stopped = parts.workers.filter((worker) => !worker.isRunning()).map((worker) => worker.name);
@@ -144,10 +145,12 @@ export async function startWorkerHealthServer(
       async close() {
         await server.close();
         probe.disconnect();
+        await pgProbe.end();
       },
     };
   } catch (error) {
     probe.disconnect();
+    await pgProbe.end();
     throw error;
   }
 }

@@ -1,7 +1,7 @@
 import { FlowProducer, Queue } from 'bullmq';
 import type { TWorkerConfig } from '@folio-vault/shared/config';
 import { ConnectionLog, watchPgPool, watchRedis, watchStorage } from '@folio-vault/shared/connection-log';
-import { createPgPool, createRedis, quiet } from '@folio-vault/shared/connections';
+import { createPgPool, createRedis, pgBudgetOf, quiet } from '@folio-vault/shared/connections';
 import type { Logger } from '@folio-vault/shared/logger';
 import { createMetrics, type TMetrics } from '@folio-vault/shared/metrics';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
@@ -61,7 +61,8 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   useNativeHpke(measureOn(config.PERFORMANCE_MEASURES_OFF, 'hpke-native'));
   // An outage of Redis, PostgreSQL or storage is logged once, not per error of every connection.
   const connections = options.connections ?? new ConnectionLog(logger);
-  const pool = watchPgPool(createPgPool(config.DATABASE_URL, { max: Math.min(config.WORKER_CONCURRENCY, 20) }), connections);
+  // Budgets for exports, night audits and sweeps as well as the vault's jobs: longer than a request's.
+  const pool = watchPgPool(createPgPool(config.DATABASE_URL, { max: Math.min(config.WORKER_CONCURRENCY, 20), budget: pgBudgetOf(config, 'worker') }), connections);
   const connection = watchRedis(createRedis(config.REDIS_URL, 'worker'), connections);
 
   const renderer = new RenderPool(config.EXPORT_CONCURRENCY, { metrics });
@@ -119,7 +120,7 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   logger.info({ queues: workers.map((worker) => worker.name), concurrency: config.WORKER_CONCURRENCY, exportConcurrency: config.EXPORT_CONCURRENCY }, 'worker ready');
   if (scheduled) logger.info({ properties: scheduled }, 'night-audit schedules synced');
 
-  const health = await startWorkerHealthServer(config, { pool, workers, metrics, logger, keys });
+  const health = await startWorkerHealthServer(config, { workers, metrics, logger, keys });
   const keyHealth = startKeyHealthReporter(keys, connection, config.QUEUE_PREFIX, logger);
 
   return {

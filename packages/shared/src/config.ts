@@ -69,6 +69,34 @@ const ZSharedSettings = z.object({
       'How long a vault request (tokenize, read, delete, search) waits for its job before it answers 503 with `Retry-After`; ' +
       'a forward waits its destination\'s `timeoutMs` on top ([vault.md](vault.md#waiting-for-the-worker)).',
   }),
+  // The PostgreSQL pools' budgets (connections.ts, pgBudgetOf): the API's serve requests and are
+  // short; a worker's run exports, night audits and sweeps besides and are longer.
+  PG_STATEMENT_TIMEOUT_MS: positiveMs.default(5_000).meta({
+    readBy: 'api',
+    description:
+      'The API\'s PostgreSQL `statement_timeout`: a statement running longer is cancelled and the request answers 503 with ' +
+      '`Retry-After` naming PostgreSQL; a transaction left idle for twice this is ended ([operations.md](operations.md#time-budgets)).',
+  }),
+  PG_LOCK_TIMEOUT_MS: positiveMs.default(2_000).meta({
+    readBy: 'api',
+    description: 'The API\'s PostgreSQL `lock_timeout`: a request that waits longer for a lock another session holds answers 503 with `Retry-After`.',
+  }),
+  PG_POOL_WAIT_MS: positiveMs.default(2_000).meta({
+    readBy: 'api',
+    description: 'How long an API request waits for a free connection of its PostgreSQL pool (or for a new one to connect) before it answers 503 with `Retry-After`.',
+  }),
+  WORKER_PG_STATEMENT_TIMEOUT_MS: positiveMs.default(120_000).meta({
+    readBy: 'worker',
+    description: 'A worker\'s PostgreSQL `statement_timeout` (its exports, night audits and sweeps read more than a request); a transaction left idle for twice this is ended.',
+  }),
+  WORKER_PG_LOCK_TIMEOUT_MS: positiveMs.default(10_000).meta({
+    readBy: 'worker',
+    description: 'A worker\'s PostgreSQL `lock_timeout`: a job that waits longer for a lock another session holds fails with that error.',
+  }),
+  WORKER_PG_POOL_WAIT_MS: positiveMs.default(30_000).meta({
+    readBy: 'worker',
+    description: 'How long a worker\'s job waits for a free connection of its PostgreSQL pool (or for a new one to connect).',
+  }),
   EXPORT_WAIT_MS: positiveMs.default(25_000).meta({
     readBy: 'api',
     description: 'How long an export request waits for its file before it answers 202 with a status URL ([export.md](export.md#flow)).',

@@ -73,17 +73,93 @@ export async function pingRedis(client: TRedisClient): Promise<void> {
 // BIGINT (int8) comes back as a string: int64 ids must not pass through a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => value);
 
-export function createPgPool(url: string, options: pg.PoolConfig = {}): pg.Pool {
+/**
+ * A PostgreSQL pool's time budgets (docs/operations.md#time-budgets). They travel as startup
+ * parameters of every connection, so they hold for every query of the pool, in a transaction or
+ * not, whoever runs it.
+ */
+export interface TPgBudget {
+  /** statement_timeout: a statement running longer is cancelled (SQLSTATE 57014). */
+  statementMs: number;
+  /** lock_timeout: a wait for a lock longer than this fails (SQLSTATE 55P03). */
+  lockMs: number;
+  /** How long a query waits for a free pooled connection, or for a new one to connect. */
+  poolWaitMs: number;
+  /** idle_in_transaction_session_timeout: a transaction left open and idle this long is ended with its connection. */
+  idleInTransactionMs: number;
+}
+
+/** What pgBudgetOf reads: the settings of the API's pool and of a worker's. */
+export interface TPgBudgetSettings {
+  PG_STATEMENT_TIMEOUT_MS: number;
+  PG_LOCK_TIMEOUT_MS: number;
+  PG_POOL_WAIT_MS: number;
+  WORKER_PG_STATEMENT_TIMEOUT_MS: number;
+  WORKER_PG_LOCK_TIMEOUT_MS: number;
+  WORKER_PG_POOL_WAIT_MS: number;
+}
+
+/**
+ * The budgets of a role's pool. A transaction may sit idle between its statements while the code
+ * does other work (a seal, a render step): twice the statement budget, so only one left open by
+ * mistake is ended.
+ */
+export function pgBudgetOf(settings: TPgBudgetSettings, role: 'api' | 'worker'): TPgBudget {
+  const [statementMs, lockMs, poolWaitMs] =
+    role === 'api'
+      ? [settings.PG_STATEMENT_TIMEOUT_MS, settings.PG_LOCK_TIMEOUT_MS, settings.PG_POOL_WAIT_MS]
+      : [settings.WORKER_PG_STATEMENT_TIMEOUT_MS, settings.WORKER_PG_LOCK_TIMEOUT_MS, settings.WORKER_PG_POOL_WAIT_MS];
+  return { statementMs, lockMs, poolWaitMs, idleInTransactionMs: 2 * statementMs };
+}
+
+/** node-postgres options for a budget: its timeouts are sent as startup parameters of each connection. */
+function budgetOptions(budget: TPgBudget): pg.PoolConfig {
+  return {
+    statement_timeout: budget.statementMs,
+    lock_timeout: budget.lockMs,
+    idle_in_transaction_session_timeout: budget.idleInTransactionMs,
+    connectionTimeoutMillis: budget.poolWaitMs,
+  };
+}
+
+/** Without a `budget` (the command-line scripts), no statement or lock bound. */
+export function createPgPool(url: string, options: pg.PoolConfig & { budget?: TPgBudget } = {}): pg.Pool {
+  const { budget, ...rest } = options;
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
     connectionTimeoutMillis: 3_000,
     idleTimeoutMillis: 30_000,
-    ...options,
+    ...(budget ? budgetOptions(budget) : {}),
+    ...rest,
   });
   // An idle client losing its server must not crash the process; the next query reports it.
   pool.on('error', () => undefined);
   return pool;
+}
+
+/** The bound of a readiness probe's own PostgreSQL connection: connect, statement and lock. */
+export const PG_PROBE_MS = 800;
+
+/**
+ * Readiness of PostgreSQL on a connection of its own (a pool of one): a probe never waits behind
+ * the service's pool, however many of its connections wait on a lock, and gives up within
+ * PG_PROBE_MS. `SELECT 1` takes no lock a table's holder could keep from it. The connection is
+ * opened at once and kept (no idle time-out), so a probe does not pay for a connect on a busy
+ * server; one the server ends is replaced by the next probe.
+ */
+export function createPgProbe(url: string): { check(): Promise<void>; end(): Promise<void> } {
+  const pool = createPgPool(url, {
+    max: 1,
+    idleTimeoutMillis: 0,
+    budget: { statementMs: PG_PROBE_MS, lockMs: PG_PROBE_MS, poolWaitMs: PG_PROBE_MS, idleInTransactionMs: PG_PROBE_MS },
+  });
+  // A server that is away now is /readyz's to report, not the start's.
+  pool.query('SELECT 1').catch(() => undefined);
+  return {
+    check: async () => void (await pool.query('SELECT 1')),
+    end: () => pool.end(),
+  };
 }
 
 export type TPgPool = pg.Pool;

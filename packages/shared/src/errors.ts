@@ -115,7 +115,24 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOST
 /** SQLSTATE classes 08 (connection exception) and 53 (insufficient resources), and 57P01-57P05 (server shutting down, starting up, gone). */
 const PG_STATES = /^(08|53|57P0[1-5])/;
 /** node-postgres raises these without a code when the server goes away or does not answer a connect. */
-const PG_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable|Query read timeout)/;
+const PG_MESSAGES = /^(Connection terminated|Client has encountered a connection error|Client was closed and is not queryable|Query read timeout)/;
+/**
+ * A PostgreSQL pool's budget spent (connections.ts, TPgBudget): a statement cancelled by
+ * statement_timeout (57014), a lock not granted within lock_timeout (55P03), or no free pooled
+ * connection within the pool-wait budget (node-postgres's message, no code). The store answers,
+ * slowly: a 503 of its own, not an outage for the connection log.
+ */
+const PG_BUDGET_STATES = new Set(['57014', '55P03']);
+const PG_POOL_WAIT_MESSAGE = 'timeout exceeded when trying to connect';
+const BUDGET_DETAILS = "The PostgreSQL database did not answer within this request's time budget; retry shortly.";
+
+/** Whether a PostgreSQL budget ran out for this error (its own, or its cause's). */
+export function isPgBudgetSpent(error: unknown, depth = 0): boolean {
+  if (typeof error !== 'object' || error === null || depth > 3) return false;
+  const { message, code, cause } = error as { message?: unknown; code?: unknown; cause?: unknown };
+  if ((typeof code === 'string' && PG_BUDGET_STATES.has(code)) || message === PG_POOL_WAIT_MESSAGE) return true;
+  return isPgBudgetSpent(cause, depth + 1);
+}
 const REDIS_NAMES = new Set(['MaxRetriesPerRequestError', 'ClusterAllFailedError']);
 /** ioredis while the connection is down (fail-fast clients, clusters), and Redis replies of a server not ready to serve. */
 const REDIS_MESSAGES =
@@ -176,7 +193,8 @@ function fromHttpClientError(error: unknown): AppError | undefined {
 
 /**
  * The one conversion of anything thrown into the answer it gets: an AppError as it is; a request
- * that cannot be read, its 4xx; a store that cannot be reached (PostgreSQL, Redis, object storage,
+ * that cannot be read, its 4xx; a PostgreSQL budget spent, 503 naming PostgreSQL with Retry-After;
+ * a store that cannot be reached (PostgreSQL, Redis, object storage,
  * or a socket error), 503 with Retry-After; anything else 500 UNEXPECTED_ERROR. The original error
  * is kept as `cause`, for the log, never for the client.
  */
@@ -184,6 +202,7 @@ export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
   const fromClient = fromHttpClientError(error);
   if (fromClient) return fromClient.withCause(error);
+  if (isPgBudgetSpent(error)) return AppError.unavailable(BUDGET_DETAILS).withCause(error);
   const store = connectionFailureOf(error);
   if (store) return AppError.unavailable(UNAVAILABLE_DETAILS[store]).withCause(error);
   return new AppError('UNEXPECTED_ERROR', 'An unexpected error occurred; it has been logged.', { cause: error });

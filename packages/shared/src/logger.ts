@@ -3,10 +3,22 @@ import { pino, type DestinationStream, type Logger } from 'pino';
 import { redactPans } from './vault/card/redact-pan.js';
 
 /**
+ * The fields of a PostgreSQL error (node-postgres's DatabaseError) that can quote row data: the
+ * key and value of a unique violation (detail), a JSON document around a bad character (where), a
+ * PL/pgSQL statement with its literals (where, internalQuery), what a RAISE put in them (detail,
+ * hint), and a statement's parameters. The code, message, table and constraint stay: they name
+ * the fault without the data.
+ */
+const PG_ROW_DATA_FIELDS = ['detail', 'where', 'hint', 'internalQuery', 'parameters'];
+
+/**
  * Redaction is a second line of defence: card fields are never logged on purpose, and these paths
- * make sure that an accidental `log.info({ body })` still prints nothing secret.
+ * make sure that an accidental `log.info({ body })` still prints nothing secret. They apply to
+ * what the serializers made, whichever child logger logs (pino-http's error serializer included):
+ * a logged error (`err`), the attempts of an AggregateError and a plain object's cause.
  */
 export const REDACT_PATHS = [
+  ...PG_ROW_DATA_FIELDS.flatMap((field) => [field, `*.${field}`, `*.aggregateErrors[*].${field}`, `*.cause.${field}`]),
   'req.headers.authorization',
   'req.headers.cookie',
   'req.headers["idempotency-key"]',

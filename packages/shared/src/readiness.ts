@@ -6,8 +6,12 @@
 import { AppError } from './errors.js';
 import { within } from './within.js';
 
-/** Each check's bound when the caller gives none. */
-export const READINESS_CHECK_MS = 2_000;
+/**
+ * Each check's bound when the caller gives none: the checks run in parallel, so a probe gets its
+ * answer within this, under the 1 s an orchestrator's probe commonly allows (Kubernetes'
+ * timeoutSeconds default).
+ */
+export const READINESS_CHECK_MS = 900;
 
 /** Rejects or throws when it is not ready. */
 export type TReadinessCheck = () => Promise<unknown> | unknown;

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import swaggerUi from 'swagger-ui-express';
-import { pingRedis, type TPgPool, type TRedisClient } from '@folio-vault/shared/connections';
+import { pingRedis, type TRedisClient } from '@folio-vault/shared/connections';
 import { toErrorBody } from '@folio-vault/shared/errors';
 import type { TMetrics } from '@folio-vault/shared/metrics';
 import { ZHealth, ZReadiness, ZReadinessFailure } from '@folio-vault/shared/schemas/common';
@@ -17,7 +17,8 @@ export interface TReadinessDeps {
   redis: TRedisClient;
   /** QUEUE_PREFIX: where the workers report keys they cannot use. */
   queuePrefix: string;
-  pool: TPgPool;
+  /** PostgreSQL's check on a connection of its own (createPgProbe): never behind the pool or a lock. */
+  pgProbe: { check(): Promise<void> };
   storage: ObjectStorage;
 }
 
@@ -46,7 +47,7 @@ const readyz = defineRoute<TOpsDeps>({
   path: '/readyz',
   operationId: 'getReadiness',
   summary: 'Readiness',
-  description: `Pings Redis (every master of a cluster), PostgreSQL and the object storage, and reads whether a worker reported its vault keys unusable (an HSM that does not answer), each within ${READINESS_CHECK_MS} ms; 503 names what is not ready.`,
+  description: `Pings Redis (every master of a cluster), PostgreSQL (on a connection of its own: never behind the requests' pool or a lock) and the object storage, and reads whether a worker reported its vault keys unusable (an HSM that does not answer), each within ${READINESS_CHECK_MS} ms; 503 names what is not ready.`,
   tags: TAGS,
   responses: {
     200: { description: 'Every store answered', json: ZReadiness },
@@ -56,7 +57,7 @@ const readyz = defineRoute<TOpsDeps>({
     const { checks, error } = await checkReadiness({
       // On a Redis Cluster: every master (redis+cluster:// URLs).
       redis: () => pingRedis(deps.redis),
-      postgres: () => deps.pool.query('SELECT 1'),
+      postgres: () => deps.pgProbe.check(),
       storage: () => deps.storage.ping(),
       // The workers' keys (an HSM), as they report them: the API has no access of its own.
       keys: () => checkWorkersKeys(deps.redis, deps.queuePrefix),
