@@ -91,7 +91,7 @@ export class NightAuditor {
     const request = ZFolioExportRequest.parse(auditExportRequest(source, payload.businessDate, payload.format));
     const document = await buildFolioDocument(this.pool, payload.propertyId, language, request, new Date(), property);
     const key = auditObjectKey(payload.propertyId, payload.businessDate, source, payload.format);
-    const published = await this.exporter.publish(document, payload.format, key, log);
+    const published = await this.exporter.publish(document, payload.format, key, log, undefined, 'batch');
     const item = { batchId: payload.batchId, run: payload.run, ...source };
     await recordSourceExported(this.pool, item, { ...published, folioIds: document.folios.map((f) => f.id) });
   }
