@@ -370,6 +370,35 @@ describe('night-audit starts of one property at once', () => {
   });
 });
 
+describe('a night-audit-only worker (WORKER_QUEUES=night-audit)', () => {
+  it('runs batches and never takes an on-demand export; a worker with folio-export does', async () => {
+    const fleet = await createWorld({ env: { WORKER_QUEUES: 'night-audit', EXPORT_CONCURRENCY: '1' } });
+    let exportWorker: TRunningWorker | undefined;
+    const exports = new Queue(QUEUE_NAMES.export, { connection: fleet.redis, prefix: fleet.config.QUEUE_PREFIX });
+    try {
+      await importLedger(fleet, LEDGER);
+      const exported = await request(fleet.url).post('/fiscal-document/v1/folios/export').set(auth(fleet)).set('Prefer', 'respond-async')
+        .send({ sourceKind: 'RESERVATION', sourceId: '100' });
+      expect(exported.status, JSON.stringify(exported.body)).toBe(202);
+      const exportStatus = async () => (await request(fleet.url).get(`/fiscal-document/v1/folios/exports/${exported.body.exportId}`).set(auth(fleet))).body.status;
+
+      // The worker runs a whole batch (its sources and its manifest) while the export waits.
+      const batch = await request(fleet.url).post('/fiscal-document/v1/night-audit/exports').set(auth(fleet)).send({ businessDate: '2026-11-21' });
+      expect(await untilFinished(fleet, batch.body.batchId)).toMatchObject({ status: 'completed', total: 2, completed: 2 });
+      expect(await exportStatus()).toBe('queued');
+      expect((await exports.getWaiting()).filter((job) => job.name === 'export-folio')).toHaveLength(1);
+
+      exportWorker = await startWorker({ ...fleet.config, WORKER_QUEUES: ['folio-export'] }, fleet.logger, { warmRenderProcesses: false });
+      for (let attempt = 0; attempt < 300 && (await exportStatus()) !== 'completed'; attempt += 1) await new Promise((r) => setTimeout(r, 100));
+      expect(await exportStatus()).toBe('completed');
+    } finally {
+      await exports.close();
+      await exportWorker?.close();
+      await fleet.close();
+    }
+  }, 120_000);
+});
+
 describe('the daily schedule', () => {
   it('keeps one scheduler per property with its nightAuditTime and time zone, and removes it with the time', async () => {
     const queue = new Queue(QUEUE_NAMES.nightAudit, { connection: world.redis, prefix: world.config.QUEUE_PREFIX });
