@@ -89,7 +89,7 @@ export async function batchItems(pool: TPgPool, batchId: string, run: number): P
   return items.rows;
 }
 
-/** Objects of sources an earlier run exported that this run no longer lists (batches.ts, beginRun). */
+/** Objects of an earlier run's sources that this run no longer lists (batches.ts, beginRun). */
 export async function retiredItems(pool: TPgPool, batchId: string, run: number): Promise<string[]> {
   const items = await pool.query<{ object_key: string }>(`SELECT object_key FROM night_audit_items WHERE batch_id = $1 AND run = $2 AND status = 'retired'`, [batchId, run]);
   return items.rows.map((row) => row.object_key);

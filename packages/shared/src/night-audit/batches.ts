@@ -42,9 +42,10 @@ export const MAX_RUNNING_PER_PROPERTY = 4;
  * Every statement runs on the transaction's own client: a second connection asked of the pool
  * while this one is held would deadlock a pool that many starts hold at once.
  *
- * A source an earlier run exported that this run no longer lists keeps its item, `retired` and
- * moved to this run, until this run's manifest job has deleted its object (retiredItems): the
- * folder then holds exactly the files the new manifest names.
+ * A source of an earlier run that this run no longer lists keeps its item, `retired` and moved to
+ * this run, until this run's manifest job has deleted its object (retiredItems), whatever the
+ * item's status (a failed source may have stored its file before its record failed): the folder
+ * then holds exactly the files the new manifest names.
  */
 async function beginRun(pool: TPgPool, batchId: string, propertyId: string, businessDate: string, format: 'PDF' | 'XLSX', timezone: string): Promise<TBegun> {
   return inTransaction(pool, async (client): Promise<TBegun> => {
@@ -65,7 +66,7 @@ async function beginRun(pool: TPgPool, batchId: string, propertyId: string, busi
     );
     await client.query(
       `UPDATE night_audit_items SET status = 'retired', run = $2, updated_at = now()
-        WHERE batch_id = $1 AND status IN ('completed', 'retired') AND NOT (object_key = ANY($3::text[]))`,
+        WHERE batch_id = $1 AND NOT (object_key = ANY($3::text[]))`,
       [batchId, run, keys],
     );
     await client.query('DELETE FROM night_audit_items WHERE batch_id = $1 AND run <> $2', [batchId, run]);
