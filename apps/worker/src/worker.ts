@@ -88,6 +88,8 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   const flows = quiet(new FlowProducer({ connection, prefix: config.QUEUE_PREFIX }));
   const auditor = new NightAuditor(pool, exporter, storage, flows, webhooks.outbox, config.NIGHT_AUDIT_RETENTION_DAYS, config.NIGHT_AUDIT_MAX_RUNNING_PER_PROPERTY);
 
+  const nightAuditSource = nightAuditSourceHandler(auditor, logger);
+
   const vault = startVaultWorkers(config, deps, countedKeys(keys, metrics));
   await warming;
   const exportWorker = startExportWorker(config, {
@@ -96,9 +98,9 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
     store: exportStore,
     outbox: webhooks.outbox,
     retention: new RetentionSweep(pool, storage, logger, metrics),
-    nightAuditSource: nightAuditSourceHandler(auditor, logger),
+    nightAuditSource,
   });
-  const nightAuditSourceWorker = startNightAuditExportWorker(config, { ...deps, nightAuditSource: nightAuditSourceHandler(auditor, logger) });
+  const nightAuditSourceWorker = startNightAuditExportWorker(config, { ...deps, nightAuditSource });
   const nightAuditWorker = startNightAuditWorker(config, { ...deps, auditor });
   const made = [...vault.workers, exportWorker, nightAuditSourceWorker, nightAuditWorker, webhooks.worker];
   // Workers of queues outside WORKER_QUEUES never ran (autorun: processor-base.ts): closed now. The
