@@ -109,11 +109,10 @@ function announce(res: Response, counter: TCounter, id: string, hits: number, re
  */
 export function vaultRateLimits(redis: TRedisClient, keyPrefix: string, limits: TTokenizeLimits, action: 'tokenize' | 'forward'): TRequestLimit {
   const what = action === 'tokenize' ? 'tokenization' : 'forward';
-  const counters: TCounter[] = [
+  return countedLimits(redis, keyPrefix, limits.windowMs, [
     { name: `${action}-subject`, limit: limits.perSubject, id: subjectOf, details: `Too many ${what} requests for this caller; retry after the time in Retry-After.` },
     { name: `${action}-property`, limit: limits.perProperty, id: allowedProperty, details: `Too many ${what} requests for this property; retry after the time in Retry-After.` },
-  ];
-  return countedLimits(redis, keyPrefix, counters, limits.windowMs);
+  ]);
 }
 
 /**
@@ -122,13 +121,13 @@ export function vaultRateLimits(redis: TRedisClient, keyPrefix: string, limits: 
  * starts must not take the API's connections from the others (docs/night-audit.md#how-many-at-once).
  */
 export function nightAuditStartLimit(redis: TRedisClient, keyPrefix: string, limits: { perProperty: number; windowMs: number }): TRequestLimit {
-  const counters: TCounter[] = [
+  return countedLimits(redis, keyPrefix, limits.windowMs, [
     { name: 'night-audit-property', limit: limits.perProperty, id: allowedProperty, details: 'Too many night-audit starts for this property; retry after the time in Retry-After.' },
-  ];
-  return countedLimits(redis, keyPrefix, counters, limits.windowMs);
+  ]);
 }
 
-function countedLimits(redis: TRedisClient, keyPrefix: string, counters: TCounter[], windowMs: number): TRequestLimit {
+/** The counters of a request, in order, in one round trip; 429 with Retry-After for the first over its limit. */
+function countedLimits(redis: TRedisClient, keyPrefix: string, windowMs: number, counters: TCounter[]): TRequestLimit {
   const count = countingOf(redis);
   return async (req, res) => {
     const counted = counters.flatMap((counter) => {
