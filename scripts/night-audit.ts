@@ -21,6 +21,8 @@ if (!values.date || !/^\d{4}-\d{2}-\d{2}$/.test(values.date) || Number.isNaN(Dat
 // The same checks as the service's settings: an un-tagged prefix would fail on a Redis Cluster.
 const queuePrefix = ZConfig.shape.QUEUE_PREFIX.safeParse(process.env.QUEUE_PREFIX || undefined);
 if (!queuePrefix.success) fail(COMMAND, `QUEUE_PREFIX ${queuePrefix.error.issues[0]?.message ?? 'is not valid'}`);
+const maxRunning = ZConfig.shape.NIGHT_AUDIT_MAX_RUNNING_PER_PROPERTY.safeParse(process.env.NIGHT_AUDIT_MAX_RUNNING_PER_PROPERTY || undefined);
+if (!maxRunning.success) fail(COMMAND, `NIGHT_AUDIT_MAX_RUNNING_PER_PROPERTY ${maxRunning.error.issues[0]?.message ?? 'is not valid'}`);
 const format = values.format?.toUpperCase();
 if (format !== 'PDF' && format !== 'XLSX') fail(COMMAND, '--format must be PDF or XLSX');
 
@@ -29,7 +31,7 @@ const connection = createRedis(process.env.REDIS_URL || DEFAULT_REDIS_URL, 'prod
 connection.on('error', () => undefined);
 const flows = new FlowProducer({ connection, prefix: queuePrefix.data });
 try {
-  const started = await startNightAudit(pool, flows, propertyId, values.date, format);
+  const started = await startNightAudit(pool, flows, propertyId, values.date, format, { maxRunning: maxRunning.data });
   console.log(`night audit ${values.date} of property ${propertyId}: batch ${started.batchId} ${started.started ? 'started' : `already ${started.status}`}`);
   if (values.wait) {
     let status = await nightAuditStatus(pool, propertyId, started.batchId);

@@ -9,7 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNightAudit } from '@folio-vault/shared/night-audit/batches';
 import { selectAuditSources, previousLocalDate } from '@folio-vault/shared/night-audit/selection';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
+import { createPgPool } from '@folio-vault/shared/connections';
 import { startWorker, type TRunningWorker } from '@folio-vault/worker/worker';
+import { expectError, expectRetryAfter } from './support/abuse.js';
 import { createWorld, type TWorld } from './support/world.js';
 
 /**
@@ -21,6 +23,11 @@ const run = promisify(execFile);
 let world: TWorld;
 let idle: TWorld;
 let lateWorker: TRunningWorker | undefined;
+/** Starts of one property at once: no worker at first, low start limit (CROWD_LIMIT a window). */
+let crowd: TWorld;
+let crowdWorker: TRunningWorker | undefined;
+const CROWD_LIMIT = 12;
+const CROWD_WINDOW_SECONDS = 600;
 
 const tx = (id: number, sourceKind: string, sourceId: number, folioId: number, when: string, extra: Record<string, unknown> = {}) => ({
   id, folioId, sourceKind, sourceId, transactionDatetime: when, serviceDate: when.slice(0, 10), internalTransactionCode: '1000',
@@ -47,16 +54,23 @@ const LEDGER = {
   ],
 };
 
-async function importLedger(target: TWorld, body: object) {
-  const res = await request(target.url).post('/accounting/v1.0/import').set('Authorization', `Bearer ${target.token({ properties: [1, 2] })}`).set('X-Property-Id', '1').send(body);
+/** Another property's ledger: what its front desk reads while property 1 starts night audits. */
+const PROPERTY_TWO = {
+  property: { id: 2, name: 'Hotel Vecino', currency: 'EUR', timezone: 'Europe/Madrid', gatewayMode: 'test' },
+  folios: [{ id: 21, sourceKind: 'RESERVATION', sourceId: 500, name: 'Neighbour guest' }],
+  transactions: [tx(21, 'RESERVATION', 500, 21, '2026-11-21T10:00:00Z')],
+};
+
+async function importLedger(target: TWorld, body: object, property = '1') {
+  const res = await request(target.url).post('/accounting/v1.0/import').set('Authorization', `Bearer ${target.token({ properties: [1, 2, 3] })}`).set('X-Property-Id', property).send(body);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
 }
 
-const auth = (target: TWorld, property = '1') => ({ Authorization: `Bearer ${target.token({ properties: [1, 2] })}`, 'X-Property-Id': property });
+const auth = (target: TWorld, property = '1') => ({ Authorization: `Bearer ${target.token({ properties: [1, 2, 3] })}`, 'X-Property-Id': property });
 
-async function untilFinished(target: TWorld, batchId: string) {
+async function untilFinished(target: TWorld, batchId: string, property = '1') {
   for (let attempt = 0; attempt < 300; attempt += 1) {
-    const res = await request(target.url).get(`/fiscal-document/v1/night-audit/exports/${batchId}`).set(auth(target));
+    const res = await request(target.url).get(`/fiscal-document/v1/night-audit/exports/${batchId}`).set(auth(target, property));
     expect(res.status).toBe(200);
     if (!['queued', 'running'].includes(res.body.status)) return res.body;
     await new Promise((r) => setTimeout(r, Math.min(50 * (attempt + 1), 250)));
@@ -69,11 +83,19 @@ const objectPath = (target: TWorld, key: string) => join(resolve(target.config.S
 beforeAll(async () => {
   world = await createWorld({ env: { EXPORT_CONCURRENCY: '1' } });
   idle = await createWorld({ worker: false });
+  crowd = await createWorld({
+    worker: false,
+    env: { NIGHT_AUDIT_RATE_LIMIT_PER_PROPERTY: String(CROWD_LIMIT), RATE_LIMIT_WINDOW_MS: String(CROWD_WINDOW_SECONDS * 1000) },
+  });
   await importLedger(world, LEDGER);
   await importLedger(idle, LEDGER);
+  await importLedger(crowd, LEDGER);
+  await importLedger(crowd, PROPERTY_TWO, '2');
 });
 afterAll(async () => {
   await lateWorker?.close();
+  await crowdWorker?.close();
+  await crowd?.close();
   await world?.close();
   await idle?.close();
 });
@@ -186,7 +208,7 @@ describe('a batch in flight, and a source that fails', () => {
     const two = await request(idle.url).post('/fiscal-document/v1/night-audit/exports').set(auth(idle)).send({ businessDate: '2026-11-22' });
     expect(one.status).toBe(202);
     expect(two.body).toEqual({ ...one.body, status: 'queued' });
-    const queue = new Queue(QUEUE_NAMES.export, { connection: idle.redis, prefix: idle.config.QUEUE_PREFIX });
+    const queue = new Queue(QUEUE_NAMES.nightAuditExport, { connection: idle.redis, prefix: idle.config.QUEUE_PREFIX });
     expect(await queue.getWaitingCount()).toBe(2);
     await queue.close();
 
@@ -207,9 +229,9 @@ describe('a job of several sources', () => {
     // fails on each of the job's 3 attempts, while source 100 is exported on the first.
     mkdirSync(join(objectPath(world, 'night-audit/1/2026-11-22/RESERVATION-200.pdf'), 'blocker'), { recursive: true });
     const flows = new FlowProducer({ connection: world.redis, prefix: world.config.QUEUE_PREFIX });
-    const exports = new Queue(QUEUE_NAMES.export, { connection: world.redis, prefix: world.config.QUEUE_PREFIX });
+    const exports = new Queue(QUEUE_NAMES.nightAuditExport, { connection: world.redis, prefix: world.config.QUEUE_PREFIX });
     try {
-      const { batchId } = await startNightAudit(world.pool, flows, '1', '2026-11-22', 'PDF', undefined, 2);
+      const { batchId } = await startNightAudit(world.pool, flows, '1', '2026-11-22', 'PDF', { chunkSize: 2 });
       const status = await untilFinished(world, batchId);
       expect(status).toMatchObject({ status: 'completed_with_failures', total: 2, completed: 1, failed: 1 });
       const manifest = JSON.parse(readFileSync(objectPath(world, status.manifestKey), 'utf8'));
@@ -232,6 +254,149 @@ describe('a job of several sources', () => {
       await exports.close();
     }
   });
+});
+
+describe('a re-run that selects fewer sources, and a manifest that cannot be written', () => {
+  it('deletes the objects of sources the re-run no longer lists', async () => {
+    await importLedger(world, {
+      transactions: [tx(30, 'RESERVATION', 100, 11, '2026-11-25T10:00:00Z'), tx(31, 'HOUSE_ACCOUNT', 900, 13, '2026-11-25T11:00:00Z', { internalCodeGroup: 'ITEM_SERVICE' })],
+    });
+    const start = () => request(world.url).post('/fiscal-document/v1/night-audit/exports').set(auth(world)).send({ businessDate: '2026-11-25' });
+    const first = await start();
+    expect(first.status).toBe(202);
+    expect(await untilFinished(world, first.body.batchId)).toMatchObject({ status: 'completed', total: 2, completed: 2 });
+    const folder = objectPath(world, 'night-audit/1/2026-11-25');
+    const files = () => readdirSync(folder).filter((name) => !name.endsWith('.tmp')).sort();
+    expect(files()).toEqual(['HOUSE_ACCOUNT-900.pdf', 'RESERVATION-100.pdf', 'manifest.json']);
+
+    // The house account's row moves to the next day: the re-run lists the reservation alone.
+    await importLedger(world, { transactions: [tx(31, 'HOUSE_ACCOUNT', 900, 13, '2026-11-26T11:00:00Z', { internalCodeGroup: 'ITEM_SERVICE' })] });
+    const second = await start();
+    expect(second.body.batchId).toBe(first.body.batchId);
+    expect(await untilFinished(world, second.body.batchId)).toMatchObject({ status: 'completed', total: 1, completed: 1, failed: 0 });
+    expect(files()).toEqual(['RESERVATION-100.pdf', 'manifest.json']);
+    const manifest = JSON.parse(readFileSync(join(folder, 'manifest.json'), 'utf8'));
+    expect(manifest.files.map((f: { key: string }) => f.key)).toEqual(['night-audit/1/2026-11-25/RESERVATION-100.pdf']);
+    const items = await world.pool.query('SELECT source_kind, status FROM night_audit_items WHERE batch_id = $1 ORDER BY source_kind', [second.body.batchId]);
+    expect(items.rows).toEqual([{ source_kind: 'RESERVATION', status: 'completed' }]);
+  });
+
+  it('ends the batch failed with night_audit.failed when its manifest job fails for good', async () => {
+    await importLedger(world, {
+      property: { ...LEDGER.property, id: 3, name: 'Hotel Manifiesto' },
+      folios: [{ id: 31, sourceKind: 'RESERVATION', sourceId: 310, name: 'Manifest guest' }],
+      transactions: [tx(41, 'RESERVATION', 310, 31, '2026-11-21T10:00:00Z')],
+    }, '3');
+    await world.pool.query(
+      `INSERT INTO webhook_endpoints (id, property_id, url, events, secret_ct) VALUES (gen_random_uuid(), 3, 'https://hooks.example.com/folio', $1, $2)`,
+      [['night_audit.completed', 'night_audit.failed'], Buffer.alloc(48)],
+    );
+    // The manifest's key is taken by a folder: its upload fails on each of the job's 3 attempts.
+    mkdirSync(join(objectPath(world, 'night-audit/3/2026-11-21/manifest.json'), 'blocker'), { recursive: true });
+    const res = await request(world.url).post('/fiscal-document/v1/night-audit/exports').set(auth(world, '3')).send({ businessDate: '2026-11-21' });
+    expect(res.status).toBe(202);
+    const status = await untilFinished(world, res.body.batchId, '3');
+    expect(status).toMatchObject({ status: 'failed', total: 1, completed: 1, failed: 0, manifestKey: null });
+    const deliveries = await world.pool.query<{ type: string; payload: { data: Record<string, unknown> } }>('SELECT type, payload FROM webhook_deliveries WHERE property_id = 3');
+    expect(deliveries.rows.map((row) => row.type)).toEqual(['night_audit.failed']);
+    expect(deliveries.rows[0]!.payload.data).toMatchObject({ batchId: res.body.batchId, propertyId: '3', status: 'failed', error: expect.stringMatching(/^The manifest could not be written: /) });
+  });
+});
+
+describe('night-audit starts of one property at once', () => {
+  const start = (businessDate: string) => request(crowd.url).post('/fiscal-document/v1/night-audit/exports').set(auth(crowd)).send({ businessDate });
+  const inFlight = async () =>
+    (
+      await crowd.pool.query<{ dispatched: number; waiting: number }>(
+        `SELECT count(*) FILTER (WHERE dispatched)::int AS dispatched, count(*) FILTER (WHERE NOT dispatched)::int AS waiting
+           FROM night_audit_batches WHERE property_id = 1 AND status IN ('queued', 'running')`,
+      )
+    ).rows[0]!;
+
+  it('answers 40 starts 202 or 429 with Retry-After (never 5xx), keeps another property readable, and runs at most 4 batches at once', async () => {
+    const dates = Array.from({ length: 40 }, (_, i) => new Date(Date.UTC(2026, 9, 1 + i)).toISOString().slice(0, 10));
+    const read = () =>
+      request(crowd.url).post('/accounting/v1.0/folios/transactions').set(auth(crowd, '2')).send({ sourceKind: 'RESERVATION', sourceId: '500' });
+    const [starts, reads] = await Promise.all([Promise.all(dates.map(start)), Promise.all(Array.from({ length: 8 }, read))]);
+
+    expect(reads.map((res) => res.status)).toEqual(Array.from({ length: 8 }, () => 200));
+    expect(starts.filter((res) => res.status >= 500).map((res) => `${res.status} ${JSON.stringify(res.body)}`)).toEqual([]);
+    const accepted = starts.filter((res) => res.status === 202);
+    const limited = starts.filter((res) => res.status === 429);
+    expect(accepted).toHaveLength(CROWD_LIMIT);
+    expect(limited).toHaveLength(40 - CROWD_LIMIT);
+    for (const res of limited) {
+      expectError(res, 429, 'RATE_LIMITED');
+      expectRetryAfter(res, CROWD_WINDOW_SECONDS);
+    }
+    expect(accepted.map((res) => res.body.status)).toEqual(Array.from({ length: CROWD_LIMIT }, () => 'queued'));
+    // NIGHT_AUDIT_MAX_RUNNING_PER_PROPERTY (4): four batches handed to the queue, the others wait.
+    expect(await inFlight()).toEqual({ dispatched: 4, waiting: CROWD_LIMIT - 4 });
+    const manifests = new Queue(QUEUE_NAMES.nightAudit, { connection: crowd.redis, prefix: crowd.config.QUEUE_PREFIX });
+    try {
+      const counts = await manifests.getJobCounts('waiting', 'waiting-children', 'prioritized', 'active', 'delayed');
+      expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(4);
+    } finally {
+      await manifests.close();
+    }
+
+    // A worker runs them: each batch that ends hands its place to the next one waiting.
+    crowdWorker = await startWorker(crowd.config, crowd.logger, { warmRenderProcesses: false });
+    const batchIds = accepted.map((res) => res.body.batchId as string);
+    for (let attempt = 0; attempt < 600; attempt += 1) {
+      expect((await inFlight()).dispatched).toBeLessThanOrEqual(4);
+      const done = await crowd.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM night_audit_batches WHERE id = ANY($1::uuid[]) AND status = 'completed'`,
+        [batchIds],
+      );
+      if (done.rows[0]!.n === CROWD_LIMIT) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(await inFlight()).toEqual({ dispatched: 0, waiting: 0 });
+    for (const batchId of batchIds) expect((await untilFinished(crowd, batchId)).status).toBe('completed');
+  });
+
+  it('starts on a pool of one connection: the start reads its sources on its own transaction', async () => {
+    const single = createPgPool(world.config.DATABASE_URL, { max: 1 });
+    const flows = new FlowProducer({ connection: world.redis, prefix: world.config.QUEUE_PREFIX });
+    try {
+      const started = await startNightAudit(single, flows, '1', '2026-11-19', 'PDF');
+      expect(started).toMatchObject({ status: 'queued', started: true });
+      expect(await untilFinished(world, started.batchId)).toMatchObject({ status: 'completed', total: 1, completed: 1, failed: 0 });
+    } finally {
+      await flows.close();
+      await single.end();
+    }
+  });
+});
+
+describe('a night-audit-only worker (WORKER_QUEUES=night-audit)', () => {
+  it('runs batches and never takes an on-demand export; a worker with folio-export does', async () => {
+    const fleet = await createWorld({ env: { WORKER_QUEUES: 'night-audit', EXPORT_CONCURRENCY: '1' } });
+    let exportWorker: TRunningWorker | undefined;
+    const exports = new Queue(QUEUE_NAMES.export, { connection: fleet.redis, prefix: fleet.config.QUEUE_PREFIX });
+    try {
+      await importLedger(fleet, LEDGER);
+      const exported = await request(fleet.url).post('/fiscal-document/v1/folios/export').set(auth(fleet)).set('Prefer', 'respond-async')
+        .send({ sourceKind: 'RESERVATION', sourceId: '100' });
+      expect(exported.status, JSON.stringify(exported.body)).toBe(202);
+      const exportStatus = async () => (await request(fleet.url).get(`/fiscal-document/v1/folios/exports/${exported.body.exportId}`).set(auth(fleet))).body.status;
+
+      // The worker runs a whole batch (its sources and its manifest) while the export waits.
+      const batch = await request(fleet.url).post('/fiscal-document/v1/night-audit/exports').set(auth(fleet)).send({ businessDate: '2026-11-21' });
+      expect(await untilFinished(fleet, batch.body.batchId)).toMatchObject({ status: 'completed', total: 2, completed: 2 });
+      expect(await exportStatus()).toBe('queued');
+      expect((await exports.getWaiting()).filter((job) => job.name === 'export-folio')).toHaveLength(1);
+
+      exportWorker = await startWorker({ ...fleet.config, WORKER_QUEUES: ['folio-export'] }, fleet.logger, { warmRenderProcesses: false });
+      for (let attempt = 0; attempt < 300 && (await exportStatus()) !== 'completed'; attempt += 1) await new Promise((r) => setTimeout(r, 100));
+      expect(await exportStatus()).toBe('completed');
+    } finally {
+      await exports.close();
+      await exportWorker?.close();
+      await fleet.close();
+    }
+  }, 120_000);
 });
 
 describe('the daily schedule', () => {

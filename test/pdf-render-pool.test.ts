@@ -79,6 +79,22 @@ describe('render pool', () => {
     expect(finished).toEqual(['small', 'large']);
   });
 
+  it('serves an on-demand document before every waiting piece of a batch: it waits only for the piece rendering', async () => {
+    const single = new RenderPool(1);
+    try {
+      const finished: string[] = [];
+      const render = (name: string, priority: 'on-demand' | 'batch') =>
+        single.render('PDF', folioDocument({ rows: 3 }), join(dir, `${name}.pdf`), priority).then(() => finished.push(name));
+      // Four batch documents: the first goes to the one process, the other three wait; then the front desk's.
+      const batch = ['batch-1', 'batch-2', 'batch-3', 'batch-4'].map((name) => render(name, 'batch'));
+      const onDemand = render('on-demand', 'on-demand');
+      await Promise.all([...batch, onDemand]);
+      expect(finished).toEqual(['batch-1', 'on-demand', 'batch-2', 'batch-3', 'batch-4']);
+    } finally {
+      await single.close();
+    }
+  });
+
   it('fails the document with the reason when a chunk cannot be written, and leaves no chunk file', async () => {
     const blocker = join(dir, 'not-a-directory');
     await writeFile(blocker, 'x');

@@ -156,7 +156,7 @@ describe('three worker processes, one killed with SIGKILL mid-batch', () => {
     // BullMQ's side: the manifest (parent) job ran once for this run; every source job (a chunk of
     // sources) completed, at least one stalled (the one the killed worker held) and was run again elsewhere.
     const nightAudit = new Queue(QUEUE_NAMES.nightAudit, { connection: world.redis, prefix: world.config.QUEUE_PREFIX });
-    const exports = new Queue(QUEUE_NAMES.export, { connection: world.redis, prefix: world.config.QUEUE_PREFIX });
+    const exports = new Queue(QUEUE_NAMES.nightAuditExport, { connection: world.redis, prefix: world.config.QUEUE_PREFIX });
     try {
       const parent = await nightAudit.getJob(`na-${batchId}-1`);
       expect(parent?.returnvalue).toEqual({ manifestKey: key, total: SOURCES, completed: SOURCES, failed: 0 });

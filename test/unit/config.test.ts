@@ -70,6 +70,11 @@ describe('loadConfig — defaults', () => {
     expect(config.PERFORMANCE_MEASURES_OFF).toEqual([]);
   });
 
+  it('reads the kinds of work a worker takes (WORKER_QUEUES), all by default', () => {
+    expect(loadConfig(requiredKeys()).WORKER_QUEUES).toEqual(['vault', 'vault-forward', 'folio-export', 'night-audit', 'webhooks']);
+    expect(loadConfig({ ...requiredKeys(), WORKER_QUEUES: ' night-audit , night-audit' }).WORKER_QUEUES).toEqual(['night-audit']);
+  });
+
   it('reads the performance measures to switch off, each once', () => {
     const config = loadConfig({ ...requiredKeys(), PERFORMANCE_MEASURES_OFF: 'gateway-mode-cache, audit-batching,gateway-mode-cache' });
     expect(config.PERFORMANCE_MEASURES_OFF).toEqual(['gateway-mode-cache', 'audit-batching']);
@@ -159,6 +164,9 @@ describe('loadConfig — one clear line per bad setting', () => {
     ['WEBHOOK_RETRY_SCHEDULE=5,0', { WEBHOOK_RETRY_SCHEDULE: '5,0' }, 'WEBHOOK_RETRY_SCHEDULE', /1-604800/],
     ['WEBHOOK_ALLOW_PRIVATE=maybe', { WEBHOOK_ALLOW_PRIVATE: 'maybe' }, 'WEBHOOK_ALLOW_PRIVATE', /true or false/],
     ['WEBHOOK_ALLOW_INSECURE=on', { WEBHOOK_ALLOW_INSECURE: 'on' }, 'WEBHOOK_ALLOW_INSECURE', /true or false/],
+    ['WORKER_QUEUES=night-audit,exports', { WORKER_QUEUES: 'night-audit,exports' }, 'WORKER_QUEUES', /one or more of vault, vault-forward, folio-export, night-audit, webhooks, comma-separated \(not exports\)/],
+    ['WORKER_QUEUES=,', { WORKER_QUEUES: ',' }, 'WORKER_QUEUES', /one or more of vault/],
+    ['NIGHT_AUDIT_MAX_RUNNING_PER_PROPERTY=0', { NIGHT_AUDIT_MAX_RUNNING_PER_PROPERTY: '0' }, 'NIGHT_AUDIT_MAX_RUNNING_PER_PROPERTY', /1-100/],
     ['PERFORMANCE_MEASURES_OFF=caching', { PERFORMANCE_MEASURES_OFF: 'audit-batching,caching' }, 'PERFORMANCE_MEASURES_OFF', /among tokenize-insert-batching, gateway-mode-cache, audit-batching, prepared-statements, request-prototypes, hpke-native \(not caching\)/],
   ];
 

@@ -4,7 +4,7 @@ import { ConnectionLog, watchPgPool, watchRedis, watchStorage } from '@folio-vau
 import { createPgPool, createRedis, pgBudgetOf, quiet } from '@folio-vault/shared/connections';
 import type { Logger } from '@folio-vault/shared/logger';
 import { createMetrics, type TMetrics } from '@folio-vault/shared/metrics';
-import { QUEUE_NAMES } from '@folio-vault/shared/queues';
+import { QUEUE_NAMES, queuesOf, type TQueueName } from '@folio-vault/shared/queues';
 import { createStorage } from '@folio-vault/shared/storage/create-storage';
 import { ExportStore } from '@folio-vault/shared/exports/export-store';
 import { namePreparedStatements } from '@folio-vault/shared/db/prepared';
@@ -16,7 +16,7 @@ import { FolioExporter } from './exports/folio-exporter.js';
 import { RenderPool } from './exports/render-pool.js';
 import { startWorkerHealthServer } from './health-server.js';
 import { logWorkerError } from './jobs/worker-errors.js';
-import { startExportWorker } from './exports/export-processor.js';
+import { startExportWorker, startNightAuditExportWorker } from './exports/export-processor.js';
 import { nightAuditSourceHandler, startNightAuditWorker } from './night-audit/night-audit-processor.js';
 import { scheduleVaultSweep, startVaultWorkers } from './vault/vault-workers.js';
 import { RetentionSweep, scheduleRetentionSweep } from './exports/retention-sweep.js';
@@ -65,12 +65,16 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   const pool = watchPgPool(createPgPool(config.DATABASE_URL, { max: Math.min(config.WORKER_CONCURRENCY, 20), budget: pgBudgetOf(config, 'worker') }), connections);
   const connection = watchRedis(createRedis(config.REDIS_URL, 'worker'), connections);
 
+  // WORKER_QUEUES: the queues this process takes jobs from; the others' workers are closed at once.
+  const taken = queuesOf(config.WORKER_QUEUES);
+  const renders = taken.has(QUEUE_NAMES.export) || taken.has(QUEUE_NAMES.nightAuditExport);
   const renderer = new RenderPool(config.EXPORT_CONCURRENCY, { metrics });
   // The render processes warm up while the rest starts; the export and night-audit workers are made
-  // (and take jobs) only once they have: the first export then costs what later ones do.
+  // (and take jobs) only once they have: the first export then costs what later ones do. A process
+  // that renders nothing (WORKER_QUEUES) starts none.
   const warmStarted = performance.now();
   const warming =
-    (options.warmRenderProcesses ?? true)
+    renders && (options.warmRenderProcesses ?? true)
       ? renderer.warm().then(() => logger.info({ ms: Math.round(performance.now() - warmStarted), processes: config.EXPORT_CONCURRENCY }, 'render processes warm'))
       : Promise.resolve();
   const exportStore = new ExportStore(pool);
@@ -83,7 +87,9 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   const webhooks = startWebhookWorker(config, { ...deps, storage, transitKeys: keys.transitKeys }, options.webhookInternals);
   const exporter = new FolioExporter(pool, exportStore, storage, renderer, config.EXPORT_RETENTION_SECONDS, webhooks.outbox);
   const flows = quiet(new FlowProducer({ connection, prefix: config.QUEUE_PREFIX }));
-  const auditor = new NightAuditor(pool, exporter, storage, flows, webhooks.outbox, config.NIGHT_AUDIT_RETENTION_DAYS);
+  const auditor = new NightAuditor(pool, exporter, storage, flows, webhooks.outbox, config.NIGHT_AUDIT_RETENTION_DAYS, config.NIGHT_AUDIT_MAX_RUNNING_PER_PROPERTY);
+
+  const nightAuditSource = nightAuditSourceHandler(auditor, logger);
 
   const vault = startVaultWorkers(config, deps, countedKeys(keys, metrics));
   await warming;
@@ -93,10 +99,15 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
     store: exportStore,
     outbox: webhooks.outbox,
     retention: new RetentionSweep(pool, storage, logger, metrics),
-    nightAuditSource: nightAuditSourceHandler(auditor, logger),
+    nightAuditSource,
   });
+  const nightAuditSourceWorker = startNightAuditExportWorker(config, { ...deps, nightAuditSource });
   const nightAuditWorker = startNightAuditWorker(config, { ...deps, auditor });
-  const workers = [...vault.workers, exportWorker, nightAuditWorker, webhooks.worker];
+  const made = [...vault.workers, exportWorker, nightAuditSourceWorker, nightAuditWorker, webhooks.worker];
+  // Workers of queues outside WORKER_QUEUES never ran (autorun: processor-base.ts): closed now. The
+  // webhook outbox needs no running worker: it only adds jobs.
+  const workers = made.filter((worker) => taken.has(worker.name as TQueueName));
+  await Promise.all(made.filter((worker) => !workers.includes(worker)).map((worker) => worker.close()));
   for (const worker of workers) {
     worker.on('error', (error) => logWorkerError(error, worker.name, logger, connections));
   }
@@ -117,7 +128,7 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   await scheduleRetentionSweep(exportQueue, config.RETENTION_SWEEP_SECONDS).catch(warnNotSynced('retention sweep schedule'));
   await Promise.all([nightAuditQueue.close(), vaultQueue.close(), exportQueue.close()]);
   schedulerConnection.disconnect();
-  logger.info({ queues: workers.map((worker) => worker.name), concurrency: config.WORKER_CONCURRENCY, exportConcurrency: config.EXPORT_CONCURRENCY }, 'worker ready');
+  logger.info({ queues: workers.map((worker) => worker.name), workerQueues: config.WORKER_QUEUES, concurrency: config.WORKER_CONCURRENCY, exportConcurrency: config.EXPORT_CONCURRENCY }, 'worker ready');
   if (scheduled) logger.info({ properties: scheduled }, 'night-audit schedules synced');
 
   const health = await startWorkerHealthServer(config, { workers, metrics, logger, keys });

@@ -3,6 +3,7 @@ import { parseKeyring, parseSingleKey, type TKeyring } from './vault/crypto/keyr
 import { isRedisClusterUrl, parseRedisClusterUrl } from './redis-url.js';
 import { PERFORMANCE_MEASURE_NAMES, type TPerformanceMeasure } from './performance-measures.js';
 import { DEFAULT_KEY_LABELS, ZKeyLabels, type TKeyLabels } from './vault/keys/key-labels.js';
+import { WORKER_QUEUE_GROUP_NAMES, type TWorkerQueueGroup } from './queues.js';
 
 // How one setting is read (config.ts puts them together): each schema turns an environment value
 // into what the code uses, or gives the one line that says what is wrong with it.
@@ -138,6 +139,18 @@ export const retrySchedule = z.string().transform((value, ctx) => {
     return z.NEVER;
   }
   return seconds;
+});
+
+/** Kinds of work a worker takes (queues.ts, WORKER_QUEUE_GROUPS), comma-separated; an unknown name, or none, is refused. */
+export const workerQueueList = z.string().transform((value, ctx): TWorkerQueueGroup[] => {
+  const names = value.split(',').map((name) => name.trim()).filter(Boolean);
+  const unknown = names.filter((name) => !(WORKER_QUEUE_GROUP_NAMES as string[]).includes(name));
+  if (unknown.length > 0 || names.length === 0) {
+    const not = unknown.length > 0 ? ` (not ${unknown.join(', ')})` : '';
+    ctx.addIssue({ code: 'custom', message: `must name one or more of ${WORKER_QUEUE_GROUP_NAMES.join(', ')}, comma-separated${not}` });
+    return z.NEVER;
+  }
+  return [...new Set(names)] as TWorkerQueueGroup[];
 });
 
 /** Names of performance measures (performance-measures.ts), comma-separated; an unknown name is refused. */

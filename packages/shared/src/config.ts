@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { TKeyring } from './vault/crypto/keyring.js';
 import { parseDestinations, resolveDestinationSecrets, type TForwardDestination, type TResolvedDestination } from './vault/forward/destinations.js';
-import { booleanSetting, healthPort, keyLabelsSetting, keyringSetting, limitCount, measureList, optionalText, port, positiveMs, redisUrl, retrySchedule, singleKeySetting, urlWithProtocols, wholeNumberIn } from './config-fields.js';
+import { booleanSetting, healthPort, keyLabelsSetting, keyringSetting, limitCount, measureList, optionalText, port, positiveMs, redisUrl, retrySchedule, singleKeySetting, urlWithProtocols, wholeNumberIn, workerQueueList } from './config-fields.js';
+import { WORKER_QUEUE_GROUP_NAMES } from './queues.js';
 import { PERFORMANCE_MEASURE_NAMES } from './performance-measures.js';
 
 // All settings, parsed once at start. A bad setting stops the start with one line per problem;
@@ -109,6 +110,13 @@ const ZSharedSettings = z.object({
     readBy: 'worker',
     description: 'Jobs a worker process runs at once on each vault queue (tokenize, reads, forwards); its PostgreSQL pool has min(this, 20) connections.',
   }),
+  WORKER_QUEUES: workerQueueList.default(WORKER_QUEUE_GROUP_NAMES).meta({
+    readBy: 'worker',
+    accepts: `a comma-separated list of ${WORKER_QUEUE_GROUP_NAMES.map((name) => `\`${name}\``).join(', ')}`,
+    description:
+      'The work this worker process takes; unset, all of it. `night-audit` alone makes a night-audit-only fleet (sources and ' +
+      'manifests), `folio-export` leaves the on-demand exports to the others ([operations.md](operations.md#worker-queues)).',
+  }),
   WORKER_LOCK_MS: wholeNumberIn(1000, 3_600_000, 'ms').default(30_000).meta({
     readBy: 'worker',
     description:
@@ -179,6 +187,18 @@ const ZSharedSettings = z.object({
     description:
       'Folio exports a property may have queued or running at once; one more gets 429 `RATE_LIMITED` with `Retry-After` ' +
       '(joining an identical export in flight is always allowed).',
+  }),
+  NIGHT_AUDIT_RATE_LIMIT_PER_PROPERTY: limitCount.default(10).meta({
+    readBy: 'api',
+    description:
+      'Night-audit starts a property may request per `RATE_LIMIT_WINDOW_MS` window, all callers together; above it, 429 ' +
+      '`RATE_LIMITED` with `Retry-After` ([night-audit.md](night-audit.md#how-many-at-once)).',
+  }),
+  NIGHT_AUDIT_MAX_RUNNING_PER_PROPERTY: wholeNumberIn(1, 100).default(4).meta({
+    readBy: 'both',
+    description:
+      'Night-audit batches of one property handed to the workers at once; a later start is accepted and waits `queued` until one ' +
+      'of them ends ([night-audit.md](night-audit.md#how-many-at-once)). Give the API and the workers the same value.',
   }),
   // The API seals the CVV into the transit envelope only when it is to be held; the worker holds it that long.
   VAULT_CVV_HOLD_SECONDS: wholeNumberIn(0, 3600).default(600).meta({

@@ -9,13 +9,17 @@ import { ZPropertyHeaders } from '@folio-vault/shared/schemas/common';
 import { forPropertyHeader } from '../auth/authenticate.js';
 import { SCOPES } from '../auth/principal.js';
 import { HEADERS } from '../http/openapi-errors.js';
-import { defineRoute, mountRoutes, type TRouteDeps } from '../http/route.js';
+import { defineRoute, mountRoutes, type TRequestLimit, type TRouteDeps } from '../http/route.js';
 
 const TAGS: ['Night audit'] = ['Night audit'];
 
 export interface TNightAuditDeps extends TRouteDeps {
   pool: TPgPool;
   flows: FlowProducer;
+  /** NIGHT_AUDIT_RATE_LIMIT_PER_PROPERTY (rate-limit.ts, nightAuditStartLimit). */
+  nightAuditStartLimits: TRequestLimit;
+  /** NIGHT_AUDIT_MAX_RUNNING_PER_PROPERTY. */
+  nightAuditMaxRunning: number;
 }
 
 const statusPath = (batchId: string) => `/fiscal-document/v1/night-audit/exports/${batchId}`;
@@ -26,18 +30,24 @@ const startBatch = defineRoute({
   operationId: 'startNightAudit',
   summary: 'Export every folio that moved on a business date',
   description:
-    'Every RESERVATION with a transaction on the business date (property time zone), exported whole up to the end of that date, and every HOUSE_ACCOUNT with a transaction on it, exported for that date; plus manifest.json. Re-running rewrites the same keys.',
+    'Every RESERVATION with a transaction on the business date (property time zone), exported whole up to the end of that date, and every HOUSE_ACCOUNT with a transaction on it, exported for that date; plus manifest.json. Re-running rewrites the same keys. ' +
+    'Starts are rate-limited per property (429); at most NIGHT_AUDIT_MAX_RUNNING_PER_PROPERTY batches of a property run at once, later ones wait queued.',
   tags: TAGS,
   scope: SCOPES.readPayment,
+  limits: (deps: TNightAuditDeps) => deps.nightAuditStartLimits,
   headers: ZPropertyHeaders,
   authorize: forPropertyHeader,
   body: ZNightAuditRequest,
   bodyLimit: '8kb',
   responses: {
-    202: { description: 'Accepted; poll the status URL', json: ZBatchAccepted, headers: { Location: HEADERS.location, 'Retry-After': HEADERS.retryAfter(true) } },
+    202: {
+      description: 'Accepted; poll the status URL',
+      json: ZBatchAccepted,
+      headers: { Location: HEADERS.location, 'Retry-After': HEADERS.retryAfter(true), RateLimit: HEADERS.rateLimit, 'RateLimit-Policy': HEADERS.rateLimitPolicy },
+    },
   },
-  handler: ({ pool, flows }: TNightAuditDeps) => async ({ res, headers, body }) => {
-    const started = await startNightAudit(pool, flows, headers['x-property-id'], body.businessDate, body.format);
+  handler: ({ pool, flows, nightAuditMaxRunning }: TNightAuditDeps) => async ({ res, headers, body }) => {
+    const started = await startNightAudit(pool, flows, headers['x-property-id'], body.businessDate, body.format, { maxRunning: nightAuditMaxRunning });
     const url = statusPath(started.batchId);
     res.status(202).set({ Location: url, 'Retry-After': '5' }).json({ batchId: started.batchId, statusUrl: url, status: started.status });
   },

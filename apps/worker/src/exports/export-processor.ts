@@ -1,5 +1,5 @@
-// The export queue's consumer: on-demand exports, the night audit's source chunks (their handler is
-// the night auditor's, passed in) and the retention sweep. A failed export attempt that will be
+// The export queue's consumer: on-demand exports and the retention sweep; and the night-audit-export
+// queue's: the night audit's source chunks (their handler is the night auditor's, passed in). A failed export attempt that will be
 // retried leaves the export queued (with the reason); the last one marks it failed and records
 // export.failed, so a status never waits forever.
 
@@ -33,7 +33,9 @@ export interface TExportParts {
   logger: Logger;
 }
 
-function exportHandlers(parts: TExportParts): THandlers<TExportJobName> {
+// 'night-audit-source': batch pieces queued here before they had a queue of their own
+// (night-audit-export) are still taken.
+function exportHandlers(parts: TExportParts): THandlers<TExportJobName | 'night-audit-source'> {
   const { exporter, store, outbox, retention, logger } = parts;
   return {
     'night-audit-source': parts.nightAuditSource,
@@ -58,4 +60,13 @@ function exportHandlers(parts: TExportParts): THandlers<TExportJobName> {
 /** The export queue's worker (see exportJobConcurrency). */
 export function startExportWorker(config: TWorkerConfig, deps: TWorkerDeps & TExportParts): Worker {
   return queueWorker(config, deps, QUEUE_NAMES.export, exportHandlers(deps), { concurrency: exportJobConcurrency(config.EXPORT_CONCURRENCY) });
+}
+
+/**
+ * The night-audit-export queue's worker: a batch's source chunks, as many at once as on-demand
+ * exports, in job slots of their own. Their pieces share the render processes, where on-demand
+ * pieces go first (render-pool.ts).
+ */
+export function startNightAuditExportWorker(config: TWorkerConfig, deps: TWorkerDeps & Pick<TExportParts, 'nightAuditSource'>): Worker {
+  return queueWorker(config, deps, QUEUE_NAMES.nightAuditExport, { 'night-audit-source': deps.nightAuditSource }, { concurrency: exportJobConcurrency(config.EXPORT_CONCURRENCY) });
 }

@@ -18,7 +18,7 @@ import { ZFolioExportRequest, type TExportFormat } from '@folio-vault/shared/exp
 import { exportCompletedEvent } from '@folio-vault/shared/webhooks/events';
 import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
 import { buildFolioDocument } from './build-document.js';
-import type { RenderPool } from './render-pool.js';
+import type { RenderPool, TRenderPriority } from './render-pool.js';
 import type { WebhookOutbox } from '../webhooks/outbox.js';
 
 type TPayload = z.output<typeof ZExportFolioPayload>;
@@ -85,11 +85,13 @@ export class FolioExporter {
     key: string,
     log: Logger,
     onRendered: () => Promise<void> = async () => undefined,
+    /** A night audit's documents render after every on-demand one waiting (render-pool.ts). */
+    priority: TRenderPriority = 'on-demand',
   ): Promise<Omit<TStoredResult, 'filename'>> {
     const temp = join(tmpdir(), `folio-vault-${randomUUID()}.${format === 'XLSX' ? 'xlsx' : 'pdf'}`);
     try {
       const started = performance.now();
-      const rendered = await this.renderer.render(format, document, temp);
+      const rendered = await this.renderer.render(format, document, temp, priority);
       log.info({ key, format, rows: rendered.rows, pages: rendered.pages, ms: Math.round(performance.now() - started) }, 'document rendered');
       await onRendered();
       const stored = await this.storage.putFile(key, temp, CONTENT_TYPES[format]);

@@ -3,7 +3,9 @@
 // cut into chunks of `pagesPerChunk` pages that the processes render in parallel, and joined by one
 // of them: a large folio uses every process and no process ever holds more than a chunk's pages.
 // Each process does one piece at a time; pieces of concurrent documents are handed out in turn, so
-// a small export is not queued behind all the chunks of a large one. A process is replaced after
+// a small export is not queued behind all the chunks of a large one. On-demand documents go before
+// every waiting piece of a night-audit batch (`priority`): a front desk's export waits at most for
+// the pieces already rendering, however many a batch has queued. A process is replaced after
 // `maxRenders` pieces, after a failed piece, or once it holds more than `maxRssBytes` even after a
 // full garbage collection (render-child.ts, settleMemory). With `metrics`, every document counts
 // its render time (export_render_seconds, from planning to the joined file, waits included) and
@@ -34,6 +36,12 @@ export const RENDER_EXIT_MS = 2_000;
 export const MAX_RENDERS = 1_000;
 export const MAX_RSS_BYTES = 320_000_000;
 
+/**
+ * Whose document it is: `on-demand` (an export a person waits for) is served before any `batch`
+ * piece (a night audit's), each class's documents in turn.
+ */
+export type TRenderPriority = 'on-demand' | 'batch';
+
 /** Why a render process was replaced (the label of export_render_process_replacements_total). */
 export type TReplacementReason = 'memory' | 'pieces' | 'failure';
 
@@ -41,6 +49,12 @@ interface TSlot {
   child?: ChildProcess;
   renders: number;
   busy: boolean;
+}
+
+/** A document's pieces: its id in the queues, and its class. */
+interface TGroup {
+  id: number;
+  priority: TRenderPriority;
 }
 
 interface TTask {
@@ -59,8 +73,8 @@ export interface TRenderPoolOptions {
 
 export class RenderPool {
   private readonly slots: TSlot[];
-  /** Waiting pieces per document, served round robin. */
-  private readonly queues = new Map<number, TTask[]>();
+  /** Waiting pieces per document, by priority (the first class served first), each served round robin. */
+  private readonly queues: Record<TRenderPriority, Map<number, TTask[]>> = { 'on-demand': new Map(), batch: new Map() };
   private nextDocument = 1;
   private nextId = 1;
   private closed = false;
@@ -76,10 +90,10 @@ export class RenderPool {
     this.slots = Array.from({ length: size }, () => ({ renders: 0, busy: false }));
   }
 
-  async render(format: 'PDF' | 'XLSX', document: TFolioDocument, outputPath: string): Promise<TRenderedFile> {
+  async render(format: 'PDF' | 'XLSX', document: TFolioDocument, outputPath: string, priority: TRenderPriority = 'on-demand'): Promise<TRenderedFile> {
     if (this.closed) throw new Error('render pool is closed');
     const started = performance.now();
-    const group = this.nextDocument++;
+    const group = { id: this.nextDocument++, priority };
     const file =
       format === 'XLSX' ? (await this.submit(group, { kind: 'xlsx', document, outputPath }))! : await this.renderPdf(group, document, outputPath);
     if (this.options.metrics) {
@@ -91,8 +105,10 @@ export class RenderPool {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const tasks of this.queues.values()) for (const task of tasks.splice(0)) task.reject(new Error('render pool is closed'));
-    this.queues.clear();
+    for (const queue of Object.values(this.queues)) {
+      for (const tasks of queue.values()) for (const task of tasks.splice(0)) task.reject(new Error('render pool is closed'));
+      queue.clear();
+    }
     await Promise.all(this.slots.map((slot) => this.retire(slot)));
   }
 
@@ -127,7 +143,7 @@ export class RenderPool {
     return Math.ceil(pages / chunks);
   }
 
-  private async renderPdf(group: number, document: TFolioDocument, outputPath: string): Promise<TRenderedFile> {
+  private async renderPdf(group: TGroup, document: TFolioDocument, outputPath: string): Promise<TRenderedFile> {
     const plan = planFolioPdf(document);
     const chunks = chunkPlan(plan, this.pagesPerChunk(plan.pages.length));
     if (chunks.length === 1) {
@@ -148,23 +164,29 @@ export class RenderPool {
     return { pages: plan.pages.length, rows: plan.rows };
   }
 
-  private submit(group: number, work: TRenderWork): Promise<TRenderedFile | undefined> {
+  private submit(group: TGroup, work: TRenderWork): Promise<TRenderedFile | undefined> {
     if (this.closed) return Promise.reject(new Error('render pool is closed'));
     return new Promise((resolve, reject) => {
-      const tasks = this.queues.get(group) ?? [];
+      const queue = this.queues[group.priority];
+      const tasks = queue.get(group.id) ?? [];
       tasks.push({ work, resolve, reject });
-      this.queues.set(group, tasks);
+      queue.set(group.id, tasks);
       this.dispatch();
     });
   }
 
-  /** The next piece, taking documents in turn (a Map iterates in insertion order; a served one goes last). */
+  /**
+   * The next piece: on-demand documents' first, then batch documents', each class's documents in
+   * turn (a Map iterates in insertion order; a served one goes last).
+   */
   private nextTask(): TTask | undefined {
-    for (const [group, tasks] of this.queues) {
-      const task = tasks.shift();
-      this.queues.delete(group);
-      if (tasks.length) this.queues.set(group, tasks);
-      if (task) return task;
+    for (const queue of [this.queues['on-demand'], this.queues.batch]) {
+      for (const [group, tasks] of queue) {
+        const task = tasks.shift();
+        queue.delete(group);
+        if (tasks.length) queue.set(group, tasks);
+        if (task) return task;
+      }
     }
     return undefined;
   }

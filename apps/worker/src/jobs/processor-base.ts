@@ -5,6 +5,7 @@ import type { TPgPool, TRedisClient } from '@folio-vault/shared/connections';
 import { JOBS, type TJobName, type TJobResult, type TJobs } from '@folio-vault/shared/jobs/registry';
 import type { Logger } from '@folio-vault/shared/logger';
 import type { TMetrics } from '@folio-vault/shared/metrics';
+import { queuesOf, type TQueueName } from '@folio-vault/shared/queues';
 import { attemptOf } from './attempts.js';
 
 export type THandler<N extends TJobName> = (payload: z.output<TJobs[N]['payload']>, job: Job) => Promise<TJobResult<N>>;
@@ -80,6 +81,8 @@ export function queueWorker<N extends TJobName>(
   return new Worker(queue, createProcessor(handlers, deps.logger, deps.metrics), {
     connection: deps.connection,
     prefix: config.QUEUE_PREFIX,
+    // A queue outside WORKER_QUEUES is never taken from: worker.ts closes its worker at once.
+    autorun: queuesOf(config.WORKER_QUEUES).has(queue as TQueueName),
     ...deps.locking,
     ...options,
   });

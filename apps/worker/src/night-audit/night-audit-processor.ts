@@ -30,8 +30,17 @@ export function nightAuditSourceHandler(auditor: NightAuditor, logger: Logger): 
 }
 
 export function nightAuditHandlers(auditor: NightAuditor) {
+  const manifest: THandler<'night-audit-manifest'> = async (payload, job) => {
+    try {
+      return await auditor.writeManifest(payload);
+    } catch (error) {
+      // Its last attempt ends the batch failed and announces it: a batch never stays running.
+      if (isLastAttempt(job, error)) await auditor.manifestFailed(payload, (error as Error).message.slice(0, 300)).catch(() => undefined);
+      throw error;
+    }
+  };
   return {
-    'night-audit-manifest': (payload: Parameters<THandler<'night-audit-manifest'>>[0]) => auditor.writeManifest(payload),
+    'night-audit-manifest': manifest,
     'night-audit-scheduled': (payload: Parameters<THandler<'night-audit-scheduled'>>[0]) => auditor.scheduled(payload),
   } satisfies { [K in 'night-audit-manifest' | 'night-audit-scheduled']: THandler<K> };
 }

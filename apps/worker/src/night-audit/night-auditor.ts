@@ -9,12 +9,12 @@ import type { TPgPool } from '@folio-vault/shared/connections';
 import { LANGUAGES, type TLanguage } from '@folio-vault/shared/i18n/languages';
 import type { nightAuditManifestJob, nightAuditScheduledJob, nightAuditSourceJob } from '@folio-vault/shared/night-audit/night-audit-job';
 import type { Logger } from '@folio-vault/shared/logger';
-import { batchItems, closeBatch, completedSources, recordSourceExported, recordSourceFailed } from '@folio-vault/shared/night-audit/batch-items';
-import { startNightAudit } from '@folio-vault/shared/night-audit/batches';
+import { batchItems, closeBatch, completedSources, dropRetiredItems, failBatch, recordSourceExported, recordSourceFailed, retiredItems } from '@folio-vault/shared/night-audit/batch-items';
+import { dispatchWaiting, startNightAudit } from '@folio-vault/shared/night-audit/batches';
 import { findPropertyProfile, type TPropertyProfile } from '@folio-vault/shared/properties/property-store';
 import { auditExportRequest, auditObjectKey, manifestKey, previousLocalDate, type TAuditSource } from '@folio-vault/shared/night-audit/selection';
 import { ZFolioExportRequest } from '@folio-vault/shared/exports/schemas';
-import { nightAuditCompletedEvent } from '@folio-vault/shared/webhooks/events';
+import { batchRunSubject, nightAuditCompletedEvent, webhookEvent } from '@folio-vault/shared/webhooks/events';
 import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
 import { buildFolioDocument, loadProperty } from '../exports/build-document.js';
 import type { FolioExporter } from '../exports/folio-exporter.js';
@@ -52,6 +52,8 @@ export class NightAuditor {
     private readonly outbox: WebhookOutbox,
     /** NIGHT_AUDIT_RETENTION_DAYS: how long a batch's files and manifest are kept. */
     private readonly retentionDays: number,
+    /** NIGHT_AUDIT_MAX_RUNNING_PER_PROPERTY: a batch that ends hands its place to the next one waiting. */
+    private readonly maxRunning: number,
   ) {}
 
   /**
@@ -89,7 +91,7 @@ export class NightAuditor {
     const request = ZFolioExportRequest.parse(auditExportRequest(source, payload.businessDate, payload.format));
     const document = await buildFolioDocument(this.pool, payload.propertyId, language, request, new Date(), property);
     const key = auditObjectKey(payload.propertyId, payload.businessDate, source, payload.format);
-    const published = await this.exporter.publish(document, payload.format, key, log);
+    const published = await this.exporter.publish(document, payload.format, key, log, undefined, 'batch');
     const item = { batchId: payload.batchId, run: payload.run, ...source };
     await recordSourceExported(this.pool, item, { ...published, folioIds: document.folios.map((f) => f.id) });
   }
@@ -101,7 +103,15 @@ export class NightAuditor {
     }
   }
 
+  /**
+   * Deletes the objects of sources this run no longer lists, writes manifest.json, ends the run
+   * (announcing it once) and hands the property's place to its next waiting batch. Safe to run
+   * again: a failure after the run ended (the hand-over) retries only what is left to do.
+   */
   async writeManifest(payload: TManifestPayload) {
+    const retired = await retiredItems(this.pool, payload.batchId, payload.run);
+    for (const key of retired) await this.storage.delete(key);
+    if (retired.length > 0) await dropRetiredItems(this.pool, payload.batchId, payload.run, retired);
     const items = await batchItems(this.pool, payload.batchId, payload.run);
     const files = items.filter((i) => i.status === 'completed');
     // A child that never reported (it cannot happen with ignoreDependencyOnFailure, but a manifest
@@ -127,14 +137,32 @@ export class NightAuditor {
     const batch = { batchId: payload.batchId, run: payload.run, withFailures: failures.length > 0, manifestKey: key };
     const recorded = await closeBatch(this.pool, batch, this.retentionDays, nightAuditCompletedEvent(payload, outcome));
     await this.outbox.enqueue(recorded.deliveryIds);
+    await this.handOver(payload.propertyId);
     return outcome;
+  }
+
+  /**
+   * The manifest job failed for good (its last attempt): the run ends `failed` with
+   * `night_audit.failed`, and its place goes to the property's next waiting batch.
+   */
+  async manifestFailed(payload: TManifestPayload, message: string): Promise<void> {
+    const data = { batchId: payload.batchId, propertyId: payload.propertyId, status: 'failed', error: `The manifest could not be written: ${message}` };
+    const event = webhookEvent('night_audit.failed', batchRunSubject(payload.batchId, payload.run), data);
+    const recorded = await failBatch(this.pool, payload, this.retentionDays, event);
+    await this.outbox.enqueue(recorded.deliveryIds);
+    await this.handOver(payload.propertyId);
+  }
+
+  /** A batch the queue refuses here is failed and announced by dispatchWaiting: nothing is left to retry. */
+  private async handOver(propertyId: string): Promise<void> {
+    await dispatchWaiting(this.pool, this.flows, propertyId, this.maxRunning);
   }
 
   async scheduled(payload: TScheduledPayload, now = new Date()) {
     const timezone = (await findPropertyProfile(this.pool, payload.propertyId))?.timezone;
     const businessDate = previousLocalDate(now, timezone ?? 'UTC');
     if (timezone === undefined) return { businessDate };
-    const { batchId } = await startNightAudit(this.pool, this.flows, payload.propertyId, businessDate, 'PDF', timezone);
+    const { batchId } = await startNightAudit(this.pool, this.flows, payload.propertyId, businessDate, 'PDF', { timezone, maxRunning: this.maxRunning });
     return { batchId, businessDate };
   }
 }

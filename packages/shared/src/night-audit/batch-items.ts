@@ -79,20 +79,32 @@ export async function recordSourceFailed(pool: TPgPool, item: TBatchItemRef, err
   );
 }
 
-/** The run's items in manifest order. */
+/** The run's items in manifest order (its sources: retired items are an earlier run's). */
 export async function batchItems(pool: TPgPool, batchId: string, run: number): Promise<TBatchItemRow[]> {
   const items = await pool.query<TBatchItemRow>(
     `SELECT source_kind, source_id, status, object_key, folio_ids::text[] AS folio_ids, size::text AS size, sha256, pages, rows, error
-       FROM night_audit_items WHERE batch_id = $1 AND run = $2 ORDER BY source_kind, source_id`,
+       FROM night_audit_items WHERE batch_id = $1 AND run = $2 AND status <> 'retired' ORDER BY source_kind, source_id`,
     [batchId, run],
   );
   return items.rows;
 }
 
+/** Objects of an earlier run's sources that this run no longer lists (batches.ts, beginRun). */
+export async function retiredItems(pool: TPgPool, batchId: string, run: number): Promise<string[]> {
+  const items = await pool.query<{ object_key: string }>(`SELECT object_key FROM night_audit_items WHERE batch_id = $1 AND run = $2 AND status = 'retired'`, [batchId, run]);
+  return items.rows.map((row) => row.object_key);
+}
+
+/** Their objects deleted: the items go. */
+export async function dropRetiredItems(pool: TPgPool, batchId: string, run: number, objectKeys: string[]): Promise<void> {
+  await pool.query(`DELETE FROM night_audit_items WHERE batch_id = $1 AND run = $2 AND status = 'retired' AND object_key = ANY($3::text[])`, [batchId, run, objectKeys]);
+}
+
 /**
  * Ends the run once its manifest is stored, and records the deliveries of `event` in the same
  * transaction; answers their ids, to enqueue once committed. With failures, items still pending (a
- * child that never reported) are marked failed first, so the counts agree with the manifest.
+ * child that never reported) are marked failed first, so the counts agree with the manifest. A run
+ * ended already (its manifest job run again) is left as it is and announces nothing twice.
  */
 export async function closeBatch(
   pool: TPgPool,
@@ -106,11 +118,28 @@ export async function closeBatch(
     if (withFailures) {
       await client.query(`UPDATE night_audit_items SET status = 'failed', error = COALESCE(error, 'did not finish') WHERE batch_id = $1 AND run = $2 AND status = 'pending'`, [batchId, run]);
     }
-    await client.query(
+    const closed = await client.query(
       `UPDATE night_audit_batches SET status = $3, manifest_key = $4, completed_at = now(), expires_at = now() + make_interval(days => $5)
-        WHERE id = $1 AND run = $2`,
+        WHERE id = $1 AND run = $2 AND status IN ('queued', 'running')`,
       [batchId, run, withFailures ? 'completed_with_failures' : 'completed', manifestKey, retentionDays],
     );
-    return { deliveryIds: await insertDeliveries(client, event) };
+    return { deliveryIds: closed.rowCount ? await insertDeliveries(client, event) : [] };
+  });
+}
+
+/**
+ * Ends a run whose manifest job failed for good: `failed`, its files kept NIGHT_AUDIT_RETENTION_DAYS
+ * like a finished run's (the retention sweep deletes them), and `event` (night_audit.failed)
+ * recorded in the same transaction; answers the deliveries' ids, to enqueue once committed. A run
+ * ended already announces nothing.
+ */
+export async function failBatch(pool: TPgPool, batch: { batchId: string; run: number }, retentionDays: number, event: TDeliveryEvent): Promise<{ deliveryIds: string[] }> {
+  return inTransaction(pool, async (client) => {
+    const failed = await client.query(
+      `UPDATE night_audit_batches SET status = 'failed', completed_at = now(), expires_at = now() + make_interval(days => $3)
+        WHERE id = $1 AND run = $2 AND status IN ('queued', 'running')`,
+      [batch.batchId, batch.run, retentionDays],
+    );
+    return { deliveryIds: failed.rowCount ? await insertDeliveries(client, event) : [] };
   });
 }

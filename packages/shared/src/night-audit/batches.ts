@@ -16,7 +16,6 @@ import type { TExpiredCounts } from '../exports/export-store.js';
 import { nightAuditManifestJob, nightAuditSourceJob, sourcesPerJob } from './night-audit-job.js';
 import type { ZBatchStatus } from './schemas.js';
 import { findPropertyProfile } from '../properties/property-store.js';
-import { QUEUE_NAMES } from '../queues.js';
 import { auditObjectKey, selectAuditSources, type TAuditSource } from './selection.js';
 import { batchRunSubject, webhookEvent } from '../webhooks/events.js';
 import { insertDeliveries } from '../webhooks/store.js';
@@ -32,11 +31,21 @@ export function batchIdOf(propertyId: string, businessDate: string, format: 'PDF
   return uuidv5(`${propertyId}:${businessDate}:${format}`, BATCH_NAMESPACE);
 }
 
-type TBegun = { inFlight: TBatchStatus } | { run: number; sources: TAuditSource[] };
+type TBegun = { inFlight: TBatchStatus } | { run: number };
+
+/** NIGHT_AUDIT_MAX_RUNNING_PER_PROPERTY's default: a property's batches handed to the workers at once. */
+export const MAX_RUNNING_PER_PROPERTY = 4;
 
 /**
  * In one transaction under the batch's advisory lock: the batch in flight, or a new run of it
- * with one pending item per source of the business date.
+ * waiting for a place (dispatchWaiting) with one pending item per source of the business date.
+ * Every statement runs on the transaction's own client: a second connection asked of the pool
+ * while this one is held would deadlock a pool that many starts hold at once.
+ *
+ * A source of an earlier run that this run no longer lists keeps its item, `retired` and moved to
+ * this run, until this run's manifest job has deleted its object (retiredItems), whatever the
+ * item's status (a failed source may have stored its file before its record failed): the folder
+ * then holds exactly the files the new manifest names.
  */
 async function beginRun(pool: TPgPool, batchId: string, propertyId: string, businessDate: string, format: 'PDF' | 'XLSX', timezone: string): Promise<TBegun> {
   return inTransaction(pool, async (client): Promise<TBegun> => {
@@ -46,72 +55,153 @@ async function beginRun(pool: TPgPool, batchId: string, propertyId: string, busi
     // A batch in flight is answered, not started twice.
     if (current && (current.status === 'queued' || current.status === 'running')) return { inFlight: current.status };
     const run = (current?.run ?? 0) + 1;
-    const sources = await selectAuditSources(pool, propertyId, businessDate, timezone);
+    const sources = await selectAuditSources(client, propertyId, businessDate, timezone);
+    const keys = sources.map((s) => auditObjectKey(propertyId, businessDate, s, format));
     await client.query(
-      `INSERT INTO night_audit_batches (id, property_id, business_date, format, run, status, total)
-       VALUES ($1, $2, $3, $4, $5, 'queued', $6)
-       ON CONFLICT (id) DO UPDATE SET run = EXCLUDED.run, status = 'queued', total = EXCLUDED.total,
+      `INSERT INTO night_audit_batches (id, property_id, business_date, format, run, status, total, dispatched)
+       VALUES ($1, $2, $3, $4, $5, 'queued', $6, false)
+       ON CONFLICT (id) DO UPDATE SET run = EXCLUDED.run, status = 'queued', total = EXCLUDED.total, dispatched = false,
          manifest_key = NULL, completed_at = NULL, expires_at = NULL, created_at = now()`,
       [batchId, propertyId, businessDate, format, run, sources.length],
     );
-    await client.query('DELETE FROM night_audit_items WHERE batch_id = $1', [batchId]);
+    await client.query(
+      `UPDATE night_audit_items SET status = 'retired', run = $2, updated_at = now()
+        WHERE batch_id = $1 AND NOT (object_key = ANY($3::text[]))`,
+      [batchId, run, keys],
+    );
+    await client.query('DELETE FROM night_audit_items WHERE batch_id = $1 AND run <> $2', [batchId, run]);
     if (sources.length > 0) {
       await client.query(
         `INSERT INTO night_audit_items (batch_id, source_kind, source_id, run, status, object_key)
          SELECT $1, s.kind, s.id, $2, 'pending', s.key
            FROM jsonb_to_recordset($3::jsonb) AS s(kind text, id bigint, key text)`,
-        [batchId, run, JSON.stringify(sources.map((s) => ({ kind: s.sourceKind, id: s.sourceId, key: auditObjectKey(propertyId, businessDate, s, format) })))],
+        [batchId, run, JSON.stringify(sources.map((s, i) => ({ kind: s.sourceKind, id: s.sourceId, key: keys[i] })))],
       );
     }
-    return { run, sources };
+    return { run };
   });
 }
 
+export interface TStartOptions {
+  /** The property's time zone when the caller has read it already (the scheduled start): one query fewer. */
+  timezone?: string;
+  /** Sources a job of this batch; sourcesPerJob's when not given (tests give their own). */
+  chunkSize?: number;
+  /** NIGHT_AUDIT_MAX_RUNNING_PER_PROPERTY. */
+  maxRunning?: number;
+}
+
+/**
+ * Starts a run of the batch (or answers the one in flight). The run is handed to the queue at once
+ * when fewer than `maxRunning` batches of the property are, and otherwise waits `queued` until a
+ * batch of the property ends (the manifest job calls dispatchWaiting). 503 when its flow could not
+ * be queued: the run is then `failed` with `night_audit.failed` recorded.
+ */
 export async function startNightAudit(
   pool: TPgPool,
   flows: FlowProducer,
   propertyId: string,
   businessDate: string,
   format: 'PDF' | 'XLSX',
-  /** The property's time zone when the caller has read it already (the scheduled start): one query fewer. */
-  knownTimezone?: string,
-  /** Sources a job; sourcesPerJob's when not given (tests give their own). */
-  chunkSize?: number,
+  options: TStartOptions = {},
 ): Promise<{ batchId: string; status: TBatchStatus; started: boolean }> {
   const batchId = batchIdOf(propertyId, businessDate, format);
-  const timezone = knownTimezone ?? (await findPropertyProfile(pool, propertyId))?.timezone ?? 'UTC';
+  const timezone = options.timezone ?? (await findPropertyProfile(pool, propertyId))?.timezone ?? 'UTC';
   const begun = await beginRun(pool, batchId, propertyId, businessDate, format, timezone);
   if ('inFlight' in begun) return { batchId, status: begun.inFlight, started: false };
-  const { run, sources } = begun;
-
-  const ref = { version: 1 as const, batchId, run, propertyId, businessDate, format };
-  const size = chunkSize ?? sourcesPerJob(sources.length);
-  const chunks = Array.from({ length: Math.ceil(sources.length / size) }, (_, i) => sources.slice(i * size, (i + 1) * size));
-  try {
-    // Job ids name the run, so a re-run is a new flow while a redelivered job stays the same job.
-    await flows.add({
-      name: nightAuditManifestJob.name,
-      queueName: QUEUE_NAMES.nightAudit,
-      data: ref,
-      opts: { ...nightAuditManifestJob.options, jobId: `na-${batchId}-${run}` },
-      children: chunks.map((chunk, index) => ({
-        name: nightAuditSourceJob.name,
-        queueName: QUEUE_NAMES.export,
-        data: { ...ref, sources: chunk },
-        opts: { ...nightAuditSourceJob.options, jobId: `na-${batchId}-${run}-${index + 1}` },
-      })),
-    });
-  } catch (error) {
-    // The failure is announced (night_audit.failed) in the same transaction; no job is added here,
-    // since the queue just refused one: the webhook sweep (every minute) sends the deliveries.
-    await inTransaction(pool, async (client) => {
-      await client.query(`UPDATE night_audit_batches SET status = 'failed', completed_at = now() WHERE id = $1 AND run = $2`, [batchId, run]);
-      const data = { batchId, propertyId, status: 'failed', error: 'The night audit could not be queued.' };
-      await insertDeliveries(client, webhookEvent('night_audit.failed', batchRunSubject(batchId, run), data));
-    });
-    throw AppError.unavailable('The night audit could not be queued; retry shortly.').withCause(error);
+  const { failed } = await dispatchWaiting(pool, flows, propertyId, options.maxRunning ?? MAX_RUNNING_PER_PROPERTY, { [batchId]: options.chunkSize });
+  if (failed.some((f) => f.batchId === batchId)) {
+    throw AppError.unavailable('The night audit could not be queued; retry shortly.').withCause(failed.find((f) => f.batchId === batchId)!.error);
   }
   return { batchId, status: 'queued', started: true };
+}
+
+type TWaiting = { id: string; run: number; business_date: string; format: 'PDF' | 'XLSX' };
+
+/**
+ * Hands the property's waiting batches to the queue, oldest first, while fewer than `maxRunning`
+ * of its batches are handed and not ended. Each one in a transaction under the property's advisory
+ * lock, held while its flow is added, so dispatchers of one property (API processes, workers) never
+ * hand out more than `maxRunning`. The flow is added before the batch is marked dispatched and its
+ * job ids name the run: a dispatcher that dies between the two leaves the batch waiting, and the
+ * next dispatch adds the same flow again, which BullMQ answers with the jobs it has.
+ *
+ * A batch whose flow the queue refuses is failed and `night_audit.failed` recorded in the same
+ * transaction (the webhook sweep sends it: the queue just refused a job); answered in `failed`, and
+ * the dispatch stops there.
+ */
+export async function dispatchWaiting(
+  pool: TPgPool,
+  flows: FlowProducer,
+  propertyId: string,
+  maxRunning: number,
+  chunkSizes: Record<string, number | undefined> = {},
+): Promise<{ dispatched: string[]; failed: Array<{ batchId: string; error: Error }> }> {
+  const dispatched: string[] = [];
+  for (;;) {
+    const step = await inTransaction(pool, async (client): Promise<{ batchId: string; error?: Error } | undefined> => {
+      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`night-audit-property:${propertyId}`]);
+      const next = await client.query<TWaiting & { handed: number }>(
+        `SELECT id, run, to_char(business_date, 'YYYY-MM-DD') AS business_date, format,
+                (SELECT count(*)::int FROM night_audit_batches WHERE property_id = $1 AND status IN ('queued', 'running') AND dispatched) AS handed
+           FROM night_audit_batches
+          WHERE property_id = $1 AND status = 'queued' AND NOT dispatched
+          ORDER BY created_at, id LIMIT 1`,
+        [propertyId],
+      );
+      const batch = next.rows[0];
+      if (!batch || batch.handed >= maxRunning) return undefined;
+      const items = await client.query<{ source_kind: TAuditSource['sourceKind']; source_id: string }>(
+        `SELECT source_kind, source_id::text FROM night_audit_items WHERE batch_id = $1 AND run = $2 AND status = 'pending' ORDER BY source_kind, source_id`,
+        [batch.id, batch.run],
+      );
+      const sources = items.rows.map((row): TAuditSource => ({ sourceKind: row.source_kind, sourceId: row.source_id }));
+      try {
+        await addBatchFlow(flows, { batchId: batch.id, run: batch.run, propertyId, businessDate: batch.business_date, format: batch.format }, sources, chunkSizes[batch.id]);
+      } catch (error) {
+        await client.query(`UPDATE night_audit_batches SET status = 'failed', completed_at = now() WHERE id = $1 AND run = $2`, [batch.id, batch.run]);
+        const data = { batchId: batch.id, propertyId, status: 'failed', error: 'The night audit could not be queued.' };
+        await insertDeliveries(client, webhookEvent('night_audit.failed', batchRunSubject(batch.id, batch.run), data));
+        return { batchId: batch.id, error: error as Error };
+      }
+      await client.query('UPDATE night_audit_batches SET dispatched = true WHERE id = $1 AND run = $2', [batch.id, batch.run]);
+      return { batchId: batch.id };
+    });
+    if (!step) return { dispatched, failed: [] };
+    // The queue refused a flow: the next ones would fare no better now. They stay waiting, for the
+    // property's next start or batch end.
+    if (step.error) return { dispatched, failed: [{ batchId: step.batchId, error: step.error }] };
+    dispatched.push(step.batchId);
+  }
+}
+
+/**
+ * The run's flow: `night-audit-source` children of `chunkSize` sources on the night-audit-export
+ * queue, with a `night-audit-manifest` parent. Job ids name the run, so a re-run is a new flow
+ * while a redelivered (or re-added) job stays the same job.
+ */
+async function addBatchFlow(
+  flows: FlowProducer,
+  batch: { batchId: string; run: number; propertyId: string; businessDate: string; format: 'PDF' | 'XLSX' },
+  sources: TAuditSource[],
+  chunkSize?: number,
+): Promise<void> {
+  const { batchId, run } = batch;
+  const ref = { version: 1 as const, ...batch };
+  const size = chunkSize ?? sourcesPerJob(sources.length);
+  const chunks = Array.from({ length: Math.ceil(sources.length / size) }, (_, i) => sources.slice(i * size, (i + 1) * size));
+  await flows.add({
+    name: nightAuditManifestJob.name,
+    queueName: nightAuditManifestJob.queue,
+    data: ref,
+    opts: { ...nightAuditManifestJob.options, jobId: `na-${batchId}-${run}` },
+    children: chunks.map((chunk, index) => ({
+      name: nightAuditSourceJob.name,
+      queueName: nightAuditSourceJob.queue,
+      data: { ...ref, sources: chunk },
+      opts: { ...nightAuditSourceJob.options, jobId: `na-${batchId}-${run}-${index + 1}` },
+    })),
+  });
 }
 
 export async function nightAuditStatus(pool: TPgPool, propertyId: string, batchId: string): Promise<TBatchStatusBody> {

@@ -1,6 +1,6 @@
 // Night-audit batch (docs/night-audit.md) as a BullMQ flow: `night-audit-source` children on the
-// export queue, each a chunk of sources (sourcesPerJob), and a `night-audit-manifest` parent that
-// writes manifest.json once every child has finished or failed for good (children ignore their
+// night-audit-export queue (apart from on-demand exports), each a chunk of sources (sourcesPerJob),
+// and a `night-audit-manifest` parent that writes manifest.json once every child has finished or failed for good (children ignore their
 // failure for the parent, so it never hangs). A scheduled `night-audit-scheduled` job starts the
 // batch of the previous local date.
 
@@ -39,7 +39,7 @@ export function sourcesPerJob(sources: number): number {
 
 export const nightAuditSourceJob = {
   name: 'night-audit-source',
-  queue: QUEUE_NAMES.export,
+  queue: QUEUE_NAMES.nightAuditExport,
   version: 1,
   payload: ZBatchRef.extend({ sources: z.array(ZSource).min(1).max(100) }),
   result: z.object({ exported: z.number(), skipped: z.number() }),

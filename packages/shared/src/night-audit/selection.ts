@@ -3,6 +3,7 @@
 // (PostgreSQL turns the local midnights into instants, DST included; the statement is in
 // ledger-store.ts).
 
+import type { PoolClient } from 'pg';
 import type { TPgPool } from '../connections.js';
 import { sourcesWithTransactionsOn } from '../ledger/ledger-store.js';
 
@@ -12,8 +13,9 @@ export interface TAuditSource {
   sourceId: string;
 }
 
-export async function selectAuditSources(pool: TPgPool, propertyId: string, businessDate: string, timezone: string): Promise<TAuditSource[]> {
-  const rows = await sourcesWithTransactionsOn(pool, propertyId, businessDate, timezone);
+/** On a pool, or on a transaction's own client (the start: batches.ts, beginRun). */
+export async function selectAuditSources(db: TPgPool | PoolClient, propertyId: string, businessDate: string, timezone: string): Promise<TAuditSource[]> {
+  const rows = await sourcesWithTransactionsOn(db, propertyId, businessDate, timezone);
   return rows.map((row) => ({ sourceKind: row.source_kind, sourceId: row.source_id }));
 }
 
