@@ -63,6 +63,15 @@ const ZSharedSettings = z.object({
     .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a valid bucket name (3-63 of a-z 0-9 . -)')
     .default('folio-vault')
     .meta({ readBy: 'both', accepts: '3–63 of `a-z 0-9 . -`', description: 'The bucket; created on first use when missing.' }),
+  MINIO_REGION: z
+    .string()
+    .regex(/^[a-z0-9-]{1,64}$/, 'must be a region name (a-z 0-9 -, e.g. eu-west-3)')
+    .default('us-east-1')
+    .meta({
+      readBy: 'both',
+      accepts: 'a region name (`a-z 0-9 -`)',
+      description: 'The bucket\'s region: uploads and presigned download links are signed for it, and a missing bucket is created in it.',
+    }),
   TOKENIZE_WAIT_MS: positiveMs.default(10_000).meta({
     readBy: 'api',
     description:
