@@ -155,6 +155,12 @@ const ZSharedSettings = z.object({
     readBy: 'api',
     description: 'The fixed window of the tokenize and forward rate limits.',
   }),
+  EXPORT_MAX_ROWS: wholeNumberIn(1, 1_000_000).default(50_000).meta({
+    readBy: 'both',
+    description:
+      'Transactions one export document may hold. A request selecting more gets 413 `PAYLOAD_TOO_LARGE` with the count and the ' +
+      'bound; an export past it when the worker reads it fails with that reason, before rendering ([export.md](export.md#size-bound)).',
+  }),
   EXPORT_QUEUE_CAP_PER_PROPERTY: limitCount.default(20).meta({
     readBy: 'api',
     description:

@@ -14,7 +14,10 @@ import { ExportStore, type TExportRow, type TStoredResult } from '@folio-vault/s
 import type { TExportStatus, TExportStatusBody, TFolioExportRequest } from '@folio-vault/shared/exports/schemas';
 import { checkLinkSignature, downloadLink } from '@folio-vault/shared/exports/download-links';
 import { exportFilePath } from '@folio-vault/shared/exports/export-paths';
-import { countFoliosOfSource, recipientExists, sourceExists } from '@folio-vault/shared/ledger/ledger-store';
+import { exportFilter } from '@folio-vault/shared/exports/export-filter';
+import { tooManyRowsMessage } from '@folio-vault/shared/exports/export-size';
+import { countFoliosOfSource, countTransactions, recipientExists, sourceExists } from '@folio-vault/shared/ledger/ledger-store';
+import { findPropertyProfile } from '@folio-vault/shared/properties/property-store';
 import { ObjectMissingError, type ObjectStorage } from '@folio-vault/shared/storage/object-storage';
 import type { JobWaiter } from '../jobs/job-waiter.js';
 
@@ -32,6 +35,8 @@ export class ExportService {
     private readonly inFlightCap: number,
     /** EXPORT_LINK_KEY and EXPORT_LINK_TTL_SECONDS: download links (docs/export.md#download-links). */
     private readonly links: { linkKey: Buffer; ttlSeconds: number },
+    /** EXPORT_MAX_ROWS: transactions one document may hold (docs/export.md#size-bound). */
+    private readonly maxRows: number,
   ) {
     this.store = new ExportStore(pool);
   }
@@ -46,6 +51,18 @@ export class ExportService {
     if (request.recipient && !(await recipientExists(this.pool, propertyId, request.recipient.type, request.recipient.id))) {
       throw AppError.notFound('The recipient');
     }
+  }
+
+  /**
+   * 413 PAYLOAD_TOO_LARGE when the request selects more than EXPORT_MAX_ROWS transactions, with the
+   * count and the bound. Counting stops one past the bound, so a huge source costs no more than a
+   * bound's worth; the exact count is read only for the refusal.
+   */
+  async checkSize(propertyId: string, request: TFolioExportRequest): Promise<void> {
+    const timezone = (await findPropertyProfile(this.pool, propertyId))?.timezone ?? 'UTC';
+    const filter = exportFilter(propertyId, request, timezone);
+    if ((await countTransactions(this.pool, filter, this.maxRows + 1)) <= this.maxRows) return;
+    throw new AppError('PAYLOAD_TOO_LARGE', tooManyRowsMessage(await countTransactions(this.pool, filter), this.maxRows));
   }
 
   /**

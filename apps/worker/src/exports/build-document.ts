@@ -8,10 +8,11 @@ import { inTransaction } from '@folio-vault/shared/db/transaction';
 import type { TDocumentFolio, TDocumentStay, TFolioDocument } from '@folio-vault/shared/exports/folio-document';
 import { translator } from '@folio-vault/shared/i18n/catalog';
 import type { TLanguage } from '@folio-vault/shared/i18n/languages';
-import { findRecipient, foliosOfSource, selectTransactions } from '@folio-vault/shared/ledger/ledger-store';
+import { countTransactions, findRecipient, foliosOfSource, selectTransactions } from '@folio-vault/shared/ledger/ledger-store';
 import { withTieBreak } from '@folio-vault/shared/ledger/sort';
 import { findStay } from '@folio-vault/shared/ledger/stay-store';
-import type { TTransactionFilter } from '@folio-vault/shared/ledger/transaction-filter';
+import { exportFilter } from '@folio-vault/shared/exports/export-filter';
+import { ExportTooLargeError } from '@folio-vault/shared/exports/export-size';
 import type { TTransactionRow } from '@folio-vault/shared/ledger/transaction-view';
 import { findPropertyProfile, type TPropertyProfile } from '@folio-vault/shared/properties/property-store';
 import type { TFolioExportRequest } from '@folio-vault/shared/exports/schemas';
@@ -22,23 +23,6 @@ export async function loadProperty(pool: TDb, propertyId: string): Promise<TProp
   const row = await findPropertyProfile(pool, propertyId);
   // The ledger may hold a source before its property was imported: the export still renders.
   return row ?? { name: `Property ${propertyId}`, address: null, currency: 'EUR', timezone: 'UTC', language: null };
-}
-
-export function exportFilter(propertyId: string, request: TFolioExportRequest, timezone: string): TTransactionFilter {
-  return {
-    propertyId,
-    sourceKind: request.sourceKind,
-    sourceId: request.sourceId,
-    folioIds: request.folioIds,
-    posted: request.posted,
-    descriptionFilters: request.descriptionFilters,
-    localDateFrom: request.dateFrom,
-    localDateTo: request.dateTo,
-    timezone,
-    subSourceIds: request.subSourceIds,
-    searchQuery: request.searchQuery,
-    includeVoided: request.includeVoided,
-  };
 }
 
 function toLedgerRow(row: TTransactionRow): TLedgerRow {
@@ -99,6 +83,11 @@ async function loadStay(pool: TDb, propertyId: string, request: TFolioExportRequ
 export interface TDocumentReads {
   /** Rows per keyset batch (ledger-store selectTransactions; 2,000 when absent). */
   batchRows?: number;
+  /**
+   * EXPORT_MAX_ROWS: past this many rows the read stops and throws ExportTooLargeError (with the
+   * exact count, from the same snapshot), before the document is held whole. No bound when absent.
+   */
+  maxRows?: number;
 }
 
 export async function buildFolioDocument(
@@ -165,12 +154,16 @@ async function readLedger(db: PoolClient, propertyId: string, request: TFolioExp
   const folioRows = await foliosOfSource(db, propertyId, request.sourceKind, request.sourceId, request.folioIds);
   const stay = await loadStay(db, propertyId, request);
   const recipient = request.recipient ? await loadRecipient(db, propertyId, request.recipient) : undefined;
-  const transactions = selectTransactions(db, exportFilter(propertyId, request, property.timezone), property.timezone, withTieBreak(request.sort), reads.batchRows);
+  const filter = exportFilter(propertyId, request, property.timezone);
+  const transactions = selectTransactions(db, filter, property.timezone, withTieBreak(request.sort), reads.batchRows);
   // Folios in id order; a transaction whose folio was never imported still gets its own folio.
   // Rows are read in batches and only their ledger form is kept (docs/export.md#streaming).
   const byFolio = new Map<string, TLedgerRow[]>(folioRows.map((folio) => [folio.id, []]));
   let firstIdentifier: string | null | undefined;
+  let count = 0;
   for await (const row of transactions) {
+    count += 1;
+    if (reads.maxRows !== undefined && count > reads.maxRows) throw new ExportTooLargeError(await countTransactions(db, filter), reads.maxRows);
     firstIdentifier ??= row.source_identifier;
     const list = byFolio.get(row.folio_id) ?? [];
     list.push(toLedgerRow(row));
