@@ -5,6 +5,8 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { provisionServices, type TProvisioned } from '@folio-vault/dev-services/provision';
 import { linkSignature } from '@folio-vault/shared/exports/download-links';
+import { ExportStore } from '@folio-vault/shared/exports/export-store';
+import { FsStorage } from '@folio-vault/shared/storage/fs-storage';
 import { until } from './support/faults.js';
 import { binaryBody } from './support/binary-body.js';
 import { createWorld, type TWorld } from './support/world.js';
@@ -129,6 +131,50 @@ describe('download links with the folder driver', () => {
     expect([noJwt.status, noJwt.body.errorCode]).toEqual([401, 'UNAUTHENTICATED']);
   });
 
+  it("ends a link at the file's retention end when that comes first, and gives none once the file is due", async () => {
+    const done = await completedExport(world);
+    // The file goes in 30.5 s, before the link's 120 s would end: the link ends on that whole second.
+    const soon = await world.pool.query<{ expires_at: Date }>(
+      `UPDATE exports SET expires_at = date_trunc('second', now()) + interval '30.5 seconds' WHERE id = $1 RETURNING expires_at`,
+      [done.exportId],
+    );
+    const retentionEnd = Math.floor(soon.rows[0]!.expires_at.getTime() / 1000);
+    const res = await request(world.url).get(`${STATUS}/${done.exportId}`).set(auth(world));
+    expect(res.body.expiresAt).toBe(soon.rows[0]!.expires_at.toISOString());
+    expect(res.body.downloadUrlExpiresAt).toBe(new Date(retentionEnd * 1000).toISOString());
+    const signature = linkSignature(world.config.EXPORT_LINK_KEY, String(done.exportId), retentionEnd);
+    expect(res.body.downloadUrl).toBe(`${STATUS}/${done.exportId}/file?expires=${retentionEnd}&signature=${signature}`);
+
+    // Past its retention, not swept yet: still completed, but no link.
+    await world.pool.query(`UPDATE exports SET expires_at = now() - interval '1 second' WHERE id = $1`, [done.exportId]);
+    const due = await request(world.url).get(`${STATUS}/${done.exportId}`).set(auth(world));
+    expect([due.body.status, due.body.downloadUrl, due.body.downloadUrlExpiresAt]).toEqual(['completed', undefined, undefined]);
+  });
+
+  it('answers 410 EXPORT_EXPIRED for a file the retention sweep deletes between the lookup and the read', async () => {
+    const done = await completedExport(world);
+    const status = await request(world.url).get(`${STATUS}/${done.exportId}`).set(auth(world));
+    const link = status.body.downloadUrl as string;
+    await world.pool.query(`UPDATE exports SET expires_at = now() - interval '1 second' WHERE id = $1`, [done.exportId]);
+    const storage = new FsStorage(world.config.STORAGE_DIR);
+    const answers: Array<[number, string]> = [];
+    // The sweep's own step (ExportStore.expireDue): each object is deleted, then the rows turn
+    // expired when its transaction commits. The file is asked for in between, by JWT and by link:
+    // the row still says completed, the object is gone.
+    const { rows } = await world.pool.query<{ object_key: string }>('SELECT object_key FROM exports WHERE id = $1', [done.exportId]);
+    await new ExportStore(world.pool).expireDue(async (key) => {
+      await storage.delete(key);
+      // Another test's export may be due too: only this one's file is asked for.
+      if (key !== rows[0]!.object_key) return;
+      const byJwt = await request(world.url).get(`${STATUS}/${done.exportId}/file`).set(auth(world));
+      const byLink = await fetchLink(world, link);
+      answers.push([byJwt.status, byJwt.body.errorCode], [byLink.status, byLink.body.errorCode]);
+    });
+    expect(answers).toEqual([[410, 'EXPORT_EXPIRED'], [410, 'EXPORT_EXPIRED']]);
+    const after = await request(world.url).get(`${STATUS}/${done.exportId}/file`).set(auth(world));
+    expect([after.status, after.body.errorCode]).toEqual([410, 'EXPORT_EXPIRED']);
+  });
+
   it('refuses a link once it expires (EXPORT_LINK_TTL_SECONDS=1)', async () => {
     const short = await createWorld({ env: { EXPORT_LINK_TTL_SECONDS: '1' } });
     try {
@@ -167,6 +213,8 @@ describe('download links with the MinIO driver (an S3 server)', () => {
         MINIO_ACCESS_KEY: s3.env.MINIO_ACCESS_KEY ?? process.env.MINIO_ACCESS_KEY!,
         MINIO_SECRET_KEY: s3.env.MINIO_SECRET_KEY ?? process.env.MINIO_SECRET_KEY!,
         MINIO_BUCKET: `fvt-${randomBytes(4).toString('hex')}`,
+        // A bucket outside us-east-1: uploads and links are signed for this region.
+        MINIO_REGION: 'eu-west-3',
       },
     });
     await importLedgers(world);
@@ -182,11 +230,27 @@ describe('download links with the MinIO driver (an S3 server)', () => {
     const link = new URL(res.body.downloadUrl as string);
     expect(link.host).toBe(publicHost);
     expect(link.searchParams.get('X-Amz-Expires')).toBe('900');
+    expect(link.searchParams.get('X-Amz-Credential')).toMatch(/^[^/]+\/\d{8}\/eu-west-3\/s3\/aws4_request$/);
     const file = await fetch(link);
     expect(file.status).toBe(200);
     const body = Buffer.from(await file.arrayBuffer());
     expect(sha256(body)).toBe(res.body.sha256);
     expect(body.length).toBe(res.body.size);
+  });
+
+  it("ends a presigned link at the file's retention end when that comes first", async () => {
+    const done = await completedExport(world);
+    const soon = await world.pool.query<{ expires_at: Date }>(
+      `UPDATE exports SET expires_at = date_trunc('second', now()) + interval '30.5 seconds' WHERE id = $1 RETURNING expires_at`,
+      [done.exportId],
+    );
+    const retentionEnd = Math.floor(soon.rows[0]!.expires_at.getTime() / 1000);
+    const res = await request(world.url).get(`${STATUS}/${done.exportId}`).set(auth(world));
+    const link = new URL(res.body.downloadUrl as string);
+    const signedAt = Date.parse(link.searchParams.get('X-Amz-Date')!.replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, '$1-$2-$3T$4:$5:$6Z')) / 1000;
+    expect(signedAt + Number(link.searchParams.get('X-Amz-Expires'))).toBe(retentionEnd);
+    expect(res.body.downloadUrlExpiresAt).toBe(new Date(retentionEnd * 1000).toISOString());
+    expect((await fetch(link)).status).toBe(200);
   });
 });
 

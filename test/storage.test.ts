@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { provisionServices, type TProvisioned } from '@folio-vault/dev-services/provision';
 import { FsStorage } from '@folio-vault/shared/storage/fs-storage';
 import { MinioStorage } from '@folio-vault/shared/storage/minio-storage';
-import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
+import { ObjectMissingError, type ObjectStorage } from '@folio-vault/shared/storage/object-storage';
 
 /**
  * Both storage drivers behind the one interface, the MinIO driver against a real S3-protocol
@@ -89,6 +89,10 @@ describe.each(['fs', 'minio'])('%s storage', (name) => {
     await expect(store.delete('exports/1/never-there.pdf')).resolves.toBeUndefined();
   });
 
+  it('rejects the read of a missing object with ObjectMissingError (a deleted file, not a store that is down)', async () => {
+    await expect(storage().get('exports/1/never-stored.pdf')).rejects.toBeInstanceOf(ObjectMissingError);
+  });
+
   it.each(['../etc/passwd', '/abs', 'a//b', 'a/../b', ''])('refuses the unsafe key %j', async (key) => {
     await expect(storage().put(key, Buffer.from('x'), 'text/plain')).rejects.toThrow(/not allowed/);
   });
@@ -120,5 +124,28 @@ describe('presigned links', () => {
     expect(url.pathname).toBe(`/${minioSettings.bucket}/exports/1/presigned.pdf`);
     expect(url.searchParams.get('X-Amz-Expires')).toBe('300');
     expect(url.searchParams.get('response-content-disposition')).toBe('attachment; filename="folio.pdf"');
+  });
+});
+
+describe('a bucket in another region (MINIO_REGION)', () => {
+  it('uploads, and presigns a URL signed for that region that a plain GET downloads', async () => {
+    const store = new MinioStorage({ ...minioSettings, bucket: `fvt-${randomBytes(4).toString('hex')}`, region: 'eu-west-3' });
+    const body = randomBytes(20_000);
+    const file = join(mkdtempSync(join(tmpdir(), 'fv-region-')), 'rendered.pdf');
+    writeFileSync(file, body);
+    await store.putFile('exports/1/regional.pdf', file, 'application/pdf');
+    const url = new URL((await store.presignedGet('exports/1/regional.pdf', 60, 'folio.pdf'))!);
+    expect(url.searchParams.get('X-Amz-Credential')).toMatch(/^[^/]+\/\d{8}\/eu-west-3\/s3\/aws4_request$/);
+    const res = await fetch(url);
+    expect(res.status).toBe(200);
+    expect(Buffer.from(await res.arrayBuffer()).equals(body)).toBe(true);
+  });
+
+  it('signs a link from the instant it is given: X-Amz-Date is that second and X-Amz-Expires counts from it', async () => {
+    const store = new MinioStorage(minioSettings);
+    const from = new Date('2026-11-27T23:10:05.000Z');
+    const url = new URL((await store.presignedGet('exports/1/presigned.pdf', 42, 'folio.pdf', from))!);
+    expect(url.searchParams.get('X-Amz-Date')).toBe('20261127T231005Z');
+    expect(url.searchParams.get('X-Amz-Expires')).toBe('42');
   });
 });

@@ -75,7 +75,7 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
     exports: new ExportService(pool, new JobWaiter(resources.exportQueue, resources.exportEvents), storage, config.EXPORT_QUEUE_CAP_PER_PROPERTY, {
       linkKey: config.EXPORT_LINK_KEY,
       ttlSeconds: config.EXPORT_LINK_TTL_SECONDS,
-    }),
+    }, config.EXPORT_MAX_ROWS),
     tokenizeLimits: vaultRateLimits(redis, config.QUEUE_PREFIX, limits, 'tokenize'),
     forwardLimits: vaultRateLimits(redis, config.QUEUE_PREFIX, limits, 'forward'),
     nightAuditStartLimits: nightAuditStartLimit(redis, config.QUEUE_PREFIX, { perProperty: config.NIGHT_AUDIT_RATE_LIMIT_PER_PROPERTY, windowMs: config.RATE_LIMIT_WINDOW_MS }),

@@ -85,7 +85,7 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   const deps = { pool, connection, logger, metrics, locking };
   // Webhook deliveries (their own queue); export and night-audit ends are announced through its outbox.
   const webhooks = startWebhookWorker(config, { ...deps, storage, transitKeys: keys.transitKeys }, options.webhookInternals);
-  const exporter = new FolioExporter(pool, exportStore, storage, renderer, config.EXPORT_RETENTION_SECONDS, webhooks.outbox);
+  const exporter = new FolioExporter(pool, exportStore, storage, renderer, config.EXPORT_RETENTION_SECONDS, webhooks.outbox, config.EXPORT_MAX_ROWS);
   const flows = quiet(new FlowProducer({ connection, prefix: config.QUEUE_PREFIX }));
   const auditor = new NightAuditor(pool, exporter, storage, flows, webhooks.outbox, config.NIGHT_AUDIT_RETENTION_DAYS, config.NIGHT_AUDIT_MAX_RUNNING_PER_PROPERTY);
 

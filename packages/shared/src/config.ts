@@ -64,6 +64,15 @@ const ZSharedSettings = z.object({
     .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a valid bucket name (3-63 of a-z 0-9 . -)')
     .default('folio-vault')
     .meta({ readBy: 'both', accepts: '3–63 of `a-z 0-9 . -`', description: 'The bucket; created on first use when missing.' }),
+  MINIO_REGION: z
+    .string()
+    .regex(/^[a-z0-9-]{1,64}$/, 'must be a region name (a-z 0-9 -, e.g. eu-west-3)')
+    .default('us-east-1')
+    .meta({
+      readBy: 'both',
+      accepts: 'a region name (`a-z 0-9 -`)',
+      description: 'The bucket\'s region: uploads and presigned download links are signed for it, and a missing bucket is created in it.',
+    }),
   TOKENIZE_WAIT_MS: positiveMs.default(10_000).meta({
     readBy: 'api',
     description:
@@ -181,6 +190,12 @@ const ZSharedSettings = z.object({
   RATE_LIMIT_WINDOW_MS: wholeNumberIn(1000, 3_600_000, 'ms').default(60_000).meta({
     readBy: 'api',
     description: 'The fixed window of the tokenize and forward rate limits.',
+  }),
+  EXPORT_MAX_ROWS: wholeNumberIn(1, 1_000_000).default(50_000).meta({
+    readBy: 'both',
+    description:
+      'Transactions one export document may hold. A request selecting more gets 413 `PAYLOAD_TOO_LARGE` with the count and the ' +
+      'bound; an export past it when the worker reads it fails with that reason, before rendering ([export.md](export.md#size-bound)).',
   }),
   EXPORT_QUEUE_CAP_PER_PROPERTY: limitCount.default(20).meta({
     readBy: 'api',

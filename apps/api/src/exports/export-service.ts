@@ -14,8 +14,11 @@ import { ExportStore, type TExportRow, type TStoredResult } from '@folio-vault/s
 import type { TExportStatus, TExportStatusBody, TFolioExportRequest } from '@folio-vault/shared/exports/schemas';
 import { checkLinkSignature, downloadLink } from '@folio-vault/shared/exports/download-links';
 import { exportFilePath } from '@folio-vault/shared/exports/export-paths';
-import { countFoliosOfSource, recipientExists, sourceExists } from '@folio-vault/shared/ledger/ledger-store';
-import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
+import { exportFilter } from '@folio-vault/shared/exports/export-filter';
+import { tooManyRowsMessage } from '@folio-vault/shared/exports/export-size';
+import { countFoliosOfSource, countTransactions, recipientExists, sourceExists } from '@folio-vault/shared/ledger/ledger-store';
+import { findPropertyProfile } from '@folio-vault/shared/properties/property-store';
+import { ObjectMissingError, type ObjectStorage } from '@folio-vault/shared/storage/object-storage';
 import type { JobWaiter } from '../jobs/job-waiter.js';
 
 /** A small export renders in seconds: a slot frees up soon after the cap is hit. */
@@ -32,6 +35,8 @@ export class ExportService {
     private readonly inFlightCap: number,
     /** EXPORT_LINK_KEY and EXPORT_LINK_TTL_SECONDS: download links (docs/export.md#download-links). */
     private readonly links: { linkKey: Buffer; ttlSeconds: number },
+    /** EXPORT_MAX_ROWS: transactions one document may hold (docs/export.md#size-bound). */
+    private readonly maxRows: number,
   ) {
     this.store = new ExportStore(pool);
   }
@@ -46,6 +51,18 @@ export class ExportService {
     if (request.recipient && !(await recipientExists(this.pool, propertyId, request.recipient.type, request.recipient.id))) {
       throw AppError.notFound('The recipient');
     }
+  }
+
+  /**
+   * 413 PAYLOAD_TOO_LARGE when the request selects more than EXPORT_MAX_ROWS transactions, with the
+   * count and the bound. Counting stops one past the bound, so a huge source costs no more than a
+   * bound's worth; the exact count is read only for the refusal.
+   */
+  async checkSize(propertyId: string, request: TFolioExportRequest): Promise<void> {
+    const timezone = (await findPropertyProfile(this.pool, propertyId))?.timezone ?? 'UTC';
+    const filter = exportFilter(propertyId, request, timezone);
+    if ((await countTransactions(this.pool, filter, this.maxRows + 1)) <= this.maxRows) return;
+    throw new AppError('PAYLOAD_TOO_LARGE', tooManyRowsMessage(await countTransactions(this.pool, filter), this.maxRows));
   }
 
   /**
@@ -108,12 +125,13 @@ export class ExportService {
 
   /**
    * The status answer; a completed export's carries a download link valid EXPORT_LINK_TTL_SECONDS
-   * from this read (a presigned MinIO URL, or the signed file path with the folder driver).
+   * from this read, or until its retention ends when that is sooner (a presigned MinIO URL, or the
+   * signed file path with the folder driver); none once the retention has ended.
    */
   async statusBody(row: TExportRow): Promise<TExportStatusBody> {
-    const alive = row.status === 'completed' && row.object_key && row.filename;
+    const alive = row.status === 'completed' && row.object_key && row.filename && row.expires_at;
     const link = alive
-      ? await downloadLink(this.storage, this.links, { exportId: row.id, objectKey: row.object_key!, filename: row.filename! }).catch((error: unknown) => {
+      ? await downloadLink(this.storage, this.links, { exportId: row.id, objectKey: row.object_key!, filename: row.filename!, expiresAt: row.expires_at! }).catch((error: unknown) => {
           throw AppError.unavailable('The file store cannot be reached right now; retry shortly.').withCause(error);
         })
       : undefined;
@@ -136,9 +154,7 @@ export class ExportService {
 
   /** The finished file; 409 EXPORT_NOT_READY before, 410 EXPORT_EXPIRED once the retention sweep deleted it. */
   async file(row: TExportRow): Promise<{ stream: Readable; size: number; filename: string }> {
-    if (row.status === 'expired') {
-      throw new AppError('EXPORT_EXPIRED', 'The export is past its retention and its file was deleted. Request the export again.');
-    }
+    if (row.status === 'expired') throw expiredError();
     if (row.status !== 'completed' || !row.object_key || !row.filename || row.size === null) {
       throw new AppError(
         'EXPORT_NOT_READY',
@@ -146,17 +162,26 @@ export class ExportService {
         { retryAfterSeconds: row.status === 'failed' ? undefined : 2 },
       );
     }
-    return this.open({ key: row.object_key, size: Number(row.size), filename: row.filename });
+    return this.open(row.id, { key: row.object_key, size: Number(row.size), filename: row.filename });
   }
 
-  /** The stored file of a completed export. */
-  async open(stored: TStoredFile): Promise<{ stream: Readable; size: number; filename: string }> {
+  /**
+   * The stored file of a completed export. An object gone when the export's retention has ended
+   * is an expired file (410), like one whose row says so: the retention sweep deletes the object
+   * before it marks the row, so the row read before can still say completed.
+   */
+  async open(exportId: string, stored: TStoredFile): Promise<{ stream: Readable; size: number; filename: string }> {
     try {
       return { stream: await this.storage.get(stored.key), size: stored.size, filename: stored.filename };
     } catch (error) {
+      if (error instanceof ObjectMissingError && (await this.store.pastRetention(exportId))) throw expiredError();
       throw AppError.unavailable('The file store cannot be reached right now; retry shortly.').withCause(error);
     }
   }
+}
+
+function expiredError(): AppError {
+  return new AppError('EXPORT_EXPIRED', 'The export is past its retention and its file was deleted. Request the export again.');
 }
 
 /** What serving a completed export's file needs of its stored result. */

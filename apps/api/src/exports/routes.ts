@@ -67,7 +67,8 @@ function startExport(path: string, operationId: string, summary: string) {
     summary,
     description:
       "Renders the filtered transactions of the source's folios. Answers the file when it is ready within EXPORT_WAIT_MS, " +
-      'otherwise (or with Prefer: respond-async) 202 with a status URL. Identical requests in flight share one export.',
+      'otherwise (or with Prefer: respond-async) 202 with a status URL. Identical requests in flight share one export. ' +
+      'A request selecting more transactions than one document holds (EXPORT_MAX_ROWS) answers 413 PAYLOAD_TOO_LARGE with the count and the bound.',
     tags: TAGS,
     scope: SCOPES.readPayment,
     headers: ZExportHeaders,
@@ -91,12 +92,13 @@ function startExport(path: string, operationId: string, summary: string) {
     handler: ({ exports, exportWaitMs: waitMs }: TExportDeps) => async ({ req, res, headers, body }) => {
       const propertyId = headers['x-property-id'];
       await exports.checkReferences(propertyId, body);
+      await exports.checkSize(propertyId, body);
       const language = negotiateLanguage(headers['accept-language']);
       const started = await exports.start(propertyId, language, body, String(req.id));
       const respondAsync = /\brespond-async\b/i.test(headers.prefer ?? '');
       const completed = respondAsync ? undefined : await exports.waitForCompletion(started.exportId, waitMs);
       // Completed in time: its job's result names the file (one read of the record fewer).
-      if (completed) return sendFile(res, started.exportId, await exports.open(completed));
+      if (completed) return sendFile(res, started.exportId, await exports.open(started.exportId, completed));
       const row = await exports.find(propertyId, started.exportId);
       if (!respondAsync && row.status === 'completed') return sendFile(res, row.id, await exports.file(row));
       if (!respondAsync && row.status === 'failed') {

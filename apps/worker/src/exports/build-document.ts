@@ -2,41 +2,27 @@
 // dateFrom/dateTo as whole local days in the property's time zone), grouped per folio, compacted
 // and split as asked, totalled exactly. The result is everything the PDF and XLSX writers need.
 
+import type { PoolClient } from 'pg';
 import type { TPgPool } from '@folio-vault/shared/connections';
+import { inTransaction } from '@folio-vault/shared/db/transaction';
 import type { TDocumentFolio, TDocumentStay, TFolioDocument } from '@folio-vault/shared/exports/folio-document';
 import { translator } from '@folio-vault/shared/i18n/catalog';
 import type { TLanguage } from '@folio-vault/shared/i18n/languages';
-import { findRecipient, foliosOfSource, selectTransactions } from '@folio-vault/shared/ledger/ledger-store';
+import { countTransactions, findRecipient, foliosOfSource, selectTransactions } from '@folio-vault/shared/ledger/ledger-store';
 import { withTieBreak } from '@folio-vault/shared/ledger/sort';
 import { findStay } from '@folio-vault/shared/ledger/stay-store';
-import type { TTransactionFilter } from '@folio-vault/shared/ledger/transaction-filter';
+import { exportFilter } from '@folio-vault/shared/exports/export-filter';
+import { ExportTooLargeError } from '@folio-vault/shared/exports/export-size';
 import type { TTransactionRow } from '@folio-vault/shared/ledger/transaction-view';
 import { findPropertyProfile, type TPropertyProfile } from '@folio-vault/shared/properties/property-store';
 import type { TFolioExportRequest } from '@folio-vault/shared/exports/schemas';
 import { buildFolioSections, compactRevenue, documentTotals, sumTotals, type TLedgerRow } from './folio-math.js';
 
 /** The property a document is headed with. */
-export async function loadProperty(pool: TPgPool, propertyId: string): Promise<TPropertyProfile> {
+export async function loadProperty(pool: TDb, propertyId: string): Promise<TPropertyProfile> {
   const row = await findPropertyProfile(pool, propertyId);
   // The ledger may hold a source before its property was imported: the export still renders.
   return row ?? { name: `Property ${propertyId}`, address: null, currency: 'EUR', timezone: 'UTC', language: null };
-}
-
-export function exportFilter(propertyId: string, request: TFolioExportRequest, timezone: string): TTransactionFilter {
-  return {
-    propertyId,
-    sourceKind: request.sourceKind,
-    sourceId: request.sourceId,
-    folioIds: request.folioIds,
-    posted: request.posted,
-    descriptionFilters: request.descriptionFilters,
-    localDateFrom: request.dateFrom,
-    localDateTo: request.dateTo,
-    timezone,
-    subSourceIds: request.subSourceIds,
-    searchQuery: request.searchQuery,
-    includeVoided: request.includeVoided,
-  };
 }
 
 function toLedgerRow(row: TTransactionRow): TLedgerRow {
@@ -69,12 +55,14 @@ function toLedgerRow(row: TTransactionRow): TLedgerRow {
 
 const DAY_MS = 86_400_000;
 
+type TDb = TPgPool | PoolClient;
+
 /**
  * The stay block of a RESERVATION source whose reservation was imported; undefined otherwise.
  * Archived rooms (moved out of, or taken off the booking) are left out: the block names the rooms
  * the stay holds, while rows posted to an archived room still name it in their own line.
  */
-async function loadStay(pool: TPgPool, propertyId: string, request: TFolioExportRequest): Promise<TDocumentStay | undefined> {
+async function loadStay(pool: TDb, propertyId: string, request: TFolioExportRequest): Promise<TDocumentStay | undefined> {
   if (request.sourceKind !== 'RESERVATION') return undefined;
   const stay = await findStay(pool, propertyId, request.sourceId);
   if (!stay) return undefined;
@@ -91,6 +79,17 @@ async function loadStay(pool: TPgPool, propertyId: string, request: TFolioExport
   };
 }
 
+/** How a document reads its rows. */
+export interface TDocumentReads {
+  /** Rows per keyset batch (ledger-store selectTransactions; 2,000 when absent). */
+  batchRows?: number;
+  /**
+   * EXPORT_MAX_ROWS: past this many rows the read stops and throws ExportTooLargeError (with the
+   * exact count, from the same snapshot), before the document is held whole. No bound when absent.
+   */
+  maxRows?: number;
+}
+
 export async function buildFolioDocument(
   pool: TPgPool,
   propertyId: string,
@@ -99,28 +98,14 @@ export async function buildFolioDocument(
   now: Date,
   /** The property's row when the caller has read it already (one query fewer). */
   loaded?: TPropertyProfile,
+  reads: TDocumentReads = {},
 ): Promise<TFolioDocument> {
   const t = translator(language);
-  // The reads that do not depend on each other go together: a small export waits for one round
-  // trip instead of three before its rows are read.
-  const [property, folioRows, stay, recipient] = await Promise.all([
-    loaded ?? loadProperty(pool, propertyId),
-    foliosOfSource(pool, propertyId, request.sourceKind, request.sourceId, request.folioIds),
-    loadStay(pool, propertyId, request),
-    request.recipient ? loadRecipient(pool, propertyId, request.recipient) : undefined,
-  ]);
-  const transactions = selectTransactions(pool, exportFilter(propertyId, request, property.timezone), property.timezone, withTieBreak(request.sort));
-
-  // Folios in id order; a transaction whose folio was never imported still gets its own folio.
-  // Rows are read in batches and only their ledger form is kept (docs/export.md#streaming).
-  const byFolio = new Map<string, TLedgerRow[]>(folioRows.map((folio) => [folio.id, []]));
-  let firstIdentifier: string | null | undefined;
-  for await (const row of transactions) {
-    firstIdentifier ??= row.source_identifier;
-    const list = byFolio.get(row.folio_id) ?? [];
-    list.push(toLedgerRow(row));
-    byFolio.set(row.folio_id, list);
-  }
+  // Every read of the document is one REPEATABLE READ snapshot: the rows come in keyset batches,
+  // separate statements, and an import committing between two of them would otherwise add a row,
+  // or show a row it moved twice, so the totals would not be the ledger's at any moment.
+  const read = await inTransaction(pool, (db) => readLedger(db, propertyId, request, loaded, reads), 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+  const { property, folioRows, stay, recipient, byFolio, firstIdentifier } = read;
   const names = new Map(folioRows.map((folio) => [folio.id, folio.name]));
   const folios: TDocumentFolio[] = [...byFolio].map(([id, rows]) => {
     const shown = request.revenueCompact
@@ -162,7 +147,32 @@ export async function buildFolioDocument(
   };
 }
 
-async function loadRecipient(pool: TPgPool, propertyId: string, recipient: NonNullable<TFolioExportRequest['recipient']>): Promise<TFolioDocument['recipient']> {
+/** Everything a document reads of the ledger, through `db` (one snapshot). */
+async function readLedger(db: PoolClient, propertyId: string, request: TFolioExportRequest, loaded: TPropertyProfile | undefined, reads: TDocumentReads) {
+  // One connection runs one statement at a time: the reads go one after another.
+  const property = loaded ?? (await loadProperty(db, propertyId));
+  const folioRows = await foliosOfSource(db, propertyId, request.sourceKind, request.sourceId, request.folioIds);
+  const stay = await loadStay(db, propertyId, request);
+  const recipient = request.recipient ? await loadRecipient(db, propertyId, request.recipient) : undefined;
+  const filter = exportFilter(propertyId, request, property.timezone);
+  const transactions = selectTransactions(db, filter, property.timezone, withTieBreak(request.sort), reads.batchRows);
+  // Folios in id order; a transaction whose folio was never imported still gets its own folio.
+  // Rows are read in batches and only their ledger form is kept (docs/export.md#streaming).
+  const byFolio = new Map<string, TLedgerRow[]>(folioRows.map((folio) => [folio.id, []]));
+  let firstIdentifier: string | null | undefined;
+  let count = 0;
+  for await (const row of transactions) {
+    count += 1;
+    if (reads.maxRows !== undefined && count > reads.maxRows) throw new ExportTooLargeError(await countTransactions(db, filter), reads.maxRows);
+    firstIdentifier ??= row.source_identifier;
+    const list = byFolio.get(row.folio_id) ?? [];
+    list.push(toLedgerRow(row));
+    byFolio.set(row.folio_id, list);
+  }
+  return { property, folioRows, stay, recipient, byFolio, firstIdentifier };
+}
+
+async function loadRecipient(pool: TDb, propertyId: string, recipient: NonNullable<TFolioExportRequest['recipient']>): Promise<TFolioDocument['recipient']> {
   const row = await findRecipient(pool, propertyId, recipient.type, recipient.id);
   if (!row) return undefined;
   // GUEST_DOCUMENT_NUMBER picks the document number; otherwise (and by default) the tax id.

@@ -48,6 +48,8 @@ export class FolioExporter {
     /** EXPORT_RETENTION_SECONDS: how long an on-demand export's file is kept. */
     private readonly retentionSeconds: number,
     private readonly outbox: WebhookOutbox,
+    /** EXPORT_MAX_ROWS: past it the export fails (ExportTooLargeError) before rendering. */
+    private readonly maxRows: number,
   ) {}
 
   async run(payload: TPayload, job: Job, log: Logger): Promise<TStoredResult> {
@@ -56,7 +58,7 @@ export class FolioExporter {
     const request = ZFolioExportRequest.parse(payload.request);
     const extension = request.format === 'XLSX' ? 'xlsx' : 'pdf';
     const now = new Date();
-    const document = await buildFolioDocument(this.pool, payload.propertyId, payload.language, request, now);
+    const document = await buildFolioDocument(this.pool, payload.propertyId, payload.language, request, now, undefined, { maxRows: this.maxRows });
     // A small document renders before anyone could read its progress, and reporting it costs two
     // writes each time (the export row, the job).
     const reported = rowsOf(document) >= PROGRESS_FROM_ROWS;

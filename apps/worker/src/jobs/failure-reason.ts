@@ -1,3 +1,4 @@
+import { ExportTooLargeError } from '@folio-vault/shared/exports/export-size';
 import { StorageWriteError } from '@folio-vault/shared/storage/object-storage';
 import type { TAttempt } from './attempts.js';
 
@@ -7,6 +8,6 @@ import type { TAttempt } from './attempts.js';
  * paths or SQL; the error itself goes to the log.
  */
 export function exportFailureReason(error: unknown, attempt: TAttempt, last: boolean): string {
-  const what = error instanceof StorageWriteError ? error.message : 'The export could not be produced.';
+  const what = error instanceof StorageWriteError || error instanceof ExportTooLargeError ? error.message : 'The export could not be produced.';
   return last ? `${what} Gave up after ${attempt.number} of ${attempt.of} attempt(s).` : `${what} Attempt ${attempt.number} of ${attempt.of} failed; it will be retried.`;
 }

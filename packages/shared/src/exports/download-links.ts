@@ -26,14 +26,21 @@ export function checkLinkSignature(linkKey: Buffer, exportId: string, expires: s
   return Number(expires) * 1000 <= now.getTime() ? 'expired' : 'valid';
 }
 
+/**
+ * A link to a completed export's file, valid `ttlSeconds` from `now` or until the file's retention
+ * ends (`expiresAt`), whichever comes first: a link never outlives its file. Undefined once the
+ * retention has ended (the file is due to the sweep, or already gone). Expiry is whole seconds.
+ */
 export async function downloadLink(
   storage: ObjectStorage,
   settings: { linkKey: Buffer; ttlSeconds: number },
-  file: { exportId: string; objectKey: string; filename: string },
+  file: { exportId: string; objectKey: string; filename: string; expiresAt: Date },
   now = new Date(),
-): Promise<TDownloadLink> {
-  const expires = Math.floor(now.getTime() / 1000) + settings.ttlSeconds;
-  const presigned = await storage.presignedGet(file.objectKey, settings.ttlSeconds, file.filename);
+): Promise<TDownloadLink | undefined> {
+  const from = Math.floor(now.getTime() / 1000);
+  const expires = Math.min(from + settings.ttlSeconds, Math.floor(file.expiresAt.getTime() / 1000));
+  if (expires <= from) return undefined;
+  const presigned = await storage.presignedGet(file.objectKey, expires - from, file.filename, new Date(from * 1000));
   const downloadUrl = presigned ?? `${exportFilePath(file.exportId)}?expires=${expires}&signature=${linkSignature(settings.linkKey, file.exportId, expires)}`;
   return { downloadUrl, downloadUrlExpiresAt: new Date(expires * 1000).toISOString() };
 }

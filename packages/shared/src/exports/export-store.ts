@@ -121,6 +121,19 @@ export class ExportStore {
   }
 
   /**
+   * Whether the export's retention has ended: expired, or due (the sweep deletes a due export's
+   * object before its transaction marks the row expired, so a reader can find the row completed and
+   * the object gone).
+   */
+  async pastRetention(exportId: string): Promise<boolean> {
+    const result = await this.pool.query<{ past: boolean }>(
+      `SELECT status = 'expired' OR (status = 'completed' AND expires_at <= now()) AS past FROM exports WHERE id = $1`,
+      [exportId],
+    );
+    return result.rows[0]?.past === true;
+  }
+
+  /**
    * Expires up to EXPIRE_BATCH completed exports past `expires_at` (docs/export.md#retention):
    * `remove` deletes each object while the rows are locked, then they are marked expired in the same
    * transaction. SKIP LOCKED lets sweeps on several workers share the work; a sweep that dies after a

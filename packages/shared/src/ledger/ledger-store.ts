@@ -229,6 +229,18 @@ export async function pageOfTransactions(
   return page.rows;
 }
 
+/**
+ * How many rows the filter selects, counting no further than `upTo` when given: whether a source
+ * is past a bound costs at most that many index entries, whatever its size.
+ */
+export async function countTransactions(db: TDb, filter: TTransactionFilter, upTo?: number): Promise<number> {
+  const params = new SqlParams();
+  const where = transactionFilterSql(filter, params);
+  const limit = upTo === undefined ? '' : ` LIMIT ${params.add(upTo, 'int')}`;
+  const result = await db.query<{ count: number }>(`SELECT count(*)::int AS count FROM (SELECT 1 FROM transactions t WHERE ${where}${limit}) selected`, params.values);
+  return result.rows[0]!.count;
+}
+
 /** Count, debits and credits (decimal text, summed in NUMERIC) of every row the filter selects. */
 export async function sumTransactions(db: TDb, filter: TTransactionFilter, creditGroups: Iterable<string>): Promise<{ count: string; debit: string; credit: string }> {
   const params = new SqlParams();

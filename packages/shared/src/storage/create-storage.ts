@@ -11,6 +11,7 @@ export function createStorage(config: TConfig): ObjectStorage {
       accessKey: config.MINIO_ACCESS_KEY!,
       secretKey: config.MINIO_SECRET_KEY!,
       bucket: config.MINIO_BUCKET,
+      region: config.MINIO_REGION,
     });
   }
   return new FsStorage(config.STORAGE_DIR);

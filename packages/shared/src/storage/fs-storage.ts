@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { access, constants, copyFile, link, mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
-import { assertSafeKey, digestFile, StorageWriteError, type ObjectStorage, type TStoredObject } from './object-storage.js';
+import { assertSafeKey, digestFile, ObjectMissingError, StorageWriteError, type ObjectStorage, type TStoredObject } from './object-storage.js';
 
 /** A hard link where the file system allows one (same device, links supported), a copy otherwise. */
 async function linkOrCopy(from: string, to: string): Promise<void> {
@@ -81,7 +81,9 @@ export class FsStorage implements ObjectStorage {
 
   /** Opens the file first, so a missing object fails here (ENOENT), not in the middle of an answer. */
   async get(key: string): Promise<Readable> {
-    const file = await open(this.path(key), 'r');
+    const file = await open(this.path(key), 'r').catch((error: unknown) => {
+      throw (error as NodeJS.ErrnoException).code === 'ENOENT' ? new ObjectMissingError(key, error) : error;
+    });
     return file.createReadStream();
   }
 

@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { Client } from 'minio';
 import { request } from 'undici';
-import { assertSafeKey, digestFile, StorageWriteError, type ObjectStorage, type TStoredObject } from './object-storage.js';
+import { assertSafeKey, digestFile, ObjectMissingError, StorageWriteError, type ObjectStorage, type TStoredObject } from './object-storage.js';
 
 export interface TMinioSettings {
   endpoint: string;
@@ -12,7 +12,12 @@ export interface TMinioSettings {
   accessKey: string;
   secretKey: string;
   bucket: string;
+  /** The bucket's region (MINIO_REGION); every request and presigned link is signed for it. */
+  region?: string;
 }
+
+/** S3's region when none is given (MINIO_REGION's default). */
+export const DEFAULT_REGION = 'us-east-1';
 
 export class MinioStorage implements ObjectStorage {
   readonly driver = 'minio' as const;
@@ -20,9 +25,11 @@ export class MinioStorage implements ObjectStorage {
   /** Signs links for the public host; presigning is computed locally (the region is given, no call). */
   private readonly publicClient: Client;
   private readonly bucket: string;
+  private readonly region: string;
   private bucketReady?: Promise<void>;
 
   constructor(settings: TMinioSettings) {
+    this.region = settings.region ?? DEFAULT_REGION;
     const clientFor = (endpoint: string) => {
       const url = new URL(endpoint);
       return new Client({
@@ -32,7 +39,8 @@ export class MinioStorage implements ObjectStorage {
         accessKey: settings.accessKey,
         secretKey: settings.secretKey,
         pathStyle: true,
-        region: 'us-east-1',
+        // Given, so the client never asks the store for the bucket's location and signs for it.
+        region: this.region,
       });
     };
     this.client = clientFor(settings.endpoint);
@@ -43,7 +51,7 @@ export class MinioStorage implements ObjectStorage {
   private ensureBucket(): Promise<void> {
     this.bucketReady ??= (async () => {
       if (!(await this.client.bucketExists(this.bucket))) {
-        await this.client.makeBucket(this.bucket).catch(async (error: unknown) => {
+        await this.client.makeBucket(this.bucket, this.region).catch(async (error: unknown) => {
           if (!(await this.client.bucketExists(this.bucket))) throw error;
         });
       }
@@ -100,16 +108,22 @@ export class MinioStorage implements ObjectStorage {
     await this.client.removeObject(this.bucket, key);
   }
 
-  async presignedGet(key: string, seconds: number, filename: string): Promise<string> {
+  async presignedGet(key: string, seconds: number, filename: string, from?: Date): Promise<string> {
     assertSafeKey(key);
-    return this.publicClient.presignedGetObject(this.bucket, key, seconds, {
-      'response-content-disposition': `attachment; filename="${filename}"`,
-    });
+    return this.publicClient.presignedGetObject(
+      this.bucket,
+      key,
+      seconds,
+      { 'response-content-disposition': `attachment; filename="${filename}"` },
+      from,
+    );
   }
 
   async get(key: string): Promise<Readable> {
     assertSafeKey(key);
-    return this.client.getObject(this.bucket, key);
+    return this.client.getObject(this.bucket, key).catch((error: unknown) => {
+      throw isMissing(error) ? new ObjectMissingError(key, error) : error;
+    });
   }
 
   async size(key: string): Promise<number | undefined> {
@@ -120,4 +134,10 @@ export class MinioStorage implements ObjectStorage {
       return undefined;
     }
   }
+}
+
+/** S3's answer for a key (or bucket) that holds no object. */
+function isMissing(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return code === 'NoSuchKey' || code === 'NotFound' || code === 'NoSuchBucket';
 }

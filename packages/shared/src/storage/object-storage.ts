@@ -28,9 +28,11 @@ export interface ObjectStorage {
   /**
    * A URL that fetches the object without credentials for `seconds` (MinIO presigns it, on the host
    * of MINIO_PUBLIC_ENDPOINT when set); undefined for a store that cannot presign (the folder driver:
-   * the API signs its own file path instead, docs/export.md#download-links).
+   * the API signs its own file path instead, docs/export.md#download-links). The link is signed
+   * as of `from` (now when absent, to the second): it works until `from` + `seconds`.
    */
-  presignedGet(key: string, seconds: number, filename: string): Promise<string | undefined>;
+  presignedGet(key: string, seconds: number, filename: string, from?: Date): Promise<string | undefined>;
+  /** The object's bytes; rejects with ObjectMissingError when there is no such object. */
   get(key: string): Promise<Readable>;
   /** Size in bytes, or undefined when there is no such object. */
   size(key: string): Promise<number | undefined>;
@@ -44,6 +46,17 @@ export class StorageWriteError extends Error {
   constructor(cause: unknown) {
     super('The file could not be written to object storage.', { cause });
     this.name = 'StorageWriteError';
+  }
+}
+
+/**
+ * A read found no object under the key: it was deleted (the retention sweep) or never stored. Apart
+ * from a store that cannot answer, which is a fault to retry.
+ */
+export class ObjectMissingError extends Error {
+  constructor(key: string, cause?: unknown) {
+    super(`There is no object ${key}.`, { cause });
+    this.name = 'ObjectMissingError';
   }
 }
 

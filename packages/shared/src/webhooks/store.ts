@@ -164,13 +164,13 @@ export async function deliveryToSend(pool: TPgPool, deliveryId: string): Promise
  * The file of an export that is still completed and not yet due for retention, for the download
  * link an export.completed attempt carries; undefined once it expired (or is due to).
  */
-export async function liveExportFile(pool: TPgPool, exportId: string): Promise<{ objectKey: string; filename: string } | undefined> {
-  const result = await pool.query<{ object_key: string; filename: string }>(
-    `SELECT object_key, filename FROM exports WHERE id = $1 AND status = 'completed' AND expires_at > now() AND object_key IS NOT NULL`,
+export async function liveExportFile(pool: TPgPool, exportId: string): Promise<{ objectKey: string; filename: string; expiresAt: Date } | undefined> {
+  const result = await pool.query<{ object_key: string; filename: string; expires_at: Date }>(
+    `SELECT object_key, filename, expires_at FROM exports WHERE id = $1 AND status = 'completed' AND expires_at > now() AND object_key IS NOT NULL`,
     [exportId],
   );
   const row = result.rows[0];
-  return row ? { objectKey: row.object_key, filename: row.filename } : undefined;
+  return row ? { objectKey: row.object_key, filename: row.filename, expiresAt: row.expires_at } : undefined;
 }
 
 /**
