@@ -48,8 +48,8 @@ export class FolioExporter {
     /** EXPORT_RETENTION_SECONDS: how long an on-demand export's file is kept. */
     private readonly retentionSeconds: number,
     private readonly outbox: WebhookOutbox,
-    /** EXPORT_MAX_ROWS: past it the export fails (ExportTooLargeError) before rendering. */
-    private readonly maxRows: number,
+    /** EXPORT_MAX_ROWS: past it an export (or a night audit's source) fails (ExportTooLargeError) before rendering. */
+    readonly maxRows: number,
   ) {}
 
   async run(payload: TPayload, job: Job, log: Logger): Promise<TStoredResult> {

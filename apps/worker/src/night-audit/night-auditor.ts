@@ -89,7 +89,7 @@ export class NightAuditor {
   private async exportSource(payload: TSourcePayload, source: TAuditSource, property: TPropertyProfile, log: Logger): Promise<void> {
     const language = (LANGUAGES as readonly string[]).includes(property.language ?? '') ? (property.language as TLanguage) : 'en';
     const request = ZFolioExportRequest.parse(auditExportRequest(source, payload.businessDate, payload.format));
-    const document = await buildFolioDocument(this.pool, payload.propertyId, language, request, new Date(), property);
+    const document = await buildFolioDocument(this.pool, payload.propertyId, language, request, new Date(), property, { maxRows: this.exporter.maxRows });
     const key = auditObjectKey(payload.propertyId, payload.businessDate, source, payload.format);
     const published = await this.exporter.publish(document, payload.format, key, log, undefined, 'batch');
     const item = { batchId: payload.batchId, run: payload.run, ...source };
