@@ -82,6 +82,8 @@ describe('requests refused at a field, before any call', () => {
     ['@', { path: '/v1/tokens/x@evil.example' }, 'path'],
     ['an absolute URL', { path: 'https://evil.example/x' }, 'path'],
     ['a percent-encoded ..', { path: '/v1/tokens/%2e%2e/charges' }, 'path'],
+    ["a '..;' segment", { path: '/v1/tokens/..;/admin' }, 'path'],
+    ['a double-encoded ..', { path: '/v1/tokens/%252e%252e/admin' }, 'path'],
     ...['Host', 'Authorization', 'Cookie', 'Proxy-Authorization', 'Connection', 'Transfer-Encoding', 'Content-Length', 'Idempotency-Key'].map(
       (name) => [`the ${name} header`, { headers: { ...JSON_HEADERS, [name]: 'x' } }, `headers.${name}`] as const,
     ),

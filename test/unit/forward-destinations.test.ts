@@ -260,4 +260,19 @@ describe('findDestination and pathAllowed', () => {
       expect(pathAllowed(destination, path)).toBe(false);
     }
   });
+
+  it("matches no path with a ';' in a segment or a %25 (double encoding)", () => {
+    for (const path of ['/v1/refunds/..;/admin', '/v1/refunds/re_1;jsessionid=x', '/v1/charges;x', '/v1/refunds/%252e%252e/admin', '/v1/refunds/%25']) {
+      expect(pathAllowed(destination, path), path).toBe(false);
+    }
+  });
+
+  it('matches the path as the gateway reads it: percent-encoded unreserved characters decoded first', () => {
+    expect(pathAllowed(destination, '/v1/charge%73')).toBe(true);
+    expect(pathAllowed(destination, '/v1/%72efunds/re_1')).toBe(true);
+    expect(pathAllowed(destination, '/v1/%72efunds')).toBe(false);
+    // A dot segment spelled with its letters encoded is still a dot segment.
+    expect(pathAllowed(destination, '/v1/refunds/.%2E/admin')).toBe(false);
+    expect(pathAllowed(destination, '/v1/refunds/./re_1')).toBe(false);
+  });
 });

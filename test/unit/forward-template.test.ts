@@ -128,6 +128,8 @@ describe('templateProblems: path', () => {
   it('accepts a plain path and placeholders in the query', () => {
     expect(pathProblems('/v1/charges')).toEqual([]);
     expect(pathProblems('/v1/bin?first6={{ card.first6 }}&x=a.b-c_d~e%20f')).toEqual([]);
+    // The query does not take part in the match: a ';' or a literal '%' (%25) in it is data.
+    expect(pathProblems('/v1/bin?a=1;b=2&discount=10%25')).toEqual([]);
   });
 
   it.each([
@@ -148,6 +150,11 @@ describe('templateProblems: path', () => {
     ['/v1/a%5cb', 'path: must not contain percent-encoded ., / or \\'],
     ['/v1/{{card.number}}', 'path: placeholders are only allowed in the query string'],
     ['/v1/x?pin={{card.pin}}', 'path: unknown placeholder {{card.pin}}'],
+    ['/v1/refunds/..;/admin', "path: must not contain ';' before the query"],
+    ['/v1/charges;jsessionid=1', "path: must not contain ';' before the query"],
+    ['/v1/%252e%252e/admin', 'path: must not contain %25 (a percent-encoded %) before the query'],
+    ['/v1/./charges', 'path: must not contain . segments'],
+    ['/v1/%2E./charges', 'path: must not contain percent-encoded ., / or \\'],
   ])('%j → %s', (path, expected) => {
     expect(pathProblems(path)).toContain(expected);
   });

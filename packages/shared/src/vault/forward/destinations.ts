@@ -296,13 +296,36 @@ export function destinationRefusal(
   return undefined;
 }
 
+/** RFC 3986 unreserved characters: a server reads `%41` and `A` as the same path. */
+const ENCODED_UNRESERVED = /%([0-9A-Fa-f]{2})/g;
+const UNRESERVED = /^[A-Za-z0-9._~-]$/;
+
 /**
- * The path part (before '?') matches one entry of destination.paths: exact, or an entry ending in
- * '*' as a prefix. A path that could climb out of a prefix (a '..' segment, '//', a backslash or a
- * percent-encoded '.', '/' or '\') matches nothing.
+ * The part of a path before '?' as a gateway reads it — percent-encoded unreserved characters
+ * decoded, every other escape kept as written — or undefined when it is one the match must not
+ * trust: a '.' or '..' segment (also spelled %2e), '//', a backslash, a ';' (matrix parameters:
+ * `..;/` is a parent segment to some servers), a percent-encoded '/', '\\', '.' or '%' (%25: a second
+ * decoding could make any of the others).
+ */
+export function normalisedPathPart(path: string): string | undefined {
+  const raw = path.split('?')[0]!;
+  if (raw.includes(';') || raw.includes('\\') || /%(?:2e|2f|5c|25)/i.test(raw)) return undefined;
+  const decoded = raw.replace(ENCODED_UNRESERVED, (escape, hex: string) => {
+    const char = String.fromCharCode(Number.parseInt(hex, 16));
+    return UNRESERVED.test(char) ? char : escape.toUpperCase();
+  });
+  const segments = decoded.split('/');
+  if (segments.includes('..') || segments.includes('.') || decoded.includes('//')) return undefined;
+  return decoded;
+}
+
+/**
+ * The path part (before '?'), normalised (normalisedPathPart), matches one entry of
+ * destination.paths: exact, or an entry ending in '*' as a prefix. A path that could climb out of
+ * a prefix, or that a gateway could read otherwise than the match did, matches nothing.
  */
 export function pathAllowed(destination: TForwardDestination, path: string): boolean {
-  const pathPart = path.split('?')[0]!;
-  if (pathPart.split('/').includes('..') || pathPart.includes('//') || pathPart.includes('\\') || /%(?:2e|2f|5c)/i.test(pathPart)) return false;
+  const pathPart = normalisedPathPart(path);
+  if (pathPart === undefined) return false;
   return destination.paths.some((entry) => (entry.endsWith('*') ? pathPart.startsWith(entry.slice(0, -1)) : pathPart === entry));
 }

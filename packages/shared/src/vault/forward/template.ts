@@ -136,6 +136,11 @@ function pathMessages(path: string): string[] {
   const plain = path.replace(PLACEHOLDER, MARKER);
   const pathPart = plain.split('?')[0]!;
   if (pathPart.split('/').includes('..')) messages.push('must not contain .. segments');
+  if (pathPart.split('/').includes('.')) messages.push('must not contain . segments');
+  // The part the destination's paths are matched on (destinations.ts normalisedPathPart): a ';'
+  // starts matrix parameters (`..;/` climbs to some servers) and %25 decodes into another escape.
+  if (pathPart.includes(';')) messages.push("must not contain ';' before the query");
+  if (/%25/.test(pathPart)) messages.push('must not contain %25 (a percent-encoded %) before the query');
   if (plain.includes('//')) messages.push('must not contain //');
   if (/[@\\#]/.test(plain)) messages.push('must not contain @, \\ or #');
   if (plain.includes('://') || /^[A-Za-z][A-Za-z0-9+.-]*:/.test(plain)) messages.push('must be a path, not a URL with a scheme');
