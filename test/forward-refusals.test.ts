@@ -94,6 +94,7 @@ describe('requests refused at a field, before any call', () => {
     ['a placeholder in a header', { headers: { ...JSON_HEADERS, 'X-Card': '{{card.number}}' } }, 'headers.X-Card'],
     ['a placeholder in the path before ?', { path: '/v1/tokens/{{card.number}}' }, 'path'],
     ['a JSON placeholder outside a string', { body: '{"number":{{card.number}}}' }, 'body'],
+    ['a placeholder in JSON inside a JSON string', { body: '{"payload":"{\\"number\\":\\"{{card.number}}\\"}"}' }, 'body'],
     ['a body over 64 kB', { body: `{"number":"{{card.number}}","pad":"${'x'.repeat(65_536)}"}` }, 'body'],
   ] as const)('%s: 400 at the right field', async (_what, extra, path) => {
     expectInvalidAt(await forward(world, tokenId, valid(extra)), path);

@@ -234,6 +234,36 @@ describe('templateProblems: body', () => {
     ]);
   });
 
+  const NESTED = {
+    path: 'body',
+    message: 'must not hold a placeholder in text that is itself a document (a string, text or value with " \\ { } [ ] < > & or =): its value would be escaped for the outer one only',
+  };
+  const FORM_HEADERS = { 'Content-Type': 'application/x-www-form-urlencoded' };
+  const XML_HEADERS = { 'Content-Type': 'application/xml' };
+
+  it.each([
+    ['JSON in a JSON string', JSON_HEADERS, '{"payload":"{\\"card\\":\\"{{card.number}}\\"}"}'],
+    ['XML in a JSON string', JSON_HEADERS, '{"payload":"<card>{{card.number}}</card>"}'],
+    ['a form in a JSON string', JSON_HEADERS, '{"payload":"name={{card.holder_name}}&amount=5"}'],
+    ['a JSON key holding a document', JSON_HEADERS, '{"{\\"n\\":\\"{{card.number}}\\"}":1}'],
+    ['escaped XML in XML text', XML_HEADERS, '<p>&lt;card&gt;{{card.number}}&lt;/card&gt;</p>'],
+    ['JSON in XML text', XML_HEADERS, '<p>{"card":"{{card.number}}"}</p>'],
+    ['JSON in an XML attribute', XML_HEADERS, '<p data=\'{"card":"{{card.number}}"}\'/>'],
+    ['an XML CDATA section', XML_HEADERS, '<p><![CDATA[{{card.number}}]]></p>'],
+    ['an XML comment', XML_HEADERS, '<p><!-- {{card.number}} --></p>'],
+    ['an XML tag outside an attribute value', XML_HEADERS, '<p {{card.holder_name}}="x"/>'],
+    ['percent-encoded JSON in a form value', FORM_HEADERS, 'data=%7B%22name%22%3A%22{{card.holder_name}}%22%7D'],
+    ['JSON in a form value', FORM_HEADERS, 'data={"card":"{{card.number}}"}'],
+  ])('refuses a placeholder nested in another document: %s', (_what, headers, body) => {
+    expect(problemsOf({ headers, body })).toEqual([NESTED]);
+  });
+
+  it('accepts placeholders in plain strings, text, attribute values and form values, whatever their siblings hold', () => {
+    expect(problemsOf({ headers: JSON_HEADERS, body: '{"exp":"{{card.exp_month}}/{{card.exp_year2}}","d":"Room 12, {{card.holder_name}}","meta":"{\\"a\\":1}"}' })).toEqual([]);
+    expect(problemsOf({ headers: XML_HEADERS, body: '<?xml version="1.0"?><!-- a & b --><p n="{{card.holder_name}}" m=\'{{card.brand}}\'>{{card.number}}<q>&lt;x&gt;</q></p>' })).toEqual([]);
+    expect(problemsOf({ headers: FORM_HEADERS, body: 'n={{card.number}}&exp={{card.exp_month}}%2F{{card.exp_year2}}&meta=%7B%7D' })).toEqual([]);
+  });
+
   it('names unknown placeholders once each, without quoting other body text', () => {
     expect(problemsOf({ headers: JSON_HEADERS, body: '{"a":"{{card.pin}}","b":"{{card.pin}}","c":"{{ billing.email }}"}' })).toEqual([
       { path: 'body', message: 'unknown placeholder {{card.pin}}' },
