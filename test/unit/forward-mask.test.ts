@@ -111,6 +111,10 @@ describe('maskSecrets: the encodings an answer can carry', () => {
     const after = JSON.stringify({ card: masked, name: 'Z** R****' });
     expect(maskSecrets(`data:${b64(inner)}`, secrets)).toBe(`data:${b64(after)}`);
     expect(maskSecrets(`u=${b64(inner, 'base64url')}`, secrets)).toBe(`u=${b64(after, 'base64url')}`);
+    // After a JSON \n escape, as a JSON string holds a PEM-like body.
+    expect(maskSecrets(JSON.stringify({ pem: `-----BEGIN-----\n${b64(inner)}\n-----END-----` }), secrets)).toBe(
+      JSON.stringify({ pem: `-----BEGIN-----\n${b64(after)}\n-----END-----` }),
+    );
     // Inside a JSON string, a '/' of the block may be written \/.
     const slashed = Buffer.from([0xff, 0xff, ...Buffer.from(' 4242424242424242 ')]).toString('base64');
     expect(slashed).toContain('/');

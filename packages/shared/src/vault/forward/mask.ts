@@ -273,29 +273,39 @@ function applied(text: string, edits: TEdit[]): string {
   return out + text.slice(at);
 }
 
-/** A base64 block, standard or URL-safe, `/` possibly JSON-escaped as `\/`. */
-const BASE64_BLOCK = /(?<![A-Za-z0-9+/_\\-])(?:[A-Za-z0-9+_-]|\\?\/){16,}={0,2}/g;
+/**
+ * Base64 blocks of either alphabet: standard (a `/` possibly JSON-escaped as `\/`) and URL-safe.
+ * A block may follow a JSON `\n`, `\r` or `\t` (the escape is kept, not decoded).
+ */
+const BASE64_BLOCKS: Array<{ pattern: RegExp; urlSafe: boolean }> = [
+  { pattern: /(?<![A-Za-z0-9+/\\])(\\[nrt])?((?:[A-Za-z0-9+]|\\?\/){16,}={0,2})/g, urlSafe: false },
+  { pattern: /(?<![A-Za-z0-9_\\-])(\\[nrt])?([A-Za-z0-9_-]{16,}={0,2})/g, urlSafe: true },
+];
 const MAX_DEPTH = 2;
 
-/** Base64 blocks whose decoded text holds a secret, re-encoded masked in their own alphabet and padding. */
+/** Base64 blocks whose decoded text holds a secret, re-encoded masked in their own alphabet, padding and escapes. */
 function maskBase64(text: string, secrets: TMaskedSecrets, depth: number): string {
-  return text.replace(BASE64_BLOCK, (block) => {
-    const escapedSlash = block.includes('\\/');
-    const raw = block.replace(/\\\//g, '/');
-    const urlSafe = /[-_]/.test(raw);
-    if (urlSafe && /[+/]/.test(raw)) return block;
-    const bytes = Buffer.from(raw, urlSafe ? 'base64url' : 'base64');
-    if (bytes.length < 12) return block;
-    const utf8 = bytes.toString('utf8');
-    const encoding: BufferEncoding = Buffer.from(utf8, 'utf8').equals(bytes) ? 'utf8' : 'latin1';
-    const inner = bytes.toString(encoding);
-    const masked = maskText(inner, secrets, depth + 1);
-    if (masked === inner) return block;
-    let encoded = Buffer.from(masked, encoding).toString(urlSafe ? 'base64url' : 'base64');
-    if (!raw.endsWith('=')) encoded = encoded.replace(/=+$/, '');
-    else if (urlSafe) encoded = encoded.padEnd(Math.ceil(encoded.length / 4) * 4, '=');
-    return escapedSlash ? encoded.replace(/\//g, '\\/') : encoded;
-  });
+  let out = text;
+  for (const { pattern, urlSafe } of BASE64_BLOCKS) {
+    out = out.replace(pattern, (whole, prefix: string | undefined, block: string) => {
+      // A block of letters and digits only was read by the standard pass already.
+      if (urlSafe && !/[-_]/.test(block)) return whole;
+      const escapedSlash = block.includes('\\/');
+      const raw = block.replace(/\\\//g, '/');
+      const bytes = Buffer.from(raw, urlSafe ? 'base64url' : 'base64');
+      if (bytes.length < 12) return whole;
+      const utf8 = bytes.toString('utf8');
+      const encoding: BufferEncoding = Buffer.from(utf8, 'utf8').equals(bytes) ? 'utf8' : 'latin1';
+      const inner = bytes.toString(encoding);
+      const masked = maskText(inner, secrets, depth + 1);
+      if (masked === inner) return whole;
+      let encoded = Buffer.from(masked, encoding).toString(urlSafe ? 'base64url' : 'base64');
+      if (!raw.endsWith('=')) encoded = encoded.replace(/=+$/, '');
+      else if (urlSafe) encoded = encoded.padEnd(Math.ceil(encoded.length / 4) * 4, '=');
+      return (prefix ?? '') + (escapedSlash ? encoded.replace(/\//g, '\\/') : encoded);
+    });
+  }
+  return out;
 }
 
 function maskText(text: string, secrets: TMaskedSecrets, depth: number): string {
