@@ -35,6 +35,8 @@ beforeAll(async () => {
   const setting = destinationsSetting([
     { name: 'acme', url: acme.origin, paths: ['/v1/charges', '/v1/tokens/*'], headers: { Authorization: 'env:ACME_KEY' }, ca: pki.ca },
     { name: 'acme-live', url: acme.origin, modes: ['live'], ca: pki.ca },
+    // Its own Content-Type wins on the wire over the template's.
+    { name: 'acme-form', url: acme.origin, headers: { 'content-type': 'application/x-www-form-urlencoded' }, ca: pki.ca },
     { name: 'redirecting', url: redirecting.origin, ca: pki.ca },
     { name: 'huge', url: huge.origin, ca: pki.ca },
     { name: 'silent', url: silent.origin, timeoutMs: 1000, ca: pki.ca },
@@ -82,6 +84,8 @@ describe('requests refused at a field, before any call', () => {
     ['@', { path: '/v1/tokens/x@evil.example' }, 'path'],
     ['an absolute URL', { path: 'https://evil.example/x' }, 'path'],
     ['a percent-encoded ..', { path: '/v1/tokens/%2e%2e/charges' }, 'path'],
+    ["a '..;' segment", { path: '/v1/tokens/..;/admin' }, 'path'],
+    ['a double-encoded ..', { path: '/v1/tokens/%252e%252e/admin' }, 'path'],
     ...['Host', 'Authorization', 'Cookie', 'Proxy-Authorization', 'Connection', 'Transfer-Encoding', 'Content-Length', 'Idempotency-Key'].map(
       (name) => [`the ${name} header`, { headers: { ...JSON_HEADERS, [name]: 'x' } }, `headers.${name}`] as const,
     ),
@@ -90,6 +94,7 @@ describe('requests refused at a field, before any call', () => {
     ['a placeholder in a header', { headers: { ...JSON_HEADERS, 'X-Card': '{{card.number}}' } }, 'headers.X-Card'],
     ['a placeholder in the path before ?', { path: '/v1/tokens/{{card.number}}' }, 'path'],
     ['a JSON placeholder outside a string', { body: '{"number":{{card.number}}}' }, 'body'],
+    ['a placeholder in JSON inside a JSON string', { body: '{"payload":"{\\"number\\":\\"{{card.number}}\\"}"}' }, 'body'],
     ['a body over 64 kB', { body: `{"number":"{{card.number}}","pad":"${'x'.repeat(65_536)}"}` }, 'body'],
   ] as const)('%s: 400 at the right field', async (_what, extra, path) => {
     expectInvalidAt(await forward(world, tokenId, valid(extra)), path);
@@ -124,6 +129,32 @@ describe('requests refused at a field, before any call', () => {
     expect(res.status, res.text).toBe(200);
     expect(acme.calls()).toBe(callsBefore + 1);
     expect(acme.requests.at(-1)!.body).toBe(`{"number":"${PAN}","cvc":"${CVV}"}`);
+  });
+});
+
+describe("a destination's own Content-Type", () => {
+  const HOLDER = 'x&amount=1';
+
+  it("refuses a template whose Content-Type differs (400 at headers.Content-Type), so a name cannot inject a form field", async () => {
+    const id = await tokenize(world, cardBody({ card_number: PAN, cvv: CVV, cardholder_name: HOLDER }));
+    const before = acme.calls();
+    // JSON-escaped, the name keeps its '&': read as a form, it would add the field amount.
+    const res = await forward(world, id, { destination: 'acme-form', path: '/v1/charges', headers: JSON_HEADERS, body: '{"name":"{{card.holder_name}}"}' });
+    expectInvalidAt(res, 'headers.Content-Type');
+    expect(res.body.fieldErrors).toEqual([
+      { path: 'headers.Content-Type', message: "must be the destination's own Content-Type (application/x-www-form-urlencoded), which the gateway receives" },
+    ]);
+    expect(acme.calls()).toBe(before);
+  });
+
+  it('escapes for it when the template says the same (parameters and case aside)', async () => {
+    const id = await tokenize(world, cardBody({ card_number: PAN, cvv: CVV, cardholder_name: HOLDER }));
+    const headers = { 'Content-Type': 'Application/X-WWW-Form-Urlencoded; charset=utf-8' };
+    const res = await forward(world, id, { destination: 'acme-form', path: '/v1/charges', headers, body: 'name={{card.holder_name}}&amount=5' });
+    expect(res.status, res.text).toBe(200);
+    const received = acme.requests.at(-1)!;
+    expect(received.headers['content-type']).toBe('application/x-www-form-urlencoded');
+    expect(received.body).toBe('name=x%26amount%3D1&amount=5');
   });
 });
 

@@ -88,7 +88,7 @@ describe('a worker SIGKILLed while the gateway holds its forward', () => {
     expect(gateway.calls()).toBe(1);
     const [started] = await attemptRows(tokenId);
     expect(started).toEqual({ forward_id: expect.any(String), state: 'started', answer: null });
-    expect(gateway.requests[0]!.headers['idempotency-key']).toBe(KEY);
+    expect(gateway.requests[0]!.headers['idempotency-key']).toBe(`1:${KEY}`);
 
     const victim = workers[0]!;
     victim.kill('SIGKILL');

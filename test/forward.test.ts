@@ -68,7 +68,7 @@ describe('what the gateway receives', () => {
     expect(received.path).toBe('/v1/charges?first6=411111&name=Sara%20Ryder&brand=VISA');
     expect(received.body).toBe(`{"number":"4111111111111111","cvc":"123","exp":"08/${YEAR.slice(-2)}"}`);
     expect(received.headers).toMatchObject({
-      authorization: ACME_KEY, 'x-caller-ref': 'folio-42', 'idempotency-key': key, 'content-type': 'application/json',
+      authorization: ACME_KEY, 'x-caller-ref': 'folio-42', 'idempotency-key': `1:${key}`, 'content-type': 'application/json',
     });
 
     expect(res.body).toEqual({
@@ -153,7 +153,7 @@ describe('idempotency', () => {
     expect(second.status, second.text).toBe(200);
     expect(second.body).toEqual(first.body);
     expect(acme.calls()).toBe(before + 1);
-    expect(acme.requests.at(-1)!.headers['idempotency-key']).toBe(key);
+    expect(acme.requests.at(-1)!.headers['idempotency-key']).toBe(`1:${key}`);
     // One event per request: the first written by the worker with the answer, the replay's by the
     // API (the worker wrote none for it); both say the same of who asked and what was sent.
     const [firstRow, secondRow] = [await auditRowOf(world, firstId), await auditRowOf(world, secondId)];
@@ -171,6 +171,18 @@ describe('idempotency', () => {
     expect(other.status, other.text).toBe(409);
     expect(other.body.errorCode).toBe('IDEMPOTENCY_KEY_REUSED');
     expect(acme.calls()).toBe(before + 1);
+  });
+
+  it("sends the key to the gateway as <propertyId>:<key>: two properties' same key are two keys at a shared gateway account", async () => {
+    const key = `charge-${randomUUID()}`;
+    const [one, two] = [await tokenize(world, cardBody()), await tokenize(world, cardBody(), { property: '2' })];
+    const before = acme.calls();
+    const first = await forward(world, one, json(NUMBER_ONLY), { key });
+    const second = await forward(world, two, json(NUMBER_ONLY), { key, property: '2' });
+
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(acme.calls()).toBe(before + 2);
+    expect(acme.requests.slice(-2).map((received) => received.headers['idempotency-key'])).toEqual([`1:${key}`, `2:${key}`]);
   });
 
   it('keeps the answer FORWARD_ANSWER_RETENTION_DAYS; then the sweep drops it and the key stays bound (409, never a second call)', async () => {

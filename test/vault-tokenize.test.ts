@@ -349,6 +349,26 @@ describe('POST /vault/v1/tokens/card — Idempotency-Key', () => {
     expect(later.body.id).not.toBe(first.body.id);
   });
 
+  it.each([
+    ['deleted', async (id: string) => {
+      const res = await request(world.url).delete(`/vault/v1/tokens/${id}`).set('Authorization', `Bearer ${token}`)
+        .set('X-Property-Id', '1').set('SVC-Tokenization-Mode', 'test');
+      expect(res.status).toBe(204);
+    }],
+    ['expired', async (id: string) => {
+      await world.pool.query(`UPDATE vault_test.cards SET expires_at = now() - interval '1 second' WHERE id = $1`, [id]);
+    }],
+  ])('answers 409 IDEMPOTENCY_KEY_REUSED to a replay whose token was %s since, never the shredded id', async (_what, end) => {
+    const key = `idem-gone-${_what}-${Date.now()}`;
+    const first = await tokenize(cardBody(), { 'Idempotency-Key': key });
+    expect(first.status).toBe(200);
+    await end(first.body.id as string);
+    const replay = await tokenize(cardBody(), { 'Idempotency-Key': key });
+    expect(replay.status, JSON.stringify(replay.body)).toBe(409);
+    expect(replay.body.errorCode).toBe('IDEMPOTENCY_KEY_REUSED');
+    expect(JSON.stringify(replay.body)).not.toContain(first.body.id);
+  });
+
   it('tokenizes twice without a key', async () => {
     const a = await tokenize(cardBody());
     const b = await tokenize(cardBody());

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  destinationRefusal,
   findDestination,
   parseDestinations,
   pathAllowed,
@@ -259,5 +260,49 @@ describe('findDestination and pathAllowed', () => {
     for (const path of ['/v1/refunds/../../admin', '/v1/refunds//x', '/v1/refunds/%2e%2e/x', '/v1/refunds/a%2Fb', '/v1/refunds/a\\b']) {
       expect(pathAllowed(destination, path)).toBe(false);
     }
+  });
+
+  it("matches no path with a ';' in a segment or a %25 (double encoding)", () => {
+    for (const path of ['/v1/refunds/..;/admin', '/v1/refunds/re_1;jsessionid=x', '/v1/charges;x', '/v1/refunds/%252e%252e/admin', '/v1/refunds/%25']) {
+      expect(pathAllowed(destination, path), path).toBe(false);
+    }
+  });
+
+  it('matches the path as the gateway reads it: percent-encoded unreserved characters decoded first', () => {
+    expect(pathAllowed(destination, '/v1/charge%73')).toBe(true);
+    expect(pathAllowed(destination, '/v1/%72efunds/re_1')).toBe(true);
+    expect(pathAllowed(destination, '/v1/%72efunds')).toBe(false);
+    // A dot segment spelled with its letters encoded is still a dot segment.
+    expect(pathAllowed(destination, '/v1/refunds/.%2E/admin')).toBe(false);
+    expect(pathAllowed(destination, '/v1/refunds/./re_1')).toBe(false);
+  });
+});
+
+describe("destinationRefusal: the destination's own Content-Type", () => {
+  const [own, fromEnv] = parse([
+    { ...acme, headers: { 'Content-Type': 'application/x-www-form-urlencoded' } },
+    { ...acme, name: 'env-typed', headers: { 'Content-Type': 'env:ACME_TYPE' } },
+  ]).destinations as [TForwardDestination, TForwardDestination];
+  const post = (headers?: Record<string, string>) => ({ method: 'POST', path: '/v1/charges', ...(headers ? { headers } : {}) });
+
+  it('refuses a template Content-Type of another media type, at the header as the template names it', () => {
+    expect(destinationRefusal(own, post({ 'content-type': 'application/json' }), 'test')).toEqual({
+      path: 'headers.content-type', message: "must be the destination's own Content-Type (application/x-www-form-urlencoded), which the gateway receives",
+    });
+  });
+
+  it('takes the same media type with other parameters or case, and a template without one', () => {
+    expect(destinationRefusal(own, post({ 'Content-Type': 'Application/X-WWW-Form-Urlencoded; charset=utf-8' }), 'test')).toBeUndefined();
+    expect(destinationRefusal(own, post(), 'test')).toBeUndefined();
+  });
+
+  it('judges an env: Content-Type where it is resolved (the worker), without quoting it', () => {
+    expect(destinationRefusal(fromEnv, post({ 'Content-Type': 'application/json' }), 'test')).toBeUndefined();
+    const { resolved } = resolveDestinationSecrets([fromEnv], { ACME_TYPE: 'application/xml' });
+    expect(destinationRefusal(resolved[0]!, post({ 'Content-Type': 'application/json' }), 'test')).toEqual({
+      path: 'headers.Content-Type', message: "must be the destination's own Content-Type, which the gateway receives",
+    });
+    expect(destinationRefusal(resolved[0]!, post({ 'Content-Type': 'text/xml' }), 'test')?.path).toBe('headers.Content-Type');
+    expect(destinationRefusal(resolved[0]!, post({ 'Content-Type': 'application/xml' }), 'test')).toBeUndefined();
   });
 });

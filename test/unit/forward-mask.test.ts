@@ -38,8 +38,9 @@ describe('maskSecrets', () => {
     expect(maskSecrets('{"status":"approved","amount":1000}', {})).toBe('{"status":"approved","amount":1000}');
   });
 
-  it('still masks other card numbers written in groups (the log redaction)', () => {
-    expect(maskSecrets('seen 5555 5555 5555 4444', secrets)).toBe('seen 555555******4444');
+  it('masks other card numbers written in groups in place, keeping the separators', () => {
+    expect(maskSecrets('seen 5555 5555 5555 4444', secrets)).toBe('seen 5555 55** **** 4444');
+    expect(maskSecrets('seen 5555.5555.5555.4444 and 3782/822463/10005', secrets)).toBe('seen 5555.55**.****.4444 and 3782/82****/*0005');
   });
 });
 
@@ -78,3 +79,59 @@ describe('maskSecrets: what a template or a gateway can put next to the number',
   });
 });
 
+
+describe('maskSecrets: the encodings an answer can carry', () => {
+  const secrets = { pan: '4242424242424242', cvv: '123', holderName: 'Zoë Ryder' };
+  const masked = '424242******4242';
+  const b64 = (text: string, encoding: 'base64' | 'base64url' = 'base64') => Buffer.from(text, 'utf8').toString(encoding);
+
+  it.each([
+    ['JSON \\u escapes', '"\\u0034\\u0032\\u0034\\u0032\\u0034\\u0032\\u0034\\u0032\\u0034\\u0032\\u0034\\u0032\\u0034\\u0032\\u0034\\u0032"', '"\\u0034\\u0032\\u0034\\u0032\\u0034\\u0032******\\u0034\\u0032\\u0034\\u0032"'],
+    ['dots', '4242.4242.4242.4242', '4242.42**.****.4242'],
+    ['slashes and a space-dash-space', '4242/4242 - 4242/4242', '4242/42** - ****/4242'],
+    ['a no-break space', '4242\u00a04242\u00a04242\u00a04242', '4242\u00a042**\u00a0****\u00a04242'],
+    ['HTML decimal references', '&#52;&#50;&#52;&#50;&#52;&#50;&#52;&#50;&#52;&#50;&#52;&#50;&#52;&#50;&#52;&#50;', '&#52;&#50;&#52;&#50;&#52;&#50;******&#52;&#50;&#52;&#50;'],
+    ['XML hex references among digits', '42424242&#x34;&#X32;424242', '424242******4242'],
+    ['percent-encoding', '%34%32%34%32%34%32%34%32%34%32%34%32%34%32%34%32', '%34%32%34%32%34%32******%34%32%34%32'],
+    ['fullwidth digits', '４２４２４２４２４２４２４２４２', '４２４２４２******４２４２'],
+    ['Arabic-Indic digits', '٤٢٤٢٤٢٤٢٤٢٤٢٤٢٤٢', '٤٢٤٢٤٢******٤٢٤٢'],
+  ])("masks this card's number as %s, in place", (_what, text, expected) => {
+    expect(maskSecrets(text, secrets)).toBe(expected);
+  });
+
+  it('masks the CVV and the name written with escapes or references', () => {
+    expect(maskSecrets('<cvv>&#49;&#50;&#51;</cvv> cvc=%31%32%33 c=\\u0031\\u0032\\u0033 ＣＶＣ １２３', secrets)).toBe('<cvv>***</cvv> cvc=*** c=*** ＣＶＣ ***');
+    expect(maskSecrets('a &#90;&#111;&#235; &#82;yder b ZOË\u00a0RYDER c Zo%c3%ab+Ryder d \\u005a\\u006f\\u00eb\\u0020Ryder e Ｚｏë Ｒｙｄｅｒ', secrets)).toBe(
+      'a Z** R**** b Z** R**** c Z** R**** d Z** R**** e Z** R****',
+    );
+  });
+
+  it('re-encodes a base64 block that decodes to the card, in its own alphabet and padding', () => {
+    const inner = JSON.stringify({ card: '4242424242424242', name: 'Zoë Ryder' });
+    const after = JSON.stringify({ card: masked, name: 'Z** R****' });
+    expect(maskSecrets(`data:${b64(inner)}`, secrets)).toBe(`data:${b64(after)}`);
+    expect(maskSecrets(`u=${b64(inner, 'base64url')}`, secrets)).toBe(`u=${b64(after, 'base64url')}`);
+    // After a JSON \n escape, as a JSON string holds a PEM-like body.
+    expect(maskSecrets(JSON.stringify({ pem: `-----BEGIN-----\n${b64(inner)}\n-----END-----` }), secrets)).toBe(
+      JSON.stringify({ pem: `-----BEGIN-----\n${b64(after)}\n-----END-----` }),
+    );
+    // Inside a JSON string, a '/' of the block may be written \/.
+    const slashed = Buffer.from([0xff, 0xff, ...Buffer.from(' 4242424242424242 ')]).toString('base64');
+    expect(slashed).toContain('/');
+    const out = maskSecrets(`"${slashed.replace(/\//g, '\\/')}"`, secrets);
+    expect(Buffer.from(out.slice(1, -1).replace(/\\\//g, '/'), 'base64').subarray(2).toString('latin1')).toBe(` ${masked} `);
+  });
+
+  it('leaves unrelated digits, ids and base64 alone', () => {
+    const text = [
+      'date 2026-11-27 12:34:56', 'phone +1 555 012 4567', 'ts 1764288000 1764288001', 'amount 17370', '[4,1,5,5,0,3,2]',
+      'id 01a21f3f-f70a-77f1-9103-8820e39f72c3', 'ch_3PqRsTuVwXyZ0123456789abcdef', b64('{"status":"approved","amount":1000}'),
+      'order 1234567812345678', 'two groups 1234 5678 1234 5678',
+    ].join('\n');
+    expect(maskSecrets(text, secrets)).toBe(text);
+  });
+
+  it('masks two cards written in groups one after the other', () => {
+    expect(maskSecrets('4242 4242 4242 4242 5555 5555 5555 4444', secrets)).toBe('4242 42** **** 4242 5555 55** **** 4444');
+  });
+});

@@ -128,6 +128,8 @@ describe('templateProblems: path', () => {
   it('accepts a plain path and placeholders in the query', () => {
     expect(pathProblems('/v1/charges')).toEqual([]);
     expect(pathProblems('/v1/bin?first6={{ card.first6 }}&x=a.b-c_d~e%20f')).toEqual([]);
+    // The query does not take part in the match: a ';' or a literal '%' (%25) in it is data.
+    expect(pathProblems('/v1/bin?a=1;b=2&discount=10%25')).toEqual([]);
   });
 
   it.each([
@@ -148,6 +150,11 @@ describe('templateProblems: path', () => {
     ['/v1/a%5cb', 'path: must not contain percent-encoded ., / or \\'],
     ['/v1/{{card.number}}', 'path: placeholders are only allowed in the query string'],
     ['/v1/x?pin={{card.pin}}', 'path: unknown placeholder {{card.pin}}'],
+    ['/v1/refunds/..;/admin', "path: must not contain ';' before the query"],
+    ['/v1/charges;jsessionid=1', "path: must not contain ';' before the query"],
+    ['/v1/%252e%252e/admin', 'path: must not contain %25 (a percent-encoded %) before the query'],
+    ['/v1/./charges', 'path: must not contain . segments'],
+    ['/v1/%2E./charges', 'path: must not contain percent-encoded ., / or \\'],
   ])('%j → %s', (path, expected) => {
     expect(pathProblems(path)).toContain(expected);
   });
@@ -225,6 +232,36 @@ describe('templateProblems: body', () => {
     expect(problemsOf({ headers: JSON_HEADERS, body: '{"a":"\\{{card.number}}"}' })).toEqual([
       { path: 'body', message: 'must be JSON with every placeholder inside a string' },
     ]);
+  });
+
+  const NESTED = {
+    path: 'body',
+    message: 'must not hold a placeholder in text that is itself a document (a string, text or value with " \\ { } [ ] < > & or =): its value would be escaped for the outer one only',
+  };
+  const FORM_HEADERS = { 'Content-Type': 'application/x-www-form-urlencoded' };
+  const XML_HEADERS = { 'Content-Type': 'application/xml' };
+
+  it.each([
+    ['JSON in a JSON string', JSON_HEADERS, '{"payload":"{\\"card\\":\\"{{card.number}}\\"}"}'],
+    ['XML in a JSON string', JSON_HEADERS, '{"payload":"<card>{{card.number}}</card>"}'],
+    ['a form in a JSON string', JSON_HEADERS, '{"payload":"name={{card.holder_name}}&amount=5"}'],
+    ['a JSON key holding a document', JSON_HEADERS, '{"{\\"n\\":\\"{{card.number}}\\"}":1}'],
+    ['escaped XML in XML text', XML_HEADERS, '<p>&lt;card&gt;{{card.number}}&lt;/card&gt;</p>'],
+    ['JSON in XML text', XML_HEADERS, '<p>{"card":"{{card.number}}"}</p>'],
+    ['JSON in an XML attribute', XML_HEADERS, '<p data=\'{"card":"{{card.number}}"}\'/>'],
+    ['an XML CDATA section', XML_HEADERS, '<p><![CDATA[{{card.number}}]]></p>'],
+    ['an XML comment', XML_HEADERS, '<p><!-- {{card.number}} --></p>'],
+    ['an XML tag outside an attribute value', XML_HEADERS, '<p {{card.holder_name}}="x"/>'],
+    ['percent-encoded JSON in a form value', FORM_HEADERS, 'data=%7B%22name%22%3A%22{{card.holder_name}}%22%7D'],
+    ['JSON in a form value', FORM_HEADERS, 'data={"card":"{{card.number}}"}'],
+  ])('refuses a placeholder nested in another document: %s', (_what, headers, body) => {
+    expect(problemsOf({ headers, body })).toEqual([NESTED]);
+  });
+
+  it('accepts placeholders in plain strings, text, attribute values and form values, whatever their siblings hold', () => {
+    expect(problemsOf({ headers: JSON_HEADERS, body: '{"exp":"{{card.exp_month}}/{{card.exp_year2}}","d":"Room 12, {{card.holder_name}}","meta":"{\\"a\\":1}"}' })).toEqual([]);
+    expect(problemsOf({ headers: XML_HEADERS, body: '<?xml version="1.0"?><!-- a & b --><p n="{{card.holder_name}}" m=\'{{card.brand}}\'>{{card.number}}<q>&lt;x&gt;</q></p>' })).toEqual([]);
+    expect(problemsOf({ headers: FORM_HEADERS, body: 'n={{card.number}}&exp={{card.exp_month}}%2F{{card.exp_year2}}&meta=%7B%7D' })).toEqual([]);
   });
 
   it('names unknown placeholders once each, without quoting other body text', () => {

@@ -37,7 +37,8 @@ const tokenizeCard = defineRoute({
   summary: 'Tokenize a card',
   description:
     'Validates the card (Luhn, brand, CVV length, expiry), stores it encrypted and answers a token id. ' +
-    'SVC-Tokenization-Mode: test selects test mode; absent means live. The same Idempotency-Key with the same card answers the same token.',
+    'SVC-Tokenization-Mode: test selects test mode; absent means live. The same Idempotency-Key with the same card answers the same token ' +
+    '(409 IDEMPOTENCY_KEY_REUSED once that token is deleted or expired).',
   tags: TAGS,
   scope: SCOPES.writePayment,
   limits: (deps: TVaultDeps) => deps.tokenizeLimits,
@@ -142,8 +143,8 @@ const forwardToken = defineRoute({
   summary: 'Forward a token to a payment gateway',
   description:
     "Sends the template to a configured destination with the stored card substituted for its placeholders; the card number goes to the gateway and never back. " +
-    'Idempotency-Key is required and passed on to the gateway: the same key and body answer the recorded answer without a second call, ' +
-    'and a forward whose earlier attempt may have reached the gateway answers 409 FORWARD_OUTCOME_UNKNOWN. Numbers that look like card numbers are masked in the answer.',
+    'Idempotency-Key is required and passed on to the gateway as <propertyId>:<key>: the same key and body answer the recorded answer without a second call, ' +
+    'and a forward whose earlier attempt may have reached the gateway answers 409 FORWARD_OUTCOME_UNKNOWN. Numbers that look like card numbers, and the cardholder name, are masked in the answer in whatever encoding it carries them.',
   tags: TAGS,
   scope: SCOPES.usePayment,
   limits: (deps: TVaultDeps) => deps.forwardLimits,

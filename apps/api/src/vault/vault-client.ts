@@ -115,7 +115,12 @@ export class VaultClient {
       ...(ref.idempotencyKey ? { idempotencyKey: ref.idempotencyKey } : {}),
     }, tokenId);
     if (result.outcome === 'idempotency_key_reused') {
-      throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request body.');
+      throw new AppError(
+        'IDEMPOTENCY_KEY_REUSED',
+        result.tokenGone
+          ? "This Idempotency-Key's token has been deleted or has expired since; tokenize again with a new key."
+          : 'This Idempotency-Key was used with a different request body.',
+      );
     }
     return result.token;
   }

@@ -144,7 +144,13 @@ export class CardVault {
       await this.idempotencyKeys.lock(client, mode, propertyId, idempotencyKey);
       const previous = await this.idempotencyKeys.find(client, mode, propertyId, idempotencyKey);
       if (previous && previous.request_digest !== requestDigest) return { outcome: 'idempotency_key_reused' as const };
-      if (previous) return answer(await found(client, previous.token_id));
+      if (previous) {
+        // The key's token deleted or past its end since: its id names nothing any more, and a new
+        // token under the same key would be a second answer to one key (the contract's 409).
+        const row = await found(client, previous.token_id);
+        if (row.deleted_at || row.expires_at.getTime() <= Date.now()) return { outcome: 'idempotency_key_reused' as const, tokenGone: true as const };
+        return answer(row);
+      }
       const inserted = await this.insert(client, payload, card, fingerprint);
       await this.idempotencyKeys.save(client, mode, { propertyId, key: idempotencyKey, requestDigest, tokenId });
       return answer(inserted ?? (await found(client, tokenId)));

@@ -29,7 +29,8 @@ export type TSealedCard = z.output<typeof ZSealedCard>;
 
 export const ZTokenizeCardResult = z.discriminatedUnion('outcome', [
   z.object({ outcome: z.literal('tokenized'), token: ZTokenizeCardResponse }),
-  z.object({ outcome: z.literal('idempotency_key_reused') }),
+  /** The key was used with another request, or (tokenGone) its token was deleted or expired since. */
+  z.object({ outcome: z.literal('idempotency_key_reused'), tokenGone: z.literal(true).optional() }),
 ]);
 
 export const tokenizeCardJob = {

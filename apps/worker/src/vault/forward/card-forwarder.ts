@@ -26,6 +26,15 @@ interface TPrepared {
   secrets: TMaskedSecrets;
 }
 
+/**
+ * The key the gateway receives: the property's id before the client's key. A destination's gateway
+ * account is shared by every property, while the vault binds keys per property: unprefixed, two
+ * properties' charges under one key would be one charge to the gateway.
+ */
+export function gatewayIdempotencyKey(propertyId: string, key: string): string {
+  return `${propertyId}:${key}`;
+}
+
 export class CardForwarder {
   private readonly destinations: Map<string, TResolvedDestination>;
 
@@ -138,7 +147,7 @@ export class CardForwarder {
       const answer = await this.gateways.send(payload.destination, {
         method: payload.method,
         path: filled.path,
-        headers: { ...payload.headers, 'idempotency-key': payload.idempotencyKey },
+        headers: { ...payload.headers, 'idempotency-key': gatewayIdempotencyKey(payload.propertyId, payload.idempotencyKey) },
         ...(filled.body !== undefined ? { body: filled.body } : {}),
       });
       this.observe(payload.destination, `${Math.floor(answer.status / 100)}xx`, answer.durationMs);

@@ -284,25 +284,76 @@ export function findDestination(destinations: readonly TForwardDestination[], na
  * opens the card, judges every job again by the same rules whatever wrote it to the queue.
  */
 export function destinationRefusal(
-  destination: TForwardDestination,
-  request: { method: string; path: string },
+  destination: TForwardDestination | TResolvedDestination,
+  request: { method: string; path: string; headers?: Record<string, string> },
   mode: TTokenizationMode,
-): { path: 'destination' | 'method' | 'path'; message: string } | undefined {
+): { path: string; message: string } | undefined {
   if (!destination.modes.includes(mode)) return { path: 'destination', message: `takes ${destination.modes.join(' and ')} tokens only, not ${mode} ones` };
   if (!(destination.methods as readonly string[]).includes(request.method)) {
     return { path: 'method', message: `is not allowed for this destination (allowed: ${destination.methods.join(', ')})` };
   }
   if (!pathAllowed(destination, request.path)) return { path: 'path', message: 'is not among the paths this destination allows' };
-  return undefined;
+  return contentTypeRefusal(destination, request.headers);
+}
+
+const headerNamed = (headers: Record<string, string> | undefined, lower: string) =>
+  Object.keys(headers ?? {}).find((name) => name.toLowerCase() === lower);
+const mediaType = (value: string) => value.split(';')[0]!.trim().toLowerCase();
+
+/**
+ * A destination's own Content-Type wins on the wire over the template's (gateway-client.ts), and
+ * the template's placeholders are escaped for the template's: the two must name the same media
+ * type (parameters such as charset aside), or a value escaped for one would be read as the other
+ * (a JSON-escaped `x&amount=1` read as a form adds a field). The API judges a configured
+ * `env:NAME` value unknown; the worker, with the value resolved, judges it.
+ */
+function contentTypeRefusal(
+  destination: TForwardDestination | TResolvedDestination,
+  headers: Record<string, string> | undefined,
+): { path: string; message: string } | undefined {
+  const configured = 'resolvedHeaders' in destination ? destination.resolvedHeaders : destination.headers;
+  const configuredName = headerNamed(configured, 'content-type');
+  const templateName = headerNamed(headers, 'content-type');
+  if (configuredName === undefined || templateName === undefined) return undefined;
+  const own = configured[configuredName]!;
+  const fromEnv = destination.headers[configuredName]?.startsWith('env:') === true;
+  if (fromEnv && !('resolvedHeaders' in destination)) return undefined;
+  if (mediaType(own) === mediaType(headers![templateName]!)) return undefined;
+  // A configured value is quoted, one read from the environment is not (it could be anything).
+  const named = fromEnv ? '' : ` (${mediaType(own)})`;
+  return { path: `headers.${templateName}`, message: `must be the destination's own Content-Type${named}, which the gateway receives` };
+}
+
+/** RFC 3986 unreserved characters: a server reads `%41` and `A` as the same path. */
+const ENCODED_UNRESERVED = /%([0-9A-Fa-f]{2})/g;
+const UNRESERVED = /^[A-Za-z0-9._~-]$/;
+
+/**
+ * The part of a path before '?' as a gateway reads it — percent-encoded unreserved characters
+ * decoded, every other escape kept as written — or undefined when it is one the match must not
+ * trust: a '.' or '..' segment (also spelled %2e), '//', a backslash, a ';' (matrix parameters:
+ * `..;/` is a parent segment to some servers), a percent-encoded '/', '\\', '.' or '%' (%25: a second
+ * decoding could make any of the others).
+ */
+export function normalisedPathPart(path: string): string | undefined {
+  const raw = path.split('?')[0]!;
+  if (raw.includes(';') || raw.includes('\\') || /%(?:2e|2f|5c|25)/i.test(raw)) return undefined;
+  const decoded = raw.replace(ENCODED_UNRESERVED, (escape, hex: string) => {
+    const char = String.fromCharCode(Number.parseInt(hex, 16));
+    return UNRESERVED.test(char) ? char : escape.toUpperCase();
+  });
+  const segments = decoded.split('/');
+  if (segments.includes('..') || segments.includes('.') || decoded.includes('//')) return undefined;
+  return decoded;
 }
 
 /**
- * The path part (before '?') matches one entry of destination.paths: exact, or an entry ending in
- * '*' as a prefix. A path that could climb out of a prefix (a '..' segment, '//', a backslash or a
- * percent-encoded '.', '/' or '\') matches nothing.
+ * The path part (before '?'), normalised (normalisedPathPart), matches one entry of
+ * destination.paths: exact, or an entry ending in '*' as a prefix. A path that could climb out of
+ * a prefix, or that a gateway could read otherwise than the match did, matches nothing.
  */
 export function pathAllowed(destination: TForwardDestination, path: string): boolean {
-  const pathPart = path.split('?')[0]!;
-  if (pathPart.split('/').includes('..') || pathPart.includes('//') || pathPart.includes('\\') || /%(?:2e|2f|5c)/i.test(pathPart)) return false;
+  const pathPart = normalisedPathPart(path);
+  if (pathPart === undefined) return false;
   return destination.paths.some((entry) => (entry.endsWith('*') ? pathPart.startsWith(entry.slice(0, -1)) : pathPart === entry));
 }

@@ -136,6 +136,11 @@ function pathMessages(path: string): string[] {
   const plain = path.replace(PLACEHOLDER, MARKER);
   const pathPart = plain.split('?')[0]!;
   if (pathPart.split('/').includes('..')) messages.push('must not contain .. segments');
+  if (pathPart.split('/').includes('.')) messages.push('must not contain . segments');
+  // The part the destination's paths are matched on (destinations.ts normalisedPathPart): a ';'
+  // starts matrix parameters (`..;/` climbs to some servers) and %25 decodes into another escape.
+  if (pathPart.includes(';')) messages.push("must not contain ';' before the query");
+  if (/%25/.test(pathPart)) messages.push('must not contain %25 (a percent-encoded %) before the query');
   if (plain.includes('//')) messages.push('must not contain //');
   if (/[@\\#]/.test(plain)) messages.push('must not contain @, \\ or #');
   if (plain.includes('://') || /^[A-Za-z][A-Za-z0-9+.-]*:/.test(plain)) messages.push('must be a path, not a URL with a scheme');
@@ -177,10 +182,100 @@ function bodyMessages(request: TForwardTemplate, body: string): string[] {
       JSON.parse(body.replace(PLACEHOLDER, MARKER));
     } catch {
       messages.push('must be JSON with every placeholder inside a string');
+      return messages;
     }
   }
+  if (kind !== 'none' && NESTED_IN[kind](body.replace(PLACEHOLDER, SLOT))) messages.push(NESTED_MESSAGE);
   return messages;
 }
+
+/*
+ * Nested documents. A value is escaped once, for the body's own content type; text that is itself
+ * a document (JSON inside a JSON string, escaped XML in XML text, JSON in a form value…) is decoded
+ * by the gateway and parsed again, and a value in it would need that document's escaping too. The
+ * rule: the unit of text a placeholder stands in — a JSON string or key, an XML text run or
+ * attribute value, a form value — read as the gateway reads it, holds none of the marks a
+ * document is written with. A placeholder in an XML CDATA section, comment, processing instruction
+ * or in a tag outside an attribute value is refused as well: XML escaping does not apply there.
+ */
+const NESTED_MESSAGE =
+  'must not hold a placeholder in text that is itself a document (a string, text or value with " \\ { } [ ] < > & or =): its value would be escaped for the outer one only';
+/** Stands in for a placeholder in the nesting check: a private-use character, a plain one in JSON, XML and forms. */
+const SLOT = '\uE000';
+const DOCUMENT_MARK = /["\\{}[\]<>&=]/;
+const holdsNested = (text: string) => text.includes(SLOT) && DOCUMENT_MARK.test(text);
+
+function jsonNested(body: string): boolean {
+  const walk = (value: unknown): boolean => {
+    if (typeof value === 'string') return holdsNested(value);
+    if (Array.isArray(value)) return value.some(walk);
+    if (value !== null && typeof value === 'object') return Object.entries(value).some(([key, item]) => holdsNested(key) || walk(item));
+    return false;
+  };
+  return walk(JSON.parse(body));
+}
+
+const XML_ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+const xmlDecoded = (text: string) =>
+  text.replace(/&(?:#x([0-9a-f]+)|#([0-9]+)|([a-z]+));/gi, (whole, hex: string | undefined, dec: string | undefined, name: string | undefined) => {
+    if (name !== undefined) return XML_ENTITIES[name] ?? whole;
+    const code = hex !== undefined ? Number.parseInt(hex, 16) : Number(dec);
+    return code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+  });
+
+function xmlNested(body: string): boolean {
+  let at = 0;
+  while (at < body.length) {
+    const open = body.indexOf('<', at);
+    const text = body.slice(at, open === -1 ? body.length : open);
+    if (holdsNested(xmlDecoded(text))) return true;
+    if (open === -1) return false;
+    // Sections where XML escaping does not apply: CDATA, comments, processing instructions, declarations.
+    const section = [['<![CDATA[', ']]>'], ['<!--', '-->'], ['<?', '?>'], ['<!', '>']].find(([start]) => body.startsWith(start!, open));
+    if (section) {
+      const close = body.indexOf(section[1]!, open + section[0]!.length);
+      const end = close === -1 ? body.length : close + section[1]!.length;
+      if (body.slice(open, end).includes(SLOT)) return true;
+      at = end;
+      continue;
+    }
+    // A tag: a placeholder only inside a quoted attribute value.
+    let i = open + 1;
+    let outside = '';
+    while (i < body.length && body[i] !== '>') {
+      const quote = body[i];
+      if (quote === '"' || quote === "'") {
+        const close = body.indexOf(quote, i + 1);
+        const value = body.slice(i + 1, close === -1 ? body.length : close);
+        if (holdsNested(xmlDecoded(value))) return true;
+        i = close === -1 ? body.length : close + 1;
+      } else {
+        outside += body[i];
+        i += 1;
+      }
+    }
+    if (outside.includes(SLOT)) return true;
+    at = i + 1;
+  }
+  return false;
+}
+
+function formNested(body: string): boolean {
+  return body.split('&').some((field) => {
+    const decoded = (part: string) => {
+      try {
+        return decodeURIComponent(part.replace(/\+/g, ' '));
+      } catch {
+        return part;
+      }
+    };
+    const eq = field.indexOf('=');
+    if (eq === -1) return holdsNested(decoded(field));
+    return holdsNested(decoded(field.slice(0, eq))) || holdsNested(decoded(field.slice(eq + 1)));
+  });
+}
+
+const NESTED_IN: Record<Exclude<TTemplateKind, 'none'>, (body: string) => boolean> = { json: jsonNested, xml: xmlNested, form: formNested };
 
 /** Field errors ({path, message}) for every template rule; empty when valid. Tolerates wrongly typed parts. */
 export function templateProblems(request: TForwardTemplate): TTemplateProblem[] {
