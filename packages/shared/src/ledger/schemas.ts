@@ -7,7 +7,7 @@ import { z } from '../schemas/zod.js';
 import { parseDescriptionFilter } from './description-filters.js';
 import { LANGUAGES } from '../i18n/languages.js';
 
-import { optionalId, optionalStringId, optionalText, text, ZCurrency, ZDecimal, ZIsoDate, ZIsoDateTime, ZTimeZone } from './field-schemas.js';
+import { optionalFreeText, optionalId, optionalStringId, optionalText, text, ZCurrency, ZDecimal, ZIsoDate, ZIsoDateTime, ZTimeZone } from './field-schemas.js';
 import { CODE_GROUPS, SOURCE_KINDS } from './enums.js';
 import { EXTERNAL_RELATION_KINDS, ZAccount, ZPayment, ZReservation, ZUser, ZUserId } from './stay-schemas.js';
 
@@ -19,7 +19,7 @@ export const ZProperty = z
   .strictObject({
     id: ZInt64Id,
     name: text(200),
-    address: optionalText(500),
+    address: optionalFreeText(500),
     currency: ZCurrency,
     timezone: ZTimeZone,
     language: z.enum(LANGUAGES).nullish().transform((v) => v ?? undefined),
@@ -40,7 +40,7 @@ export const ZRecipient = z
     type: z.enum(RECIPIENT_TYPES),
     id: ZInt64Id,
     name: text(200),
-    address: optionalText(500),
+    address: optionalFreeText(500),
     email: z.email('must be an e-mail address').max(254).nullish().transform((v) => v ?? undefined),
     taxId: optionalText(64),
     documentNumber: optionalText(64),
@@ -80,7 +80,7 @@ export const ZTransaction = z
       .nullish()
       .transform((v) => v ?? undefined),
     description: text(500),
-    notes: optionalText(2000),
+    notes: optionalFreeText(2000),
     quantity: ZDecimal,
     amount: ZDecimal,
     currency: ZCurrency,
