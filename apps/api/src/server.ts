@@ -9,7 +9,7 @@ import { createApp } from './app.js';
 import { createJwtVerifier } from './auth/jwt-verifier.js';
 import { JobWaiter } from './jobs/job-waiter.js';
 import { ExportService } from './exports/export-service.js';
-import { vaultRateLimits } from './http/rate-limit.js';
+import { importRateLimit, vaultRateLimits } from './http/rate-limit.js';
 import { RouteAudit } from './http/route-audit.js';
 import { createAppServer } from './http/request-prototypes.js';
 import { AuditLog } from '@folio-vault/shared/vault/audit-log';
@@ -78,6 +78,7 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
     }),
     tokenizeLimits: vaultRateLimits(redis, config.QUEUE_PREFIX, limits, 'tokenize'),
     forwardLimits: vaultRateLimits(redis, config.QUEUE_PREFIX, limits, 'forward'),
+    importLimits: importRateLimit(redis, config.QUEUE_PREFIX, { perProperty: config.IMPORT_RATE_LIMIT_PER_PROPERTY, windowMs: config.RATE_LIMIT_WINDOW_MS }),
     exportWaitMs: config.EXPORT_WAIT_MS,
     flows,
     nightAuditQueue,

@@ -1,6 +1,7 @@
-// Per-subject and per-property limits on tokenization and on forwards (docs/api.md#abuse-limits: 429
-// RATE_LIMITED with Retry-After), counted in fixed windows in the service's Redis so every API
-// process shares them. Each action counts apart, with the same limits.
+// Per-subject and per-property limits on tokenization and on forwards, and a per-property limit on
+// ledger imports (docs/api.md#abuse-limits: 429 RATE_LIMITED with Retry-After), counted in fixed
+// windows in the service's Redis so every API process shares them. Each action counts apart;
+// tokenize and forward with the same limits.
 //
 // Keys: `<QUEUE_PREFIX>:rate-limit:<action>-subject:<sha256 of sub>` and
 // `<QUEUE_PREFIX>:rate-limit:<action>-property:<property id>`. The hash tag of QUEUE_PREFIX puts
@@ -109,10 +110,27 @@ function announce(res: Response, counter: TCounter, id: string, hits: number, re
  */
 export function vaultRateLimits(redis: TRedisClient, keyPrefix: string, limits: TTokenizeLimits, action: 'tokenize' | 'forward'): TRequestLimit {
   const what = action === 'tokenize' ? 'tokenization' : 'forward';
-  const counters: TCounter[] = [
+  return countedLimits(redis, keyPrefix, limits.windowMs, [
     { name: `${action}-subject`, limit: limits.perSubject, id: subjectOf, details: `Too many ${what} requests for this caller; retry after the time in Retry-After.` },
     { name: `${action}-property`, limit: limits.perProperty, id: allowedProperty, details: `Too many ${what} requests for this property; retry after the time in Retry-After.` },
-  ];
+  ]);
+}
+
+/** Ledger imports a property may send in one window (IMPORT_RATE_LIMIT_PER_PROPERTY, RATE_LIMIT_WINDOW_MS). */
+export interface TImportLimits {
+  perProperty: number;
+  windowMs: number;
+}
+
+/** After authentication, before the body is read: the property's imports, whoever sends them. */
+export function importRateLimit(redis: TRedisClient, keyPrefix: string, limits: TImportLimits): TRequestLimit {
+  return countedLimits(redis, keyPrefix, limits.windowMs, [
+    { name: 'import-property', limit: limits.perProperty, id: allowedProperty, details: 'Too many ledger imports for this property; retry after the time in Retry-After.' },
+  ]);
+}
+
+/** The counters of a request, in order, in one round trip; 429 with Retry-After for the first over its limit. */
+function countedLimits(redis: TRedisClient, keyPrefix: string, windowMs: number, counters: TCounter[]): TRequestLimit {
   const count = countingOf(redis);
   return async (req, res) => {
     const counted = counters.flatMap((counter) => {
@@ -123,7 +141,7 @@ export function vaultRateLimits(redis: TRedisClient, keyPrefix: string, limits: 
     const keys = counted.map(({ counter, id }) => `${keyPrefix}:rate-limit:${counter.name}:${id}`);
     let answer: number[];
     try {
-      answer = await within(count(keys.length, ...keys, limits.windowMs, ...counted.map(({ counter }) => counter.limit)), REDIS_COMMAND_TIMEOUT_MS);
+      answer = await within(count(keys.length, ...keys, windowMs, ...counted.map(({ counter }) => counter.limit)), REDIS_COMMAND_TIMEOUT_MS);
     } catch (error) {
       throw AppError.unavailable('Request limits cannot be checked right now; retry shortly.').withCause(error);
     }
@@ -132,7 +150,7 @@ export function vaultRateLimits(redis: TRedisClient, keyPrefix: string, limits: 
       if (2 * index >= answer.length) break;
       const hits = Number(answer[2 * index]);
       const resetSeconds = Math.max(0, Math.ceil(Number(answer[2 * index + 1]) / 1000));
-      announce(res, counter, id, hits, resetSeconds, limits.windowMs);
+      announce(res, counter, id, hits, resetSeconds, windowMs);
       if (hits > counter.limit) throw new AppError('RATE_LIMITED', counter.details, { retryAfterSeconds: Math.max(1, resetSeconds) });
     }
   };
