@@ -176,13 +176,48 @@ async function splitTopLevel(scan: JsonScan, pause: () => Promise<void>): Promis
   return members;
 }
 
-/** The body's bytes, read as they arrive (body-parser's limit, inflation and errors). */
-function rawBody(limit: string): (req: Request, res: Response) => Promise<Buffer> {
-  const parser = express.raw({ limit, type: () => true });
-  return (req, res) =>
-    new Promise((resolve, reject) =>
+/** An error as body-parser raises it (`type`, `status`): the app answers it as for every other route (errors.ts). */
+const bodyError = (message: string, type: string, status: number) => Object.assign(new Error(message), { type, status, expose: true });
+
+/**
+ * The body's bytes. With a Content-Length and no Content-Encoding (what clients send), each chunk
+ * is copied into one buffer of that length as it arrives: body-parser gathers the chunks and joins
+ * them at the end, one copy of up to 64 MB (and its page faults) in a single stretch of the event
+ * loop. Otherwise body-parser reads it (inflation, chunked transfer), with its limit and errors.
+ */
+function rawBody(limitBytes: number): (req: Request, res: Response) => Promise<Buffer> {
+  const parser = express.raw({ limit: limitBytes, type: () => true });
+  const byParser = (req: Request, res: Response) =>
+    new Promise<Buffer>((resolve, reject) =>
       parser(req, res, (error?: unknown) => (error ? reject(error) : resolve(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)))),
     );
+  return (req, res) => {
+    const declared = req.get('content-length');
+    const encoding = (req.get('content-encoding') ?? 'identity').toLowerCase();
+    if (declared === undefined || !/^\d+$/.test(declared) || encoding !== 'identity') return byParser(req, res);
+    const length = Number(declared);
+    return new Promise<Buffer>((resolve, reject) => {
+      // As body-parser does: a refused body is read off before the answer, so the client gets it.
+      let refused = false;
+      const refuse = (error: Error) => {
+        refused = true;
+        req.removeAllListeners('data');
+        req.resume();
+        if (req.readableEnded) reject(error);
+        else req.once('end', () => reject(error)).once('close', () => reject(error));
+      };
+      if (length > limitBytes) return refuse(bodyError('request entity too large', 'entity.too.large', 413));
+      const body = Buffer.allocUnsafe(length);
+      let received = 0;
+      req.on('data', (chunk: Buffer) => {
+        if (received + chunk.length > length) return refuse(bodyError('request size did not match content length', 'request.size.invalid', 400));
+        received += chunk.copy(body, received);
+      });
+      req.once('end', () => (refused ? undefined : received === length ? resolve(body) : reject(bodyError('request size did not match content length', 'request.size.invalid', 400))));
+      req.once('aborted', () => reject(bodyError('request aborted', 'request.aborted', 400)));
+      req.once('error', (error) => reject(Object.assign(error, { type: 'request.aborted', status: 400 })));
+    });
+  };
 }
 
 /** express.json reads UTF-8 and the other UTF encodings; this reader UTF-8 alone (what every client sends). */
@@ -194,8 +229,8 @@ function checkCharset(req: Request): void {
 }
 
 /** The import route's body reader (route.ts bodyReader): ZImportRequest's value or its field problems. */
-export function importBodyReader(limit: string): (req: Request, res: Response) => Promise<TBodyRead<TImportRequest>> {
-  const read = rawBody(limit);
+export function importBodyReader(limitBytes: number): (req: Request, res: Response) => Promise<TBodyRead<TImportRequest>> {
+  const read = rawBody(limitBytes);
   return async (req, res) => {
     checkCharset(req);
     const scan = new JsonScan(await read(req, res));

@@ -17,7 +17,8 @@ import { defineRoute, mountRoutes, type TRequestLimit, type TRouteDeps } from '.
 import type { VaultClient } from '../vault/vault-client.js';
 import { importBodyReader } from './import-body.js';
 
-const IMPORT_BODY_LIMIT = '64mb'; // ≥ 10,000 transactions per request with room to spare
+const IMPORT_BODY_MB = 64; // ≥ 10,000 transactions per request with room to spare
+const IMPORT_BODY_LIMIT = `${IMPORT_BODY_MB}mb`;
 const LISTING_BODY_LIMIT = '64kb';
 const TAGS: ['Ledger'] = ['Ledger'];
 
@@ -45,7 +46,7 @@ const importLedgerRoute = defineRoute({
   body: ZImportRequest,
   bodyLimit: IMPORT_BODY_LIMIT,
   // Read and checked record by record: one large import does not hold the API (import-body.ts).
-  bodyReader: importBodyReader(IMPORT_BODY_LIMIT),
+  bodyReader: importBodyReader(IMPORT_BODY_MB * 1024 * 1024),
   responses: { 200: { description: 'Counts of records upserted', json: ZImportResponse } },
   handler: ({ pool, nightAuditQueue, vault }: TLedgerDeps) => async ({ req, res, headers, body }) => {
     const propertyId = headers['x-property-id'];
