@@ -669,6 +669,7 @@ beforeAll(async () => {
       // Limits and caps are other tests' subject: out of reach here.
       TOKENIZE_RATE_LIMIT_PER_PROPERTY: '1000000',
       TOKENIZE_RATE_LIMIT_PER_SUBJECT: '1000000',
+      IMPORT_RATE_LIMIT_PER_PROPERTY: '1000000',
       EXPORT_QUEUE_CAP_PER_PROPERTY: '1000000',
     },
   });

@@ -12,7 +12,7 @@ let token: string;
 
 beforeAll(async () => {
   world = await createWorld({ worker: false });
-  token = world.token({ properties: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12] });
+  token = world.token({ properties: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13] });
 });
 afterAll(async () => world?.close());
 
@@ -246,6 +246,46 @@ describe('every field rule answers 400 with its path, and nothing is written', (
     expect(res.status).toBe(400);
     expect(res.body.errorCode).toBe('INVALID_REQUEST');
     expect(await rowCounts(3)).toEqual(NOTHING);
+  });
+});
+
+describe('control characters in text fields (docs/ledger.md#text-fields)', () => {
+  const account = (extra: Record<string, unknown>) => ({ id: 'ACC-1', name: 'Deposits', ...extra });
+  // Property 3 only ever receives refused requests. Each case: one kind of field, the exact path.
+  const cases: Array<[string, Record<string, unknown>, string, string]> = [
+    ['a NUL in a description', { transactions: [transaction({ description: 'Room\u0000rate' })] }, 'transactions.0.description', 'must not contain control characters'],
+    ['a NUL in free text (notes)', { transactions: [transaction({ notes: 'late\u0000checkout' })] }, 'transactions.0.notes', 'must not contain control characters other than tab and line breaks'],
+    ['a bell in a name (folio name)', { folios: [folio({ name: 'Guest\u0007folio' })] }, 'folios.0.name', 'must not contain control characters'],
+    ['a tab in a name (recipient name)', { recipients: [recipient({ name: 'Zoë\tŁukasiewicz' })] }, 'recipients.0.name', 'must not contain control characters'],
+    ['a line break in an identifier (sourceIdentifier)', { transactions: [transaction({ sourceIdentifier: 'RES\n42' })] }, 'transactions.0.sourceIdentifier', 'must not contain control characters'],
+    ['a C1 control in a code', { transactions: [transaction({ internalTransactionCode: 'RR\u0085' })] }, 'transactions.0.internalTransactionCode', 'must not contain control characters'],
+    ['a DEL in the property name', { property: property(3, { name: 'Hotel\u007f' }) }, 'property.name', 'must not contain control characters'],
+    ['a NUL in an account name', { transactions: [transaction({ account: account({ name: 'Dep\u0000osits' }) })] }, 'transactions.0.account.name', 'must not contain control characters'],
+    ['an escape in an address (free text)', { recipients: [recipient({ address: 'Calle\u001bMayor' })] }, 'recipients.0.address', 'must not contain control characters other than tab and line breaks'],
+    ['an unpaired surrogate in a description', { transactions: [transaction({ description: 'Room \ud800 rate' })] }, 'transactions.0.description', 'must be well-formed text (no unpaired surrogate)'],
+  ];
+
+  it.each(cases)('%s → 400 at the field, nothing imported', async (_name, invalid, path, message) => {
+    const res = await send(3, { property: property(3), folios: [folio()], transactions: [transaction({ id: '99' })], ...invalid });
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body.errorCode).toBe('INVALID_REQUEST');
+    expect(res.body.fieldErrors).toEqual([{ path, message }]);
+    expect(await rowCounts(3)).toEqual(NOTHING);
+  });
+
+  it('keeps tabs and line breaks inside free text (notes, addresses, an account description)', async () => {
+    const notes = 'Late checkout\r\n\tagreed with the front desk';
+    const res = await send(13, {
+      recipients: [recipient({ address: 'Calle Mayor 1\n28013 Madrid' })],
+      transactions: [transaction({ id: '55', notes, account: account({ description: 'Deposits\tEUR\nheld' }) })],
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect((await storedTransaction(13, '55'))[0].notes).toBe(notes);
+    const stored = await world.pool.query(
+      `SELECT (SELECT address FROM recipients WHERE property_id = 13 AND id = 900) AS address,
+              (SELECT account->>'description' FROM transactions WHERE property_id = 13 AND id = 55) AS description`,
+    );
+    expect(stored.rows[0]).toEqual({ address: 'Calle Mayor 1\n28013 Madrid', description: 'Deposits\tEUR\nheld' });
   });
 });
 

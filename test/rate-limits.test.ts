@@ -18,6 +18,7 @@ import { createWorld, type TWorld } from './support/world.js';
  */
 const PER_SUBJECT = 3;
 const PER_PROPERTY = 5;
+const IMPORTS_PER_PROPERTY = 2;
 /** Long enough that no window ends while this file runs. */
 const WINDOW_SECONDS = 600;
 
@@ -33,6 +34,7 @@ beforeAll(async () => {
       TOKENIZE_RATE_LIMIT_PER_SUBJECT: String(PER_SUBJECT),
       TOKENIZE_RATE_LIMIT_PER_PROPERTY: String(PER_PROPERTY),
       RATE_LIMIT_WINDOW_MS: String(WINDOW_SECONDS * 1000),
+      IMPORT_RATE_LIMIT_PER_PROPERTY: String(IMPORTS_PER_PROPERTY),
     },
   });
   second = await startApi(world.config, world.logger, { port: 0 });
@@ -103,7 +105,7 @@ describe('tokenize rate limits (429 RATE_LIMITED)', () => {
   it('keeps counters under the queue prefix, with a TTL, and no card data in keys or values', async () => {
     const keys = await world.redis.keys(`${world.config.QUEUE_PREFIX}:rate-limit:*`);
     expect(keys.length).toBeGreaterThan(0);
-    const pattern = new RegExp(`^${world.config.QUEUE_PREFIX.replace(/[{}.]/g, '\\$&')}:rate-limit:(tokenize|forward)-(subject|property):[A-Za-z0-9_-]{1,22}$`);
+    const pattern = new RegExp(`^${world.config.QUEUE_PREFIX.replace(/[{}.]/g, '\\$&')}:rate-limit:(tokenize|forward|import)-(subject|property):[A-Za-z0-9_-]{1,22}$`);
     for (const key of keys) {
       expect(key).toMatch(pattern);
       expect(key).not.toMatch(/alice|bob|carol/);
@@ -141,6 +143,33 @@ describe('forward rate limits (429 RATE_LIMITED)', () => {
     expectError(limited, 429, 'RATE_LIMITED');
     expectRetryAfter(limited, WINDOW_SECONDS);
     expect(limited.body.errorDetails).toBe('Too many forward requests for this caller; retry after the time in Retry-After.');
+  });
+});
+
+describe('import rate limit (429 RATE_LIMITED)', () => {
+  const importAs = (sub: string, property: number) =>
+    request(world.url)
+      .post('/accounting/v1.0/import')
+      .set('Authorization', `Bearer ${world.token({ sub, properties: [30, 31], scope: 'write:payment' })}`)
+      .set('X-Property-Id', String(property))
+      .send({ folios: [{ id: '1', sourceKind: 'HOUSE_ACCOUNT', sourceId: '1', name: 'House' }] });
+
+  it(`refuses a property's import ${IMPORTS_PER_PROPERTY + 1} whoever sends it, writes nothing of it; other properties go on`, async () => {
+    for (let i = 0; i < IMPORTS_PER_PROPERTY; i += 1) {
+      const res = log.seen('import under the limit', await importAs(`pms-${i}`, 30));
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.headers.ratelimit).toBe(`"import-property"; r=${IMPORTS_PER_PROPERTY - 1 - i}; t=${/t=(\d+)/.exec(String(res.headers.ratelimit))?.[1]}`);
+    }
+    await world.pool.query('DELETE FROM folios WHERE property_id = 30');
+    const limited = log.seen('import over the limit', await importAs('pms-other', 30));
+    expectError(limited, 429, 'RATE_LIMITED');
+    expectRetryAfter(limited, WINDOW_SECONDS);
+    expect(limited.body.errorDetails).toBe('Too many ledger imports for this property; retry after the time in Retry-After.');
+    expect(limited.headers.ratelimit).toMatch(/^"import-property"; r=0; t=\d+$/);
+    expect((await world.pool.query('SELECT count(*)::int AS n FROM folios WHERE property_id = 30')).rows[0]).toEqual({ n: 0 });
+    const other = log.seen('import of another property', await importAs('pms-other', 31));
+    expect(other.status, JSON.stringify(other.body)).toBe(200);
+    expect(other.body).toEqual({ property: 0, recipients: 0, reservations: 0, users: 0, folios: 1, transactions: 0 });
   });
 });
 

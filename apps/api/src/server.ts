@@ -9,7 +9,7 @@ import { createApp } from './app.js';
 import { createJwtVerifier } from './auth/jwt-verifier.js';
 import { JobWaiter } from './jobs/job-waiter.js';
 import { ExportService } from './exports/export-service.js';
-import { nightAuditStartLimit, vaultRateLimits } from './http/rate-limit.js';
+import { propertyRateLimit, vaultRateLimits } from './http/rate-limit.js';
 import { RouteAudit } from './http/route-audit.js';
 import { createAppServer } from './http/request-prototypes.js';
 import { AuditLog } from '@folio-vault/shared/vault/audit-log';
@@ -78,8 +78,9 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
     }, config.EXPORT_MAX_ROWS),
     tokenizeLimits: vaultRateLimits(redis, config.QUEUE_PREFIX, limits, 'tokenize'),
     forwardLimits: vaultRateLimits(redis, config.QUEUE_PREFIX, limits, 'forward'),
-    nightAuditStartLimits: nightAuditStartLimit(redis, config.QUEUE_PREFIX, { perProperty: config.NIGHT_AUDIT_RATE_LIMIT_PER_PROPERTY, windowMs: config.RATE_LIMIT_WINDOW_MS }),
+    nightAuditStartLimits: propertyRateLimit(redis, config.QUEUE_PREFIX, 'night-audit', { perProperty: config.NIGHT_AUDIT_RATE_LIMIT_PER_PROPERTY, windowMs: config.RATE_LIMIT_WINDOW_MS }),
     nightAuditMaxRunning: config.NIGHT_AUDIT_MAX_RUNNING_PER_PROPERTY,
+    importLimits: propertyRateLimit(redis, config.QUEUE_PREFIX, 'import', { perProperty: config.IMPORT_RATE_LIMIT_PER_PROPERTY, windowMs: config.RATE_LIMIT_WINDOW_MS }),
     exportWaitMs: config.EXPORT_WAIT_MS,
     flows,
     nightAuditQueue,

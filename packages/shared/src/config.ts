@@ -187,9 +187,15 @@ const ZSharedSettings = z.object({
       'Tokenize requests one token subject (`sub`) may send per window, whatever the property; forwards are counted apart with the ' +
       'same limit. Counted in Redis, shared by every API process.',
   }),
+  IMPORT_RATE_LIMIT_PER_PROPERTY: limitCount.default(120).meta({
+    readBy: 'api',
+    description:
+      'Ledger imports (`POST /accounting/v1.0/import`) per property per window, all callers together. Above it, 429 `RATE_LIMITED` ' +
+      'with `Retry-After` ([ledger.md](ledger.md#import)).',
+  }),
   RATE_LIMIT_WINDOW_MS: wholeNumberIn(1000, 3_600_000, 'ms').default(60_000).meta({
     readBy: 'api',
-    description: 'The fixed window of the tokenize and forward rate limits.',
+    description: 'The fixed window of the tokenize, forward and import rate limits.',
   }),
   EXPORT_MAX_ROWS: wholeNumberIn(1, 1_000_000).default(50_000).meta({
     readBy: 'both',

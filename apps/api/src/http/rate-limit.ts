@@ -1,6 +1,7 @@
-// Per-subject and per-property limits on tokenization and on forwards, and per property on
-// night-audit starts (docs/api.md#abuse-limits: 429 RATE_LIMITED with Retry-After), counted in fixed
-// windows in the service's Redis so every API process shares them. Each action counts apart.
+// Per-subject and per-property limits on tokenization and on forwards, and per-property limits on
+// night-audit starts and ledger imports (docs/api.md#abuse-limits: 429 RATE_LIMITED with
+// Retry-After), counted in fixed windows in the service's Redis so every API process shares them.
+// Each action counts apart; tokenize and forward with the same limits.
 //
 // Keys: `<QUEUE_PREFIX>:rate-limit:<action>-subject:<sha256 of sub>` and
 // `<QUEUE_PREFIX>:rate-limit:<action>-property:<property id>`. The hash tag of QUEUE_PREFIX puts
@@ -116,14 +117,19 @@ export function vaultRateLimits(redis: TRedisClient, keyPrefix: string, limits: 
 }
 
 /**
- * Night-audit starts per property (NIGHT_AUDIT_RATE_LIMIT_PER_PROPERTY in RATE_LIMIT_WINDOW_MS),
- * all callers together: a batch costs a selection and a flow of jobs, and one property's burst of
- * starts must not take the API's connections from the others (docs/night-audit.md#how-many-at-once).
+ * Actions limited per property only, all callers together, each on a counter of its own: a night
+ * audit's start costs a selection and a flow of jobs, and one property's burst of starts must not
+ * take the API's connections from the others (docs/night-audit.md#how-many-at-once); an import
+ * costs its body's parsing (docs/ledger.md#import). Counted after authentication, before the body is read.
  */
-export function nightAuditStartLimit(redis: TRedisClient, keyPrefix: string, limits: { perProperty: number; windowMs: number }): TRequestLimit {
-  return countedLimits(redis, keyPrefix, limits.windowMs, [
-    { name: 'night-audit-property', limit: limits.perProperty, id: allowedProperty, details: 'Too many night-audit starts for this property; retry after the time in Retry-After.' },
-  ]);
+const PROPERTY_LIMITED = {
+  'night-audit': 'Too many night-audit starts for this property; retry after the time in Retry-After.',
+  import: 'Too many ledger imports for this property; retry after the time in Retry-After.',
+} as const;
+
+/** `perProperty` requests of `action` per property in a window of `windowMs` (NIGHT_AUDIT_RATE_LIMIT_PER_PROPERTY, IMPORT_RATE_LIMIT_PER_PROPERTY). */
+export function propertyRateLimit(redis: TRedisClient, keyPrefix: string, action: keyof typeof PROPERTY_LIMITED, limits: { perProperty: number; windowMs: number }): TRequestLimit {
+  return countedLimits(redis, keyPrefix, limits.windowMs, [{ name: `${action}-property`, limit: limits.perProperty, id: allowedProperty, details: PROPERTY_LIMITED[action] }]);
 }
 
 /** The counters of a request, in order, in one round trip; 429 with Retry-After for the first over its limit. */

@@ -109,8 +109,17 @@ export interface TRouteDefinition<
    * a JWT caller sends (X-Property-Id); `authorize` checks that for JWT callers.
    */
   signedAccess?: (deps: D) => TSignedAccess;
+  /**
+   * Reads and checks the body in place of the JSON parser and `body`'s parse (`body` and
+   * `bodyLimit` then only document it): for a body too large to parse and check in one go without
+   * holding the event loop (docs/ledger.md#import). Resolves to the value or to its field problems.
+   */
+  bodyReader?: (req: Request, res: Response) => Promise<TBodyRead<z.output<B>>>;
   handler: (deps: D) => (ctx: TRouteContext<H, P, B, Q>) => Promise<TRouteOutcome | void>;
 }
+
+/** What a route's own body reader found: the body's value, or its field problems (paths as `body`'s parse gives them). */
+export type TBodyRead<T> = { value: T } | { problems: TFieldError[] };
 
 /** A definition with its types erased, ready to mount: what route lists hold. */
 export interface TRoute<D extends TRouteDeps> extends TRouteSpec {
@@ -131,7 +140,7 @@ type TPart = 'headers' | 'params' | 'query' | 'body';
  * Every problem in every part is reported at once with its path: a body field as
  * "expiration.month", a header by its name ("X-Property-Id"), a path parameter by its name.
  */
-function issuesToFieldErrors(issues: z.core.$ZodIssue[], part: TPart, input: unknown): TFieldError[] {
+export function issuesToFieldErrors(issues: z.core.$ZodIssue[], part: TPart, input: unknown): TFieldError[] {
   return issues.map((issue) => {
     const path = issue.path.map(String);
     if (part === 'headers' && path[0]) path[0] = HEADER_NAMES[path[0]] ?? path[0];
@@ -183,7 +192,8 @@ function routeHandler<D extends TRouteDeps, H extends z.ZodObject, P extends z.Z
   const checkCaller = def.scope ? callerCheck(deps.verifier, def.scope, def.authOptions?.(deps)) : undefined;
   const checkLink = def.signedAccess?.(deps);
   const limit = def.limits?.(deps);
-  const readBody = def.body ? jsonBody(def.bodyLimit ?? '100kb') : undefined;
+  const readBody = def.body && !def.bodyReader ? jsonBody(def.bodyLimit ?? '100kb') : undefined;
+  const bodyReader = def.bodyReader;
   const handle = def.handler(deps);
   const audit = def.audit;
   const routeAudit = deps.routeAudit;
@@ -205,13 +215,17 @@ function routeHandler<D extends TRouteDeps, H extends z.ZodObject, P extends z.Z
       const problems: TFieldError[] = [];
       const headers = parsePart(def.headers, req.headers, 'headers', problems);
       if (headers !== undefined && !signed) def.authorize?.(req, headers);
-      if (readBody) {
+      if (readBody || bodyReader) {
         if (!req.is('application/json')) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'This route takes a JSON body (Content-Type: application/json).');
-        await readBody(req, res);
       }
+      if (readBody) await readBody(req, res);
+      const read = bodyReader ? await bodyReader(req, res) : undefined;
       const params = parsePart(def.params, req.params, 'params', problems);
       const query = parsePart(def.query, req.query, 'query', problems);
-      const body = parsePart(def.body, req.body, 'body', problems);
+      let body: z.output<B> | undefined;
+      if (!read) body = parsePart(def.body, req.body, 'body', problems);
+      else if ('value' in read) body = read.value;
+      else problems.push(...read.problems);
       if (problems.length > 0) throw AppError.invalid(problems);
 
       outcome = await handle({
@@ -233,7 +247,7 @@ export function defineRoute<
   B extends z.ZodType = z.ZodUnknown,
   Q extends z.ZodObject = z.ZodObject,
 >(def: TRouteDefinition<D, H, P, B, Q>): TRoute<D> {
-  const { handler: _handler, authOptions: _authOptions, limits, authorize: _authorize, signedAccess, ...spec } = def;
+  const { handler: _handler, authOptions: _authOptions, limits, authorize: _authorize, signedAccess, bodyReader: _bodyReader, ...spec } = def;
   return {
     ...spec,
     ...(limits ? { rateLimited: true } : {}),

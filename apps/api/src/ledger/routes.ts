@@ -13,10 +13,12 @@ import { ZImportRequest, ZImportResponse } from '@folio-vault/shared/ledger/sche
 import { ZListTransactionsRequest, ZListTransactionsResponse } from '@folio-vault/shared/ledger/listing-schemas';
 import { forPropertyHeader } from '../auth/authenticate.js';
 import { SCOPES } from '../auth/principal.js';
-import { defineRoute, mountRoutes, type TRouteDeps } from '../http/route.js';
+import { defineRoute, mountRoutes, type TRequestLimit, type TRouteDeps } from '../http/route.js';
 import type { VaultClient } from '../vault/vault-client.js';
+import { importBodyReader } from './import-body.js';
 
-const IMPORT_BODY_LIMIT = '64mb'; // ≥ 10,000 transactions per request with room to spare
+const IMPORT_BODY_MB = 64; // ≥ 10,000 transactions per request with room to spare
+const IMPORT_BODY_LIMIT = `${IMPORT_BODY_MB}mb`;
 const LISTING_BODY_LIMIT = '64kb';
 const TAGS: ['Ledger'] = ['Ledger'];
 
@@ -25,6 +27,8 @@ export interface TLedgerDeps extends TRouteDeps {
   nightAuditQueue: Queue;
   /** Payments that name a card token are checked and labelled by the vault workers (never SQL on the vault here). */
   vault: VaultClient;
+  /** Imports per property per window (http/rate-limit.ts). */
+  importLimits: TRequestLimit;
 }
 
 const importLedgerRoute = defineRoute({
@@ -38,8 +42,11 @@ const importLedgerRoute = defineRoute({
   scope: SCOPES.writePayment,
   headers: ZPropertyHeaders,
   authorize: forPropertyHeader,
+  limits: ({ importLimits }: TLedgerDeps) => importLimits,
   body: ZImportRequest,
   bodyLimit: IMPORT_BODY_LIMIT,
+  // Read and checked record by record: one large import does not hold the API (import-body.ts).
+  bodyReader: importBodyReader(IMPORT_BODY_MB * 1024 * 1024),
   responses: { 200: { description: 'Counts of records upserted', json: ZImportResponse } },
   handler: ({ pool, nightAuditQueue, vault }: TLedgerDeps) => async ({ req, res, headers, body }) => {
     const propertyId = headers['x-property-id'];

@@ -16,7 +16,7 @@ const TAGS: ['Night audit'] = ['Night audit'];
 export interface TNightAuditDeps extends TRouteDeps {
   pool: TPgPool;
   flows: FlowProducer;
-  /** NIGHT_AUDIT_RATE_LIMIT_PER_PROPERTY (rate-limit.ts, nightAuditStartLimit). */
+  /** NIGHT_AUDIT_RATE_LIMIT_PER_PROPERTY (rate-limit.ts, propertyRateLimit). */
   nightAuditStartLimits: TRequestLimit;
   /** NIGHT_AUDIT_MAX_RUNNING_PER_PROPERTY. */
   nightAuditMaxRunning: number;

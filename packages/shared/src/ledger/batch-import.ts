@@ -78,7 +78,7 @@ export async function importRecords(
     if (!parsed.success) {
       throw new BatchImportError(parsed.error.issues.slice(0, 50).map((issue) => `${where(issue.path)}: ${issue.message}`), total);
     }
-    const problems = importProblems(propertyId, parsed.data);
+    const problems = await importProblems(propertyId, parsed.data);
     if (problems.length > 0) {
       throw new BatchImportError(problems.slice(0, 50).map((p) => `${where(p.path.split('.'))}: ${p.message}`), total);
     }

@@ -16,8 +16,31 @@ function isTimeZone(value: string): boolean {
   }
 }
 
-export const text = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
-export const optionalText = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`).nullish().transform((v) => v || undefined);
+/**
+ * Ledger text (docs/ledger.md#text-fields). A one-line field (a name, a description, a code, an
+ * identifier) holds no control character at all: it is a cell of a folio row. Free text (notes, an
+ * address, an account's description) may hold tab, LF and CR, and no other control character.
+ * Neither holds half a surrogate pair: PostgreSQL cannot store one (nor NUL), so without these
+ * checks such text would fail at the database instead of at its field.
+ */
+type TTextKind = 'line' | 'free';
+const CONTROL: Record<TTextKind, { pattern: RegExp; message: string }> = {
+  line: { pattern: /\p{Cc}/u, message: 'must not contain control characters' },
+  free: { pattern: /[^\P{Cc}\t\n\r]/u, message: 'must not contain control characters other than tab and line breaks' },
+};
+const textOf = (max: number, kind: TTextKind) =>
+  z
+    .string()
+    .trim()
+    .max(max, `must be at most ${max} characters`)
+    .refine((v) => !CONTROL[kind].pattern.test(v), CONTROL[kind].message)
+    .refine((v) => !/\p{Cs}/u.test(v), 'must be well-formed text (no unpaired surrogate)');
+/** Required one-line text. */
+export const text = (max: number) => textOf(max, 'line').min(1, 'must not be empty');
+/** Optional one-line text; empty is absent. */
+export const optionalText = (max: number) => textOf(max, 'line').nullish().transform((v) => v || undefined);
+/** Optional free text (tab and line breaks kept); empty is absent. */
+export const optionalFreeText = (max: number) => textOf(max, 'free').nullish().transform((v) => v || undefined);
 export const optionalId = ZInt64Id.nullish().transform((v) => v ?? undefined);
 
 const STRING_ID_MAX = 255;

@@ -7,7 +7,7 @@ import { z } from '../schemas/zod.js';
 import { parseDescriptionFilter } from './description-filters.js';
 import { LANGUAGES } from '../i18n/languages.js';
 
-import { optionalId, optionalStringId, optionalText, text, ZCurrency, ZDecimal, ZIsoDate, ZIsoDateTime, ZTimeZone } from './field-schemas.js';
+import { optionalFreeText, optionalId, optionalStringId, optionalText, text, ZCurrency, ZDecimal, ZIsoDate, ZIsoDateTime, ZTimeZone } from './field-schemas.js';
 import { CODE_GROUPS, SOURCE_KINDS } from './enums.js';
 import { EXTERNAL_RELATION_KINDS, ZAccount, ZPayment, ZReservation, ZUser, ZUserId } from './stay-schemas.js';
 
@@ -19,7 +19,7 @@ export const ZProperty = z
   .strictObject({
     id: ZInt64Id,
     name: text(200),
-    address: optionalText(500),
+    address: optionalFreeText(500),
     currency: ZCurrency,
     timezone: ZTimeZone,
     language: z.enum(LANGUAGES).nullish().transform((v) => v ?? undefined),
@@ -40,7 +40,7 @@ export const ZRecipient = z
     type: z.enum(RECIPIENT_TYPES),
     id: ZInt64Id,
     name: text(200),
-    address: optionalText(500),
+    address: optionalFreeText(500),
     email: z.email('must be an e-mail address').max(254).nullish().transform((v) => v ?? undefined),
     taxId: optionalText(64),
     documentNumber: optionalText(64),
@@ -80,7 +80,7 @@ export const ZTransaction = z
       .nullish()
       .transform((v) => v ?? undefined),
     description: text(500),
-    notes: optionalText(2000),
+    notes: optionalFreeText(2000),
     quantity: ZDecimal,
     amount: ZDecimal,
     currency: ZCurrency,
@@ -126,17 +126,35 @@ function signOf(decimal: string): number {
 }
 
 const MAX_RECORDS = 100_000;
+/** The import's lists and the schema of one record of each. */
+export const IMPORT_LISTS = { recipients: ZRecipient, reservations: ZReservation, users: ZUser, folios: ZFolio, transactions: ZTransaction } as const;
+export type TImportListName = keyof typeof IMPORT_LISTS;
+const importList = <T extends z.ZodType>(record: T) => z.array(record).max(MAX_RECORDS).nullish().transform((v) => v ?? []);
+const ZImportProperty = ZProperty.nullish().transform((v) => v ?? undefined);
 export const ZImportRequest = z
   .strictObject({
-    property: ZProperty.nullish().transform((v) => v ?? undefined),
-    recipients: z.array(ZRecipient).max(MAX_RECORDS).nullish().transform((v) => v ?? []),
-    reservations: z.array(ZReservation).max(MAX_RECORDS).nullish().transform((v) => v ?? []),
-    users: z.array(ZUser).max(MAX_RECORDS).nullish().transform((v) => v ?? []),
-    folios: z.array(ZFolio).max(MAX_RECORDS).nullish().transform((v) => v ?? []),
-    transactions: z.array(ZTransaction).max(MAX_RECORDS).nullish().transform((v) => v ?? []),
+    property: ZImportProperty,
+    recipients: importList(ZRecipient),
+    reservations: importList(ZReservation),
+    users: importList(ZUser),
+    folios: importList(ZFolio),
+    transactions: importList(ZTransaction),
   })
   .openapi('LedgerImportRequest');
 export type TImportRequest = z.output<typeof ZImportRequest>;
+/**
+ * The same request with each list's records left unchecked: the API checks a large import's records
+ * one at a time (apps/api/src/ledger/import-body.ts) against IMPORT_LISTS, and this the rest.
+ */
+const unchecked = importList(z.unknown());
+export const ZImportEnvelope = z.strictObject({
+  property: ZImportProperty,
+  recipients: unchecked,
+  reservations: unchecked,
+  users: unchecked,
+  folios: unchecked,
+  transactions: unchecked,
+});
 
 const ZCount = z.int().min(0);
 export const ZImportResponse = z

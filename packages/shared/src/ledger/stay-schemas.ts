@@ -5,7 +5,7 @@
 import { ZInt64Id } from '../schemas/common.js';
 import { z } from '../schemas/zod.js';
 import { RESERVATION_STATUSES } from './enums.js';
-import { optionalId, optionalText, text, ZDecimal, ZIsoDate, ZStringId } from './field-schemas.js';
+import { optionalFreeText, optionalId, optionalText, text, ZDecimal, ZIsoDate, ZStringId } from './field-schemas.js';
 
 export const EXTERNAL_RELATION_KINDS = [
   'ROOM', 'PAYMENT', 'ITEM', 'ITEM_POS', 'ADDON', 'RESERVATION', 'ACCOUNTS_RECEIVABLE', 'ROOM_REVENUE', 'TAX', 'FEE',
@@ -77,7 +77,7 @@ export const ZAccount = z
   .strictObject({
     id: ZStringId,
     name: text(200),
-    description: optionalText(500),
+    description: optionalFreeText(500),
     category: z.enum(ACCOUNT_CATEGORIES).nullish().transform((v) => v ?? undefined),
     chartOfAccountType: z.enum(CHART_OF_ACCOUNT_TYPES).nullish().transform((v) => v ?? undefined),
   })
