@@ -356,6 +356,35 @@ describe('night-audit starts of one property at once', () => {
     for (const batchId of batchIds) expect((await untilFinished(crowd, batchId)).status).toBe('completed');
   });
 
+  it("waits for a property's own earlier start without a pool connection: one held connection however many starts", async () => {
+    // Another dispatcher of property 2 (a worker handing out its next batch) holds the property's lock.
+    const holder = await crowd.pool.connect();
+    const advisoryWaiters = async () =>
+      (
+        await crowd.pool.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory'`,
+        )
+      ).rows[0]!.n;
+    let starts: Promise<request.Response[]> | undefined;
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', ['night-audit-property:2']);
+      const dates = Array.from({ length: 11 }, (_, i) => new Date(Date.UTC(2026, 6, 1 + i)).toISOString().slice(0, 10));
+      starts = Promise.all(dates.map((businessDate) => request(crowd.url).post('/fiscal-document/v1/night-audit/exports').set(auth(crowd, '2')).send({ businessDate })));
+      while ((await advisoryWaiters()) === 0) await new Promise((r) => setTimeout(r, 20));
+      // Eleven starts of one property wait on one connection, not on ten (the API's whole pool):
+      // another property's request still gets one.
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await advisoryWaiters()).toBe(1);
+      const other = await request(crowd.url).get('/fiscal-document/v1/night-audit/exports/00000000-0000-4000-8000-000000000000').set(auth(crowd, '1'));
+      expect(other.status).toBe(404);
+    } finally {
+      await holder.query('ROLLBACK');
+      holder.release();
+    }
+    expect((await starts!).map((res) => res.status)).toEqual(Array.from({ length: 11 }, () => 202));
+  });
+
   it('starts on a pool of one connection: the start reads its sources on its own transaction', async () => {
     const single = createPgPool(world.config.DATABASE_URL, { max: 1 });
     const flows = new FlowProducer({ connection: world.redis, prefix: world.config.QUEUE_PREFIX });

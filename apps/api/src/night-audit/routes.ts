@@ -10,6 +10,7 @@ import { forPropertyHeader } from '../auth/authenticate.js';
 import { SCOPES } from '../auth/principal.js';
 import { HEADERS } from '../http/openapi-errors.js';
 import { defineRoute, mountRoutes, type TRequestLimit, type TRouteDeps } from '../http/route.js';
+import { oneAtATimePerKey } from './one-start-at-a-time.js';
 
 const TAGS: ['Night audit'] = ['Night audit'];
 
@@ -46,10 +47,14 @@ const startBatch = defineRoute({
       headers: { Location: HEADERS.location, 'Retry-After': HEADERS.retryAfter(true), RateLimit: HEADERS.rateLimit, 'RateLimit-Policy': HEADERS.rateLimitPolicy },
     },
   },
-  handler: ({ pool, flows, nightAuditMaxRunning }: TNightAuditDeps) => async ({ res, headers, body }) => {
-    const started = await startNightAudit(pool, flows, headers['x-property-id'], body.businessDate, body.format, { maxRunning: nightAuditMaxRunning });
-    const url = statusPath(started.batchId);
-    res.status(202).set({ Location: url, 'Retry-After': '5' }).json({ batchId: started.batchId, statusUrl: url, status: started.status });
+  handler: ({ pool, flows, nightAuditMaxRunning }: TNightAuditDeps) => {
+    const startsOfProperty = oneAtATimePerKey();
+    return async ({ res, headers, body }) => {
+      const propertyId = headers['x-property-id'];
+      const started = await startsOfProperty(propertyId, () => startNightAudit(pool, flows, propertyId, body.businessDate, body.format, { maxRunning: nightAuditMaxRunning }));
+      const url = statusPath(started.batchId);
+      res.status(202).set({ Location: url, 'Retry-After': '5' }).json({ batchId: started.batchId, statusUrl: url, status: started.status });
+    };
   },
 });
 
