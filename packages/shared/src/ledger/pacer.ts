@@ -5,7 +5,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /** The longest stretch of work between two turns of the event loop. */
-export const SLICE_MS = 10;
+export const SLICE_MS = 3;
 
 /**
  * A pause to await between records: it resolves at once until `sliceMs` of work has gone by since
