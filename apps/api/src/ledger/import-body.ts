@@ -1,7 +1,7 @@
-// The import's body, read and checked without holding the event loop (docs/ledger.md#import). A
-// 64 MB body parsed by one JSON.parse and checked by one schema parse held the API for seconds.
-// Here the bytes are read as they come, the top level is split into its members and each list into
-// its records (a scan that finds where each value ends), and every record is parsed and checked
+// The import's body, read and checked without holding the event loop (docs/ledger.md#import): one
+// JSON.parse and one schema parse of a body of up to 64 MB would be one long stretch of it. Here
+// the bytes are read as they come, the top level is split into its members and each list into its
+// records (a scan that finds where each value ends), and every record is parsed and checked
 // on its own, with a turn of the event loop after each slice of work (pacer.ts). The answers are
 // those of a whole-body parse: the same field paths, the same malformed-JSON answer.
 
@@ -181,9 +181,8 @@ const bodyError = (message: string, type: string, status: number) => Object.assi
 
 /**
  * The body's bytes. With a Content-Length and no Content-Encoding (what clients send), each chunk
- * is copied into one buffer of that length as it arrives: body-parser gathers the chunks and joins
- * them at the end, one copy of up to 64 MB (and its page faults) in a single stretch of the event
- * loop. Otherwise body-parser reads it (inflation, chunked transfer), with its limit and errors.
+ * is copied into one buffer of that length as it arrives, never joined at the end in a single
+ * stretch of the event loop. Otherwise body-parser reads it (inflation, chunked transfer), with its limit and errors.
  */
 function rawBody(limitBytes: number): (req: Request, res: Response) => Promise<Buffer> {
   const parser = express.raw({ limit: limitBytes, type: () => true });
