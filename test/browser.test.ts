@@ -102,15 +102,23 @@ afterAll(async () => {
   await world?.close();
 });
 
-/** A page in its own browser context (own cookies), failing the test on any uncaught script error. */
-async function openPage(): Promise<{ page: Page; errors: string[] }> {
+/**
+ * A page in its own browser context (own cookies), failing the test on any uncaught script error;
+ * `requested` is every URL the page asked for (documents, scripts, styles, fonts, images, fetches).
+ */
+async function openPage(): Promise<{ page: Page; errors: string[]; requested: string[] }> {
   if (!browser) throw new Error(NO_CHROMIUM);
   const page = await browser.newPage();
   page.setDefaultTimeout(UI_TIMEOUT_MS);
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
-  return { page, errors };
+  const requested: string[] = [];
+  page.on('request', (req) => requested.push(req.url()));
+  return { page, errors, requested };
 }
+
+/** The URLs of `requested` that are not on the service's own origin. */
+const elsewhere = (requested: string[]) => requested.filter((url) => new URL(url).origin !== new URL(world.url).origin);
 
 describe('in Chromium', () => {
   it('/docs renders every operation of the API', { timeout: 90_000 }, async () => {
@@ -135,7 +143,7 @@ describe('in Chromium', () => {
   });
 
   it('/admin/queues?token=<admin JWT> redirects to the dashboard, which lists the queues with their counts', { timeout: 90_000 }, async () => {
-    const { page, errors } = await openPage();
+    const { page, errors, requested } = await openPage();
     try {
       const response = await page.goto(`${world.url}/admin/queues?token=${admin}`);
       expect(response?.status()).toBe(200);
@@ -179,14 +187,25 @@ describe('in Chromium', () => {
       await waiting.waitFor({ state: 'visible' });
       await page.getByText('export-folio', { exact: true }).first().waitFor({ state: 'visible' });
       expect((await waiting.innerText()).replace(/\s+/g, '')).toBe('WAITING1');
+
+      // The header's menu links the delivery panel (docs/operations.md), which opens with the same cookie.
+      // (bull-board's links menu: the last button of the header's actions, an icon without a label.)
+      await page.locator('header ul li').last().getByRole('button').click();
+      await page.getByRole('menuitem', { name: 'Delivery panel', exact: true }).click();
+      await page.waitForURL(`${world.url}/admin/queues/delivery`);
+      await page.getByRole('heading', { name: 'Webhook deliveries', exact: true }).waitFor({ state: 'visible' });
+
+      // Everything the dashboard and the panel asked for came from the service: no web font, no CDN.
+      expect(requested.length).toBeGreaterThan(5);
+      expect(elsewhere(requested)).toEqual([]);
       expect(errors).toEqual([]);
     } finally {
       await page.close();
     }
   });
 
-  it('/admin/queues refuses a token without the admin scope: an error page, no cookie, no dashboard', { timeout: 90_000 }, async () => {
-    const { page } = await openPage();
+  it('/admin/queues refuses a token without the admin scope: an error page, no cookie, no dashboard; its sign-in page signs in', { timeout: 90_000 }, async () => {
+    const { page, errors, requested } = await openPage();
     try {
       const refused = await page.goto(`${world.url}/admin/queues?token=${payments}`);
       expect(refused?.status()).toBe(403);
@@ -196,11 +215,21 @@ describe('in Chromium', () => {
       expect(await page.locator('#root').count()).toBe(0);
       expect(await page.locator('body').innerText()).not.toContain('Folio Vault queues');
 
-      // No cookie was set, so the dashboard stays closed afterwards too.
+      // No cookie was set, so the dashboard stays closed afterwards too: the sign-in page says how to open it.
       const after = await page.goto(`${world.url}/admin/queues`);
       expect(after?.status()).toBe(401);
-      await page.getByText('UNAUTHENTICATED').waitFor({ state: 'visible' });
+      await page.getByRole('heading', { name: 'Sign in to the queue dashboard', exact: true }).waitFor({ state: 'visible' });
+      await page.getByText("npm run token -- --property '*' --scope admin", { exact: true }).waitFor({ state: 'visible' });
       expect(await page.locator('#root').count()).toBe(0);
+
+      // Its form sends the pasted token as ?token=: the cookie is set and the dashboard opens.
+      await page.getByLabel('Token').fill(admin);
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await page.locator('aside nav').getByRole('link', { name: QUEUE_NAMES.vault, exact: true }).waitFor({ state: 'visible' });
+      expect(page.url()).toBe(`${world.url}/admin/queues`);
+      expect((await page.context().cookies()).map(({ name }) => name)).toEqual(['folio_admin_token']);
+      expect(elsewhere(requested)).toEqual([]);
+      expect(errors).toEqual([]);
     } finally {
       await page.close();
     }

@@ -81,7 +81,7 @@ describe('/admin/queues/delivery (the delivery panel)', () => {
     expect(page.text).toContain('<section id="retention">');
     // The dashboard links to it from its header.
     const board = await request(world.url).get('/admin/queues').set('Authorization', `Bearer ${admin}`);
-    expect(board.text).toContain('"miscLinks":[{"text":"Delivery","url":"delivery"}]');
+    expect(board.text).toContain('"miscLinks":[{"text":"Delivery panel","url":"delivery"}]');
   });
 
   it('lists every event type and both retention kinds at 0 while the tables are empty', async () => {

@@ -228,6 +228,58 @@ describe('/admin/queues', () => {
     expect(pause.status).toBe(405);
   });
 
+  it('serves the page and its fonts from the service only: no web-font link, styles and fonts limited to its own origin', async () => {
+    const page = await request(world.url).get('/admin/queues').set('Authorization', `Bearer ${admin}`);
+    expect(page.status).toBe(200);
+    expect(page.text).not.toMatch(/(?:https?:)?\/\/[a-z0-9.-]+\.[a-z]{2,}/i);
+    expect(page.text).toMatch(/<link href="static\/css\/main\.[0-9a-f]+\.css" rel="stylesheet">/);
+    const policy = new Map(String(page.headers['content-security-policy']).split(';').map((d) => [d.trim().split(' ')[0], d.trim().split(' ').slice(1).join(' ')]));
+    expect(policy.get('font-src')).toBe("'self' data:");
+    expect(policy.get('style-src')).toBe("'self' 'unsafe-inline'");
+  });
+
+  describe('without a usable token', () => {
+    const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
+
+    it.each(['/admin/queues', '/admin/queues/delivery', '/admin/queues?token=not-a-jwt'])('answers a browser at %s a sign-in page, 401', async (path) => {
+      const res = await request(world.url).get(path).set('Accept', BROWSER_ACCEPT);
+      expect(res.status).toBe(401);
+      expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.headers['www-authenticate']).toBe('Bearer realm="folio-vault", error="invalid_token"');
+      expect(res.headers['set-cookie']).toBeUndefined();
+      expect(res.text).toContain('<title>Folio Vault queues: sign in</title>');
+      expect(res.text).toContain("<pre>npm run token -- --property &#39;*&#39; --scope admin</pre>");
+      expect(res.text).toContain('<code>/admin/queues?token=&lt;the token&gt;</code>');
+      expect(res.text).toContain('<form method="get"><label>Token <input name="token" type="password" autocomplete="off" required></label>');
+      expect(res.text).toContain('<a href="/admin/queues">the queues</a> · <a href="/admin/queues/delivery">the delivery panel</a>');
+      expect(res.text).not.toContain('#root');
+    });
+
+    it('says why: no token, or a token that does not verify', async () => {
+      const none = await request(world.url).get('/admin/queues').set('Accept', BROWSER_ACCEPT);
+      expect(none.text).toContain('<p id="reason">Not signed in: A bearer token is required (Authorization: Bearer &#60;JWT&#62;).</p>');
+      const bad = await request(world.url).get('/admin/queues?token=not-a-jwt').set('Accept', BROWSER_ACCEPT);
+      expect(bad.text).toContain('<p id="reason">Not signed in: The bearer token is not valid: it is malformed.</p>');
+    });
+
+    it.each([
+      ['Accept: application/json', 'application/json'],
+      ['Accept: */* (curl)', '*/*'],
+      ['JSON preferred to HTML', 'application/json, text/html;q=0.5'],
+    ])('answers an API client (%s) the JSON error', async (_name, accept) => {
+      const res = await request(world.url).get('/admin/queues').set('Accept', accept);
+      expectError(res, 401, 'UNAUTHENTICATED');
+      expect(res.body.errorDetails).toBe('A bearer token is required (Authorization: Bearer <JWT>).');
+    });
+
+    it('answers a browser JSON for a 403 and for what is not a page (the dashboard API, a POST)', async () => {
+      expectError(await request(world.url).get('/admin/queues').set('Accept', BROWSER_ACCEPT).set('Authorization', `Bearer ${payments}`), 403, 'ACCESS_DENIED');
+      expectError(await request(world.url).get('/admin/queues/api/queues').set('Accept', 'application/json'), 401, 'UNAUTHENTICATED');
+      expectError(await request(world.url).post('/admin/queues').set('Accept', BROWSER_ACCEPT), 401, 'UNAUTHENTICATED');
+    });
+  });
+
   it('refuses a ?token= that is not an admin JWT, and sets no cookie', async () => {
     const forbidden = await request(world.url).get(`/admin/queues?token=${payments}`);
     expectError(forbidden, 403, 'ACCESS_DENIED');

@@ -70,7 +70,9 @@ async function runExport(property: '1' | '2', format = 'PDF') {
 const deliveries = async (endpointId: string, property = '1') => {
   const res = await request(world.url).get(`${ENDPOINTS}/${endpointId}/deliveries`).set(auth(world, property));
   expect(res.status).toBe(200);
-  return res.body.deliveries as Array<{ id: string; eventId: string; type: string; status: string; attempts: number; lastStatusCode: number | null; nextAttemptAt: string | null }>;
+  return res.body.deliveries as Array<{
+    id: string; eventId: string; type: string; status: string; attempts: number; lastStatusCode: number | null; lastError: string | null; nextAttemptAt: string | null; createdAt: string;
+  }>;
 };
 
 async function counter(name: string, labels: string): Promise<number> {
@@ -119,7 +121,9 @@ describe('events, signed and verified', () => {
       const list = await deliveries(endpoint.id);
       return list[0]?.status === 'succeeded' ? list : undefined;
     }, 10_000, 'the delivery to be recorded');
-    expect(log).toEqual([{ id: expect.any(String), eventId: got!.webhookId, type: 'export.completed', status: 'succeeded', attempts: 1, lastStatusCode: 200, nextAttemptAt: null, createdAt: expect.any(String) }]);
+    expect(log).toEqual([
+      { id: expect.any(String), eventId: got!.webhookId, type: 'export.completed', status: 'succeeded', attempts: 1, lastStatusCode: 200, lastError: null, nextAttemptAt: null, createdAt: expect.any(String) },
+    ]);
     expect(await counter('webhook_deliveries_total', 'event="export.completed",outcome="succeeded"')).toBeGreaterThanOrEqual(1);
     expect(await counter('webhook_delivery_attempts_total', 'event="export.completed"')).toBeGreaterThanOrEqual(1);
     // Shown once: neither read carries it, and PostgreSQL holds it sealed only.
@@ -175,8 +179,25 @@ describe('retries', () => {
       const list = await deliveries(endpoint.id);
       return list[0]?.status === 'succeeded' ? list : undefined;
     }, 10_000, 'success recorded');
-    expect(log).toMatchObject({ eventId: got[0]!.webhookId, status: 'succeeded', attempts: 3, lastStatusCode: 200, nextAttemptAt: null });
+    expect(log).toMatchObject({ eventId: got[0]!.webhookId, status: 'succeeded', attempts: 3, lastStatusCode: 200, lastError: null, nextAttemptAt: null });
     expect(await counter('webhook_deliveries_total', 'event="export.completed",outcome="retried"')).toBeGreaterThanOrEqual(2);
+    await request(world.url).delete(`${ENDPOINTS}/${endpoint.id}`).set(auth(world)).expect(204);
+  });
+
+  it('lists a delivery whose receiver answered 500 to every attempt as failed, with its last error', async () => {
+    const endpoint = await createEndpoint('/broken', ['export.completed'], '1', { kind: 'fail-first', times: 100 });
+    await runExport('1');
+    const [failed] = await until(async () => {
+      const list = await deliveries(endpoint.id);
+      return list[0]?.status === 'failed' ? list : undefined;
+    }, 30_000, 'the delivery to fail');
+    const sent = receiver.at('/broken');
+    // WEBHOOK_RETRY_SCHEDULE 1,1,1: the first attempt and three retries.
+    expect(sent).toHaveLength(4);
+    expect(failed).toEqual({
+      id: expect.any(String), eventId: sent[0]!.webhookId, type: 'export.completed', status: 'failed', attempts: 4,
+      lastStatusCode: 500, lastError: 'answered 500', nextAttemptAt: null, createdAt: expect.any(String),
+    });
     await request(world.url).delete(`${ENDPOINTS}/${endpoint.id}`).set(auth(world)).expect(204);
   });
 
@@ -188,15 +209,14 @@ describe('retries', () => {
       return first && first.attempts >= 2 && first.status === 'pending' ? first : undefined;
     }, 30_000, 'two attempts, still pending');
     expect(pending.lastStatusCode).toBeNull();
+    expect(pending.lastError).toBe('no answer within 1 s');
     expect(pending.nextAttemptAt).not.toBeNull();
     const failed = await until(async () => {
       const [first] = await deliveries(endpoint.id);
       return first?.status === 'failed' ? first : undefined;
     }, 30_000, 'the delivery to fail');
-    expect(failed).toMatchObject({ status: 'failed', attempts: 4, lastStatusCode: null, nextAttemptAt: null });
+    expect(failed).toMatchObject({ status: 'failed', attempts: 4, lastStatusCode: null, lastError: 'no answer within 1 s', nextAttemptAt: null });
     expect(receiver.at('/silent').length).toBe(4);
-    const stored = await world.pool.query('SELECT last_error FROM webhook_deliveries WHERE id = $1', [failed.id]);
-    expect(stored.rows[0].last_error).toBe('no answer within 1 s');
     // The receiver is fixed; a manual retry sends the same event again, attempts kept.
     receiver.behave('/silent', { kind: 'ok' });
     const retried = await request(world.url).post(`${ENDPOINTS}/${endpoint.id}/deliveries/${failed.id}/retry`).set(auth(world));
@@ -206,7 +226,7 @@ describe('retries', () => {
       const [first] = await deliveries(endpoint.id);
       return first?.status === 'succeeded' ? first : undefined;
     }, 30_000, 'the retried delivery to succeed');
-    expect(done).toMatchObject({ attempts: 5, lastStatusCode: 200, eventId: failed.eventId });
+    expect(done).toMatchObject({ attempts: 5, lastStatusCode: 200, lastError: null, eventId: failed.eventId });
     const last = receiver.at('/silent').at(-1)!;
     expect(last.verified).toBe(true);
     expect(last.webhookId).toBe(failed.eventId);
@@ -275,35 +295,74 @@ describe('endpoints', () => {
 });
 
 describe('address rules with production-like settings', () => {
+  // A refusal names the setting that lifts its rule, for a developer whose receiver is local.
+  const INSECURE = ' (WEBHOOK_ALLOW_INSECURE=true allows http:// in development)';
+  const PRIVATE = ' (WEBHOOK_ALLOW_PRIVATE=true allows it in development)';
+  const privateAddress = (address: string) => `${address} is a private, loopback or link-local address; webhooks go to public addresses only${PRIVATE}`;
+
   it.each([
-    ['http://example.com/hook', 'must be an https URL'],
-    ['https://127.0.0.1/hook', '127.0.0.1 is a private, loopback or link-local address; webhooks go to public addresses only'],
-    ['https://10.1.2.3/hook', '10.1.2.3 is a private, loopback or link-local address; webhooks go to public addresses only'],
-    ['https://169.254.169.254/latest/meta-data', '169.254.169.254 is a private, loopback or link-local address; webhooks go to public addresses only'],
-    ['https://[::1]/hook', '::1 is a private, loopback or link-local address; webhooks go to public addresses only'],
+    ['https://127.0.0.1/hook', '127.0.0.1'],
+    ['https://10.1.2.3/hook', '10.1.2.3'],
+    ['https://169.254.169.254/latest/meta-data', '169.254.169.254'],
+    ['https://[::1]/hook', '::1'],
     // IPv6 forms that lead to private, loopback or link-local IPv4, and non-global IPv6 (URL prints the literal compressed).
-    ['https://[::ffff:127.0.0.1]/hook', '::ffff:7f00:1 is a private, loopback or link-local address; webhooks go to public addresses only'],
-    ['https://[::127.0.0.1]/hook', '::7f00:1 is a private, loopback or link-local address; webhooks go to public addresses only'],
-    ['https://[64:ff9b::7f00:1]/hook', '64:ff9b::7f00:1 is a private, loopback or link-local address; webhooks go to public addresses only'],
-    ['https://[64:ff9b:1::a00:1]/hook', '64:ff9b:1::a00:1 is a private, loopback or link-local address; webhooks go to public addresses only'],
-    ['https://[2002:7f00:1::]/hook', '2002:7f00:1:: is a private, loopback or link-local address; webhooks go to public addresses only'],
-    ['https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/hook', '2001:0:4136:e378:8000:63bf:80ff:fffe is a private, loopback or link-local address; webhooks go to public addresses only'],
-    ['https://[fec0::1]/hook', 'fec0::1 is a private, loopback or link-local address; webhooks go to public addresses only'],
-    ['https://[fd00::1]/hook', 'fd00::1 is a private, loopback or link-local address; webhooks go to public addresses only'],
-    ['https://[100::1]/hook', '100::1 is a private, loopback or link-local address; webhooks go to public addresses only'],
-    ['https://[fe80::1]/hook', 'fe80::1 is a private, loopback or link-local address; webhooks go to public addresses only'],
-  ])('refuses %s at url', async (url, message) => {
+    ['https://[::ffff:127.0.0.1]/hook', '::ffff:7f00:1'],
+    ['https://[::127.0.0.1]/hook', '::7f00:1'],
+    ['https://[64:ff9b::7f00:1]/hook', '64:ff9b::7f00:1'],
+    ['https://[64:ff9b:1::a00:1]/hook', '64:ff9b:1::a00:1'],
+    ['https://[2002:7f00:1::]/hook', '2002:7f00:1::'],
+    ['https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/hook', '2001:0:4136:e378:8000:63bf:80ff:fffe'],
+    ['https://[fec0::1]/hook', 'fec0::1'],
+    ['https://[fd00::1]/hook', 'fd00::1'],
+    ['https://[100::1]/hook', '100::1'],
+    ['https://[fe80::1]/hook', 'fe80::1'],
+  ])('refuses %s at url, naming WEBHOOK_ALLOW_PRIVATE', async (url, address) => {
     const res = await request(strict.url).post(ENDPOINTS).set(auth(strict)).send({ url, events: ['export.completed'] });
     expect(res.status).toBe(400);
     expect(res.body.errorCode).toBe('INVALID_REQUEST');
-    expect(res.body.fieldErrors).toEqual([{ path: 'url', message }]);
+    expect(res.body.fieldErrors).toEqual([{ path: 'url', message: privateAddress(address) }]);
+    expect(res.body.errorDetails).toBe(`url: ${privateAddress(address)}.`);
+  });
+
+  it('refuses an http:// URL at url, naming WEBHOOK_ALLOW_INSECURE', async () => {
+    const res = await request(strict.url).post(ENDPOINTS).set(auth(strict)).send({ url: 'http://example.com/hook', events: ['export.completed'] });
+    expect(res.status).toBe(400);
+    expect(res.body.errorCode).toBe('INVALID_REQUEST');
+    expect(res.body.fieldErrors).toEqual([{ path: 'url', message: 'must be an https URL (WEBHOOK_ALLOW_INSECURE=true allows http:// in development)' }]);
+    expect(res.body.errorDetails).toBe('url: must be an https URL (WEBHOOK_ALLOW_INSECURE=true allows http:// in development).');
+  });
+
+  it('refuses a local http:// receiver for both rules at once, naming both settings', async () => {
+    const res = await request(strict.url).post(ENDPOINTS).set(auth(strict)).send({ url: 'http://127.0.0.1:9000/folio-vault', events: ['export.completed'] });
+    expect(res.status).toBe(400);
+    expect(res.body.errorCode).toBe('INVALID_REQUEST');
+    expect(res.body.fieldErrors).toEqual([
+      { path: 'url', message: `must be an https URL${INSECURE}` },
+      { path: 'url', message: privateAddress('127.0.0.1') },
+    ]);
+    expect(res.body.errorDetails).toBe(
+      'url: must be an https URL (WEBHOOK_ALLOW_INSECURE=true allows http:// in development); ' +
+        '127.0.0.1 is a private, loopback or link-local address; webhooks go to public addresses only (WEBHOOK_ALLOW_PRIVATE=true allows it in development).',
+    );
+  });
+
+  it('names no setting where none would help: another scheme, a user name in the URL', async () => {
+    for (const [url, message] of [['ftp://example.com/hook', 'must be an https URL'], ['https://user:pw@93.184.216.34/hook', 'must not carry a user name or password']]) {
+      const res = await request(strict.url).post(ENDPOINTS).set(auth(strict)).send({ url, events: ['export.completed'] });
+      expect(res.status).toBe(400);
+      expect(res.body.errorCode).toBe('INVALID_REQUEST');
+      expect(res.body.fieldErrors).toEqual([{ path: 'url', message }]);
+    }
   });
 
   it('refuses a hostname that resolves to loopback (localhost)', async () => {
     const res = await request(strict.url).post(ENDPOINTS).set(auth(strict)).send({ url: 'https://localhost/hook', events: ['export.completed'] });
     expect(res.status).toBe(400);
+    expect(res.body.errorCode).toBe('INVALID_REQUEST');
     expect(res.body.fieldErrors).toHaveLength(1);
     expect(res.body.fieldErrors[0].path).toBe('url');
-    expect(res.body.fieldErrors[0].message).toMatch(/^localhost resolves to (127\.0\.0\.1|::1), a private, loopback or link-local address; webhooks go to public addresses only$/);
+    expect(res.body.fieldErrors[0].message).toMatch(
+      /^localhost resolves to (127\.0\.0\.1|::1), a private, loopback or link-local address; webhooks go to public addresses only \(WEBHOOK_ALLOW_PRIVATE=true allows it in development\)$/,
+    );
   });
 });

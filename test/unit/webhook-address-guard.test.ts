@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseKeyring } from '@folio-vault/shared/vault/crypto/keyring';
-import { endpointUrlProblem, isNonPublicAddress, type TResolver } from '@folio-vault/shared/webhooks/address-guard';
+import { endpointUrlProblems, isNonPublicAddress, type TResolver } from '@folio-vault/shared/webhooks/address-guard';
 import { generateSecret, openSecret, sealSecret } from '@folio-vault/shared/webhooks/secrets';
 import { publicKeyring } from '@folio-vault/shared/vault/crypto/transit';
 import { sendWebhook, WebhookSendError } from '@folio-vault/worker/webhooks/http-client';
@@ -80,20 +80,38 @@ describe('which addresses are public', () => {
 });
 
 describe('at creation', () => {
+  const PRIVATE = ' (WEBHOOK_ALLOW_PRIVATE=true allows it in development)';
+
   it('refuses a name whose any address is private, and accepts a public one', async () => {
-    expect(await endpointUrlProblem('https://hooks.example/x', rules, resolvingTo('10.9.8.7'))).toBe(
-      'hooks.example resolves to 10.9.8.7, a private, loopback or link-local address; webhooks go to public addresses only',
-    );
-    expect(await endpointUrlProblem('https://hooks.example/x', rules, resolvingTo('93.184.216.34'))).toBeUndefined();
+    expect(await endpointUrlProblems('https://hooks.example/x', rules, resolvingTo('10.9.8.7'))).toEqual([
+      `hooks.example resolves to 10.9.8.7, a private, loopback or link-local address; webhooks go to public addresses only${PRIVATE}`,
+    ]);
+    expect(await endpointUrlProblems('https://hooks.example/x', rules, resolvingTo('93.184.216.34'))).toEqual([]);
     // DNS answers in IPv6 forms that lead to IPv4 space are decoded like literals.
     for (const address of ['64:ff9b::a00:1', '2002:7f00:1::', '::127.0.0.1', 'fec0::1', '100::1']) {
-      expect(await endpointUrlProblem('https://hooks.example/x', rules, resolvingTo(address))).toBe(
-        `hooks.example resolves to ${address}, a private, loopback or link-local address; webhooks go to public addresses only`,
-      );
+      expect(await endpointUrlProblems('https://hooks.example/x', rules, resolvingTo(address))).toEqual([
+        `hooks.example resolves to ${address}, a private, loopback or link-local address; webhooks go to public addresses only${PRIVATE}`,
+      ]);
     }
-    expect(await endpointUrlProblem('https://user:pw@hooks.example/x', rules, resolvingTo('93.184.216.34'))).toBe('must not carry a user name or password');
-    expect(await endpointUrlProblem('http://hooks.example/x', { ...rules, allowInsecure: true }, resolvingTo('93.184.216.34'))).toBeUndefined();
-    expect(await endpointUrlProblem('ftp://hooks.example/x', { ...rules, allowInsecure: true }, resolvingTo('93.184.216.34'))).toBe('must be an http or https URL');
+    expect(await endpointUrlProblems('https://user:pw@hooks.example/x', rules, resolvingTo('93.184.216.34'))).toEqual(['must not carry a user name or password']);
+    expect(await endpointUrlProblems('http://hooks.example/x', { ...rules, allowInsecure: true }, resolvingTo('93.184.216.34'))).toEqual([]);
+    expect(await endpointUrlProblems('ftp://hooks.example/x', { ...rules, allowInsecure: true }, resolvingTo('93.184.216.34'))).toEqual(['must be an http or https URL']);
+  });
+
+  it('names the setting that lifts each rule, and resolves no name for a URL whose form is refused', async () => {
+    const resolveNothing: TResolver = async () => {
+      throw new Error('resolved a name for a refused URL');
+    };
+    expect(await endpointUrlProblems('http://hooks.example/x', rules, resolveNothing)).toEqual([
+      'must be an https URL (WEBHOOK_ALLOW_INSECURE=true allows http:// in development)',
+    ]);
+    expect(await endpointUrlProblems('http://[::1]:9000/x', rules, resolveNothing)).toEqual([
+      'must be an https URL (WEBHOOK_ALLOW_INSECURE=true allows http:// in development)',
+      `::1 is a private, loopback or link-local address; webhooks go to public addresses only${PRIVATE}`,
+    ]);
+    expect(await endpointUrlProblems('http://[::1]:9000/x', { allowInsecure: true, allowPrivate: true }, resolveNothing)).toEqual([]);
+    // A name without addresses: no setting helps.
+    expect(await endpointUrlProblems('https://hooks.example/x', rules, async () => [])).toEqual(['hooks.example does not resolve to any address']);
   });
 });
 

@@ -31,14 +31,23 @@ function answeredError(appError: AppError): TAnsweredError {
 export function errorHandler(error: unknown, req: Request, res: Response, _next: NextFunction): void {
   const appError = toAppError(error);
   if (isUnexpected(appError)) req.log.error({ err: appError.cause ?? error }, 'unexpected error');
-  res.locals.answeredError = answeredError(appError);
   if (res.headersSent) {
+    res.locals.answeredError = answeredError(appError);
     res.destroy();
     return;
   }
+  startErrorAnswer(appError, res).json(toErrorBody(appError, String(req.id)));
+}
+
+/**
+ * An error answer's status and headers, and its code left for the request's log line; the caller
+ * writes the body (the error body here, the dashboard's sign-in page for a browser).
+ */
+export function startErrorAnswer(appError: AppError, res: Response): Response {
+  res.locals.answeredError = answeredError(appError);
   if (appError.code === 'UNAUTHENTICATED') res.set('WWW-Authenticate', 'Bearer realm="folio-vault", error="invalid_token"');
   if (appError.retryAfterSeconds !== undefined) res.set('Retry-After', String(appError.retryAfterSeconds));
-  res.status(appError.status).json(toErrorBody(appError, String(req.id)));
+  return res.status(appError.status);
 }
 
 type TLogLevel = 'info' | 'warn' | 'error';

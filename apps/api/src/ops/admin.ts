@@ -1,14 +1,17 @@
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import type { AppViewRoute } from '@bull-board/api/typings/app';
 import { ExpressAdapter } from '@bull-board/express';
 import type { Queue } from 'bullmq';
 import { Router, type Express, type NextFunction, type Request, type Response } from 'express';
+import helmet from 'helmet';
 import { AppError } from '@folio-vault/shared/errors';
 import type { TPgPool } from '@folio-vault/shared/connections';
 import { assertScope, authenticate } from '../auth/authenticate.js';
 import type { TJwtVerifier } from '../auth/jwt-verifier.js';
 import { SCOPES } from '../auth/principal.js';
 import { DELIVERY_PANEL_PATH, deliveryPanel } from './delivery-panel.js';
+import { signInPage } from './sign-in-page.js';
 
 /** Where the queue dashboard lives, and the cookie that carries its JWT in a browser. */
 export const DASHBOARD_PATH = '/admin/queues';
@@ -71,6 +74,36 @@ function tokenFromQuery(deps: TAdminDeps) {
   };
 }
 
+/** `<link>` elements of bull-board's page that point off the service (its template's web font). */
+const REMOTE_LINK = /<link\b[^>]*\bhref="(?:https?:)?\/\/[^"]*"[^>]*>\s*/gi;
+
+/**
+ * bull-board's Express adapter with a self-contained page: the UI's index template links a web
+ * font on fonts.googleapis.com, and that <link> is dropped, so the page loads only what the
+ * dashboard serves itself (the UI's CSS names the system's sans-serif and monospace stacks after
+ * the web font).
+ */
+class SelfContainedAdapter extends ExpressAdapter {
+  override setEntryRoute(routeDef: AppViewRoute): ExpressAdapter {
+    this.app[routeDef.method](routeDef.route, (_req: Request, res: Response, next: NextFunction) => {
+      const { name, params } = routeDef.handler({ basePath: this.basePath, uiConfig: this.uiConfig });
+      this.app.render(name, params, (error: Error | null, html?: string) => {
+        if (error) return next(error);
+        res.type('html').send((html ?? '').replace(REMOTE_LINK, ''));
+      });
+    });
+    return this;
+  }
+}
+
+/**
+ * The dashboard's pages load styles and fonts from the service only (helmet's defaults also allow
+ * any https origin for both): a UI upgrade that links one elsewhere is refused by the browser.
+ */
+const ownAssetsOnly = helmet.contentSecurityPolicy({
+  directives: { 'font-src': ["'self'", 'data:'], 'style-src': ["'self'", "'unsafe-inline'"] },
+});
+
 /**
  * docs/api.md#operations: `GET /metrics` (Prometheus text; admin JWT or METRICS_TOKEN) and the BullMQ
  * dashboard at /admin/queues (admin JWT as a bearer header or the dashboard cookie; read-only), with
@@ -79,7 +112,7 @@ function tokenFromQuery(deps: TAdminDeps) {
 export function adminRoutes(deps: TAdminDeps): Router {
   const router = Router();
 
-  const board = new ExpressAdapter().setBasePath(DASHBOARD_PATH);
+  const board = new SelfContainedAdapter().setBasePath(DASHBOARD_PATH);
   createBullBoard({
     queues: deps.queues.map((queue) => {
       const adapter = new BullMQAdapter(queue, { readOnlyMode: true });
@@ -87,14 +120,15 @@ export function adminRoutes(deps: TAdminDeps): Router {
       return adapter;
     }),
     serverAdapter: board,
-    // The delivery panel is linked from the dashboard's header (a relative link: the board's base is DASHBOARD_PATH/).
-    options: { uiConfig: { boardTitle: 'Folio Vault queues', miscLinks: [{ text: 'Delivery', url: DELIVERY_PANEL_PATH.slice(1) }] } },
+    // The delivery panel is linked from the menu in the dashboard's header (a relative link: the board's base is DASHBOARD_PATH/).
+    options: { uiConfig: { boardTitle: 'Folio Vault queues', miscLinks: [{ text: 'Delivery panel', url: DELIVERY_PANEL_PATH.slice(1) }] } },
   });
   const dashboard = board.getRouter() as Express;
   dashboard.disable('x-powered-by');
 
   router.use(
     DASHBOARD_PATH,
+    ownAssetsOnly,
     tokenFromQuery(deps),
     authenticate(deps.verifier, SCOPES.admin, { cookie: DASHBOARD_COOKIE }),
     (_req: Request, res: Response, next: NextFunction) => {
@@ -103,6 +137,8 @@ export function adminRoutes(deps: TAdminDeps): Router {
     },
     deliveryPanel(deps.pool),
     dashboard,
+    // Without a usable token a browser gets a page saying how to sign in; API clients the JSON 401.
+    signInPage({ dashboard: DASHBOARD_PATH, deliveryPanel: `${DASHBOARD_PATH}${DELIVERY_PANEL_PATH}` }),
   );
   return router;
 }

@@ -1,6 +1,6 @@
 // The delivery panel of the operator's view (`GET /admin/queues/delivery`, behind the dashboard's
-// admin check and cookie; linked from the dashboard's header): how webhooks and the retention sweep
-// are doing, over every property —
+// admin check and cookie; linked from the menu in the dashboard's header and from its sign-in
+// page): how webhooks and the retention sweep are doing, over every property —
 //   - webhook deliveries by event type: how many are pending, succeeded and failed, and their
 //     attempts summed; all of them and those recorded in the last 24 hours;
 //   - what retention has expired: exports and night-audit batches, all and those due in the last 24 hours.
@@ -16,6 +16,7 @@ import { ExportStore, type TExpiredCounts } from '@folio-vault/shared/exports/ex
 import { expiredBatchCounts } from '@folio-vault/shared/night-audit/batches';
 import { WEBHOOK_EVENTS } from '@folio-vault/shared/webhooks/schemas';
 import { deliveryTallies, type TDeliveryCounts, type TDeliveryTally } from '@folio-vault/shared/webhooks/store';
+import { escapeHtml } from './html.js';
 
 /** The panel's path inside the dashboard's (admin.ts DASHBOARD_PATH). */
 export const DELIVERY_PANEL_PATH = '/delivery';
@@ -52,8 +53,6 @@ export async function readDeliveryPanel(pool: TPgPool): Promise<TDeliveryPanel> 
   });
   return { webhookDeliveries: { events, total }, retention: { exports, nightAuditBatches } };
 }
-
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const countCells = (counts: TDeliveryCounts) => COUNT_COLUMNS.map((column) => `<td class="n">${counts[column]}</td>`).join('');
 

@@ -8,7 +8,7 @@ import type { TPgPool } from '@folio-vault/shared/connections';
 import { inTransaction } from '@folio-vault/shared/db/transaction';
 import { AppError } from '@folio-vault/shared/errors';
 import type { TKeyring } from '@folio-vault/shared/vault/crypto/keyring';
-import { endpointUrlProblem, type TAddressRules, type TResolver } from '@folio-vault/shared/webhooks/address-guard';
+import { endpointUrlProblems, type TAddressRules, type TResolver } from '@folio-vault/shared/webhooks/address-guard';
 import type { TDelivery, TEndpoint, TWebhookEvent } from '@folio-vault/shared/webhooks/schemas';
 import { generateSecret, sealSecret } from '@folio-vault/shared/webhooks/secrets';
 import { deleteEndpoint, findEndpoint, insertEndpoint, listDeliveries, listEndpoints, requeueDelivery } from '@folio-vault/shared/webhooks/store';
@@ -30,8 +30,9 @@ export class WebhookService {
   constructor(private readonly options: TWebhookServiceOptions) {}
 
   async create(propertyId: string, body: { url: string; events: TWebhookEvent[]; description?: string }): Promise<TEndpoint & { secret: string }> {
-    const problem = await endpointUrlProblem(body.url, this.options.rules, this.options.resolve);
-    if (problem) throw AppError.invalid([{ path: 'url', message: problem }]);
+    const problems = await endpointUrlProblems(body.url, this.options.rules, this.options.resolve);
+    // errorDetails gives every reason (each names the setting that lifts it), not the first alone.
+    if (problems.length > 0) throw AppError.invalid(problems.map((message) => ({ path: 'url', message })), `url: ${problems.join('; ')}.`);
     const id = randomUUID();
     const secret = generateSecret();
     const endpoint = await insertEndpoint(this.options.pool, {

@@ -84,7 +84,8 @@ export function isNonPublicAddress(address: string): boolean {
 }
 
 export class WebhookAddressError extends Error {
-  constructor(message: string) {
+  /** `non-public`: the address is refused by the rule WEBHOOK_ALLOW_PRIVATE lifts; `unresolved`: the name has no address. */
+  constructor(message: string, readonly reason: 'non-public' | 'unresolved') {
     super(message);
     this.name = 'WebhookAddressError';
   }
@@ -101,13 +102,14 @@ export async function resolveChecked(hostname: string, rules: Pick<TAddressRules
   const literal = isIP(hostname);
   const addresses = literal ? [{ address: hostname, family: literal as 4 | 6 }] : await resolve(hostname);
   const first = addresses[0];
-  if (!first) throw new WebhookAddressError(`${hostname} does not resolve to any address`);
+  if (!first) throw new WebhookAddressError(`${hostname} does not resolve to any address`, 'unresolved');
   if (!rules.allowPrivate) {
     const bad = addresses.find((entry) => isNonPublicAddress(entry.address));
     if (bad) {
       throw new WebhookAddressError(
         literal ? `${hostname} is a private, loopback or link-local address; webhooks go to public addresses only`
           : `${hostname} resolves to ${bad.address}, a private, loopback or link-local address; webhooks go to public addresses only`,
+        'non-public',
       );
     }
   }
@@ -126,21 +128,36 @@ export function urlFormProblem(url: URL, rules: Pick<TAddressRules, 'allowInsecu
   return undefined;
 }
 
-/** The reason an endpoint URL is refused, or undefined when it may be used. */
-export async function endpointUrlProblem(raw: string, rules: TAddressRules, resolve: TResolver = systemResolver): Promise<string | undefined> {
+/**
+ * What a refusal at creation adds: the setting that lifts the rule, so a developer whose receiver
+ * is local knows what to set. Only at creation: at a send the endpoint exists already, and the
+ * delivery's last error says what the rules in force refused.
+ */
+const ALLOW_INSECURE_HINT = 'WEBHOOK_ALLOW_INSECURE=true allows http:// in development';
+const ALLOW_PRIVATE_HINT = 'WEBHOOK_ALLOW_PRIVATE=true allows it in development';
+
+/**
+ * Every reason an endpoint URL is refused at creation (none: it may be used). A URL refused for
+ * its form is still judged by the address rule when its host is an IP literal (no lookup), so a
+ * local http:// receiver's refusal names both settings at once; a name is resolved only for a URL
+ * whose form passed.
+ */
+export async function endpointUrlProblems(raw: string, rules: TAddressRules, resolve: TResolver = systemResolver): Promise<string[]> {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return 'must be an absolute URL';
+    return ['must be an absolute URL'];
   }
+  const host = hostOf(url);
   const formProblem = urlFormProblem(url, rules);
-  if (formProblem) return formProblem;
+  const problems = formProblem ? [url.protocol === 'http:' && !rules.allowInsecure ? `${formProblem} (${ALLOW_INSECURE_HINT})` : formProblem] : [];
+  if (formProblem && !isIP(host)) return problems;
   try {
-    await resolveChecked(hostOf(url), rules, resolve);
+    await resolveChecked(host, rules, resolve);
   } catch (error) {
-    if (error instanceof WebhookAddressError) return error.message;
-    return `${hostOf(url)} cannot be resolved`;
+    if (!(error instanceof WebhookAddressError)) return [...problems, `${host} cannot be resolved`];
+    return [...problems, error.reason === 'non-public' ? `${error.message} (${ALLOW_PRIVATE_HINT})` : error.message];
   }
-  return undefined;
+  return problems;
 }

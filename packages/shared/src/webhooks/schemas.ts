@@ -55,6 +55,10 @@ export const ZDelivery = z
     status: z.enum(DELIVERY_STATUSES),
     attempts: z.int().min(0),
     lastStatusCode: z.int().nullable(),
+    lastError: z.string().nullable().openapi({
+      description: 'Why the last attempt failed ("answered 500", "no answer within 10 s", an address the rules refuse…), or why the delivery ended without one ("endpoint deleted"); null while none failed, after a success, and from a manual retry until its attempt',
+      example: 'answered 500',
+    }),
     nextAttemptAt: z.iso.datetime({ offset: true }).nullable(),
     createdAt: z.iso.datetime({ offset: true }),
   })

@@ -68,19 +68,20 @@ interface TDeliveryRow {
   status: TDeliveryStatus;
   attempts: number;
   last_status_code: number | null;
+  last_error: string | null;
   next_attempt_at: Date | null;
   created_at: Date;
 }
 
 const deliveryOf = (row: TDeliveryRow): TDelivery => ({
   id: row.id, eventId: row.event_id, type: row.type, status: row.status, attempts: row.attempts,
-  lastStatusCode: row.last_status_code, nextAttemptAt: row.next_attempt_at?.toISOString() ?? null, createdAt: row.created_at.toISOString(),
+  lastStatusCode: row.last_status_code, lastError: row.last_error, nextAttemptAt: row.next_attempt_at?.toISOString() ?? null, createdAt: row.created_at.toISOString(),
 });
 
 /** The endpoint's last 100 deliveries, newest first. */
 export async function listDeliveries(pool: TPgPool, endpointId: string): Promise<TDelivery[]> {
   const result = await pool.query<TDeliveryRow>(
-    `SELECT id, event_id, type, status, attempts, last_status_code, next_attempt_at, created_at
+    `SELECT id, event_id, type, status, attempts, last_status_code, last_error, next_attempt_at, created_at
        FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY created_at DESC, id DESC LIMIT 100`,
     [endpointId],
   );
