@@ -333,14 +333,15 @@ describe('the file answered inline', () => {
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.load(body as unknown as ArrayBuffer);
     const sheet = workbook.worksheets[0]!;
-    const rows: Array<{ description: string; amount: unknown }> = [];
+    const rows: Array<{ description: string; amount: unknown; entry: unknown }> = [];
     sheet.eachRow((row) => {
-      const description = row.getCell(4).value;
-      if (typeof description === 'string' && DESCRIPTIONS.includes(description)) rows.push({ description, amount: row.getCell(7).value });
+      const description = row.getCell(5).value;
+      if (typeof description === 'string' && DESCRIPTIONS.includes(description)) rows.push({ description, amount: row.getCell(8).value, entry: row.getCell(9).value });
     });
     expect(rows.map((row) => row.description)).toEqual(DEFAULT_ORDER);
-    expect(rows.find((row) => row.description === 'Meeting room Ωμέγα')?.amount).toBe(12345.67);
-    expect(rows.find((row) => row.description === 'Payment cash')?.amount).toBe(-100);
+    expect(rows.find((row) => row.description === 'Meeting room Ωμέγα')).toMatchObject({ amount: 12345.67, entry: 'Debit' });
+    // The worker marks the ledger's PAYMENT rows as credits: the totals' formulas pick them by it.
+    expect(rows.find((row) => row.description === 'Payment cash')).toMatchObject({ amount: -100, entry: 'Credit' });
     expect(sheet.getCell('A1').value).toBe(PROPERTY_1.name);
   });
 });

@@ -180,17 +180,17 @@ describe('the stay and the payments in an exported folio', () => {
     const pair = (label: string) => values.find((row) => row.getCell(1).value === label)?.getCell(2).value;
     expect(['Client', 'Arrivée', 'Départ', 'Nuits', 'Chambres', 'Personnes', 'Statut'].map(pair)).toEqual([
       'Maria Gómez',
-      '20/11/2026',
-      '23/11/2026',
+      new Date('2026-11-20'),
+      new Date('2026-11-23'),
       3,
       '101 · Double Deluxe, 102 · Single',
       '2 adultes, 1 enfant',
       'Départ effectué',
     ]);
-    const payment = values.find((row) => row.getCell(4).value === 'Card payment')!;
-    expect([7, 10, 11, 12].map((c) => payment.getCell(c).value)).toEqual([-100, 'Visa •••• 1111', -108.5, 'USD']);
-    expect(payment.getCell(11).numFmt).toBe('#,##0.00 "$US"');
-    const cash = values.find((row) => row.getCell(4).value === 'Cash payment')!;
-    expect([10, 11, 12].map((c) => cash.getCell(c).value ?? null)).toEqual([null, null, null]);
+    const payment = values.find((row) => row.getCell(5).value === 'Card payment')!;
+    expect([8, 9, 12, 13, 14].map((c) => payment.getCell(c).value)).toEqual([-100, 'Crédit', 'Visa •••• 1111', -108.5, 'USD']);
+    expect(payment.getCell(13).numFmt).toBe('#,##0.00 "$US"');
+    const cash = values.find((row) => row.getCell(5).value === 'Cash payment')!;
+    expect([12, 13, 14].map((c) => cash.getCell(c).value ?? null)).toEqual([null, null, null]);
   });
 });

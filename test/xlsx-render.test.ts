@@ -5,9 +5,8 @@ import ExcelJS from 'exceljs';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { TDocumentRow, TFolioDocument } from '@folio-vault/shared/exports/folio-document';
 import { translator } from '@folio-vault/shared/i18n/catalog';
-import { formatters } from '@folio-vault/shared/i18n/format';
 import type { TLanguage } from '@folio-vault/shared/i18n/languages';
-import { writeFolioXlsx } from '@folio-vault/worker/exports/xlsx/folio-xlsx';
+import { folioLabels, writeFolioXlsx } from '@folio-vault/worker/exports/xlsx/folio-xlsx';
 
 const dir = mkdtempSync(join(tmpdir(), 'folio-xlsx-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -61,7 +60,7 @@ function sampleDocument(language: TLanguage = 'en', overrides: Partial<TFolioDoc
               docRow('2', { transactionDatetime: '2026-03-10T22:15:30.250Z', code: '2000', description: 'Minibar — champagne', notes: 'Wrong room', quantity: '2', amount: '95.00', voided: true }),
               docRow('3', { transactionDatetime: '2026-03-10T22:20:00Z', code: '2000', description: 'Minibar — champagne (void)', quantity: '-2', amount: '-95.00', voided: true }),
               docRow('4', { transactionDatetime: '2026-03-11T08:00:00Z', serviceDate: '2026-03-11', code: '2100', description: 'Breakfast 東京 مرحبا', quantity: '1.5', amount: '0.10', pending: true }),
-              docRow('5', { transactionDatetime: '2026-03-12T11:00:00Z', serviceDate: '2026-03-12', code: '9000', description: 'Visa', amount: '-100.00' }),
+              docRow('5', { transactionDatetime: '2026-03-12T11:00:00Z', serviceDate: '2026-03-12', code: '9000', description: 'Visa', amount: '-100.00', credit: true }),
             ],
           },
         ],
@@ -70,7 +69,7 @@ function sampleDocument(language: TLanguage = 'en', overrides: Partial<TFolioDoc
       {
         id: '8',
         name: 'Company folio',
-        sections: [{ kind: 'all', rows: [docRow('6', { amount: '0.20' }), docRow('7', { code: '9100', description: 'Transfer', amount: '-0.20' })] }],
+        sections: [{ kind: 'all', rows: [docRow('6', { amount: '0.20' }), docRow('7', { code: '9100', description: 'Transfer', amount: '-0.20', credit: true })] }],
         totals: { charges: '0.2', payments: '0.2', balance: '0' },
       },
     ],
@@ -80,12 +79,16 @@ function sampleDocument(language: TLanguage = 'en', overrides: Partial<TFolioDoc
 }
 
 type TCells = Array<ExcelJS.CellValue>;
+const WIDTH = 14;
 
 interface TReadBack {
   sheet: ExcelJS.Worksheet;
-  /** Every row (empty ones too), columns 1..9, empty cells as null. */
+  /** Every row (empty ones too), columns A–N, empty cells as null. */
   rows: TCells[];
+  /** A cell by 0-based row index (as in `rows`) and 1-based column. */
   cell(row: number, column: number): ExcelJS.Cell;
+  /** 0-based index of the table's header row. */
+  header: number;
 }
 
 async function readBack(path: string): Promise<TReadBack> {
@@ -96,9 +99,11 @@ async function readBack(path: string): Promise<TReadBack> {
   const rows: TCells[] = [];
   for (let r = 1; r <= sheet.rowCount; r += 1) {
     const row = sheet.getRow(r);
-    rows.push(Array.from({ length: 9 }, (_, c) => row.getCell(c + 1).value ?? null));
+    rows.push(Array.from({ length: WIDTH }, (_, c) => row.getCell(c + 1).value ?? null));
   }
-  return { sheet, rows, cell: (r, c) => sheet.getRow(r + 1).getCell(c) };
+  const header = rows.findIndex((r) => typeof r[1] === 'string' && r[1].includes('(Europe/Madrid)'));
+  expect(header, 'header row').toBeGreaterThan(0);
+  return { sheet, rows, header, cell: (r, c) => sheet.getRow(r + 1).getCell(c) };
 }
 
 /** Index (0-based) of the first row whose column-A text is `text`. */
@@ -108,19 +113,66 @@ function rowIndex(rows: TCells[], text: string, from = 0): number {
   return index;
 }
 
-/** Transaction rows: those with the hidden UTC instant in column I (the header row excluded). */
-function transactionRows(rows: TCells[]): TCells[] {
-  return rows.filter((r) => typeof r[8] === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(r[8]));
+/** The table's rows: from the header row to the first empty row. */
+function tableRows(book: TReadBack): TCells[] {
+  const after = book.rows.slice(book.header + 1);
+  const end = after.findIndex((r) => r.every((v) => v === null));
+  return end < 0 ? after : after.slice(0, end);
+}
+
+/** The wall-clock time shown for a UTC instant, as exceljs reads a date cell back (UTC fields). */
+const wall = (iso: string) => new Date(iso);
+
+/**
+ * Evaluates the totals' formulas over the read-back sheet as a spreadsheet would: SUM(range) and
+ * [-]SUMIFS(sum range, criteria range, "=text"…) with "~" escaping and case-insensitive match.
+ */
+function evaluate(sheet: ExcelJS.Worksheet, formula: string): number {
+  const range = (ref: string) => {
+    const m = /^\$([A-Z])\$(\d+):\$([A-Z])\$(\d+)$/.exec(ref)!;
+    expect(m, ref).not.toBeNull();
+    expect(m[1]).toBe(m[3]);
+    const column = m[1]!.charCodeAt(0) - 64;
+    const cells: ExcelJS.CellValue[] = [];
+    for (let r = Number(m[2]); r <= Number(m[4]); r += 1) cells.push(sheet.getRow(r).getCell(column).value);
+    return cells;
+  };
+  const sum = /^SUM\(([^,]+)\)$/.exec(formula);
+  if (sum) return range(sum[1]!).reduce<number>((total, v) => total + (typeof v === 'number' ? v : 0), 0);
+  const sumIfs = /^(-?)SUMIFS\((.*)\)$/.exec(formula);
+  expect(sumIfs, formula).not.toBeNull();
+  const args = sumIfs![2]!.match(/\$[A-Z]\$\d+:\$[A-Z]\$\d+|"(?:[^"]|"")*"/g)!;
+  const amounts = range(args[0]!);
+  const criteria: Array<[ExcelJS.CellValue[], string]> = [];
+  for (let i = 1; i < args.length; i += 2) {
+    const text = args[i + 1]!.slice(1, -1).replace(/""/g, '"');
+    expect(text.startsWith('=')).toBe(true);
+    criteria.push([range(args[i]!), text.slice(1).replace(/~([~*?])/g, '$1').toLowerCase()]);
+  }
+  let total = 0;
+  amounts.forEach((amount, k) => {
+    if (typeof amount === 'number' && criteria.every(([cells, text]) => String(cells[k] ?? '').toLowerCase() === text)) total += amount;
+  });
+  return sumIfs![1] === '-' ? -total : total;
+}
+
+/** Label, formula and cached value of the figure rows after a totals heading. */
+function figures(book: TReadBack, heading: string, count = 3): Array<[ExcelJS.CellValue, string | undefined, unknown]> {
+  const at = rowIndex(book.rows, heading);
+  return Array.from({ length: count }, (_, k) => {
+    const cell = book.cell(at + 1 + k, 8);
+    return [book.rows[at + 1 + k]![0], cell.formula, cell.result];
+  });
 }
 
 describe('writeFolioXlsx', () => {
-  it('writes the header, the rows in order with exact values, statuses and totals (en)', async () => {
+  it('writes the heading lines, then one table of every folio\'s rows with date cells and exact values (en)', async () => {
     const document = sampleDocument();
     const path = outPath();
     expect(await writeFolioXlsx(document, path)).toEqual({ rows: 7, pages: 1 });
-    const { sheet, rows, cell } = await readBack(path);
+    const book = await readBack(path);
+    const { sheet, rows, cell, header } = book;
     const t = translator('en');
-    const f = formatters('en', 'Europe/Madrid', 'EUR');
 
     expect(sheet.name).toBe(t('sheet.name'));
     expect(rows[0]![0]).toBe('Hotel Miramar');
@@ -132,83 +184,139 @@ describe('writeFolioXlsx', () => {
     expect(rows[rowIndex(rows, 'Filters')]![1]).toBe(
       'from 10/03/2026 · to 12/03/2026 · types: rate, tax_4 · search "room" · rooms: 501 · room revenue compacted',
     );
-    expect(rows.some((r) => r[0] === 'Generated 14/03/2026, 10:30')).toBe(true);
+    expect(rows[header - 2]![0]).toBe('Generated 14/03/2026, 10:30');
+    expect(rows[header - 1]!.every((v) => v === null)).toBe(true);
 
-    // Per folio: heading, then the column headers.
-    const guest = rowIndex(rows, 'Folio Guest folio');
-    expect(rows[guest + 1]).toEqual(['Date and time', 'Service date', 'Code', 'Description', 'Notes', 'Qty', 'Amount', 'Status', 'Date and time (UTC)']);
-    expect(rowIndex(rows, 'Folio Company folio')).toBeGreaterThan(guest);
+    // One header row for the whole table; the time zone is named in the date column's heading.
+    expect(rows[header]).toEqual([
+      'Folio', 'Date and time (Europe/Madrid)', 'Service date', 'Code', 'Description', 'Notes', 'Qty', 'Amount',
+      'Debit/credit', 'Voided', 'Pending', 'Card', 'Foreign amount', 'Foreign currency',
+    ]);
+    expect(rows.filter((r) => r[0] === 'Folio')).toHaveLength(1);
 
-    const expected = document.folios.flatMap((folio) => folio.sections.flatMap((s) => s.rows));
-    const written = transactionRows(rows);
-    expect(written).toHaveLength(expected.length);
-    written.forEach((r, i) => {
-      const e = expected[i]!;
-      expect(r).toEqual([
-        f.dateTime(e.transactionDatetime),
-        f.date(e.serviceDate),
-        e.code,
-        e.description,
-        e.notes ?? null,
-        Number(e.quantity),
-        Number(e.amount),
-        e.voided ? 'VOID' : e.pending ? 'PENDING' : null,
-        new Date(e.transactionDatetime).toISOString(),
-      ]);
-    });
-    expect(written[0]!.slice(0, 4)).toEqual(['10/03/2026, 15:00', '10/03/2026', '1000', 'Room revenue, room 101']);
-    expect(written[1]![8]).toBe('2026-03-10T22:15:30.250Z');
-    expect(written[3]!.slice(3, 8)).toEqual(['Breakfast 東京 مرحبا', null, 1.5, 0.1, 'PENDING']);
+    // Every folio's rows, in order, nothing between them; dates are date cells holding the
+    // wall-clock time in Europe/Madrid (UTC+1 in March).
+    const table = tableRows(book);
+    expect(table.map((r) => r.slice(0, 11))).toEqual([
+      ['Guest folio', wall('2026-03-10T15:00:00Z'), wall('2026-03-10T00:00:00Z'), '1000', 'Room revenue, room 101', null, 1, 112.31, 'Debit', 'No', 'No'],
+      ['Guest folio', wall('2026-03-10T23:15:30.250Z'), wall('2026-03-10T00:00:00Z'), '2000', 'Minibar — champagne', 'Wrong room', 2, 95, 'Debit', 'Yes', 'No'],
+      ['Guest folio', wall('2026-03-10T23:20:00Z'), wall('2026-03-10T00:00:00Z'), '2000', 'Minibar — champagne (void)', null, -2, -95, 'Debit', 'Yes', 'No'],
+      ['Guest folio', wall('2026-03-11T09:00:00Z'), wall('2026-03-11T00:00:00Z'), '2100', 'Breakfast 東京 مرحبا', null, 1.5, 0.1, 'Debit', 'No', 'Yes'],
+      ['Guest folio', wall('2026-03-12T12:00:00Z'), wall('2026-03-12T00:00:00Z'), '9000', 'Visa', null, 1, -100, 'Credit', 'No', 'No'],
+      ['Company folio', wall('2026-03-10T15:00:00Z'), wall('2026-03-10T00:00:00Z'), '1000', 'Row 6', null, 1, 0.2, 'Debit', 'No', 'No'],
+      ['Company folio', wall('2026-03-10T15:00:00Z'), wall('2026-03-10T00:00:00Z'), '9100', 'Transfer', null, 1, -0.2, 'Credit', 'No', 'No'],
+    ]);
 
-    // Numeric cells with the currency format; the UTC column is hidden.
-    const first = rows.indexOf(written[0]!);
-    expect(typeof cell(first, 7).value).toBe('number');
-    expect(cell(first, 7).numFmt).toBe('"€"#,##0.00');
-    expect(cell(rows.indexOf(written[1]!), 7).numFmt).toBe('"€"#,##0.00'); // a VOID row keeps the currency format
-    expect(sheet.getColumn(9).hidden).toBe(true);
-
-    // Totals per folio and for all folios, equal to the document's.
-    const figures = (heading: string) => {
-      const at = rowIndex(rows, heading);
-      return [1, 2, 3].map((k) => [rows[at + k]![0], rows[at + k]![6]]);
-    };
-    expect(figures('Totals of folio Guest folio')).toEqual([['Charges', 112.41], ['Payments', 100], ['Balance', 12.41]]);
-    expect(figures('Totals of folio Company folio')).toEqual([['Charges', 0.2], ['Payments', 0.2], ['Balance', 0]]);
-    expect(figures('Totals of all folios')).toEqual([['Charges', 112.61], ['Payments', 100.2], ['Balance', 12.41]]);
-    const balanceRow = rowIndex(rows, 'Totals of all folios') + 3;
-    expect(cell(balanceRow, 7).numFmt).toBe('"€"#,##0.00');
+    // Cell types and number formats.
+    const first = header + 1;
+    expect(cell(first, 2).type).toBe(ExcelJS.ValueType.Date);
+    expect(cell(first, 2).numFmt).toBe('dd/mm/yyyy hh:mm');
+    expect(cell(first, 3).type).toBe(ExcelJS.ValueType.Date);
+    expect(cell(first, 3).numFmt).toBe('dd/mm/yyyy');
+    expect(cell(first, 7).type).toBe(ExcelJS.ValueType.Number);
+    expect(cell(first, 8).type).toBe(ExcelJS.ValueType.Number);
+    expect(cell(first, 8).numFmt).toBe('"€"#,##0.00');
+    // A voided row keeps its formats and is greyed besides its "Yes".
+    expect([cell(first + 1, 2).numFmt, cell(first + 1, 8).numFmt]).toEqual(['dd/mm/yyyy hh:mm', '"€"#,##0.00']);
+    expect(cell(first + 1, 5).font.color).toEqual({ argb: 'FF808080' });
+    expect(cell(first + 3, 5).font.italic).toBe(true);
+    expect(sheet.columns.some((column) => column.hidden)).toBe(false);
   });
 
-  it('translates headers, statuses, totals and filters in Spanish and German', async () => {
-    const cases: Array<[TLanguage, string[], string, string, string, string]> = [
-      ['es', ['Fecha y hora', 'Fecha de servicio', 'Código', 'Descripción', 'Notas', 'Cant.', 'Importe', 'Estado', 'Fecha y hora (UTC)'], 'ANULADO', 'PENDIENTE', 'Totales de todos los folios', 'NIF'],
-      ['de', ['Datum und Uhrzeit', 'Leistungsdatum', 'Code', 'Beschreibung', 'Notizen', 'Menge', 'Betrag', 'Status', 'Datum und Uhrzeit (UTC)'], 'STORNIERT', 'OFFEN', 'Summen aller Folios', 'USt-IdNr.'],
+  it('freezes the header row, filters the table and prints fit to one page wide with the header repeated', async () => {
+    const path = outPath();
+    await writeFolioXlsx(sampleDocument(), path);
+    const { sheet, header } = await readBack(path);
+    const headerRow = header + 1; // 1-based, as the sheet counts
+    expect(sheet.views).toHaveLength(1);
+    expect(sheet.views[0]).toMatchObject({ state: 'frozen', xSplit: 0, ySplit: headerRow, topLeftCell: `A${headerRow + 1}` });
+    // Header row and the 7 rows of both folios; the totals below stay outside the filter.
+    expect(sheet.autoFilter).toBe(`A${headerRow}:N${headerRow + 7}`);
+    expect(sheet.pageSetup).toMatchObject({
+      paperSize: 9,
+      orientation: 'landscape',
+      fitToPage: true,
+      fitToWidth: 1,
+      fitToHeight: 0,
+      printTitlesRow: `${headerRow}:${headerRow}`,
+    });
+    expect(sheet.headerFooter.oddFooter).toBe('&LHotel Miramar · Reservation RES-42&RPage &P of &N');
+  });
+
+  it('writes totals as SUMIFS formulas over the table with the document\'s figures cached, which follow an edited row', async () => {
+    const document = sampleDocument();
+    const path = outPath();
+    await writeFolioXlsx(document, path);
+    const book = await readBack(path);
+    const first = book.header + 2;
+    const last = first + 6;
+    const amounts = `$H$${first}:$H$${last}`;
+    const folio = (name: string) => `$A$${first}:$A$${last},"=${name}"`;
+    const entry = (value: string) => `$I$${first}:$I$${last},"=${value}"`;
+
+    expect(figures(book, 'Totals of folio Guest folio')).toEqual([
+      ['Charges', `SUMIFS(${amounts},${folio('Guest folio')},${entry('Debit')})`, 112.41],
+      ['Payments', `-SUMIFS(${amounts},${folio('Guest folio')},${entry('Credit')})`, 100],
+      ['Balance', `SUMIFS(${amounts},${folio('Guest folio')})`, 12.41],
+    ]);
+    expect(figures(book, 'Totals of folio Company folio')).toEqual([
+      ['Charges', `SUMIFS(${amounts},${folio('Company folio')},${entry('Debit')})`, 0.2],
+      ['Payments', `-SUMIFS(${amounts},${folio('Company folio')},${entry('Credit')})`, 0.2],
+      ['Balance', `SUMIFS(${amounts},${folio('Company folio')})`, 0],
+    ]);
+    expect(figures(book, 'Totals of all folios')).toEqual([
+      ['Charges', `SUMIFS(${amounts},${entry('Debit')})`, 112.61],
+      ['Payments', `-SUMIFS(${amounts},${entry('Credit')})`, 100.2],
+      ['Balance', `SUM(${amounts})`, 12.41],
+    ]);
+    const balance = rowIndex(book.rows, 'Totals of all folios') + 3;
+    expect(book.cell(balance, 8).type).toBe(ExcelJS.ValueType.Formula);
+    expect(book.cell(balance, 8).numFmt).toBe('"€"#,##0.00');
+
+    // Each formula computes its cached figure from the table…
+    const all = ['Totals of folio Guest folio', 'Totals of folio Company folio', 'Totals of all folios'].flatMap((h) => figures(book, h));
+    for (const [, formula, result] of all) expect(evaluate(book.sheet, formula!)).toBeCloseTo(result as number, 9);
+    // …and follows an edited row: the minibar charge (Guest folio, debit) raised by 10.
+    book.sheet.getRow(first + 1).getCell(8).value = 105;
+    const [charges, , guestBalance] = figures(book, 'Totals of folio Guest folio');
+    expect(evaluate(book.sheet, charges![1]!)).toBeCloseTo(122.41, 9);
+    expect(evaluate(book.sheet, guestBalance![1]!)).toBeCloseTo(22.41, 9);
+  });
+
+  it('translates headers, marks, debit/credit and the totals\' criteria in Spanish and German', async () => {
+    const cases: Array<[TLanguage, string[], [string, string], [string, string], string, string]> = [
+      ['es', ['Folio', 'Fecha y hora (Europe/Madrid)', 'Fecha de servicio', 'Código', 'Descripción', 'Notas', 'Cant.', 'Importe', 'Cargo/abono', 'Anulado', 'Pendiente', 'Tarjeta', 'Importe en divisa', 'Divisa'], ['Sí', 'No'], ['Cargo', 'Abono'], 'Totales de todos los folios', 'NIF'],
+      ['de', ['Folio', 'Datum und Uhrzeit (Europe/Madrid)', 'Leistungsdatum', 'Code', 'Beschreibung', 'Notizen', 'Menge', 'Betrag', 'Soll/Haben', 'Storniert', 'Offen', 'Karte', 'Fremdwährungsbetrag', 'Fremdwährung'], ['Ja', 'Nein'], ['Soll', 'Haben'], 'Summen aller Folios', 'USt-IdNr.'],
     ];
-    for (const [language, headers, voidMark, pendingMark, allTotals, taxLabel] of cases) {
+    for (const [language, headers, [yes, no], [debit, credit], allTotals, taxLabel] of cases) {
       const path = outPath();
       await writeFolioXlsx(sampleDocument(language), path);
-      const { sheet, rows, cell } = await readBack(path);
+      const book = await readBack(path);
+      const { sheet, rows, cell, header } = book;
       const t = translator(language);
-      const f = formatters(language, 'Europe/Madrid', 'EUR');
       expect(sheet.name).toBe(t('sheet.name'));
-      expect(rows[rowIndex(rows, `${t('folio')} Guest folio`) + 1]).toEqual(headers);
-      const written = transactionRows(rows);
-      expect(written.map((r) => r[7])).toEqual([null, voidMark, voidMark, pendingMark, null, null, null]);
-      expect(written[0]![0]).toBe(f.dateTime('2026-03-10T14:00:00Z'));
+      expect(rows[header]).toEqual(headers);
+      const table = tableRows(book);
+      expect(table.map((r) => r[9])).toEqual([no, yes, yes, no, no, no, no]);
+      expect(table.map((r) => r[10])).toEqual([no, no, no, yes, no, no, no]);
+      expect(table.map((r) => r[8])).toEqual([debit, debit, debit, debit, credit, debit, credit]);
+      expect(cell(header + 1, 2).numFmt).toBe(language === 'de' ? 'dd.mm.yyyy hh:mm' : 'dd/mm/yyyy hh:mm');
       expect(rows[rowIndex(rows, taxLabel)]![1]).toBe('B12345678');
       expect(rows[rowIndex(rows, t('filters'))]![1]).toContain(t('filters.revenueCompact'));
       expect(rows[rowIndex(rows, t('source'))]![1]).toBe(`${t('source.RESERVATION')} RES-42`);
-      const at = rowIndex(rows, allTotals);
-      expect(rows.slice(at + 1, at + 4).map((r) => [r[0], r[6]])).toEqual([
+      const totals = figures(book, allTotals);
+      expect(totals.map(([label, , result]) => [label, result])).toEqual([
         [t('totals.charges'), 112.61],
         [t('totals.payments'), 100.2],
         [t('totals.balance'), 12.41],
       ]);
-      expect(cell(at + 3, 7).numFmt).toBe('#,##0.00 "€"');
+      expect(totals[0]![1]).toContain(`"=${debit}"`);
+      for (const [, formula, result] of totals) expect(evaluate(sheet, formula!)).toBeCloseTo(result as number, 9);
+      expect(cell(rowIndex(rows, allTotals) + 3, 8).numFmt).toBe('#,##0.00 "€"');
     }
   });
 
-  it('writes creditDebitView sections with their subtotals, and the document-number label', async () => {
+  it('writes creditDebitView subtotals as formulas below the table, and the document-number label', async () => {
     const document = sampleDocument('en', {
       recipient: { type: 'GUEST', name: 'Ana Pérez', taxLabel: 'documentNumber', taxNumber: 'X1234567L' },
       source: { kind: 'HOUSE_ACCOUNT', id: '9', name: 'Pool bar' },
@@ -219,7 +327,7 @@ describe('writeFolioXlsx', () => {
           name: 'Bar',
           sections: [
             { kind: 'debits', rows: [docRow('d1', { amount: '0.10' }), docRow('d2', { amount: '0.20' })], subtotal: '0.3' },
-            { kind: 'credits', rows: [docRow('c1', { code: '9000', amount: '-0.30' })], subtotal: '-0.3' },
+            { kind: 'credits', rows: [docRow('c1', { code: '9000', amount: '-0.30', credit: true })], subtotal: '-0.3' },
           ],
           totals: { charges: '0.3', payments: '0.3', balance: '0' },
         },
@@ -228,31 +336,31 @@ describe('writeFolioXlsx', () => {
     });
     const path = outPath();
     expect(await writeFolioXlsx(document, path)).toEqual({ rows: 3, pages: 1 });
-    const { rows } = await readBack(path);
+    const book = await readBack(path);
+    const { rows } = book;
     expect(rows.some((r) => r[0] === 'Tax ID')).toBe(false);
     expect(rows[rowIndex(rows, 'Document number')]![1]).toBe('X1234567L');
     expect(rows[rowIndex(rows, 'Source')]![1]).toBe('House account Pool bar');
     expect(rows[rowIndex(rows, 'Filters')]![1]).toBe('posted only · voided transactions left out · debits and credits apart');
 
-    const debits = rowIndex(rows, 'Debits');
-    const credits = rowIndex(rows, 'Credits');
-    expect(debits).toBeLessThan(credits);
-    const codeOrLabel = (r: TCells) => (typeof r[0] === 'string' && r[0].startsWith('Subtotal') ? r[0] : r[2]);
-    expect(rows.slice(debits + 1, debits + 4).map((r) => [codeOrLabel(r), r[6]])).toEqual([
-      ['1000', 0.1],
-      ['1000', 0.2],
-      ['Subtotal of debits', 0.3],
+    // Debits first, then credits, in one table: no section heading or subtotal row inside it.
+    expect(tableRows(book).map((r) => [r[3], r[7], r[8]])).toEqual([['1000', 0.1, 'Debit'], ['1000', 0.2, 'Debit'], ['9000', -0.3, 'Credit']]);
+    expect(book.sheet.autoFilter).toBe(`A${book.header + 1}:N${book.header + 4}`);
+    const first = book.header + 2;
+    const r = (column: string) => `$${column}$${first}:$${column}$${first + 2}`;
+    const totals = figures(book, 'Totals of folio Bar', 5);
+    expect(totals).toEqual([
+      ['Subtotal of debits', `SUMIFS(${r('H')},${r('A')},"=Bar",${r('I')},"=Debit")`, 0.3],
+      ['Subtotal of credits', `SUMIFS(${r('H')},${r('A')},"=Bar",${r('I')},"=Credit")`, -0.3],
+      ['Charges', `SUMIFS(${r('H')},${r('A')},"=Bar",${r('I')},"=Debit")`, 0.3],
+      ['Payments', `-SUMIFS(${r('H')},${r('A')},"=Bar",${r('I')},"=Credit")`, 0.3],
+      ['Balance', `SUMIFS(${r('H')},${r('A')},"=Bar")`, 0],
     ]);
-    expect(rows.slice(credits + 1, credits + 3).map((r) => [codeOrLabel(r), r[6]])).toEqual([
-      ['9000', -0.3],
-      ['Subtotal of credits', -0.3],
-    ]);
-    expect(rows.some((r) => r[0] === 'Totals of all folios')).toBe(false);
-    const at = rowIndex(rows, 'Totals of folio Bar');
-    expect(rows.slice(at + 1, at + 4).map((r) => r[6])).toEqual([0.3, 0.3, 0]);
+    for (const [, formula, result] of totals) expect(evaluate(book.sheet, formula!)).toBeCloseTo(result as number, 9);
+    expect(rows.some((row) => row[0] === 'Totals of all folios')).toBe(false);
   });
 
-  it('writes a folio without rows, and a document without recipient or address', async () => {
+  it('writes a folio without rows (plain zeros, a header-only filter), and a document without recipient or address', async () => {
     const document = sampleDocument('fr', {
       property: { name: 'Hôtel du Port' },
       source: { kind: 'RESERVATION', id: '42', identifier: 'RES-42', name: 'Dupont' },
@@ -263,14 +371,66 @@ describe('writeFolioXlsx', () => {
     });
     const path = outPath();
     expect(await writeFolioXlsx(document, path)).toEqual({ rows: 0, pages: 1 });
-    const { rows } = await readBack(path);
+    const book = await readBack(path);
+    const { rows } = book;
     const t = translator('fr');
     expect(rows[0]![0]).toBe('Hôtel du Port');
     expect(rows[1]!.slice(0, 2)).toEqual([t('source'), 'Réservation RES-42 · Dupont']);
     expect(rows.some((r) => r[0] === t('recipient'))).toBe(false);
     expect(rows[rowIndex(rows, t('filters'))]![1]).toBe(t('filters.none'));
-    expect(rows.some((r) => r[0] === t('noTransactions'))).toBe(true);
-    expect(transactionRows(rows)).toHaveLength(0);
+    expect(tableRows(book)).toHaveLength(0);
+    expect(book.sheet.autoFilter).toBe(`A${book.header + 1}:N${book.header + 1}`);
+    const at = rowIndex(rows, t('totals.folio', { name: 'Vide' }));
+    expect(rows[at + 1]![0]).toBe(t('noTransactions'));
+    expect(rows.slice(at + 2, at + 5).map((r) => [r[0], r[7]])).toEqual([
+      [t('totals.charges'), 0],
+      [t('totals.payments'), 0],
+      [t('totals.balance'), 0],
+    ]);
+  });
+
+  it('writes date cells in the property\'s time zone across a DST change and in other zones', async () => {
+    const instants = ['2026-03-29T00:59:59.500Z', '2026-03-29T01:00:00Z', '2026-07-01T10:00:00Z', '2026-12-31T23:30:00Z'];
+    const rowsAt = instants.map((iso, i) => docRow(String(i), { transactionDatetime: iso, serviceDate: iso.slice(0, 10) }));
+    const expected: Record<string, string[]> = {
+      'Europe/Madrid': ['2026-03-29T01:59:59.500Z', '2026-03-29T03:00:00.000Z', '2026-07-01T12:00:00.000Z', '2027-01-01T00:30:00.000Z'],
+      'America/New_York': ['2026-03-28T20:59:59.500Z', '2026-03-28T21:00:00.000Z', '2026-07-01T06:00:00.000Z', '2026-12-31T18:30:00.000Z'],
+      'Asia/Kathmandu': ['2026-03-29T06:44:59.500Z', '2026-03-29T06:45:00.000Z', '2026-07-01T15:45:00.000Z', '2027-01-01T05:15:00.000Z'],
+    };
+    for (const [timezone, wallTimes] of Object.entries(expected)) {
+      const path = outPath();
+      await writeFolioXlsx(sampleDocument('en', { timezone, folios: [{ id: '1', name: 'F', sections: [{ kind: 'all', rows: rowsAt }], totals: { charges: '40', payments: '0', balance: '40' } }], grandTotals: undefined }), path);
+      const workbook = new ExcelJS.Workbook();
+      await workbook.xlsx.readFile(path);
+      const sheet = workbook.worksheets[0]!;
+      let header = 0;
+      for (let r = 1; r <= sheet.rowCount && !header; r += 1) if (sheet.getRow(r).getCell(2).value === `Date and time (${timezone})`) header = r;
+      expect(header).toBeGreaterThan(0);
+      const shown = instants.map((_, k) => (sheet.getRow(header + 1 + k).getCell(2).value as Date).toISOString());
+      expect(shown).toEqual(wallTimes);
+      // The service date is a calendar date, never shifted by the zone.
+      expect((sheet.getRow(header + 4).getCell(3).value as Date).toISOString()).toBe('2026-12-31T00:00:00.000Z');
+    }
+  });
+
+  it('names folios apart when their names collide, and escapes SUMIFS wildcards in the criteria', async () => {
+    const folio = (id: string, name: string, amount: string) => ({
+      id, name, sections: [{ kind: 'all' as const, rows: [docRow(`r${id}`, { amount })] }], totals: { charges: amount, payments: '0', balance: amount },
+    });
+    const folios = [folio('1', 'Guest', '1.00'), folio('2', 'guest', '2.00'), folio('3', 'VIP*', '4.00'), folio('4', 'VIP "A"?', '8.00')];
+    expect(folioLabels(folios)).toEqual(['Guest (1)', 'guest (2)', 'VIP*', 'VIP "A"?']);
+    const path = outPath();
+    await writeFolioXlsx(sampleDocument('en', { folios, grandTotals: { charges: '15', payments: '0', balance: '15' } }), path);
+    const book = await readBack(path);
+    expect(tableRows(book).map((r) => [r[0], r[7]])).toEqual([['Guest (1)', 1], ['guest (2)', 2], ['VIP*', 4], ['VIP "A"?', 8]]);
+    const [, , vip] = figures(book, 'Totals of folio VIP*');
+    expect(vip![1]).toContain('"=VIP~*"');
+    const [, , quoted] = figures(book, 'Totals of folio VIP "A"?');
+    expect(quoted![1]).toContain('"=VIP ""A""~?"');
+    for (const [name, amount] of [['Guest (1)', 1], ['guest (2)', 2], ['VIP*', 4], ['VIP "A"?', 8]] as const) {
+      const [, , balance] = figures(book, `Totals of folio ${name}`);
+      expect([evaluate(book.sheet, balance![1]!), balance![2]]).toEqual([amount, amount]);
+    }
   });
 
   it('writes a 10,000-row document that reads back with every row', async () => {
@@ -289,14 +449,17 @@ describe('writeFolioXlsx', () => {
     });
     const path = outPath();
     expect(await writeFolioXlsx(document, path)).toEqual({ rows: 10_000, pages: 1 });
-    const { rows } = await readBack(path);
-    const written = transactionRows(rows);
+    const book = await readBack(path);
+    const written = tableRows(book);
     expect(written).toHaveLength(10_000);
-    expect(written.map((r) => r[3])).toEqual(many.map((r) => r.description));
-    expect(written.map((r) => r[6])).toEqual(many.map((r) => Number(r.amount)));
-    expect(written.filter((r) => r[7] !== null)).toHaveLength(many.filter((r) => r.voided || r.pending).length);
-    // The hidden UTC column sorts as time does.
-    const instants = written.map((r) => r[8] as string);
-    expect([...instants].sort()).toEqual(instants);
+    expect(written.map((r) => r[4])).toEqual(many.map((r) => r.description));
+    expect(written.map((r) => r[7])).toEqual(many.map((r) => Number(r.amount)));
+    expect(written.filter((r) => r[9] === 'Sim')).toHaveLength(many.filter((r) => r.voided).length);
+    expect(written.filter((r) => r[10] === 'Sim')).toHaveLength(many.filter((r) => r.pending).length);
+    // The date cells sort as time does (one minute apart; Madrid is UTC+1 in March).
+    const times = written.map((r) => (r[1] as Date).getTime());
+    expect(times[0]).toBe(Date.UTC(2026, 2, 10, 1));
+    expect(times.every((time, k) => k === 0 || time - times[k - 1]! === 60_000)).toBe(true);
+    expect(book.sheet.autoFilter).toBe(`A${book.header + 1}:N${book.header + 10_001}`);
   });
 });

@@ -315,7 +315,7 @@ describe('documentTotals and sumTotals', () => {
 });
 
 describe('toDocumentRow and buildFolioSections', () => {
-  it('maps voided, pending, compacted and room', () => {
+  it('maps voided, pending, credit, compacted and room', () => {
     const base = row({ id: 'x', group: 'ITEM_SERVICE', amount: '1.50', notes: 'n', room: '101', posted: false });
     expect(toDocumentRow(base)).toEqual({
       id: 'x',
@@ -328,9 +328,12 @@ describe('toDocumentRow and buildFolioSections', () => {
       amount: '1.50',
       voided: false,
       pending: true,
+      credit: false,
       room: '101',
     });
     expect(toDocumentRow({ ...base, isVoid: true }).voided).toBe(true);
+    // Credits are what the totals count as payments: PAYMENT and ACCOUNTS_RECEIVABLE rows.
+    expect((['PAYMENT', 'ACCOUNTS_RECEIVABLE', 'TAX'] as const).map((group) => toDocumentRow({ ...base, group }).credit)).toEqual([true, true, false]);
     expect(toDocumentRow({ ...base, chainVoided: true }).voided).toBe(true);
     const plain = toDocumentRow(row({ group: 'ITEM_SERVICE', amount: '1' }));
     expect('notes' in plain || 'room' in plain || 'compacted' in plain).toBe(false);

@@ -212,6 +212,7 @@ export function toDocumentRow(row: TLedgerRow): TDocumentRow {
     amount: row.amount,
     voided: row.isVoid || row.chainVoided,
     pending: !row.posted,
+    credit: isCredit(row.group),
     ...(row.compacted ? { compacted: true } : {}),
     ...(row.room !== undefined ? { room: row.room } : {}),
     ...(row.card ? { card: row.card } : {}),

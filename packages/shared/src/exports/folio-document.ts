@@ -19,6 +19,11 @@ export interface TDocumentRow {
   voided: boolean;
   /** Not posted yet. */
   pending: boolean;
+  /**
+   * A credit (PAYMENT or ACCOUNTS_RECEIVABLE): counted in payments, not charges. The worker always
+   * sets it; absent reads as a debit.
+   */
+  credit?: boolean;
   /** A line made by revenue compaction (room revenue with its taxes and fees for one date and room). */
   compacted?: boolean;
   /** Room (sub-source identifier), when known. */
