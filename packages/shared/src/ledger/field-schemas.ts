@@ -77,11 +77,12 @@ export const optionalEmail = z.email('must be an e-mail address').max(254).nulli
  * A telephone number as printed on a folio: digits with an optional leading "+", and the spaces,
  * brackets, dots, slashes and hyphens people group them with ("+351 21 000 0000"); 3 to 20 digits.
  */
+const phoneDigits = (text: string) => text.replace(/\D/g, '').length;
 export const optionalPhone = z
   .string()
   .trim()
   .max(40, 'must be at most 40 characters')
-  .refine((v) => v === '' || (/^\+?[0-9 ().\/-]+$/.test(v) && (v.match(/\d/g)?.length ?? 0) >= 3 && (v.match(/\d/g)?.length ?? 0) <= 20), 'must be a telephone number such as "+351 21 000 0000"')
+  .refine((v) => v === '' || (/^\+?[0-9 ()./-]+$/.test(v) && phoneDigits(v) >= 3 && phoneDigits(v) <= 20), 'must be a telephone number such as "+351 21 000 0000"')
   .nullish()
   .transform((v) => v || undefined)
   .openapi({ example: '+351 21 000 0000' });

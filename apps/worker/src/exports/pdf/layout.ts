@@ -101,7 +101,7 @@ const BOLD_FACTOR = 1.06;
 const ELLIPSIS = '…';
 const ELLIPSIS_EM = 0.9;
 
-/** Whitespace runs (line breaks and tabs in notes included) become one space: a cell is one line. */
+/** Whitespace runs (line breaks and tabs included) become one space: a one-line cell. */
 export function oneLine(text: string | undefined): string {
   return (text ?? '').replace(/\s+/g, ' ').trim();
 }

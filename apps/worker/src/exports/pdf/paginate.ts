@@ -1,5 +1,5 @@
 // Splits a folio document into A4 pages before React-PDF sees it. Every block takes a known number
-// of slots (one slot = one plain table row; a row with a detail line takes two, rowSlots), a page
+// of slots (one slot = one plain table row; a row with a detail line or a wrapped note more, rowSlots), a page
 // holds PAGE_SLOTS, and each page is rendered with wrap={false}: React-PDF never paginates, so the
 // render is linear in the number of rows (its automatic wrapping is quadratic:
 // docs/export.md#what-the-pdf-shows). Pure and deterministic.
@@ -71,7 +71,7 @@ export function rowSlots(row: TDocumentRow, notes: readonly string[] = noteLines
   return Math.max(row.card || row.foreign ? 2 : 1, noteSlots(notes.length));
 }
 
-/** A row as printed: texts made to fit their column on one line. */
+/** A row as printed: texts made to fit their column on one line, the note wrapped within its column. */
 export interface TPageRow {
   row: TDocumentRow;
   code: string;

@@ -1,6 +1,7 @@
 // All styles of the folio PDF, created once per process. Rows share these objects (no style object
 // is built per row). Every block has a fixed height of whole slots, so what paginate() counted is
-// what the page holds. Texts are one line (maxLines 1 with an ellipsis backstop behind fitText).
+// what the page holds. Texts are one line (maxLines 1 with an ellipsis backstop behind fitText);
+// a wrapped note is one painted line per line (table-canvas.tsx).
 
 import { StyleSheet } from '@react-pdf/renderer';
 import { FONT_FAMILY } from './font-stack.js';

@@ -4,8 +4,8 @@
 // through its text engine (attributed strings, shaping without a cache, yoga measure callbacks), a
 // cost paid per cell that would make the rows most of a folio's render time (and the labels,
 // repeated on every page, most of the rest); the engine's text call shapes word by word with a
-// per-document cache. Rows are one line of fitted text (paginate.ts) at fixed positions, so nothing
-// is lost by not laying them out (docs/export.md, "Text on canvases").
+// per-document cache. Rows are lines of fitted text (paginate.ts; a note's lines under one another)
+// at fixed positions, so nothing is lost by not laying them out (docs/export.md, "Text on canvases").
 //
 // A cell the canvas cannot set faithfully — a character Noto Sans lacks (CJK, Arabic fallbacks) or
 // right-to-left text (bidi) — is left to a regular Text node placed over its cell, so it keeps
