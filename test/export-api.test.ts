@@ -110,11 +110,14 @@ function transaction(row: TRow, sourceKind = 'RESERVATION', sourceId = SOURCE) {
   };
 }
 
+/** Property 1 with the hotel's tax id and contact details, which head its folios. */
+const HOTEL = { ...PROPERTY_1, taxId: 'ESB28000001', phone: '+34 910 000 000', email: 'recepcion@solmadrid.example', website: 'https://solmadrid.example' };
+
 const GUEST = { type: 'GUEST', id: '900', name: 'Zoë Łukasiewicz', address: 'Rua Augusta 10, 1100-053 Lisboa', taxId: 'PT123456789', documentNumber: 'X1234567Z' };
 
 async function importLedger(w: TWorld, token: string): Promise<void> {
   await importOk(w, token, 1, {
-    property: PROPERTY_1,
+    property: HOTEL,
     recipients: [GUEST, { type: 'COMPANY', id: '950', name: 'ACME Hoteles S.L.', taxId: 'B12345678' }],
     folios: [
       { id: GUEST_FOLIO, sourceKind: 'RESERVATION', sourceId: SOURCE, sourceIdentifier: `RES-${SOURCE}`, name: 'Guest folio' },
@@ -208,7 +211,15 @@ async function exportPdf(body: Record<string, unknown>, options: TExportOptions 
 }
 
 /** The reservation's descriptions found in the text, in the order they appear. */
-function descriptionsIn(text: string): string[] {
+/** A line of a tax summary (en): a tax, then net, tax and gross (a dash for a net the document cannot know). */
+const TAX_SUMMARY_LINE = /(€[\d,.]+|—)\s+€[\d,.]+\s+(€[\d,.]+|—)\s*$/;
+
+/** The rows' descriptions in the order the document shows them (the tax summaries' lines are not rows). */
+function descriptionsIn(document: string): string[] {
+  const text = document
+    .split('\n')
+    .filter((line) => !TAX_SUMMARY_LINE.test(line))
+    .join('\n');
   return DESCRIPTIONS.map((description) => ({ description, at: text.indexOf(description) }))
     .filter((found) => found.at >= 0)
     .sort((a, b) => a.at - b.at)
@@ -279,13 +290,16 @@ describe('the file answered inline', () => {
     expect([before, localToday()].map((day) => `attachment; filename="folio-RESERVATION-${SOURCE}-${day}.pdf"`)).toContain(disposition);
 
     expect(descriptionsIn(pdf.text)).toEqual(DEFAULT_ORDER);
-    // Header, folios, source; the filters line says none.
+    // Header — the hotel as imported, its folios' numbers — folios, source; no filters line.
     expect(pdf.text).toContain(PROPERTY_1.name);
     expect(pdf.text).toContain(PROPERTY_1.address);
+    expect(pdf.text).toMatch(/^Tax ID: ESB28000001(\s{2}|$)/m);
+    expect(pdf.text).toMatch(/^Tel\. \+34 910 000 000 · recepcion@solmadrid\.example · solmadrid\.example(\s{2}|$)/m);
+    expect(pdf.text).toMatch(/\s{2}Folio no\. 801, 802$/m);
     expect(pdf.text).toContain(`Reservation RES-${SOURCE}`);
     expect(pdf.text).toContain('Folio: Guest folio');
     expect(pdf.text).toContain('Folio: Company folio');
-    expect(pdf.text).toContain('Filters: none');
+    expect(pdf.text).not.toContain('Filters');
     // Date and time in Madrid time: 23:30Z on the 21st is 00:30 on the 22nd.
     expect(lineWith(pdf, 'Late bar snack')).toMatch(/22\/11\/2026,? 00:30/);
     expect(lineWith(pdf, 'Minibar water')).toMatch(/21\/11\/2026,? 23:59/);
@@ -296,9 +310,16 @@ describe('the file answered inline', () => {
     expect(lineWith(pdf, 'Spa treatment')).toMatch(/PENDING\s*$/);
     expect(lineWith(pdf, 'Parking garage')).not.toMatch(/VOID|PENDING/);
     // Totals per folio and for all folios.
-    expect(pdf.text).toMatch(/Totals of folio Guest folio[\s\S]*?Charges\s+€315\.40[\s\S]*?Payments\s+€100\.00[\s\S]*?Balance\s+€215\.40/);
-    expect(pdf.text).toMatch(/Totals of folio Company folio[\s\S]*?Charges\s+€12,345\.67[\s\S]*?Payments\s+€2,345\.67[\s\S]*?Balance\s+€10,000\.00/);
-    expect(pdf.text).toMatch(/Totals of all folios[\s\S]*?Charges\s+€12,661\.07[\s\S]*?Payments\s+€2,445\.67[\s\S]*?Balance\s+€10,215\.40/);
+    // Payments as they move the balance (negative), the balance as what is due.
+    expect(pdf.text).toMatch(/Totals of folio Guest folio[\s\S]*?Charges\s+€315\.40[\s\S]*?Payments\s+-€100\.00[\s\S]*?Balance due\s+€215\.40/);
+    expect(pdf.text).toMatch(/Totals of folio Company folio[\s\S]*?Charges\s+€12,345\.67[\s\S]*?Payments\s+-€2,345\.67[\s\S]*?Balance due\s+€10,000\.00/);
+    expect(pdf.text).toMatch(/Totals of all folios[\s\S]*?Charges\s+€12,661\.07[\s\S]*?Payments\s+-€2,445\.67[\s\S]*?Balance due\s+€10,215\.40/);
+    // The guest folio's TAX rows summed per tax, net being the rows they were posted against (8103,
+    // 8104); the city tax is a FEE. The company folio has no tax, so the summary of all folios is the guest's.
+    const guestTaxes = pdf.text.slice(pdf.text.indexOf('Totals of folio Guest folio'), pdf.text.indexOf('Folio: Company folio'));
+    expect(guestTaxes).toMatch(/Tax summary\s+Rate\s+Net\s+Tax\s+Gross\s+Night one VAT\s+€100\.00\s+€10\.00\s+€110\.00\s+Night two VAT\s+€90\.00\s+€9\.00\s+€99\.00/);
+    expect(pdf.text.slice(pdf.text.indexOf('Folio: Company folio'), pdf.text.indexOf('Totals of all folios'))).not.toContain('Tax summary');
+    expect(pdf.text.slice(pdf.text.indexOf('Totals of all folios'))).toMatch(/Tax summary — Totals of all folios\s+Rate\s+Net\s+Tax\s+Gross\s+Night one VAT\s+€100\.00\s+€10\.00\s+€110\.00/);
     expect(pdf.text).toMatch(/Page 1 of \d+/);
   });
 
@@ -470,6 +491,10 @@ describe('filters, as the PDF shows them', () => {
 
     const room = await exportPdf({ ...RESERVATION, subSourceIds: ['7002'] });
     expect(descriptionsIn(room.text)).toEqual(described('8108', '8112', '8113'));
+    // The VAT rows alone: what they were charged on is not in the document, so net and gross are dashes.
+    const taxes = await exportPdf({ ...RESERVATION, descriptionFilters: ['tax_4'] });
+    expect(descriptionsIn(taxes.text)).toEqual(described('8101', '8105'));
+    expect(taxes.text).toMatch(/Night one VAT\s+—\s+€10\.00\s+—\n/);
   });
 
   it('exports only the folios asked for; totals of all folios only when there are several', async () => {
@@ -477,13 +502,14 @@ describe('filters, as the PDF shows them', () => {
     expect(descriptionsIn(one.text)).toEqual(described('8201', '8202'));
     expect(one.text).not.toContain('Guest folio');
     expect(one.text).not.toContain('Totals of all folios');
-    expect(one.text).toMatch(/Totals of folio Company folio[\s\S]*?Balance\s+€10,000\.00/);
+    expect(one.text).toMatch(/Totals of folio Company folio[\s\S]*?Balance due\s+€10,000\.00/);
+    expect(one.text).toMatch(/\s{2}Folio no\. 802$/m);
 
     const two = await exportPdf({ ...RESERVATION, folioIds: [COMPANY_FOLIO, Number(GUEST_FOLIO)], posted: true });
     expect(descriptionsIn(two.text)).toEqual(DEFAULT_ORDER.filter((description) => description !== 'Spa treatment'));
     // Every folio filtered alike: the pending Spa row (45.00) is left out of the guest folio's totals.
     expect(two.text).toMatch(/Totals of folio Guest folio[\s\S]*?Charges\s+€270\.40/);
-    expect(two.text).toMatch(/Totals of all folios[\s\S]*?Charges\s+€12,616\.07[\s\S]*?Payments\s+€2,445\.67[\s\S]*?Balance\s+€10,170\.40/);
+    expect(two.text).toMatch(/Totals of all folios[\s\S]*?Charges\s+€12,616\.07[\s\S]*?Payments\s+-€2,445\.67[\s\S]*?Balance due\s+€10,170\.40/);
   });
 
   it('shows debits and credits in two sections with their subtotals (creditDebitView)', async () => {
@@ -524,8 +550,10 @@ describe('filters, as the PDF shows them', () => {
     expect(descriptionsIn(pdf.text)).toEqual(DEFAULT_ORDER.slice(6));
     expect(pdf.text.indexOf('Room revenue, room 101')).toBeLessThan(pdf.text.indexOf('Minibar water'));
     // Totals are those of the rows.
-    expect(pdf.text).toMatch(/Totals of folio Guest folio[\s\S]*?Charges\s+€315\.40[\s\S]*?Balance\s+€215\.40/);
+    expect(pdf.text).toMatch(/Totals of folio Guest folio[\s\S]*?Charges\s+€315\.40[\s\S]*?Balance due\s+€215\.40/);
     expect(pdf.text).toContain('room revenue compacted');
+    // The tax summary reads the ledger's rows, not the compacted lines.
+    expect(pdf.text).toMatch(/Night one VAT\s+€100\.00\s+€10\.00\s+€110\.00/);
   });
 
   it('exports a house account for its dates, known by its name', async () => {
@@ -567,7 +595,10 @@ describe('language (Accept-Language)', () => {
     expect(compacted).toHaveLength(2);
     expect(compacted[0]).toContain('112,50 €');
     // es-ES groups thousands from five digits on (CLDR minimumGroupingDigits 2): "2445,67 €", "12.661,07 €".
-    expect(pdf.text).toMatch(/Totales de todos los folios[\s\S]*?Cargos\s+12\.661,07 €[\s\S]*?Pagos\s+2\.?445,67 €[\s\S]*?Saldo\s+10\.215,40 €/);
+    expect(pdf.text).toMatch(/Totales de todos los folios[\s\S]*?Cargos\s+12\.661,07 €[\s\S]*?Pagos\s+-2\.?445,67 €[\s\S]*?Saldo pendiente\s+10\.215,40 €/);
+    expect(pdf.text).toContain('NIF: ESB28000001');
+    expect(pdf.text).toContain('Folio n.º 801, 802');
+    expect(pdf.text).toMatch(/Resumen de impuestos\s+Tipo\s+Base imponible\s+Cuota\s+Total\s+Night one VAT\s+100,00 €\s+10,00 €\s+110,00 €/);
     expect(lineWith(pdf, 'Meeting room')).toContain('12.345,67 €');
     expect(lineWith(pdf, 'Room service order')).toMatch(/ANULADO\s*$/);
     expect(pdf.text).toMatch(/Página 1 de \d+/);
@@ -576,14 +607,14 @@ describe('language (Accept-Language)', () => {
   it('picks the highest q-value ("fr;q=0.5, de;q=0.9" → German)', async () => {
     const pdf = await exportPdf({ ...RESERVATION, folioIds: [COMPANY_FOLIO] }, { language: 'fr;q=0.5, de;q=0.9' });
     expect(pdf.text).toMatch(/Beschreibung\s+.*Betrag/);
-    expect(pdf.text).toMatch(/Summen des Folios Company folio[\s\S]*?Saldo\s+10\.000,00 €/);
+    expect(pdf.text).toMatch(/Summen des Folios Company folio[\s\S]*?Offener Betrag\s+10\.000,00 €/);
     expect(pdf.text).not.toContain('Montant');
   });
 
   it('falls back to English for an unsupported language, and q=0 refuses one', async () => {
     const japanese = await exportPdf({ ...RESERVATION, folioIds: [COMPANY_FOLIO] }, { language: 'ja' });
     expect(japanese.text).toMatch(/Description\s+.*Amount/);
-    expect(japanese.text).toMatch(/Totals of folio Company folio[\s\S]*?Balance\s+€10,000\.00/);
+    expect(japanese.text).toMatch(/Totals of folio Company folio[\s\S]*?Balance due\s+€10,000\.00/);
 
     const refused = await exportPdf({ ...RESERVATION, folioIds: [COMPANY_FOLIO] }, { language: 'es;q=0' });
     expect(refused.text).toMatch(/Description\s+.*Amount/);

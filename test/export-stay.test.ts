@@ -154,7 +154,7 @@ describe('the stay and the payments in an exported folio', () => {
     const guest = lines.indexOf('Gast: Maria Gómez');
     expect(lines.slice(guest, guest + 4)).toEqual([
       'Gast: Maria Gómez',
-      'Anreise: 20.11.26 · Abreise: 23.11.26 · 3 Nächte',
+      'Anreise: 20.11.2026 · Abreise: 23.11.2026 · 3 Nächte',
       'Zimmer: 101 · Double Deluxe, 102 · Single',
       'Gäste: 2 Erwachsene, 1 Kind · Status: Abgereist',
     ]);

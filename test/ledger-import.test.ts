@@ -12,7 +12,7 @@ let token: string;
 
 beforeAll(async () => {
   world = await createWorld({ worker: false });
-  token = world.token({ properties: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13] });
+  token = world.token({ properties: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14] });
 });
 afterAll(async () => world?.close());
 
@@ -68,6 +68,18 @@ describe('accepted imports', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toEqual({ property: 1, recipients: 2, reservations: 0, users: 0, folios: 2, transactions: 3 });
     expect(await rowCounts(1)).toEqual({ properties: 1, recipients: 2, folios: 2, transactions: 3 });
+  });
+
+  it("stores the hotel's tax id and contact details, trimmed, for the folio header", async () => {
+    const contact = { taxId: ' PT509123456 ', phone: '+351 21 000 0000', email: 'reservas@miramar.example', website: 'https://miramar.example/' };
+    const res = await send(14, { property: property(14, contact) });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const stored = await world.pool.query('SELECT tax_id, phone, email, website FROM properties WHERE id = 14');
+    expect(stored.rows).toEqual([{ tax_id: 'PT509123456', phone: '+351 21 000 0000', email: 'reservas@miramar.example', website: 'https://miramar.example/' }]);
+    // Imported again without them (or with nulls, or empty): they are gone, as the property says.
+    expect((await send(14, { property: property(14, { taxId: null, phone: '', email: null }) })).status).toBe(200);
+    const cleared = await world.pool.query('SELECT tax_id, phone, email, website FROM properties WHERE id = 14');
+    expect(cleared.rows).toEqual([{ tax_id: null, phone: null, email: null, website: null }]);
   });
 
   it('answers zero counts for an empty body', async () => {
@@ -205,6 +217,14 @@ describe('every field rule answers 400 with its path, and nothing is written', (
     ['property.language unknown', { property: property(3, { language: 'xx' }) }, 'property.language'],
     ['property.name missing', { property: property(3, { name: undefined }) }, 'property.name'],
     ['unknown property field', { property: property(3, { stars: 5 }) }, 'property.stars'],
+    ['property.taxId with a line break', { property: property(3, { taxId: 'PT509\n123456' }) }, 'property.taxId'],
+    ['property.taxId of 65 characters', { property: property(3, { taxId: 'X'.repeat(65) }) }, 'property.taxId'],
+    ['property.phone with letters', { property: property(3, { phone: 'call reception' }) }, 'property.phone'],
+    ['property.phone of two digits', { property: property(3, { phone: '+1 2' }) }, 'property.phone'],
+    ['property.phone not a string', { property: property(3, { phone: 351210000000 }) }, 'property.phone'],
+    ['property.email not an e-mail', { property: property(3, { email: 'reservas at hotel' }) }, 'property.email'],
+    ['property.website without a scheme', { property: property(3, { website: 'hotel.example' }) }, 'property.website'],
+    ['property.website not http(s)', { property: property(3, { website: 'ftp://hotel.example' }) }, 'property.website'],
     ['recipients.0.type unknown', { recipients: [recipient({ type: 'VIP' })] }, 'recipients.0.type'],
     ['recipients.0.email not an e-mail', { recipients: [recipient({ email: 'not-an-email' })] }, 'recipients.0.email'],
     ['recipients.0.name empty', { recipients: [recipient({ name: '' })] }, 'recipients.0.name'],

@@ -4,7 +4,9 @@ import {
   compactRevenue,
   documentTotals,
   splitDebitCredit,
+  sumTaxes,
   sumTotals,
+  taxSummary,
   toDocumentRow,
   type TLedgerRow,
 } from '@folio-vault/worker/exports/folio-math';
@@ -311,6 +313,50 @@ describe('documentTotals and sumTotals', () => {
         { charges: '100', payments: '100', balance: '0' },
       ]),
     ).toEqual({ charges: '100.3', payments: '100', balance: '0.3' });
+  });
+});
+
+describe('taxSummary and sumTaxes', () => {
+  it('gives per tax the net it was posted against, the tax and the gross; a voided tax and its void cancel', () => {
+    const night1 = row({ id: 'n1', group: 'ROOM_REVENUE_RATE', amount: '96.00' });
+    const night2 = row({ id: 'n2', group: 'ROOM_REVENUE_RATE', amount: '98.00' });
+    const wine = row({ id: 'w1', group: 'ITEM_SERVICE', amount: '30.00' });
+    const rows = [
+      night1,
+      row({ id: 'v1', group: 'TAX', description: 'VAT 10%', amount: '9.60', parentId: 'n1', rootId: 'n1' }),
+      row({ id: 'c1', group: 'FEE', description: 'City tax', amount: '2.00', parentId: 'n1', rootId: 'n1' }),
+      night2,
+      row({ id: 'v2', group: 'TAX', description: 'VAT 10%', amount: '9.80', parentId: 'n2', rootId: 'n2' }),
+      wine,
+      row({ id: 'v3', group: 'TAX', description: 'VAT 23%', amount: '6.90', parentId: 'w1', rootId: 'w1' }),
+      // The wine's VAT voided: the void's base is the opposite of the voided tax's.
+      row({ id: 'v4', group: 'TAX', description: 'VAT 23%', amount: '-6.90', parentId: 'v3', rootId: 'w1', isVoid: true }),
+      row({ id: 'p1', group: 'PAYMENT', amount: '-100.00' }),
+    ];
+    expect(taxSummary(rows)).toEqual([
+      { label: 'VAT 10%', net: '194', tax: '19.4', gross: '213.4' },
+      { label: 'VAT 23%', net: '0', tax: '0', gross: '0' },
+    ]);
+  });
+
+  it('leaves net and gross out for a tax whose taxed row the document does not hold, and has no summary without TAX rows', () => {
+    const rows = [row({ id: 'v1', group: 'TAX', description: 'VAT 10%', amount: '9.60', parentId: 'elsewhere' }), row({ id: 'v2', group: 'TAX', description: 'VAT 10%', amount: '1.20' })];
+    expect(taxSummary(rows)).toEqual([{ label: 'VAT 10%', tax: '10.8' }]);
+    expect(taxSummary([row({ group: 'FEE', amount: '2.00' }), row({ group: 'ROOM_REVENUE_RATE', amount: '96.00' })])).toBeUndefined();
+  });
+
+  it('sums the folios’ lines of one tax for the all-folios summary', () => {
+    expect(
+      sumTaxes([
+        [{ label: 'VAT 10%', net: '100', tax: '10', gross: '110' }, { label: 'VAT 23%', net: '10', tax: '2.3', gross: '12.3' }],
+        undefined,
+        [{ label: 'VAT 10%', net: '0.1', tax: '0.01', gross: '0.11' }, { label: 'VAT 23%', tax: '1' }],
+      ]),
+    ).toEqual([
+      { label: 'VAT 10%', net: '100.1', tax: '10.01', gross: '110.11' },
+      { label: 'VAT 23%', tax: '3.3' },
+    ]);
+    expect(sumTaxes([undefined, undefined])).toBeUndefined();
   });
 });
 

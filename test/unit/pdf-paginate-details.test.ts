@@ -40,7 +40,7 @@ describe('the stay block takes a fixed part of the first page', () => {
     const rows = documentRows(200);
     const pagination = paginate(folioDocument({ stay: STAY, folios: [documentFolio('1', rows)] }));
     checkInvariants(rows, pagination);
-    expect(pagination.pages[0]!.blocks.slice(0, 3).map((block) => block.kind)).toEqual(['header', 'stay', 'filters']);
+    expect(pagination.pages[0]!.blocks.slice(0, 3).map((block) => block.kind)).toEqual(['header', 'stay', 'folioHeading']);
     expect(rowsOnPage(pagination, 0)).toBe(FIRST_PAGE_ROWS_WITH_STAY);
     expect(rowsOnPage(pagination, 1)).toBe(ROWS_PER_PAGE);
     expect(pagination.pages.slice(1).every((page) => page.blocks.every((block) => block.kind !== 'stay'))).toBe(true);
@@ -50,7 +50,7 @@ describe('the stay block takes a fixed part of the first page', () => {
     const rows = documentRows(100);
     const pagination = paginate(folioDocument({ stay: STAY, recipient: RECIPIENT, folios: [documentFolio('1', rows)] }));
     checkInvariants(rows, pagination);
-    expect(pagination.pages[0]!.blocks.slice(0, 4).map((block) => block.kind)).toEqual(['header', 'stay', 'recipient', 'filters']);
+    expect(pagination.pages[0]!.blocks.slice(0, 4).map((block) => block.kind)).toEqual(['header', 'stay', 'recipient', 'folioHeading']);
     expect(rowsOnPage(pagination, 0)).toBe(FIRST_PAGE_ROWS_WITH_RECIPIENT - STAY_SLOTS);
     expect(rowsOnPage(pagination, 0)).toBe(FIRST_PAGE_ROWS_WITH_STAY - RECIPIENT_SLOTS);
   });

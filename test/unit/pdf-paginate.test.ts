@@ -10,19 +10,24 @@ import {
   FONT_SIZE,
   MARGIN_BOTTOM,
   MARGIN_TOP,
+  NOTE_LINE_PITCH,
   PAGE_HEIGHT,
   SLOT_HEIGHT,
   charEm,
   columnTextWidth,
   fitText,
   fitTextShrinking,
+  wrapText,
 } from '@folio-vault/worker/exports/pdf/layout';
 import {
   FIRST_PAGE_ROWS,
   FIRST_PAGE_ROWS_WITH_RECIPIENT,
+  FILTERS_SLOTS,
+  MAX_NOTE_LINES,
   PAGE_SLOTS,
   ROWS_PER_PAGE,
   TOTALS_SLOTS,
+  noteSlots,
   pageSlots,
   paginate,
   type TBlock,
@@ -63,12 +68,14 @@ describe('page geometry', () => {
 });
 
 describe('paginate', () => {
+  const emWidth = (text: string) => Array.from(text).reduce((sum, ch) => sum + charEm(ch.codePointAt(0)!), 0) * FONT_SIZE.row;
+
   it('puts an empty folio on one page with a "no transactions" line and its totals', () => {
     const document = folioDocument({ rows: 0 });
     const pagination = paginate(document);
     checkInvariants(document, pagination);
     expect(pagination.pages).toHaveLength(1);
-    expect(kinds(pagination.pages[0]!.blocks)).toEqual(['header', 'filters', 'folioHeading', 'columnHeader', 'noRows', 'folioTotals']);
+    expect(kinds(pagination.pages[0]!.blocks)).toEqual(['header', 'folioHeading', 'columnHeader', 'noRows', 'folioTotals']);
   });
 
   it('puts one row on one page', () => {
@@ -76,7 +83,7 @@ describe('paginate', () => {
     const pagination = paginate(document);
     checkInvariants(document, pagination);
     expect(pagination.pages).toHaveLength(1);
-    expect(kinds(pagination.pages[0]!.blocks)).toEqual(['header', 'filters', 'folioHeading', 'columnHeader', 'rows', 'folioTotals']);
+    expect(kinds(pagination.pages[0]!.blocks)).toEqual(['header', 'folioHeading', 'columnHeader', 'rows', 'folioTotals']);
   });
 
   it('fills the first page exactly and moves the totals that no longer fit to the next', () => {
@@ -105,7 +112,7 @@ describe('paginate', () => {
     const document = folioDocument({ rows: 200, recipient: RECIPIENT });
     const pagination = paginate(document);
     checkInvariants(document, pagination);
-    expect(kinds(pagination.pages[0]!.blocks).slice(0, 3)).toEqual(['header', 'recipient', 'filters']);
+    expect(kinds(pagination.pages[0]!.blocks).slice(0, 3)).toEqual(['header', 'recipient', 'folioHeading']);
     expect(rowsOnPage(pagination, 0)).toBe(FIRST_PAGE_ROWS_WITH_RECIPIENT);
     expect(rowsOnPage(pagination, 1)).toBe(ROWS_PER_PAGE);
   });
@@ -206,24 +213,74 @@ describe('paginate', () => {
     }
   });
 
-  it('fits long descriptions, notes and codes to one line with an ellipsis', () => {
+  it('fits long descriptions and codes to one line with an ellipsis, and wraps a note within its column', () => {
     const long = 'Restaurant dinner for four persons with wine pairing, dessert selection and coffee';
     const document = folioDocument({
       folios: [
         documentFolio('1', [
           documentRow(0, { description: long, notes: 'one\ntwo\t three', code: 'A-VERY-LONG-INTERNAL-CODE' }),
-          documentRow(1, { description: 'Minibar' }),
-          documentRow(2, { compacted: true, room: '204', description: 'ROOM_REVENUE_BASE' }),
+          documentRow(1, { description: 'Minibar', notes: 'Posted to the wrong room' }),
+          documentRow(2, { compacted: true, room: '204', description: 'ROOM_REVENUE_BASE', notes: long }),
         ]),
       ],
     });
     const [first, second, compacted] = paginate(document).pages[0]!.blocks.flatMap((b) => (b.kind === 'rows' ? b.rows : []));
     expect(first!.description.endsWith('…')).toBe(true);
     expect(long.startsWith(first!.description.slice(0, -1).trimEnd())).toBe(true);
-    expect(first!.notes).toBe('one two three');
+    // The note's own line breaks are kept; other white space is one space.
+    expect(first!.notes).toEqual(['one', 'two three']);
+    expect(first!.slots).toBe(2);
     expect(first!.code.endsWith('…')).toBe(true);
     expect(second!.description).toBe('Minibar');
+    expect(second!.notes).toEqual(['Posted to the wrong room']);
+    expect(second!.slots).toBe(1);
     expect(compacted!.description).toBe(translator('en')('compacted.room', { room: '204' }));
+    // A long note: every word kept, in order, each line within the column; lines 9 pt apart.
+    expect(compacted!.notes).toEqual(['Restaurant dinner for four', 'persons with wine pairing,', 'dessert selection and', 'coffee']);
+    expect(compacted!.notes.join(' ')).toBe(long);
+    for (const line of compacted!.notes) expect(emWidth(line)).toBeLessThanOrEqual(columnTextWidth('notes'));
+    expect(compacted!.slots).toBe(noteSlots(4));
+    expect(noteSlots(4)).toBe(Math.ceil((SLOT_HEIGHT + 3 * NOTE_LINE_PITCH) / SLOT_HEIGHT));
+  });
+
+  it('wraps a note past a page only to MAX_NOTE_LINES lines, the last cut, and still fits every page', () => {
+    const huge = Array.from({ length: 400 }, (_, i) => `word${i}`).join(' ');
+    const rows = [...documentRows(50), documentRow(50, { notes: huge }), ...documentRows(5, 51)];
+    const document = folioDocument({ folios: [documentFolio('1', rows)] });
+    const pagination = paginate(document);
+    checkInvariants(document, pagination);
+    const row = pagination.pages.flatMap((page) => page.blocks.flatMap((b) => (b.kind === 'rows' ? b.rows : []))).find((r) => r.row.id === rows[50]!.id)!;
+    expect(row.notes).toHaveLength(MAX_NOTE_LINES);
+    expect(row.notes.at(-1)!.endsWith('…')).toBe(true);
+    expect(row.slots).toBeLessThanOrEqual(ROWS_PER_PAGE - 1);
+    // One character longer than a line: broken between characters, not cut.
+    expect(wrapText('x'.repeat(40), columnTextWidth('notes'), FONT_SIZE.row, 5).join('')).toBe('x'.repeat(40));
+  });
+
+  it('has a filters line only when a filter narrows the export', () => {
+    expect(kinds(paginate(folioDocument({ rows: 1 })).pages[0]!.blocks)).not.toContain('filters');
+    const filtered = folioDocument({ rows: 1, filters: { ...folioDocument().filters, posted: true } });
+    expect(kinds(paginate(filtered).pages[0]!.blocks).slice(0, 2)).toEqual(['header', 'filters']);
+    expect(rowsOnPage(paginate(folioDocument({ rows: 200, filters: filtered.filters })), 0)).toBe(FIRST_PAGE_ROWS - FILTERS_SLOTS);
+  });
+
+  it('puts the tax summary under the folio totals and of all folios under theirs, carried over a page when long', () => {
+    const vat = [{ label: 'VAT 10%', net: '100', tax: '10', gross: '110' }];
+    const document = folioDocument({
+      folios: [documentFolio('1', documentRows(2), { taxes: vat }), documentFolio('2', documentRows(2))],
+      grandTotals: totals(),
+      grandTaxes: vat,
+    });
+    expect(kinds(paginate(document).pages[0]!.blocks)).toEqual([
+      'header', 'folioHeading', 'columnHeader', 'rows', 'folioTotals', 'taxSummary', 'folioHeading', 'columnHeader', 'rows', 'folioTotals', 'grandTotals', 'taxSummary',
+    ]);
+    const many = Array.from({ length: 70 }, (_, i) => ({ label: `Tax ${i}`, tax: '1' }));
+    const long = folioDocument({ rows: 10, folios: [documentFolio('1', documentRows(10), { taxes: many })] });
+    const pagination = paginate(long);
+    checkInvariants(long, pagination);
+    const summaries = pagination.pages.flatMap((page) => page.blocks.filter((b) => b.kind === 'taxSummary'));
+    expect(summaries.map((b) => (b.kind === 'taxSummary' ? b.continued : undefined))).toEqual([false, true]);
+    expect(summaries.flatMap((b) => (b.kind === 'taxSummary' ? b.lines.map((line) => line.label) : []))).toEqual(many.map((line) => line.label));
   });
 });
 

@@ -33,12 +33,12 @@ export interface TDemoLedger {
 }
 
 const PROPERTIES = [
-  { name: 'Hotel Miramar Lisboa', address: 'Rua da Prata 12, 1100-419 Lisboa, Portugal', currency: 'EUR', timezone: 'Europe/Lisbon', language: 'pt' },
-  { name: 'Hostal Sol de Sevilla', address: 'Calle Sierpes 48, 41004 Sevilla, España', currency: 'EUR', timezone: 'Europe/Madrid', language: 'es' },
-  { name: 'The Harbour Inn', address: '77 Pier Street, San Diego, CA 92101, USA', currency: 'USD', timezone: 'America/Los_Angeles', language: 'en' },
-  { name: 'Pousada Ipanema', address: 'Rua Visconde de Pirajá 300, Rio de Janeiro, Brasil', currency: 'BRL', timezone: 'America/Sao_Paulo', language: 'pt' },
-  { name: 'Hôtel du Lac', address: '5 Quai du Mont-Blanc, 1201 Genève, Suisse', currency: 'CHF', timezone: 'Europe/Zurich', language: 'fr' },
-  { name: 'Ryokan Hanami', address: '京都市東山区祇園町南側570', currency: 'JPY', timezone: 'Asia/Tokyo', language: 'en' },
+  { name: 'Hotel Miramar Lisboa', address: 'Rua da Prata 12, 1100-419 Lisboa, Portugal', taxId: 'PT509123456', phone: '+351 21 000 0000', email: 'reservas@miramar-lisboa.example', website: 'https://miramar-lisboa.example', currency: 'EUR', timezone: 'Europe/Lisbon', language: 'pt' },
+  { name: 'Hostal Sol de Sevilla', address: 'Calle Sierpes 48, 41004 Sevilla, España', taxId: 'ESB41234567', phone: '+34 954 000 000', email: 'reservas@solsevilla.example', website: 'https://solsevilla.example', currency: 'EUR', timezone: 'Europe/Madrid', language: 'es' },
+  { name: 'The Harbour Inn', address: '77 Pier Street, San Diego, CA 92101, USA', taxId: '12-3456789', phone: '+1 619 555 0100', email: 'frontdesk@harbourinn.example', website: 'https://harbourinn.example', currency: 'USD', timezone: 'America/Los_Angeles', language: 'en' },
+  { name: 'Pousada Ipanema', address: 'Rua Visconde de Pirajá 300, Rio de Janeiro, Brasil', taxId: '12.345.678/0001-95', phone: '+55 21 0000 0000', email: 'reservas@pousadaipanema.example', website: 'https://pousadaipanema.example', currency: 'BRL', timezone: 'America/Sao_Paulo', language: 'pt' },
+  { name: 'Hôtel du Lac', address: '5 Quai du Mont-Blanc, 1201 Genève, Suisse', taxId: 'CHE-123.456.789 TVA', phone: '+41 22 000 00 00', email: 'reception@hoteldulac.example', website: 'https://hoteldulac.example', currency: 'CHF', timezone: 'Europe/Zurich', language: 'fr' },
+  { name: 'Ryokan Hanami', address: '京都市東山区祇園町南側570', taxId: 'T1234567890123', phone: '+81 75 000 0000', email: 'stay@ryokanhanami.example', website: 'https://ryokanhanami.example', currency: 'JPY', timezone: 'Asia/Tokyo', language: 'en' },
 ] as const;
 
 const GUESTS = [
@@ -100,6 +100,10 @@ function startDemo(options: TDemoOptions): TDemo {
       id: options.propertyId,
       name: profile.name,
       address: profile.address,
+      taxId: profile.taxId,
+      phone: profile.phone,
+      email: profile.email,
+      website: profile.website,
       currency: profile.currency,
       timezone: profile.timezone,
       language: profile.language,

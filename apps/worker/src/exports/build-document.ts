@@ -16,13 +16,13 @@ import { ExportTooLargeError } from '@folio-vault/shared/exports/export-size';
 import type { TTransactionRow } from '@folio-vault/shared/ledger/transaction-view';
 import { findPropertyProfile, type TPropertyProfile } from '@folio-vault/shared/properties/property-store';
 import type { TFolioExportRequest } from '@folio-vault/shared/exports/schemas';
-import { buildFolioSections, compactRevenue, documentTotals, sumTotals, type TLedgerRow } from './folio-math.js';
+import { buildFolioSections, compactRevenue, documentTotals, sumTaxes, sumTotals, taxSummary, type TLedgerRow } from './folio-math.js';
 
 /** The property a document is headed with. */
 export async function loadProperty(pool: TDb, propertyId: string): Promise<TPropertyProfile> {
   const row = await findPropertyProfile(pool, propertyId);
   // The ledger may hold a source before its property was imported: the export still renders.
-  return row ?? { name: `Property ${propertyId}`, address: null, currency: 'EUR', timezone: 'UTC', language: null };
+  return row ?? { name: `Property ${propertyId}`, address: null, currency: 'EUR', timezone: 'UTC', language: null, tax_id: null, phone: null, email: null, website: null };
 }
 
 function toLedgerRow(row: TTransactionRow): TLedgerRow {
@@ -111,16 +111,31 @@ export async function buildFolioDocument(
     const shown = request.revenueCompact
       ? compactRevenue(rows, (room) => (room ? t('compacted.room', { room }) : t('compacted.noRoom')))
       : rows;
-    return { id, name: names.get(id) ?? `${t('folio')} ${id}`, sections: buildFolioSections(shown, request.creditDebitView), totals: documentTotals(rows) };
+    const taxes = taxSummary(rows);
+    return {
+      id,
+      name: names.get(id) ?? `${t('folio')} ${id}`,
+      sections: buildFolioSections(shown, request.creditDebitView),
+      totals: documentTotals(rows),
+      ...(taxes ? { taxes } : {}),
+    };
   });
 
+  const grandTaxes = folios.length > 1 ? sumTaxes(folios.map((folio) => folio.taxes)) : undefined;
   const identifier = folioRows.find((folio) => folio.source_identifier)?.source_identifier ?? firstIdentifier ?? undefined;
   return {
     language,
     generatedAt: now.toISOString(),
     timezone: property.timezone,
     currency: property.currency,
-    property: { name: property.name, ...(property.address ? { address: property.address } : {}) },
+    property: {
+      name: property.name,
+      ...(property.address ? { address: property.address } : {}),
+      ...(property.tax_id ? { taxId: property.tax_id } : {}),
+      ...(property.phone ? { phone: property.phone } : {}),
+      ...(property.email ? { email: property.email } : {}),
+      ...(property.website ? { website: property.website } : {}),
+    },
     source: {
       kind: request.sourceKind,
       id: request.sourceId,
@@ -144,6 +159,7 @@ export async function buildFolioDocument(
     },
     folios,
     ...(folios.length > 1 ? { grandTotals: sumTotals(folios.map((folio) => folio.totals)) } : {}),
+    ...(grandTaxes ? { grandTaxes } : {}),
   };
 }
 

@@ -1,6 +1,7 @@
 // Texts both writers show the same way: the source ("Reservation RES-42") and the applied filters
-// as one line ("from 22/11/2026 · posted only", "none" when nothing narrows the export; voided
-// transactions are shown by default, so includeVoided is a filter only when false).
+// as one line ("from 22/11/2026 · posted only", "none" when nothing narrows the export — the PDF
+// leaves the line out then; voided transactions are shown by default, so includeVoided is a filter
+// only when false).
 
 import type { TAppliedFilters, TFolioDocument } from '@folio-vault/shared/exports/folio-document';
 import type { TTranslate } from '@folio-vault/shared/i18n/catalog';
@@ -14,7 +15,8 @@ export function sourceText(source: TFolioDocument['source'], t: TTranslate): str
   return `${kind} ${names.length ? names.join(' · ') : source.id}`;
 }
 
-export function filtersValue(filters: TAppliedFilters, t: TTranslate, fmt: Pick<TFormatters, 'date'>): string {
+/** Each applied filter as a phrase, in a fixed order; none when nothing narrows the export. */
+export function appliedFilters(filters: TAppliedFilters, t: TTranslate, fmt: Pick<TFormatters, 'date'>): string[] {
   const parts: string[] = [];
   if (filters.dateFrom) parts.push(t('filters.dateFrom', { date: fmt.date(filters.dateFrom) }));
   if (filters.dateTo) parts.push(t('filters.dateTo', { date: fmt.date(filters.dateTo) }));
@@ -27,5 +29,10 @@ export function filtersValue(filters: TAppliedFilters, t: TTranslate, fmt: Pick<
   if (filters.folioIds?.length) parts.push(t('filters.folios', { list: filters.folioIds.join(', ') }));
   if (filters.creditDebitView) parts.push(t('filters.creditDebitView'));
   if (filters.revenueCompact) parts.push(t('filters.revenueCompact'));
+  return parts;
+}
+
+export function filtersValue(filters: TAppliedFilters, t: TTranslate, fmt: Pick<TFormatters, 'date'>): string {
+  const parts = appliedFilters(filters, t, fmt);
   return parts.length ? parts.join(' · ') : t('filters.none');
 }

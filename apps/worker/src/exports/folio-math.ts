@@ -8,7 +8,7 @@
 // applied only when the amount is displayed.
 
 import Big from 'big.js';
-import type { TDocumentCard, TDocumentRow, TDocumentSection, TDocumentTotals, TForeignAmount } from '@folio-vault/shared/exports/folio-document';
+import type { TDocumentCard, TDocumentRow, TDocumentSection, TDocumentTotals, TForeignAmount, TTaxLine } from '@folio-vault/shared/exports/folio-document';
 import { isCredit } from '@folio-vault/shared/ledger/money';
 import type { TCodeGroup } from '@folio-vault/shared/ledger/enums';
 
@@ -198,6 +198,57 @@ export function sumTotals(list: TDocumentTotals[]): TDocumentTotals {
     balance = balance.plus(totals.balance);
   }
   return { charges: canonical(charges), payments: canonical(payments), balance: canonical(balance) };
+}
+
+/**
+ * What a TAX row was charged on: the amount of the row it was posted against (its parentId, in the
+ * same folio's rows); for the void of a tax, the opposite of the voided tax's base, so a voided tax
+ * and its void cancel in net as in tax. Undefined when that row is not among `byId`.
+ */
+function taxBase(row: TLedgerRow, byId: Map<string, TLedgerRow>, seen = new Set<string>()): Big | undefined {
+  if (seen.has(row.id)) return undefined;
+  seen.add(row.id);
+  const parent = row.parentId === undefined ? undefined : byId.get(row.parentId);
+  if (!parent) return undefined;
+  if (row.isVoid && parent.group === 'TAX') return taxBase(parent, byId, seen)?.neg();
+  return new Big(parent.amount);
+}
+
+/**
+ * The tax summary of a folio's rows (docs/export.md): one line per tax — TAX rows of the same
+ * description ("VAT 10%"), in the order first met — with the exact sums of their bases (net), of
+ * their amounts (tax) and of both (gross). Voids count, as in the totals. Undefined without TAX rows.
+ */
+export function taxSummary(rows: TLedgerRow[]): TTaxLine[] | undefined {
+  const byId = new Map<string, TLedgerRow>();
+  for (const row of rows) if (!byId.has(row.id)) byId.set(row.id, row);
+  const lines = new Map<string, { net: Big | undefined; tax: Big }>();
+  for (const row of rows) {
+    if (row.group !== 'TAX') continue;
+    const label = row.description.trim();
+    const line = lines.get(label) ?? { net: new Big(0), tax: new Big(0) };
+    const base = taxBase(row, byId);
+    lines.set(label, { net: base === undefined || line.net === undefined ? undefined : line.net.plus(base), tax: line.tax.plus(row.amount) });
+  }
+  if (!lines.size) return undefined;
+  return [...lines].map(([label, { net, tax }]) => taxLine(label, net, tax));
+}
+
+function taxLine(label: string, net: Big | undefined, tax: Big): TTaxLine {
+  return { label, ...(net === undefined ? {} : { net: canonical(net), gross: canonical(net.plus(tax)) }), tax: canonical(tax) };
+}
+
+/** The all-folios tax summary: the folios' lines of one label summed exactly (net unknown if it is in any folio). */
+export function sumTaxes(lists: Array<TTaxLine[] | undefined>): TTaxLine[] | undefined {
+  const lines = new Map<string, { net: Big | undefined; tax: Big }>();
+  for (const list of lists) {
+    for (const line of list ?? []) {
+      const sum = lines.get(line.label) ?? { net: new Big(0), tax: new Big(0) };
+      lines.set(line.label, { net: sum.net === undefined || line.net === undefined ? undefined : sum.net.plus(line.net), tax: sum.tax.plus(line.tax) });
+    }
+  }
+  if (!lines.size) return undefined;
+  return [...lines].map(([label, { net, tax }]) => taxLine(label, net, tax));
 }
 
 export function toDocumentRow(row: TLedgerRow): TDocumentRow {

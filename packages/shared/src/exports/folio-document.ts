@@ -70,6 +70,22 @@ export interface TDocumentTotals {
   balance: string;
 }
 
+/**
+ * One tax rate of a folio's tax summary: the TAX rows of one tax (same code and description, e.g.
+ * "VAT 10%"), what they were charged on and what that makes. A tax row's base is the row it was
+ * posted against (its parentId; a void of a tax takes the opposite of the voided tax's base).
+ */
+export interface TTaxLine {
+  /** The tax's description as posted ("VAT 10%"). */
+  label: string;
+  /** Σ the bases; absent when a tax row's base is not among the document's rows (left out by a filter). */
+  net?: string;
+  /** Σ the tax rows' amounts. */
+  tax: string;
+  /** net + tax; absent with net. */
+  gross?: string;
+}
+
 export interface TDocumentSection {
   /** `all` without creditDebitView; `debits` and `credits` with it. */
   kind: 'all' | 'debits' | 'credits';
@@ -83,6 +99,8 @@ export interface TDocumentFolio {
   name: string;
   sections: TDocumentSection[];
   totals: TDocumentTotals;
+  /** The folio's tax summary, one line per tax; absent when the folio holds no TAX row. */
+  taxes?: TTaxLine[];
 }
 
 export interface TAppliedFilters {
@@ -104,7 +122,7 @@ export interface TFolioDocument {
   generatedAt: string;
   timezone: string;
   currency: string;
-  property: { name: string; address?: string };
+  property: { name: string; address?: string; taxId?: string; phone?: string; email?: string; website?: string };
   source: { kind: string; id: string; identifier?: string; name?: string };
   stay?: TDocumentStay;
   recipient?: { type: string; name: string; address?: string; taxLabel: 'taxId' | 'documentNumber'; taxNumber?: string };
@@ -112,6 +130,8 @@ export interface TFolioDocument {
   folios: TDocumentFolio[];
   /** Present when the export holds more than one folio. */
   grandTotals?: TDocumentTotals;
+  /** The tax summary of all folios together, when the export holds more than one and any TAX row. */
+  grandTaxes?: TTaxLine[];
 }
 
 export interface TRenderedFile {

@@ -38,12 +38,16 @@ export function formatters(language: TLanguage, timezone: string, currency: stri
   return kept;
 }
 
+/** Day, month and a four-digit year, in the locale's order and separators (19/11/2026, 19.11.2026). */
+const DAY = { day: '2-digit', month: '2-digit', year: 'numeric' } as const;
+
 function makeFormatters(language: TLanguage, timezone: string, currency: string): TFormatters {
   const locale = LOCALES[language];
   const money = new Intl.NumberFormat(locale, { style: 'currency', currency });
   const number = new Intl.NumberFormat(locale, { maximumFractionDigits: 6 });
-  const dateTime = new Intl.DateTimeFormat(locale, { timeZone: timezone, dateStyle: 'short', timeStyle: 'short' });
-  const date = new Intl.DateTimeFormat(locale, { timeZone: 'UTC', dateStyle: 'short' });
+  // Four-digit years in every language: the short date style of es, pt and de writes "21/11/26".
+  const dateTime = new Intl.DateTimeFormat(locale, { timeZone: timezone, ...DAY, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+  const date = new Intl.DateTimeFormat(locale, { timeZone: 'UTC', ...DAY });
   // One formatter per foreign currency met: few (ISO codes), and made once each.
   const foreign = new Map<string, Intl.NumberFormat | undefined>([[currency, money]]);
   const foreignMoney = (amount: string, code: string): string => {

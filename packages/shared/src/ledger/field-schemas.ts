@@ -70,6 +70,30 @@ export const ZStringId = z
   .openapi({ description: 'An id of the client\'s own, 1-255 characters without control characters, answered exactly as given (a JSON integer is taken as its digits)' });
 export const optionalStringId = ZStringId.nullish().transform((v) => v ?? undefined);
 
+/** An e-mail address (a property's, a recipient's); absent when null. */
+export const optionalEmail = z.email('must be an e-mail address').max(254).nullish().transform((v) => v ?? undefined);
+
+/**
+ * A telephone number as printed on a folio: digits with an optional leading "+", and the spaces,
+ * brackets, dots, slashes and hyphens people group them with ("+351 21 000 0000"); 3 to 20 digits.
+ */
+const phoneDigits = (text: string) => text.replace(/\D/g, '').length;
+export const optionalPhone = z
+  .string()
+  .trim()
+  .max(40, 'must be at most 40 characters')
+  .refine((v) => v === '' || (/^\+?[0-9 ()./-]+$/.test(v) && phoneDigits(v) >= 3 && phoneDigits(v) <= 20), 'must be a telephone number such as "+351 21 000 0000"')
+  .nullish()
+  .transform((v) => v || undefined)
+  .openapi({ example: '+351 21 000 0000' });
+
+/** A web address printed on a folio: http or https, at most 200 characters. */
+export const optionalWebsite = z
+  .url({ protocol: /^https?$/, hostname: z.regexes.domain, error: 'must be a web address such as "https://hotel.example"' })
+  .max(200, 'must be at most 200 characters')
+  .nullish()
+  .transform((v) => v ?? undefined);
+
 export const ZCurrency = z.string().refine((v) => /^[A-Z]{3}$/.test(v) && CURRENCIES.has(v), 'must be an ISO 4217 currency code such as "EUR"');
 export const ZTimeZone = z.string().refine(isTimeZone, 'must be an IANA time zone such as "Europe/Madrid"');
 export const ZIsoDate = z.iso.date({ error: 'must be a date YYYY-MM-DD' });

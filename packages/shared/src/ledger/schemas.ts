@@ -7,7 +7,7 @@ import { z } from '../schemas/zod.js';
 import { parseDescriptionFilter } from './description-filters.js';
 import { LANGUAGES } from '../i18n/languages.js';
 
-import { optionalFreeText, optionalId, optionalStringId, optionalText, text, ZCurrency, ZDecimal, ZIsoDate, ZIsoDateTime, ZTimeZone } from './field-schemas.js';
+import { optionalEmail, optionalFreeText, optionalId, optionalPhone, optionalStringId, optionalText, optionalWebsite, text, ZCurrency, ZDecimal, ZIsoDate, ZIsoDateTime, ZTimeZone } from './field-schemas.js';
 import { CODE_GROUPS, SOURCE_KINDS } from './enums.js';
 import { EXTERNAL_RELATION_KINDS, ZAccount, ZPayment, ZReservation, ZUser, ZUserId } from './stay-schemas.js';
 
@@ -20,6 +20,11 @@ export const ZProperty = z
     id: ZInt64Id,
     name: text(200),
     address: optionalFreeText(500),
+    /** The hotel's own tax id, phone, e-mail and website: printed in a folio's header when given. */
+    taxId: optionalText(64),
+    phone: optionalPhone,
+    email: optionalEmail,
+    website: optionalWebsite,
     currency: ZCurrency,
     timezone: ZTimeZone,
     language: z.enum(LANGUAGES).nullish().transform((v) => v ?? undefined),
@@ -41,7 +46,7 @@ export const ZRecipient = z
     id: ZInt64Id,
     name: text(200),
     address: optionalFreeText(500),
-    email: z.email('must be an e-mail address').max(254).nullish().transform((v) => v ?? undefined),
+    email: optionalEmail,
     taxId: optionalText(64),
     documentNumber: optionalText(64),
     ...ownerProperty,

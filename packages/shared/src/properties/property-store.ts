@@ -16,16 +16,25 @@ export interface TPropertyProfile {
   currency: string;
   timezone: string;
   language: string | null;
+  /** The hotel's own tax id and contact details, for a document's header. */
+  tax_id: string | null;
+  phone: string | null;
+  email: string | null;
+  website: string | null;
 }
 
 export async function upsertProperty(client: PoolClient, property: TProperty): Promise<void> {
   await client.query(
-    `INSERT INTO properties (id, name, address, currency, timezone, language, gateway_mode, night_audit_time)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+    `INSERT INTO properties (id, name, address, currency, timezone, language, gateway_mode, night_audit_time, tax_id, phone, email, website)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
      ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, address = EXCLUDED.address, currency = EXCLUDED.currency,
        timezone = EXCLUDED.timezone, language = EXCLUDED.language, gateway_mode = EXCLUDED.gateway_mode,
-       night_audit_time = EXCLUDED.night_audit_time, updated_at = now()`,
-    [property.id, property.name, property.address ?? null, property.currency, property.timezone, property.language ?? null, property.gatewayMode, property.nightAuditTime ?? null],
+       night_audit_time = EXCLUDED.night_audit_time, tax_id = EXCLUDED.tax_id, phone = EXCLUDED.phone,
+       email = EXCLUDED.email, website = EXCLUDED.website, updated_at = now()`,
+    [
+      property.id, property.name, property.address ?? null, property.currency, property.timezone, property.language ?? null, property.gatewayMode,
+      property.nightAuditTime ?? null, property.taxId ?? null, property.phone ?? null, property.email ?? null, property.website ?? null,
+    ],
   );
 }
 
@@ -34,7 +43,7 @@ export async function upsertProperty(client: PoolClient, property: TProperty): P
  * padding of char(3); undefined before the property is imported.
  */
 export async function findPropertyProfile(db: TDb, propertyId: string): Promise<TPropertyProfile | undefined> {
-  const result = await db.query<TPropertyProfile>(prepared('property-profile', 'SELECT name, address, currency, timezone, language FROM properties WHERE id = $1', [propertyId]));
+  const result = await db.query<TPropertyProfile>(prepared('property-profile', 'SELECT name, address, currency, timezone, language, tax_id, phone, email, website FROM properties WHERE id = $1', [propertyId]));
   const row = result.rows[0];
   return row && { ...row, currency: row.currency.trim() };
 }

@@ -8,8 +8,8 @@ import { FONT_SIZE, fitTextShrinking } from './layout.js';
 import { TEXT_WIDTH, filtersTextStyles, styles } from './styles.js';
 
 /**
- * Every applied filter on one line ("none" when nothing narrows the export): a long list is set
- * smaller before it is cut.
+ * Every applied filter on one line (paginate() leaves the line out when nothing narrows the
+ * export): a long list is set smaller before it is cut.
  */
 export function FiltersLine({ filters, t, fmt }: { filters: TAppliedFilters; t: TTranslate; fmt: TFormatters }) {
   const { text, fontSize } = fitTextShrinking(filtersText(filters, t, fmt), TEXT_WIDTH.filters, FONT_SIZE.filters);

@@ -15,7 +15,7 @@ import { documentTitle, planFolioPdf, type TDocumentHead, type TPdfChunk } from 
 import { Recipient } from './recipient.js';
 import { Stay } from './stay.js';
 import { pageStyle, styles } from './styles.js';
-import { Totals } from './totals.js';
+import { TaxSummary, Totals } from './totals.js';
 import { ColumnHeader, TransactionRows } from './table-canvas.js';
 import { tableFonts, type TTableFonts } from './table-fonts.js';
 
@@ -30,7 +30,7 @@ function Block({ block, context }: { block: TBlock; context: TContext }) {
   const { document, t, fmt, fonts } = context;
   switch (block.kind) {
     case 'header':
-      return <Header document={document} t={t} />;
+      return <Header document={document} folioNumbers={block.folioNumbers} t={t} />;
     case 'stay':
       return document.stay ? <Stay stay={document.stay} language={document.language} t={t} fmt={fmt} /> : null;
     case 'recipient':
@@ -53,6 +53,8 @@ function Block({ block, context }: { block: TBlock; context: TContext }) {
       return <Totals title={t('totals.folio', { name: block.folioName })} totals={block.totals} t={t} fmt={fmt} />;
     case 'grandTotals':
       return <Totals title={t('totals.all')} totals={block.totals} t={t} fmt={fmt} />;
+    case 'taxSummary':
+      return <TaxSummary lines={block.lines} all={block.all} continued={block.continued} t={t} fmt={fmt} />;
   }
 }
 

@@ -34,7 +34,7 @@ export function registerFonts(): void {
       { src: embedPdfFont('@embedpdf/fonts-arabic', 'NotoNaskhArabic-Bold.ttf'), fontWeight: 700 },
     ],
   });
-  // Cells are fitted to one line beforehand; no word is ever split with a hyphen.
+  // Cells are fitted (and notes wrapped) beforehand; no word is ever split with a hyphen.
   Font.registerHyphenationCallback((word) => [word]);
   registered = true;
 }

@@ -41,6 +41,9 @@ export const COLOURS = {
   pending: '#8a5a00',
 } as const;
 
+/** Points between the lines of a wrapped note (its first line sits where a one-line cell's does). */
+export const NOTE_LINE_PITCH = 9;
+
 /** Space kept free on the right of a left-aligned cell (left of a right-aligned one). */
 export const CELL_PADDING = 4;
 
@@ -48,14 +51,16 @@ export const CELL_PADDING = 4;
  * Column widths in points (they add up to CONTENT_WIDTH, rounded down). Sized from measured Noto
  * Sans advances: the longest short date-time of the five languages ("22/11/2026, 00:30", 8.4 em),
  * "-US$1,234,567.89" (8.4 em), the longest mark ("EN ATTENTE", 6 em bold) and the longest
- * single-word column label ("Leistungsdatum", 8.1 em bold at the header size).
+ * single-word column label ("Leistungsdatum", 8.1 em bold at the header size). Description and
+ * notes share the rest; the notes get enough that a short remark ("Posted to the wrong room")
+ * holds on one line (a longer one wraps).
  */
 export const COLUMNS = {
   datetime: 64,
   serviceDate: 54,
   code: 46,
-  description: 140,
-  notes: 95,
+  description: 130,
+  notes: 105,
   quantity: 30,
   amount: 66,
   status: 44,
@@ -96,7 +101,7 @@ const BOLD_FACTOR = 1.06;
 const ELLIPSIS = '…';
 const ELLIPSIS_EM = 0.9;
 
-/** Whitespace runs (line breaks and tabs in notes included) become one space: a cell is one line. */
+/** Whitespace runs (line breaks and tabs included) become one space: a one-line cell. */
 export function oneLine(text: string | undefined): string {
   return (text ?? '').replace(/\s+/g, ' ').trim();
 }
@@ -122,6 +127,52 @@ export function fitText(text: string | undefined, width: number, fontSize: numbe
     end += 1;
   }
   return `${chars.slice(0, end).join('').trimEnd()}${ELLIPSIS}`;
+}
+
+const widthEm = (chars: readonly string[]) => chars.reduce((sum, ch) => sum + charEm(ch.codePointAt(0)!), 0);
+
+/**
+ * The text as lines that each fit `width` points at `fontSize` (estimated as fitText does): its own
+ * line breaks kept, other white space runs made one space, words wrapped, a word longer than a line
+ * broken between characters. Past `maxLines` the last line holds the rest, cut with "…". Empty text:
+ * no line.
+ */
+export function wrapText(text: string | undefined, width: number, fontSize: number, maxLines: number): string[] {
+  const budget = width / fontSize;
+  const space = charEm(0x20);
+  const lines: string[] = [];
+  for (const paragraph of (text ?? '').split(/\r\n|\r|\n/)) {
+    let line: string[] = [];
+    let used = 0;
+    for (const word of paragraph.split(/\s+/).filter(Boolean)) {
+      let chars = Array.from(word);
+      let wordEm = widthEm(chars);
+      if (line.length && used + space + wordEm <= budget) {
+        line.push(' ', ...chars);
+        used += space + wordEm;
+        continue;
+      }
+      if (line.length) lines.push(line.join(''));
+      // A word wider than a line fills lines of its own characters.
+      while (wordEm > budget && chars.length > 1) {
+        let end = 0;
+        let taken = 0;
+        while (end < chars.length - 1 && taken + charEm(chars[end]!.codePointAt(0)!) <= budget) taken += charEm(chars[end++]!.codePointAt(0)!);
+        end = Math.max(end, 1);
+        lines.push(chars.slice(0, end).join(''));
+        chars = chars.slice(end);
+        wordEm = widthEm(chars);
+      }
+      line = chars;
+      used = wordEm;
+    }
+    if (line.length) lines.push(line.join(''));
+  }
+  if (lines.length <= maxLines) return lines;
+  // The last line kept takes the rest, cut to fit.
+  const kept = lines.slice(0, maxLines);
+  kept[maxLines - 1] = fitText(lines.slice(maxLines - 1).join(' '), width, fontSize);
+  return kept;
 }
 
 /**

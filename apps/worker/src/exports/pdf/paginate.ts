@@ -1,18 +1,21 @@
 // Splits a folio document into A4 pages before React-PDF sees it. Every block takes a known number
-// of slots (one slot = one plain table row; a row with a detail line takes two, rowSlots), a page
+// of slots (one slot = one plain table row; a row with a detail line or a wrapped note more, rowSlots), a page
 // holds PAGE_SLOTS, and each page is rendered with wrap={false}: React-PDF never paginates, so the
 // render is linear in the number of rows (its automatic wrapping is quadratic:
 // docs/export.md#what-the-pdf-shows). Pure and deterministic.
 
-import type { TDocumentRow, TDocumentTotals, TFolioDocument } from '@folio-vault/shared/exports/folio-document';
+import type { TDocumentRow, TDocumentTotals, TFolioDocument, TTaxLine } from '@folio-vault/shared/exports/folio-document';
 import { translator, type TTranslate } from '@folio-vault/shared/i18n/catalog';
+import { formatters } from '@folio-vault/shared/i18n/format';
+import { appliedFilters } from '../document-text.js';
 import { cardText } from '../stay-text.js';
-import { FONT_SIZE, PAGE_SLOTS, columnTextWidth, fitText } from './layout.js';
+import { FONT_SIZE, NOTE_LINE_PITCH, PAGE_SLOTS, SLOT_HEIGHT, columnTextWidth, fitText, wrapText } from './layout.js';
 
 export { PAGE_SLOTS };
 
 /** Slots each block takes. */
-export const HEADER_SLOTS = 5;
+/** The hotel's name, address, tax id and contact line; the title, source and folio number. */
+export const HEADER_SLOTS = 6;
 export const RECIPIENT_SLOTS = 5;
 /** The stay block: guest, dates and nights, rooms, guests and status (stay.tsx). */
 export const STAY_SLOTS = 5;
@@ -26,33 +29,57 @@ export const SECTION_SUBTOTAL_SLOTS = 1;
 export const NO_ROWS_SLOTS = 1;
 /** A gap, the title and charges, payments, balance. */
 export const TOTALS_SLOTS = 5;
+/** A gap, the tax summary's title and its column labels; each tax then takes a slot. */
+export const TAX_SUMMARY_HEAD_SLOTS = 3;
 
 /** Table rows on a page that continues a folio (no sections): the folio heading and column labels repeat. */
 export const ROWS_PER_PAGE = PAGE_SLOTS - FOLIO_HEADING_SLOTS - COLUMN_HEADER_SLOTS;
-/** Table rows on the first page, which also carries the header and the filters line. */
-export const FIRST_PAGE_ROWS = ROWS_PER_PAGE - HEADER_SLOTS - FILTERS_SLOTS;
+/** Table rows on the first page, which also carries the header (and the filters line when any filter applies). */
+export const FIRST_PAGE_ROWS = ROWS_PER_PAGE - HEADER_SLOTS;
 /** …and the recipient block, when there is one. */
 export const FIRST_PAGE_ROWS_WITH_RECIPIENT = FIRST_PAGE_ROWS - RECIPIENT_SLOTS;
 /** …and the stay block, for a reservation whose stay was imported. */
 export const FIRST_PAGE_ROWS_WITH_STAY = FIRST_PAGE_ROWS - STAY_SLOTS;
 
-/**
- * Slots of a row: one, or two when it has a detail line under it — the card a payment was made
- * with (under the description) and a foreign tender (under the amount). Known from the document
- * alone, so a page's content is still a sum of constants.
- */
-export function rowSlots(row: TDocumentRow): 1 | 2 {
-  return row.card || row.foreign ? 2 : 1;
+/** Slots `lines` lines of a wrapped note take: the first where a one-line cell sits, the others NOTE_LINE_PITCH apart. */
+export function noteSlots(lines: number): number {
+  return Math.max(1, Math.ceil((SLOT_HEIGHT + (lines - 1) * NOTE_LINE_PITCH) / SLOT_HEIGHT));
 }
 
-/** A row as printed: texts made to fit their column on one line. */
+/**
+ * The most lines a note wraps to: a row that takes them still fits a page that continues a folio
+ * under its repeated section heading (about 1,700 characters; a longer note's last line is cut).
+ */
+export const MAX_NOTE_LINES = (() => {
+  let lines = 1;
+  while (noteSlots(lines + 1) <= ROWS_PER_PAGE - SECTION_HEADING_SLOTS) lines += 1;
+  return lines;
+})();
+
+/** A row's note as the lines it wraps to in the notes column. */
+export function noteLines(row: TDocumentRow): string[] {
+  return row.notes ? wrapText(row.notes, columnTextWidth('notes'), FONT_SIZE.row, MAX_NOTE_LINES) : [];
+}
+
+/**
+ * Slots of a row: one; two when it has a detail line under it — the card a payment was made with
+ * (under the description) and a foreign tender (under the amount); more when its note wraps to
+ * more lines (noteSlots). Known from the document alone, so a page's content is still a sum of
+ * constants.
+ */
+export function rowSlots(row: TDocumentRow, notes: readonly string[] = noteLines(row)): number {
+  return Math.max(row.card || row.foreign ? 2 : 1, noteSlots(notes.length));
+}
+
+/** A row as printed: texts made to fit their column on one line, the note wrapped within its column. */
 export interface TPageRow {
   row: TDocumentRow;
   code: string;
   description: string;
-  notes: string;
-  /** 2 with a detail line (rowSlots). */
-  slots: 1 | 2;
+  /** The note wrapped to the column (noteLines); none without a note. */
+  notes: string[];
+  /** rowSlots. */
+  slots: number;
   /** The card, fitted to the description column; '' without one. */
   card: string;
 }
@@ -60,7 +87,8 @@ export interface TPageRow {
 export type TSectionKind = 'debits' | 'credits';
 
 export type TBlock =
-  | { kind: 'header' }
+  /** `folioNumbers`: the ids of the document's folios, named in the header. */
+  | { kind: 'header'; folioNumbers: string[] }
   | { kind: 'recipient' }
   | { kind: 'stay' }
   | { kind: 'filters' }
@@ -71,7 +99,9 @@ export type TBlock =
   | { kind: 'noRows' }
   | { kind: 'sectionSubtotal'; section: TSectionKind; subtotal: string }
   | { kind: 'folioTotals'; folioName: string; totals: TDocumentTotals }
-  | { kind: 'grandTotals'; totals: TDocumentTotals };
+  | { kind: 'grandTotals'; totals: TDocumentTotals }
+  /** Some of a tax summary's lines (all of them unless it runs onto the next page); `all`: of all folios. */
+  | { kind: 'taxSummary'; lines: TTaxLine[]; all: boolean; continued: boolean };
 
 export interface TPage {
   /** 1-based. */
@@ -110,6 +140,8 @@ export function blockSlots(block: TBlock): number {
     case 'folioTotals':
     case 'grandTotals':
       return TOTALS_SLOTS;
+    case 'taxSummary':
+      return TAX_SUMMARY_HEAD_SLOTS + block.lines.length;
   }
 }
 
@@ -134,11 +166,24 @@ export function paginate(document: TFolioDocument): TPagination {
     free -= blockSlots(block);
   };
 
+  /** A tax summary under the totals, its lines carried onto the next pages when they do not fit. */
+  const pushTaxes = (lines: TTaxLine[] | undefined, all: boolean) => {
+    let next = 0;
+    while (lines && next < lines.length) {
+      if (free < TAX_SUMMARY_HEAD_SLOTS + 1) newPage();
+      const taken = lines.slice(next, next + free - TAX_SUMMARY_HEAD_SLOTS);
+      push({ kind: 'taxSummary', lines: taken, all, continued: next > 0 });
+      next += taken.length;
+    }
+  };
+
   newPage();
-  push({ kind: 'header' });
+  push({ kind: 'header', folioNumbers: document.folios.map((folio) => folio.id) });
   if (document.stay) push({ kind: 'stay' });
   if (document.recipient) push({ kind: 'recipient' });
-  push({ kind: 'filters' });
+  // A document nothing narrows (a guest's folio, as a rule) has no filters line.
+  const fmt = formatters(document.language, document.timezone, document.currency);
+  if (appliedFilters(document.filters, t, fmt).length) push({ kind: 'filters' });
 
   for (const folio of document.folios) {
     const openFolio = (continued: boolean) => {
@@ -186,11 +231,13 @@ export function paginate(document: TFolioDocument): TPagination {
 
     if (free < TOTALS_SLOTS) newPage();
     push({ kind: 'folioTotals', folioName: folio.name, totals: folio.totals });
+    pushTaxes(folio.taxes, false);
   }
 
   if (document.grandTotals) {
     if (free < TOTALS_SLOTS) newPage();
     push({ kind: 'grandTotals', totals: document.grandTotals });
+    pushTaxes(document.grandTaxes, true);
   }
   return { pages, rows: rowCount };
 }
@@ -198,12 +245,13 @@ export function paginate(document: TFolioDocument): TPagination {
 /** Slots of a section's first row (a heading needs room for it below); 1 for an empty section's note. */
 const firstRowSlots = (rows: TDocumentRow[]) => (rows[0] ? rowSlots(rows[0]) : 1);
 
-/** As many rows from `from` on as `free` slots hold (a row with a detail line takes two). */
+/** As many rows from `from` on as `free` slots hold (a row may take several: rowSlots). */
 function rowsThatFit(rows: TDocumentRow[], from: number, free: number, t: TTranslate): TPageRow[] {
   const fitted: TPageRow[] = [];
   let used = 0;
-  for (let next = from; next < rows.length && used + rowSlots(rows[next]!) <= free; next += 1) {
+  for (let next = from; next < rows.length; next += 1) {
     const row = pageRow(rows[next]!, t);
+    if (used + row.slots > free) break;
     fitted.push(row);
     used += row.slots;
   }
@@ -214,12 +262,13 @@ function pageRow(row: TDocumentRow, t: TTranslate): TPageRow {
   // A compacted line stands for several ledger lines; its description is the catalog's, in the
   // document's language, not one of the collapsed lines' own.
   const description = row.compacted ? (row.room ? t('compacted.room', { room: row.room }) : t('compacted.noRoom')) : row.description;
+  const notes = noteLines(row);
   return {
     row,
     code: fitText(row.code, columnTextWidth('code'), FONT_SIZE.row),
     description: fitText(description, columnTextWidth('description'), FONT_SIZE.row),
-    notes: fitText(row.notes, columnTextWidth('notes'), FONT_SIZE.row),
-    slots: rowSlots(row),
+    notes,
+    slots: rowSlots(row, notes),
     card: row.card ? fitText(cardText(row.card), columnTextWidth('description'), FONT_SIZE.detail) : '',
   };
 }

@@ -1,6 +1,7 @@
 // All styles of the folio PDF, created once per process. Rows share these objects (no style object
 // is built per row). Every block has a fixed height of whole slots, so what paginate() counted is
-// what the page holds. Texts are one line (maxLines 1 with an ellipsis backstop behind fitText).
+// what the page holds. Texts are one line (maxLines 1 with an ellipsis backstop behind fitText);
+// a wrapped note is one painted line per line (table-canvas.tsx).
 
 import { StyleSheet } from '@react-pdf/renderer';
 import { FONT_FAMILY } from './font-stack.js';
@@ -15,6 +16,7 @@ import {
   SECTION_HEADING_SLOTS,
   STAY_SLOTS,
   SECTION_SUBTOTAL_SLOTS,
+  TAX_SUMMARY_HEAD_SLOTS,
   TOTALS_SLOTS,
 } from './paginate.js';
 
@@ -57,9 +59,11 @@ export const styles = StyleSheet.create({
   headerLeft: { width: 330 },
   headerRight: { width: 200, alignItems: 'flex-end' },
   propertyName: { fontSize: FONT_SIZE.propertyName, ...bold, ...oneLine },
-  propertyAddress: { fontSize: FONT_SIZE.small, color: MUTED, marginTop: 2, ...oneLine },
+  /** Address, tax id, contact: each one line. */
+  propertyLine: { fontSize: FONT_SIZE.small, color: MUTED, marginTop: 1, ...oneLine },
   title: { fontSize: FONT_SIZE.title, ...bold, ...oneLine },
   source: { fontSize: FONT_SIZE.heading, marginTop: 4, textAlign: 'right', ...oneLine },
+  folioNumber: { fontSize: FONT_SIZE.small, marginTop: 2, textAlign: 'right', ...oneLine },
 
   recipient: { height: slots(RECIPIENT_SLOTS), paddingTop: 8 },
   recipientLabel: { fontSize: FONT_SIZE.row, color: MUTED, ...bold, ...oneLine },
@@ -133,6 +137,26 @@ export const styles = StyleSheet.create({
     ...bold,
     ...oneLine,
   },
+  totalsBalanceLabel: { width: 150, paddingRight: CELL_PADDING, textAlign: 'right', ...bold, ...oneLine },
+
+  // The tax summary: rate, net, tax and gross, the gross under the amount column.
+  // Its height, slots(TAX_SUMMARY_HEAD_SLOTS + lines), is taxSummaryHeight's.
+  taxSummary: { alignItems: 'flex-end', justifyContent: 'flex-end' },
+  taxLine: { flexDirection: 'row', height: SLOT_HEIGHT, alignItems: 'center' },
+  taxHeadLabel: { width: 150, paddingRight: CELL_PADDING, fontSize: FONT_SIZE.columnHeader, color: MUTED, ...bold, ...oneLine },
+  taxHeadValue: { width: COLUMNS.amount, paddingRight: CELL_PADDING, textAlign: 'right', fontSize: FONT_SIZE.columnHeader, color: MUTED, ...bold, ...oneLine },
+  taxHeadGross: {
+    width: COLUMNS.amount + COLUMNS.status,
+    paddingRight: COLUMNS.status,
+    textAlign: 'right',
+    fontSize: FONT_SIZE.columnHeader,
+    color: MUTED,
+    ...bold,
+    ...oneLine,
+  },
+  taxLabel: { width: 150, paddingRight: CELL_PADDING, ...oneLine },
+  taxValue: { width: COLUMNS.amount, paddingRight: CELL_PADDING, textAlign: 'right', ...oneLine },
+  taxGross: { width: COLUMNS.amount + COLUMNS.status, paddingRight: COLUMNS.status, textAlign: 'right', ...oneLine },
 
   footer: {
     position: 'absolute',
@@ -152,6 +176,9 @@ export const styles = StyleSheet.create({
 });
 
 const pageStyles = new Map<string, typeof styles.page>();
+
+/** The height of a tax summary block of `lines` lines (paginate.ts blockSlots). */
+export const taxSummaryHeight = (lines: number) => slots(TAX_SUMMARY_HEAD_SLOTS + lines);
 
 /** The page style with the document's font stack (font-stack.ts fontFamilyOf); one object per distinct stack. */
 export function pageStyle(fontFamily: string[]): typeof styles.page {
@@ -178,5 +205,6 @@ export const TEXT_WIDTH = {
   filters: COLUMNS.datetime + COLUMNS.serviceDate + COLUMNS.code + COLUMNS.description + COLUMNS.notes + COLUMNS.quantity + COLUMNS.amount + COLUMNS.status,
   folioHeading: 500,
   totalsTitle: 300,
+  taxLabel: 150 - CELL_PADDING,
   footer: 260,
 } as const;

@@ -4,8 +4,8 @@
 // through its text engine (attributed strings, shaping without a cache, yoga measure callbacks), a
 // cost paid per cell that would make the rows most of a folio's render time (and the labels,
 // repeated on every page, most of the rest); the engine's text call shapes word by word with a
-// per-document cache. Rows are one line of fitted text (paginate.ts) at fixed positions, so nothing
-// is lost by not laying them out (docs/export.md, "Text on canvases").
+// per-document cache. Rows are lines of fitted text (paginate.ts; a note's lines under one another)
+// at fixed positions, so nothing is lost by not laying them out (docs/export.md, "Text on canvases").
 //
 // A cell the canvas cannot set faithfully — a character Noto Sans lacks (CJK, Arabic fallbacks) or
 // right-to-left text (bidi) — is left to a regular Text node placed over its cell, so it keeps
@@ -14,7 +14,7 @@
 import { Canvas, Text, View } from '@react-pdf/renderer';
 import type { TFormatters } from '@folio-vault/shared/i18n/format';
 import type { TTranslate } from '@folio-vault/shared/i18n/catalog';
-import { CELL_PADDING, COLOURS, COLUMNS, CONTENT_WIDTH, FONT_SIZE, SLOT_HEIGHT, type TColumn } from './layout.js';
+import { CELL_PADDING, COLOURS, COLUMNS, CONTENT_WIDTH, FONT_SIZE, NOTE_LINE_PITCH, SLOT_HEIGHT, type TColumn } from './layout.js';
 import { COLUMN_HEADER_SLOTS, type TPageRow } from './paginate.js';
 import { styles } from './styles.js';
 import { ColumnHeaderText } from './column-header-text.js';
@@ -41,31 +41,37 @@ const LEFT: Readonly<Record<TColumn, number>> = (() => {
 const RIGHT_ALIGNED = new Set<TColumn>(['quantity', 'amount']);
 
 interface TLine {
-  /** 0: the row's own line; 1: its detail line (paginate.ts rowSlots). */
-  line: 0 | 1;
+  /** Points from the row's top to the top of the slot the text is centred in. */
+  offset: number;
+  /** The row's detail line (paginate.ts rowSlots), set smaller. */
+  detail: boolean;
   cell: TCell;
 }
 
+/** Points the detail line is raised towards its row (it stays inside the row's second slot). */
+const DETAIL_LIFT = 2;
+const DETAIL_OFFSET = SLOT_HEIGHT - DETAIL_LIFT;
+
 function cellsOf(row: TPageRow, fmt: TFormatters, mark: string | undefined): TLine[] {
+  const line = (column: TColumn, text: string): TLine => ({ offset: 0, detail: false, cell: { column, text } });
   const cells: TLine[] = [
-    { line: 0, cell: { column: 'datetime', text: fmt.dateTime(row.row.transactionDatetime) } },
-    { line: 0, cell: { column: 'serviceDate', text: fmt.date(row.row.serviceDate) } },
-    { line: 0, cell: { column: 'code', text: row.code } },
-    { line: 0, cell: { column: 'description', text: row.description } },
-    { line: 0, cell: { column: 'notes', text: row.notes } },
-    { line: 0, cell: { column: 'quantity', text: fmt.number(row.row.quantity) } },
-    { line: 0, cell: { column: 'amount', text: fmt.money(row.row.amount) } },
+    line('datetime', fmt.dateTime(row.row.transactionDatetime)),
+    line('serviceDate', fmt.date(row.row.serviceDate)),
+    line('code', row.code),
+    line('description', row.description),
+    line('quantity', fmt.number(row.row.quantity)),
+    line('amount', fmt.money(row.row.amount)),
   ];
-  if (mark) cells.push({ line: 0, cell: { column: 'status', text: mark } });
+  // A note wraps within its column, its lines NOTE_LINE_PITCH apart.
+  row.notes.forEach((text, index) => cells.push({ offset: index * NOTE_LINE_PITCH, detail: false, cell: { column: 'notes', text } }));
+  if (mark) cells.push(line('status', mark));
   // The detail line: the card under the description, the tendered amount under the amount.
-  if (row.card) cells.push({ line: 1, cell: { column: 'description', text: row.card } });
-  if (row.row.foreign) cells.push({ line: 1, cell: { column: 'amount', text: `(${foreignText(row.row.foreign, fmt)})` } });
+  if (row.card) cells.push({ offset: DETAIL_OFFSET, detail: true, cell: { column: 'description', text: row.card } });
+  if (row.row.foreign) cells.push({ offset: DETAIL_OFFSET, detail: true, cell: { column: 'amount', text: `(${foreignText(row.row.foreign, fmt)})` } });
   return cells;
 }
 
 type TFace = 'regular' | 'bold' | 'detail';
-/** Points the detail line is raised towards its row (it stays inside the row's second slot). */
-const DETAIL_LIFT = 2;
 
 interface TPaintedCell {
   x: number;
@@ -178,13 +184,12 @@ export function TransactionRows({ rows, t, fmt, fonts }: { rows: TPageRow[]; t: 
     const { voided, pending } = row.row;
     const mark = voided ? voidMark : pending ? pendingMark : undefined;
     const cells: TPaintedCell[] = [];
-    for (const { line, cell } of cellsOf(row, fmt, mark)) {
-      const face: TFace = line === 1 ? 'detail' : cell.column === 'status' ? 'bold' : 'regular';
-      // The detail line sits a little closer to its row than a slot's centre would put it.
-      const top = rowTop + line * (SLOT_HEIGHT - DETAIL_LIFT);
+    for (const { offset, detail, cell } of cellsOf(row, fmt, mark)) {
+      const face: TFace = detail ? 'detail' : cell.column === 'status' ? 'bold' : 'regular';
+      const top = rowTop + offset;
       const width = canvasTextWidth(faceFont(fonts, face), cell.text, FACE_SIZE[face]);
       if (width === undefined) {
-        overlays.push({ top, cell, detail: line === 1, voided, pending });
+        overlays.push({ top, cell, detail, voided, pending });
         continue;
       }
       const x = RIGHT_ALIGNED.has(cell.column)
