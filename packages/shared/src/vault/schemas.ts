@@ -144,7 +144,8 @@ export const ZTokenizationMode = z.enum(['test', 'live']);
 export type TTokenizationMode = z.output<typeof ZTokenizationMode>;
 
 export const ZVaultHeaders = ZPropertyHeaders.extend({
-  'svc-tokenization-mode': z.literal('test', { error: 'must be "test" or absent (absent means live)' }).optional(),
+  // The documented value is `test`: the examples' card is a public test number, refused in live mode.
+  'svc-tokenization-mode': z.literal('test', { error: 'must be "test" or absent (absent means live)' }).optional().openapi({ example: 'test' }),
 });
 
 export const ZTokenizeHeaders = ZVaultHeaders.extend({
