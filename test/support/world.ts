@@ -4,7 +4,7 @@ import jwt from 'jsonwebtoken';
 import pg from 'pg';
 import { Cluster } from 'ioredis';
 import { inject } from 'vitest';
-import { startApi, type TRunningApi } from '@folio-vault/api/server';
+import { startApi, type TRunningApi, type TStartApiOptions } from '@folio-vault/api/server';
 import { loadConfig, type TAllConfig } from '@folio-vault/shared/config';
 import { createRedis, type TRedisClient } from '@folio-vault/shared/connections';
 import { createLogger, type Logger } from '@folio-vault/shared/logger';
@@ -92,7 +92,9 @@ export async function createDatabase(): Promise<{ name: string; url: string }> {
  * A world's worker starts its render processes on its first export rather than warming them first
  * (worker.ts, warmRenderProcesses): the worlds that never export cost no render process at all.
  */
-export async function createWorld(options: { env?: Record<string, string>; worker?: boolean; keys?: 'local' | 'pkcs11' } = {}): Promise<TWorld> {
+export async function createWorld(
+  options: { env?: Record<string, string>; worker?: boolean; keys?: 'local' | 'pkcs11'; api?: Pick<TStartApiOptions, 'webhookResolver'> } = {},
+): Promise<TWorld> {
   const database = await createDatabase();
   // With `pkcs11` the worker's keys are in a SoftHSM2 token (support/softhsm.ts) and the world has
   // no local vault key; the API seals to the worker's public transit keys.
@@ -126,7 +128,7 @@ export async function createWorld(options: { env?: Record<string, string>; worke
     env.VAULT_TRANSIT_PUBLIC_KEYS = formatKeyring(worker.transitPublicKeys);
     config = loadConfig(env);
   }
-  const api = await startApi(config, logger, { port: 0 });
+  const api = await startApi(config, logger, { ...options.api, port: 0 });
   // Its answers are checked against /openapi.json (support/validate-answers.ts).
   await registerApiOrigin(`http://127.0.0.1:${api.port}`);
   const pool = new pg.Pool({ connectionString: database.url, max: 3 });

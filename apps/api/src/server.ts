@@ -22,6 +22,7 @@ import { VaultClient } from './vault/vault-client.js';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { WebhookService } from './webhooks/webhook-service.js';
 import { useNativeHpke } from '@folio-vault/shared/vault/crypto/transit';
+import type { TResolver } from '@folio-vault/shared/webhooks/address-guard';
 
 export interface TRunningApi {
   server: Server;
@@ -35,6 +36,8 @@ export interface TStartApiOptions {
   metrics?: TMetrics;
   /** The process's connection log when the worker runs in it too (scripts/run-together.ts); its owner closes it. */
   connections?: ConnectionLog;
+  /** How a webhook endpoint's host name is resolved at creation; the system's resolver when absent. */
+  webhookResolver?: TResolver;
 }
 
 /** Builds the API's connections once (no per-request clients) and listens. */
@@ -90,6 +93,7 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
       transit,
       rules: { allowInsecure: config.WEBHOOK_ALLOW_INSECURE, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
       schedule: config.WEBHOOK_RETRY_SCHEDULE,
+      ...(options.webhookResolver ? { resolve: options.webhookResolver } : {}),
     }),
     openApiDocument: buildOpenApiDocument(),
     redis,

@@ -66,7 +66,9 @@ export const ZFolioExportRequest = z
       seen.add(key.field);
     });
   })
-  .openapi('GetFolioExportRequest');
+  .openapi('GetFolioExportRequest', {
+    example: { sourceKind: 'RESERVATION', sourceId: 500, format: 'PDF', creditDebitView: false, includeVoided: true },
+  });
 export type TFolioExportRequest = z.output<typeof ZFolioExportRequest>;
 
 export const ZExportHeaders = ZPropertyHeaders.extend({

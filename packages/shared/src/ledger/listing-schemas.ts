@@ -55,7 +55,9 @@ export const ZListTransactionsRequest = z
       ctx.addIssue({ code: 'custom', path: ['serviceDateTo'], message: 'must not be before serviceDateFrom' });
     }
   })
-  .openapi('ListFolioTransactionsRequest');
+  .openapi('ListFolioTransactionsRequest', {
+    example: { sourceKind: 'RESERVATION', sourceId: 500, sort: [{ field: 'transaction_datetime', direction: 'ASC' }], limit: 50, includeTotal: true },
+  });
 export type TListTransactionsRequest = z.output<typeof ZListTransactionsRequest>;
 
 

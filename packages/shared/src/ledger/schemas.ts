@@ -145,7 +145,25 @@ export const ZImportRequest = z
     folios: importList(ZFolio),
     transactions: importList(ZTransaction),
   })
-  .openapi('LedgerImportRequest');
+  .openapi('LedgerImportRequest', {
+    // A night's room charge and its card payment on one reservation's folio, the README's session's.
+    example: {
+      property: { id: 1, name: 'Hotel Miramar Lisboa', currency: 'EUR', timezone: 'Europe/Lisbon', gatewayMode: 'test' },
+      folios: [{ id: 10, sourceKind: 'RESERVATION', sourceId: 500, sourceIdentifier: 'RES-500', name: 'Main folio' }],
+      transactions: [
+        {
+          id: 1, folioId: 10, sourceKind: 'RESERVATION', sourceId: 500, transactionDatetime: '2026-11-20T23:00:00Z', serviceDate: '2026-11-20',
+          internalTransactionCode: '1000', internalCodeGroup: 'ROOM_REVENUE_RATE', description: 'Room 204 — nightly rate',
+          quantity: '1', amount: '120.10', currency: 'EUR', posted: true,
+        },
+        {
+          id: 2, folioId: 10, sourceKind: 'RESERVATION', sourceId: 500, transactionDatetime: '2026-11-21T09:30:00Z', serviceDate: '2026-11-21',
+          internalTransactionCode: '9000', internalCodeGroup: 'PAYMENT', paymentMethod: 'cards_visa', description: 'Card payment',
+          quantity: '1', amount: '-120.10', currency: 'EUR', posted: true, payment: { paymentId: '7001', transactionType: 'Purchase' },
+        },
+      ],
+    },
+  });
 export type TImportRequest = z.output<typeof ZImportRequest>;
 /**
  * The same request with each list's records left unchecked: the API checks a large import's records

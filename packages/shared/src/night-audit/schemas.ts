@@ -9,7 +9,8 @@ export const ZNightAuditRequest = z
     businessDate: ZIsoDate,
     format: z.enum(['PDF', 'XLSX']).nullish().transform((v) => v ?? 'PDF'),
   })
-  .openapi('NightAuditRequest');
+  // A business date that has passed stays valid: the example does not age.
+  .openapi('NightAuditRequest', { example: { businessDate: '2026-11-20', format: 'PDF' } });
 
 export const ZBatchParams = z.object({ batchId: z.uuid({ error: 'must be a batch id (UUID)' }) });
 

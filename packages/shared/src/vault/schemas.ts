@@ -7,6 +7,11 @@ import { codePointLength, PRINTABLE, ZPropertyHeaders } from '../schemas/common.
 import { z } from '../schemas/zod.js';
 
 const MAX_YEARS_AHEAD = 20;
+/**
+ * The documented card's expiry year, a few years from whenever the document is built, so the
+ * example ("Try it out" on /docs) never describes an expired card.
+ */
+const EXAMPLE_EXPIRY_YEAR = String(new Date().getUTCFullYear() + 4);
 
 function printableText(max: number) {
   return z
@@ -38,7 +43,7 @@ export const ZCardNumber = z
 export const ZExpiration = z
   .strictObject({
     month: z.string().regex(/^(0[1-9]|1[0-2])$/, 'must be "01" to "12"').openapi({ example: '08' }),
-    year: z.string().regex(/^\d{4}$/, 'must be four digits (YYYY)').openapi({ example: '2028' }),
+    year: z.string().regex(/^\d{4}$/, 'must be four digits (YYYY)').openapi({ example: EXAMPLE_EXPIRY_YEAR }),
   })
   .superRefine((exp, ctx) => {
     if (typeof exp.month !== 'string' || typeof exp.year !== 'string') return;
@@ -113,7 +118,25 @@ export const ZTokenizeCardRequest = z
     }
   })
   .transform((card) => ({ ...card, card_brand: card.card_brand ?? detectBrand(card.card_number)! }))
-  .openapi('TokenizeCardRequest');
+  .openapi('TokenizeCardRequest', {
+    // A public test number. No expires_at: the token then ends at the latest its card allows, and
+    // a fixed date in an example would soon be in the past.
+    example: {
+      card_number: '4111 1111 1111 1111',
+      cvv: '123',
+      cardholder_name: 'Zoë Łukasiewicz',
+      expiration: { month: '08', year: EXAMPLE_EXPIRY_YEAR },
+      billing_details: {
+        name: 'Zoë Łukasiewicz',
+        address1: 'Rua Augusta 100',
+        address2: '3.º esquerdo',
+        city: 'Lisboa',
+        postal_code: '1100-053',
+        country: 'PT',
+        phone: '+351 21 000 0000',
+      },
+    },
+  });
 
 export type TTokenizeCardRequest = z.output<typeof ZTokenizeCardRequest>;
 
@@ -121,7 +144,8 @@ export const ZTokenizationMode = z.enum(['test', 'live']);
 export type TTokenizationMode = z.output<typeof ZTokenizationMode>;
 
 export const ZVaultHeaders = ZPropertyHeaders.extend({
-  'svc-tokenization-mode': z.literal('test', { error: 'must be "test" or absent (absent means live)' }).optional(),
+  // The documented value is `test`: the examples' card is a public test number, refused in live mode.
+  'svc-tokenization-mode': z.literal('test', { error: 'must be "test" or absent (absent means live)' }).optional().openapi({ example: 'test' }),
 });
 
 export const ZTokenizeHeaders = ZVaultHeaders.extend({

@@ -20,7 +20,9 @@ export const ZCreateEndpointBody = z
       .refine((events) => new Set(events).size === events.length, { error: 'must not repeat an event' }),
     description: z.string().max(500).optional(),
   })
-  .openapi('WebhookEndpointRequest');
+  .openapi('WebhookEndpointRequest', {
+    example: { url: 'https://pms.example.com/folio-vault/webhooks', events: ['export.completed', 'export.failed'], description: 'Front desk PMS' },
+  });
 
 export const ZEndpointParams = z.object({ id: z.uuid({ error: 'must be an endpoint id (UUID)' }) });
 export const ZDeliveryParams = z.object({
