@@ -1,3 +1,7 @@
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { createJwtVerifier } from '@folio-vault/api/auth/jwt-verifier';
 import jwt from 'jsonwebtoken';
@@ -7,9 +11,9 @@ import { freePort } from '@folio-vault/dev-services/process-utils';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { startWorker } from '@folio-vault/worker/worker';
 import { cardBody } from '@folio-vault/test-kit/cards';
-import { spawnTs, waitForOutput, type TSpawned } from '@folio-vault/test-kit/processes';
+import { ROOT, spawnTs, waitForOutput, type TSpawned } from '@folio-vault/test-kit/processes';
 import { killGroup } from './support/faults.js';
-import { createWorld, type TWorld } from './support/world.js';
+import { createWorld, testKeys, type TWorld } from './support/world.js';
 
 /** The processes as an operator runs them: separate API and worker, signals, the token command. */
 let world: TWorld;
@@ -119,5 +123,132 @@ describe('npm run token', () => {
     expect(await run.exited).toBe(2);
     expect(stdout).toBe('');
     expect(run.output()).toContain('--property must be a positive integer');
+  });
+});
+
+/**
+ * `npm start` itself, as a person runs it: npm, the service, and the local Redis and PostgreSQL it
+ * starts (nothing answers on the ports it is given) with their data in a temporary folder. One data
+ * folder for the three starts, so initdb runs once: Ctrl-C (SIGINT to the whole foreground process
+ * group); a start killed with SIGKILL, whose servers are left running; and the next start, which
+ * takes them over and is stopped by a SIGTERM to the npm process alone (what `timeout`, a process
+ * manager or `kill <pid>` send).
+ */
+describe('npm start', () => {
+  /**
+   * The processes whose process group is one of `groups` (Linux /proc): pid, state and command line.
+   * A zombie has exited (only its exit status waits for its parent, PID 1 for the postmaster that
+   * pg_ctl left) and is not counted.
+   */
+  function processesIn(groups: number[]): string[] {
+    return readdirSync('/proc')
+      .filter((entry) => /^\d+$/.test(entry))
+      .flatMap((entry) => {
+        try {
+          const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+          const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+          if (!groups.includes(Number(group)) || state === 'Z') return [];
+          return [`${entry} ${state} ${readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ').trim()}`];
+        } catch {
+          return [];
+        }
+      });
+  }
+
+  /** npm start in a process group of its own, as a terminal runs a foreground command. */
+  function npmStart(dir: string, env: Record<string, string>): TSpawned {
+    const child = spawn('npm', ['start', '--', '--data-dir', dir], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', npm_config_update_notifier: 'false', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+    const spawned: TSpawned = { child, output: () => output, exited, kill: (signal) => process.kill(-child.pid!, signal) };
+    started.push(spawned);
+    return spawned;
+  }
+
+  /** The log messages of the service (its JSON lines), in order. */
+  const messages = (spawned: TSpawned) =>
+    spawned.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { level: number; msg: string });
+
+  /** The servers' pids, read from the data folder while they run (postmaster.pid, redis.pid). */
+  const serverPids = (dir: string) => ({
+    postgres: Number(readFileSync(join(dir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]),
+    redis: Number(readFileSync(join(dir, 'redis', 'redis.pid'), 'utf8').trim()),
+  });
+
+  /** Stopped cleanly: exit code 0, the API, the worker, then both servers, no warning or error, nothing left. */
+  async function expectCleanStop(spawned: TSpawned, servers: { postgres: number; redis: number }, ports: { redis: number; postgres: number }) {
+    expect(await spawned.exited, spawned.output().slice(-3000)).toBe(0);
+    // In order: the API, the worker, then the servers (in the reverse of their start), then the exit.
+    const steps = ['api listening', 'shutting down', 'api closed', 'worker closed', `stopped local PostgreSQL on port ${ports.postgres}`, `stopped local redis-server on port ${ports.redis}`, 'stopped'];
+    expect(messages(spawned).map((line) => line.msg).filter((msg) => steps.includes(msg))).toEqual(steps);
+    // Redis and PostgreSQL outlived the service's work: no connection error, no warning at all.
+    expect(messages(spawned).filter((line) => line.level >= 40)).toEqual([]);
+    expect(spawned.output()).not.toMatch(/ECONNREFUSED|Connection is closed|ERR_PARSE|Error:/);
+    // Nothing left: not in npm's process group, nor in either server's own session.
+    expect(processesIn([spawned.child.pid!, servers.postgres, servers.redis])).toEqual([]);
+  }
+
+  it('stops the API, the worker, then Redis and PostgreSQL on Ctrl-C and on SIGTERM to npm, and takes over servers a killed start left', { timeout: 240_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fv-npm-start-'));
+    // PostgreSQL runs as its own user when the tests run as root and must get into the folder.
+    chmodSync(dir, 0o755);
+    try {
+      const ports = { redis: await freePort(), postgres: await freePort(), api: await freePort() };
+      const env = {
+        ...testKeys(),
+        REDIS_URL: `redis://127.0.0.1:${ports.redis}`,
+        DATABASE_URL: `postgres://postgres@127.0.0.1:${ports.postgres}/folio_vault`,
+        PORT: String(ports.api),
+        LOG_LEVEL: 'info',
+        EXPORT_CONCURRENCY: '1',
+      };
+      const ready = /"msg":"api listening"/;
+
+      // 1. Ctrl-C: SIGINT to the process group (npm, the service and its render process; the
+      //    servers run in sessions of their own and get nothing).
+      const first = npmStart(dir, env);
+      await waitForOutput(first, ready, 120_000);
+      expect(first.output()).toContain(`services: redis from local redis-server on port ${ports.redis}, postgres from local PostgreSQL on port ${ports.postgres}`);
+      const firstServers = serverPids(dir);
+      first.kill('SIGINT');
+      await expectCleanStop(first, firstServers, ports);
+
+      // 2. A start killed outright: its servers are left running, orphaned.
+      const killed = npmStart(dir, env);
+      await waitForOutput(killed, ready, 120_000);
+      const left = serverPids(dir);
+      killed.kill('SIGKILL');
+      await killed.exited;
+      expect(processesIn([left.postgres, left.redis]).length).toBeGreaterThan(0);
+
+      // 3. The next start takes them over, one line each; SIGTERM to the npm process alone stops them.
+      const next = npmStart(dir, env);
+      await waitForOutput(next, ready, 120_000);
+      const lines = next.output().split('\n');
+      expect(lines.filter((line) => line.includes('left running'))).toEqual([
+        `folio-vault all: redis-server left running in ${join(dir, 'redis')} by an earlier start (pid ${left.redis}): taken over, it stops with this service`,
+        `folio-vault all: PostgreSQL left running in ${join(dir, 'postgres')} by an earlier start (pid ${left.postgres}): taken over, it stops with this service`,
+      ]);
+      expect(serverPids(dir)).toEqual(left);
+      next.child.kill('SIGTERM');
+      await expectCleanStop(next, left, ports);
+    } finally {
+      // A failed test leaves no server behind: each leads a process group of its own.
+      for (const file of [join(dir, 'postgres', 'postmaster.pid'), join(dir, 'redis', 'redis.pid')]) {
+        try {
+          process.kill(-Number(readFileSync(file, 'utf8').split('\n')[0]), 'SIGKILL');
+        } catch {
+          // Not running, or never started.
+        }
+      }
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -70,14 +70,24 @@ export function runDetached(command: string, args: string[], options: { cwd?: st
   });
 }
 
-/** Whether a process with this pid exists (signal 0 checks without sending anything). */
+/**
+ * Whether a process with this pid is running: it exists (signal 0 checks without sending anything)
+ * and is not a zombie — one that has exited and whose parent (PID 1 for an orphan) has not yet
+ * collected its exit status.
+ */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     // EPERM: it exists and belongs to another user (PostgreSQL runs as `postgres` when we are root).
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    // No /proc (not Linux): signal 0 is all there is to go by.
+    return existsSync('/proc') ? false : true;
   }
 }
 

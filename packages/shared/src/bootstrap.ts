@@ -114,6 +114,8 @@ export async function bootstrap<R extends TProcessRole>(role: R, options: TBoots
       }
     }
     logger.info('stopped');
+    // stdout is written asynchronously (logger.ts): the lines in flight go out, in order, before the exit.
+    await new Promise<void>((resolve) => logger.flush(() => resolve()));
     process.exit(process.exitCode ?? 0);
   };
   running.shutdown = shutdown;
