@@ -252,3 +252,49 @@ describe('npm start', () => {
     }
   });
 });
+
+/**
+ * Every command-line tool npm runs answers `--help` with its usage on stdout (exit 0), and an option
+ * it does not know with one line on stderr (exit 2) — the shared parseCommandLine of
+ * scripts/cli-support.ts. Each runs as its npm script runs it (`node --import tsx <file>`), all at once.
+ */
+describe('the command-line tools', () => {
+  const TOOLS = ['start', 'demo', 'build', 'token', 'bench', 'openapi', 'docs:settings', 'ledger:import', 'ledger:demo', 'night-audit', 'keys:rotate', 'keys:public', 'keys:components', 'keys:hsm-init'];
+  const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+
+  /** The file an npm script runs, and the command name its messages start with. */
+  const fileOf = (name: string) => {
+    const match = /^exec node --import tsx (\S+)$/.exec(scripts[name] ?? '');
+    if (!match) throw new Error(`npm run ${name} is "${scripts[name]}", not "exec node --import tsx <file>"`);
+    return match[1]!;
+  };
+
+  async function run(name: string, arg: string): Promise<{ name: string; code: number | string; stdout: string; stderr: string }> {
+    const spawned = spawnTs(fileOf(name), [arg], {}, { direct: true });
+    let stdout = '';
+    let stderr = '';
+    spawned.child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    spawned.child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    return { name, code: await spawned.exited, stdout, stderr };
+  }
+
+  it('each answers --help with its usage and exit 0, and --bogus with one line and exit 2', { timeout: 120_000 }, async () => {
+    const [help, bogus] = await Promise.all([
+      Promise.all(TOOLS.map((name) => run(name, '--help'))),
+      Promise.all(TOOLS.map((name) => run(name, '--bogus'))),
+    ]);
+    for (const answer of help) {
+      expect({ name: answer.name, code: answer.code, stderr: answer.stderr }).toEqual({ name: answer.name, code: 0, stderr: '' });
+      expect(answer.stdout, answer.name).toMatch(new RegExp(`^usage: npm (run (-s )?)?${answer.name.replace(':', '\\:')}\\b`));
+    }
+    for (const answer of bogus) {
+      expect(answer).toEqual({ name: answer.name, code: 2, stdout: '', stderr: `${answer.name}: unknown option --bogus (see --help)\n` });
+    }
+  });
+
+  it('names a missing value and an unexpected argument in one line each', async () => {
+    const [missing, positional] = await Promise.all([run('token', '--property'), run('night-audit', 'extra')]);
+    expect(missing).toEqual({ name: 'token', code: 2, stdout: '', stderr: 'token: option --property needs a value (see --help)\n' });
+    expect(positional).toEqual({ name: 'night-audit', code: 2, stdout: '', stderr: 'night-audit: unexpected argument extra (see --help)\n' });
+  });
+});
