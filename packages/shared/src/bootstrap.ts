@@ -44,6 +44,7 @@ export async function bootstrap<R extends TProcessRole>(role: R, options: TBoots
   // and leave the local servers running. `on`, not `once`: Ctrl-C under `npm start` delivers SIGINT
   // twice (the terminal to the process group, then npm forwarding its own), and a repeat is ignored.
   let signalled: string | undefined;
+  let stopping = false;
   const running: { shutdown?: (signal: string) => Promise<void> } = {};
   const onSignal = (signal: string) => {
     if (running.shutdown) void running.shutdown(signal);
@@ -51,6 +52,17 @@ export async function bootstrap<R extends TProcessRole>(role: R, options: TBoots
   };
   process.on('SIGTERM', () => onSignal('SIGTERM'));
   process.on('SIGINT', () => onSignal('SIGINT'));
+  if (options.services) {
+    // The servers started for this process must not outlive it: an error nobody caught (a port in
+    // use when the API starts listening, say) stops it as a signal does, with exit code 1.
+    process.on('uncaughtException', (error) => {
+      // While stopping, such errors are expected and logged by the shutdown itself.
+      if (stopping) return;
+      startupLog(`stopping after an uncaught error: ${error.stack ?? error.message}`);
+      process.exitCode = 1;
+      onSignal('uncaught error');
+    });
+  }
   const stopStartedServices = async (code: number): Promise<never> => {
     for (const step of steps.reverse()) await step().catch(() => undefined);
     process.exit(code);
@@ -94,7 +106,6 @@ export async function bootstrap<R extends TProcessRole>(role: R, options: TBoots
     return stopStartedServices(1);
   }
 
-  let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
