@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { Agent, request as httpRequest } from 'node:http';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -80,13 +81,29 @@ describe('graceful shutdown of the API', () => {
     const queue = new Queue(QUEUE_NAMES.vault, { connection: own.redis, prefix: own.config.QUEUE_PREFIX });
     try {
       const inFlight = tokenize(own.url, own.token()).then((res) => res);
-      // Wait until the request's job is queued (no worker yet), then start closing.
-      for (let i = 0; i < 200 && (await queue.getWaitingCount()) === 0; i += 1) await new Promise((r) => setTimeout(r, 20));
-      expect(await queue.getWaitingCount()).toBe(1);
+      // A client that keeps its connection open (keep-alive) and would go on sending over it.
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      const keptAlive = new Promise<{ status?: number; connection?: string }>((resolve, reject) => {
+        const req = httpRequest(`${own.url}/vault/v1/tokens/card`, {
+          method: 'POST', agent,
+          headers: { authorization: `Bearer ${own.token()}`, 'x-property-id': '1', 'svc-tokenization-mode': 'test', 'content-type': 'application/json' },
+        }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode, connection: res.headers.connection }));
+        });
+        req.on('error', reject);
+        req.end(JSON.stringify(cardBody()));
+      });
+      // Wait until both requests' jobs are queued (no worker yet), then start closing.
+      for (let i = 0; i < 200 && (await queue.getWaitingCount()) < 2; i += 1) await new Promise((r) => setTimeout(r, 20));
+      expect(await queue.getWaitingCount()).toBe(2);
       const closing = own.api.close();
       const worker = await startWorker(own.config, own.logger, { warmRenderProcesses: false });
       const res = await inFlight;
       expect(res.status, JSON.stringify(res.body)).toBe(200);
+      // Its answer ends the connection: it cannot keep the closing API busy past its answer.
+      expect(await keptAlive).toEqual({ status: 200, connection: 'close' });
+      agent.destroy();
       await closing;
       await worker.close();
       await expect(request(own.url).get('/healthz')).rejects.toThrow(/ECONNREFUSED/);
