@@ -189,9 +189,18 @@ describe('npm start', () => {
     return spawned;
   }
 
-  /** The log messages of the service (its JSON lines), in order. */
+  /**
+   * The log messages of the service (its JSON lines) in the order they were logged: by their time
+   * (a stable sort keeps the order of lines of one millisecond). The service writes stdout
+   * asynchronously, and the last two lines before the exit have been seen to arrive swapped.
+   */
   const messages = (spawned: TSpawned) =>
-    spawned.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { level: number; msg: string });
+    spawned
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { level: number; time: number; msg: string })
+      .sort((a, b) => a.time - b.time);
 
   /** The servers' pids, read from the data folder while they run (postmaster.pid, redis.pid). */
   const serverPids = (dir: string) => ({

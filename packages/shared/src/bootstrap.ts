@@ -34,7 +34,7 @@ export interface TBootstrapOptions {
 export async function bootstrap<R extends TProcessRole>(role: R, options: TBootstrapOptions = {}): Promise<TBootstrapped<R>> {
   const startupLog = (line: string) => process.stderr.write(`folio-vault ${role}: ${line}\n`);
   // The services' lines go to stderr until the logger exists, then through it (their "stopped" lines
-  // then sit in order after the API's and the worker's).
+  // then follow the API's and the worker's in the same log).
   let serviceLog: (line: string) => void = startupLog;
   let env = withDevKeys(process.env, { log: startupLog, role });
   const steps: Array<() => Promise<void>> = [];
@@ -125,7 +125,7 @@ export async function bootstrap<R extends TProcessRole>(role: R, options: TBoots
       }
     }
     logger.info('stopped');
-    // stdout is written asynchronously (logger.ts): the lines in flight go out, in order, before the exit.
+    // stdout is written asynchronously (logger.ts): the lines still buffered go out before the exit.
     await new Promise<void>((resolve) => logger.flush(() => resolve()));
     process.exit(process.exitCode ?? 0);
   };
