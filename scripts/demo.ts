@@ -15,7 +15,6 @@ import { generateDemoLedger } from '@folio-vault/test-kit/demo-ledger';
 import { parseCommandLine } from './cli-support.js';
 import { startDemoGateway } from './demo-gateway.js';
 import { demoSettings, serviceAnswersOn } from './demo-settings.js';
-import { startApiAndWorker } from './run-together.js';
 
 const { values } = parseCommandLine('demo', `
 usage: npm run demo [-- --data-dir DIR]
@@ -44,6 +43,8 @@ const added = addDestination({
 });
 
 const bootstrapped = await bootstrap('all', { services: startLocalServices(values['data-dir']) });
+// Loaded after the command line is read: `--help` answers without the API and the worker.
+const { startApiAndWorker } = await import('./run-together.js');
 const { config, logger } = bootstrapped;
 bootstrapped.onShutdown(() => gateway.close());
 const { api } = await startApiAndWorker({ ...bootstrapped, logger: logger.child({ demo: true }) }, { port: 0 });

@@ -7,7 +7,6 @@ import { startLocalServices } from '@folio-vault/dev-services/provision';
 import { bootstrap } from '@folio-vault/shared/bootstrap';
 import { createMetrics } from '@folio-vault/shared/metrics';
 import { parseCommandLine } from './cli-support.js';
-import { startApiAndWorker } from './run-together.js';
 
 const { values } = parseCommandLine('start', `
 usage: npm start [-- --data-dir DIR]
@@ -18,6 +17,8 @@ ports with their data in DIR, and stopped with the service. Ctrl-C or SIGTERM st
 worker, then those servers. A server an earlier start left running in DIR is taken over.
   --data-dir DIR   where the local servers keep their data (default .data)`, { options: { 'data-dir': { type: 'string', default: '.data' } } });
 
+// The API and the worker load after the command line is read: `--help` answers without them.
+const { startApiAndWorker } = await import('./run-together.js');
 const bootstrapped = await bootstrap('all', { services: startLocalServices(values['data-dir']) });
 // One process, one metrics registry: the API's /metrics shows the jobs and renders too.
 await startApiAndWorker(bootstrapped, { metrics: createMetrics() });
