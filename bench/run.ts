@@ -15,11 +15,11 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { ROOT } from '@folio-vault/test-kit/processes';
 import { renderReport } from './report/report.js';
 import type { TRun } from './report/format.js';
 import { machine } from './support/machine.js';
+import { parseCommandLine } from '../scripts/cli-support.js';
 
 const BENCHMARKS = ['render', 'listing', 'export', 'export-small', 'export-memory', 'tokenize', 'tokenize-open-loop', 'latency', 'forward', 'key-custody', 'night-audit', 'tenants'] as const;
 type TName = (typeof BENCHMARKS)[number];
@@ -48,7 +48,18 @@ const PLAN: Record<TName, { script: string; full: { args?: string[]; env?: Recor
   },
 };
 
-const { values } = parseArgs({
+const USAGE = `
+usage: npm run bench [-- --only NAME,…] [--export-rows N,…] [--out FILE] [--report-only]
+       npm run bench:quick
+
+Runs the benchmarks, each in its own process, and writes docs/benchmarks.md (figures, ratios to the
+baselines measured in the same run, goals met or not). Full sizes take tens of minutes.
+  --only NAMES        some benchmarks only, keeping the others' last figures: ${BENCHMARKS.join(', ')}
+  --quick             small sizes, a smoke check; writes out/benchmarks-quick.md
+  --export-rows N,…   some export sizes only
+  --out FILE          write the report there
+  --report-only       no benchmark: the report again from its stored figures`;
+const { values } = parseCommandLine('bench', USAGE, {
   options: {
     only: { type: 'string' },
     quick: { type: 'boolean', default: false },

@@ -10,14 +10,20 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { parseCommandLine } from './cli-support.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const WORKSPACES = ['packages/shared', 'apps/api', 'apps/worker'];
 /** Folders whose non-TypeScript files the compiled code reads at run time (db/migrate.ts). */
 const ASSET_DIRS = [{ from: 'packages/shared/src/db/migrations', to: 'packages/shared/dist/db/migrations', suffix: '.sql' }];
 
+const { values } = parseCommandLine('build', `
+usage: npm run build [-- --clean]
+
+Compiles the API, the worker and their shared package to JavaScript (each workspace's dist/), as
+production runs them with plain node; --clean starts from empty dist/ folders.`, { options: { clean: { type: 'boolean', default: false } } });
 const started = performance.now();
-if (process.argv.includes('--clean')) {
+if (values.clean) {
   for (const workspace of WORKSPACES) rmSync(join(ROOT, workspace, 'dist'), { recursive: true, force: true });
 }
 const tsc = join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin', 'tsc');

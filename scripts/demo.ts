@@ -2,7 +2,8 @@
 // card tokenized, the card forwarded to a local demo payment gateway (the answer masked), a demo
 // ledger imported (stays, users, its visa payments naming that card's token, a payment in a foreign
 // currency), a folio exported to ./out/ (PDF in English and Spanish, and XLSX). Starts local
-// Redis/PostgreSQL like `npm start` when none answers.
+// Redis/PostgreSQL like `npm start` when none answers. Runs alone or beside `npm start`, apart from
+// it (demo-settings.ts).
 
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -11,13 +12,26 @@ import jwt from 'jsonwebtoken';
 import { startLocalServices } from '@folio-vault/dev-services/provision';
 import { bootstrap } from '@folio-vault/shared/bootstrap';
 import { generateDemoLedger } from '@folio-vault/test-kit/demo-ledger';
+import { parseCommandLine } from './cli-support.js';
 import { startDemoGateway } from './demo-gateway.js';
-import { startApiAndWorker } from './run-together.js';
+import { demoSettings, serviceAnswersOn } from './demo-settings.js';
+
+const { values } = parseCommandLine('demo', `
+usage: npm run demo [-- --data-dir DIR]
+
+The whole service in one go, through its HTTP API: a development token, a test card tokenized and
+forwarded to a local demo gateway, a demo ledger imported, a folio exported to ./out/ (PDF in English
+and Spanish, XLSX). It starts its own API and worker (its jobs under a queue prefix of its own), alone
+or beside a running npm start, whose Redis and PostgreSQL it then uses; otherwise it starts local
+servers like npm start and stops them at the end.
+  --data-dir DIR   where local servers keep their data (default .data, as npm start)`, { options: { 'data-dir': { type: 'string', default: '.data' } } });
 
 const PROPERTY = 1;
 const DESTINATION = 'demo-gateway';
 // The demo talks to a person: the service's own log lines only when something goes wrong.
 process.env.LOG_LEVEL ??= 'warn';
+const isolation = demoSettings(process.env, await serviceAnswersOn(process.env.PORT || '3000'));
+Object.assign(process.env, isolation.env);
 
 // A local gateway over plain HTTP, as a test-mode destination (allowInsecure: development only).
 // Its key is read by the worker from the environment (env:NAME), as a real gateway's would be.
@@ -28,7 +42,9 @@ const added = addDestination({
   headers: { Authorization: 'env:DEMO_GATEWAY_KEY' }, timeoutMs: 5000, allowInsecure: true,
 });
 
-const bootstrapped = await bootstrap('all', { services: startLocalServices });
+const bootstrapped = await bootstrap('all', { services: startLocalServices(values['data-dir']) });
+// Loaded after the command line is read: `--help` answers without the API and the worker.
+const { startApiAndWorker } = await import('./run-together.js');
 const { config, logger } = bootstrapped;
 bootstrapped.onShutdown(() => gateway.close());
 const { api } = await startApiAndWorker({ ...bootstrapped, logger: logger.child({ demo: true }) }, { port: 0 });
@@ -109,6 +125,7 @@ async function describePayments(ledger: ReturnType<typeof generateDemoLedger>, t
 }
 
 try {
+  step(isolation.line);
   step(`development token for property ${PROPERTY}: ${token.slice(0, 24)}…`);
   const card = await (await call('/vault/v1/tokens/card', {
     card_number: '4111 1111 1111 1111', cvv: '123', cardholder_name: 'Zoë Łukasiewicz',

@@ -8,21 +8,20 @@
 
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { writeNewComponentSet } from '@folio-vault/shared/vault/keys/components';
-import { fail } from './cli-support.js';
+import { fail, parseCommandLine } from './cli-support.js';
 
 const COMMAND = 'keys:components';
-let values;
-try {
-  ({ values } = parseArgs({ options: { parts: { type: 'string', default: '2' }, out: { type: 'string' }, help: { type: 'boolean', default: false } } }));
-} catch (error) {
-  fail(COMMAND, (error as Error).message);
-}
-if (values.help) {
-  console.log('usage: npm run keys:components -- --parts N --out DIR   (N = 2-9 custodians; DIR must not hold a set yet)');
-  process.exit(0);
-}
+const USAGE = `
+usage: npm run keys:components -- --parts N --out DIR
+
+A new set of vault keys for VAULT_KEY_PROVIDER=components, each split into N components (one file per
+custodian, DIR/<keyId>.<n>.b64) and DIR/components.json for VAULT_KEY_COMPONENTS. Prints each key's
+check value and the API's VAULT_TRANSIT_PUBLIC_KEYS line; no key is printed whole.
+  --parts N   custodians, 2-9 (default 2)
+  --out DIR   a directory that does not hold a set yet
+Exit code 0 = written, 2 = bad arguments or DIR already holds a set.`;
+const { values } = parseCommandLine(COMMAND, USAGE, { options: { parts: { type: 'string', default: '2' }, out: { type: 'string' } } });
 const parts = Number(values.parts);
 if (!Number.isInteger(parts) || parts < 2 || parts > 9) fail(COMMAND, `--parts must be 2-9 (got ${values.parts})`);
 if (!values.out) fail(COMMAND, '--out DIR is required');

@@ -11,8 +11,16 @@ import { ConfigError, loadKeyCustody } from '@folio-vault/shared/config';
 import { publicKeysSetting } from '@folio-vault/shared/vault/crypto/transit';
 import { openKeyProvider, pkcs11SettingsOf } from '@folio-vault/shared/vault/keys/open-key-provider';
 import { Pkcs11Token } from '@folio-vault/shared/vault/keys/pkcs11-provider';
+import { parseCommandLine } from './cli-support.js';
 
 const COMMAND = 'keys:hsm-init';
+parseCommandLine(COMMAND, `
+usage: npm run keys:hsm-init
+
+Creates the vault's keys in the PKCS#11 token the worker's settings name (PKCS11_MODULE,
+PKCS11_TOKEN_LABEL, PKCS11_PIN_FILE, PKCS11_KEY_LABELS); a label already there is kept. Prints each
+label with its check value, then VAULT_TRANSIT_PUBLIC_KEYS=<value> for the API.
+Exit code 0 = every key is there, 2 = settings or token not usable.`, { options: {} });
 try {
   const config = loadKeyCustody({ ...process.env, VAULT_KEY_PROVIDER: 'pkcs11' });
   const settings = pkcs11SettingsOf(config);

@@ -8,8 +8,15 @@ import { ConfigError, loadKeyCustody } from '@folio-vault/shared/config';
 import { withDevKeys } from '@folio-vault/shared/dev-keys';
 import { publicKeysSetting } from '@folio-vault/shared/vault/crypto/transit';
 import { openKeyProvider } from '@folio-vault/shared/vault/keys/open-key-provider';
+import { parseCommandLine } from './cli-support.js';
 
 const COMMAND = 'keys:public';
+parseCommandLine(COMMAND, `
+usage: npm run -s keys:public
+
+Prints VAULT_TRANSIT_PUBLIC_KEYS=<value>, the API's one vault setting: the public halves of the
+worker's transit keys, from the configured key provider (VAULT_KEY_PROVIDER and its settings).
+Exit code 0 = printed, 2 = the provider's settings or keys are not usable.`, { options: {} });
 try {
   const keys = await openKeyProvider(loadKeyCustody(withDevKeys(process.env, { role: 'worker' })));
   try {

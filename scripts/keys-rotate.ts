@@ -10,7 +10,6 @@
 // Exit code 0 = done, 1 = records left that these keys cannot re-wrap or open, 2 = bad settings.
 
 import { existsSync, readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { SingleBar } from 'cli-progress';
 import { ConfigError, loadConfig } from '@folio-vault/shared/config';
 import { createPgPool } from '@folio-vault/shared/connections';
@@ -25,10 +24,21 @@ import { CardRepository } from '@folio-vault/worker/vault/card-repository';
 import { CardVault } from '@folio-vault/worker/vault/card-vault';
 import { KeyRotator } from '@folio-vault/worker/vault/key-rotation';
 import { Refingerprinter } from '@folio-vault/worker/vault/refingerprint';
-import { fail } from './cli-support.js';
+import { fail, parseCommandLine } from './cli-support.js';
 
 const COMMAND = 'keys:rotate';
-const { values } = parseArgs({
+const USAGE = `
+usage: npm run keys:rotate [-- --mode test|live] [--from local|components:FILE]… [--batch-size N] [--verify]
+
+Re-wraps every vault record's data key under the active key-encryption key of the configured key
+provider (VAULT_KEY_PROVIDER), from its older keys and those --from names, then re-fingerprints the
+records fingerprinted with another key. Safe while the service runs, and to run again.
+  --mode MODE          test or live (both when omitted)
+  --from SOURCE        old keys to read: local (VAULT_KEK_* or .data/dev-keys.json) or components:FILE
+  --batch-size N       records a batch, 1-10000 (default 500)
+  --verify             change nothing: open every record with the configured keys
+Exit code 0 = done, 1 = records these keys cannot re-wrap or open, 2 = bad settings or arguments.`;
+const { values } = parseCommandLine(COMMAND, USAGE, {
   options: {
     mode: { type: 'string' },
     from: { type: 'string', multiple: true, default: [] },

@@ -5,13 +5,22 @@
 // (`npm run demo` tokenizes a card first and links the visa payments to it).
 
 import { writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { importRecords, recordsOfDocument } from '@folio-vault/shared/ledger/batch-import';
 import { generateDemoLedger } from '@folio-vault/test-kit/demo-ledger';
-import { fail, openDatabase, parsePropertyId } from './cli-support.js';
+import { fail, openDatabase, parseCommandLine, parsePropertyId } from './cli-support.js';
 
 const COMMAND = 'ledger:demo';
-const { values } = parseArgs({ options: { property: { type: 'string' }, folios: { type: 'string', default: '12' }, out: { type: 'string' } } });
+const USAGE = `
+usage: npm run ledger:demo -- --property ID [--folios N] [--out FILE]
+
+Generates demo data for a property (stays, users, charges, card and cash payments, one in a foreign
+currency) and imports it into the database (DATABASE_URL), or with --out writes it as NDJSON for
+npm run ledger:import.
+  --property ID   the property (at most 900000)
+  --folios N      how many folios (default 12, at most 100000)
+  --out FILE      write NDJSON to FILE instead of importing
+Exit code 0 = done, 2 = bad arguments.`;
+const { values } = parseCommandLine(COMMAND, USAGE, { options: { property: { type: 'string' }, folios: { type: 'string', default: '12' }, out: { type: 'string' } } });
 const propertyId = parsePropertyId(COMMAND, values.property);
 const folios = Number(values.folios);
 if (!Number.isInteger(folios) || folios < 1 || folios > 100_000) fail(COMMAND, '--folios must be a whole number from 1 to 100000');

@@ -7,17 +7,24 @@
 
 import { createReadStream, readFileSync, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { parseArgs } from 'node:util';
 import { SingleBar } from 'cli-progress';
 import { BatchImportError, emptyCounts, importRecords, LEDGER_KINDS, recordsOfDocument, type TLedgerKind, type TLedgerRecord } from '@folio-vault/shared/ledger/batch-import';
 import type { TCardTokenResolver } from '@folio-vault/shared/ledger/import-ledger';
 import type { TPgPool } from '@folio-vault/shared/connections';
 import { creditCardTypeOf, type TCardBrand } from '@folio-vault/shared/vault/card/brand';
 import { findCardLabels } from '@folio-vault/worker/vault/card-repository';
-import { fail, openDatabase, parsePropertyId } from './cli-support.js';
+import { fail, openDatabase, parseCommandLine, parsePropertyId } from './cli-support.js';
 
 const COMMAND = 'ledger:import';
-const { values, positionals } = parseArgs({ options: { property: { type: 'string' } }, allowPositionals: true });
+const USAGE = `
+usage: npm run ledger:import -- --property ID FILE
+
+Imports a property's ledger into the database (DATABASE_URL) without going through the API.
+FILE is NDJSON (.ndjson/.jsonl: one {"property"|"recipient"|"reservation"|"user"|"folio"|"transaction": {…}}
+a line, streamed in batches of 10,000) or a JSON document shaped like POST /accounting/v1.0/import's body.
+Records are upserted: running a file again is safe. Exit code 0 = imported, 1 = a record was refused
+(each problem is one line), 2 = bad arguments.`;
+const { values, positionals } = parseCommandLine(COMMAND, USAGE, { options: { property: { type: 'string' } }, allowPositionals: true });
 const propertyId = parsePropertyId(COMMAND, values.property);
 const file = positionals[0];
 if (!file || positionals.length > 1) fail(COMMAND, 'give exactly one FILE (NDJSON or JSON)');

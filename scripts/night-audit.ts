@@ -2,16 +2,27 @@
 // Starts the night-audit batch of a business date (the same code the API runs) and, with --wait,
 // shows a progress bar until it ends. Workers (npm start / start:worker) do the exports.
 
-import { parseArgs } from 'node:util';
 import { FlowProducer } from 'bullmq';
 import { SingleBar } from 'cli-progress';
 import { DEFAULT_REDIS_URL, ZConfig } from '@folio-vault/shared/config';
 import { createRedis } from '@folio-vault/shared/connections';
 import { nightAuditStatus, startNightAudit } from '@folio-vault/shared/night-audit/batches';
-import { fail, openDatabase, parsePropertyId } from './cli-support.js';
+import { fail, openDatabase, parseCommandLine, parsePropertyId } from './cli-support.js';
 
 const COMMAND = 'night-audit';
-const { values } = parseArgs({
+const USAGE = `
+usage: npm run night-audit -- --property ID --date YYYY-MM-DD [--format PDF|XLSX] [--wait]
+
+Starts the night-audit batch of a property's business date: every folio of that date exported by
+the workers (npm start or start:worker), and a manifest. Running it again for the same date answers
+the batch already there.
+  --property ID     the property
+  --date DATE       the business date, YYYY-MM-DD
+  --format FORMAT   PDF (default) or XLSX
+  --wait            show a progress bar until the batch ends; exit 1 when it did not complete
+Reads DATABASE_URL, REDIS_URL and QUEUE_PREFIX like the service. Exit code 0 = started (or
+completed with --wait), 1 = failed, 2 = bad arguments.`;
+const { values } = parseCommandLine(COMMAND, USAGE, {
   options: { property: { type: 'string' }, date: { type: 'string' }, format: { type: 'string', default: 'PDF' }, wait: { type: 'boolean', default: false } },
 });
 const propertyId = parsePropertyId(COMMAND, values.property);

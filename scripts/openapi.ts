@@ -1,4 +1,9 @@
 import { buildOpenApiDocument } from '@folio-vault/api/openapi';
+import { parseCommandLine } from './cli-support.js';
 
 // `npm run -s openapi > openapi.json`: the same document GET /openapi.json serves.
+parseCommandLine('openapi', `
+usage: npm run -s openapi > openapi.json
+
+Prints the service's OpenAPI document (the one GET /openapi.json serves) on stdout.`, { options: {} });
 process.stdout.write(`${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`);

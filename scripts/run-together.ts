@@ -20,9 +20,15 @@ export async function startApiAndWorker(
   onShutdown(async () => {
     const deadline = Date.now() + config.SHUTDOWN_GRACE_MS;
     try {
-      await running.api?.close();
+      if (running.api) {
+        await running.api.close();
+        logger.info('api closed');
+      }
     } finally {
-      await running.worker?.close(Math.max(0, deadline - Date.now()));
+      if (running.worker) {
+        await running.worker.close(Math.max(0, deadline - Date.now()));
+        logger.info('worker closed');
+      }
       connections.close();
     }
   });

@@ -1,8 +1,14 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import { parseCommandLine } from './cli-support.js';
 import { configSettings, renderTables, settingRows, SETTINGS_PAGE, spliceTables } from './settings-table.js';
 
 // `npm run docs:settings`: writes the settings tables of docs/settings.md from the config schema
 // (packages/shared/src/config.ts). Exit 1, changing nothing, when a setting lacks its documentation.
+parseCommandLine('docs:settings', `
+usage: npm run docs:settings
+
+Writes the settings tables of docs/settings.md from the settings' schema (packages/shared/src/config.ts).
+Exit code 0 = written or up to date, 1 = a setting lacks its documentation (nothing is changed).`, { options: {} });
 const { rows, problems } = settingRows(configSettings());
 if (problems.length > 0) {
   for (const problem of problems) console.error(`docs:settings: ${problem}`);

@@ -1,9 +1,24 @@
+// `npm start`: API and worker in one process, local Redis/PostgreSQL in ./.data when none answers.
+// npm runs it as `exec node --import tsx scripts/start.ts` (package.json): no shell and no tsx CLI
+// stand between npm and this process, so the SIGTERM npm forwards reaches it, and nothing
+// SIGKILLs it before it has stopped what it started (docs/operations.md#stopping).
+
 import { startLocalServices } from '@folio-vault/dev-services/provision';
 import { bootstrap } from '@folio-vault/shared/bootstrap';
 import { createMetrics } from '@folio-vault/shared/metrics';
-import { startApiAndWorker } from './run-together.js';
+import { parseCommandLine } from './cli-support.js';
 
-// `npm start`: API and worker in one process, local Redis/PostgreSQL in ./.data when none answers.
-const bootstrapped = await bootstrap('all', { services: startLocalServices });
+const { values } = parseCommandLine('start', `
+usage: npm start [-- --data-dir DIR]
+
+The API and the worker in one process, for development. Redis and PostgreSQL are used where
+REDIS_URL and DATABASE_URL (or their defaults) answer; otherwise local servers are started on those
+ports with their data in DIR, and stopped with the service. Ctrl-C or SIGTERM stops the API, then the
+worker, then those servers. A server an earlier start left running in DIR is taken over.
+  --data-dir DIR   where the local servers keep their data (default .data)`, { options: { 'data-dir': { type: 'string', default: '.data' } } });
+
+// The API and the worker load after the command line is read: `--help` answers without them.
+const { startApiAndWorker } = await import('./run-together.js');
+const bootstrapped = await bootstrap('all', { services: startLocalServices(values['data-dir']) });
 // One process, one metrics registry: the API's /metrics shows the jobs and renders too.
 await startApiAndWorker(bootstrapped, { metrics: createMetrics() });

@@ -2,11 +2,22 @@
 // (`--property '*' --scope admin` for the operator's token)
 // Prints one signed development JWT (HS256, JWT_SECRET) and nothing else on stdout.
 
-import { parseArgs } from 'node:util';
 import jwt from 'jsonwebtoken';
 import { withDevKeys } from '@folio-vault/shared/dev-keys';
+import { fail as failWith, parseCommandLine } from './cli-support.js';
 
-const { values } = parseArgs({
+const COMMAND = 'token';
+const USAGE = `
+usage: npm run -s token -- --property ID [--property ID …] [--scope SCOPES] [--ttl SECONDS] [--sub NAME]
+       npm run -s token -- --property '*' --scope admin      (the operator's token)
+
+Prints one signed development JWT (HS256 with JWT_SECRET; from .data/dev-keys.json when unset) on stdout.
+  --property ID    a property the token may act for (repeat for several); '*' alone: every property
+  --scope SCOPES   space-separated scopes (default "read:payment write:payment")
+  --ttl SECONDS    lifetime (default 3600)
+  --sub NAME       the token's subject (default developer)
+Exit code 0 = printed, 2 = bad arguments.`;
+const { values } = parseCommandLine(COMMAND, USAGE, {
   options: {
     property: { type: 'string', multiple: true, default: [] },
     scope: { type: 'string', default: 'read:payment write:payment' },
@@ -16,8 +27,7 @@ const { values } = parseArgs({
 });
 
 function fail(message: string): never {
-  console.error(`token: ${message}`);
-  process.exit(2);
+  return failWith(COMMAND, message);
 }
 
 // `--property '*'` alone: the operator's token (property_ids ["*"]), the only one the admin scope works on.

@@ -6,12 +6,11 @@
 // verified deliveries (0 when they verified), else it runs until Ctrl-C.
 
 import { createServer } from 'node:http';
-import { parseArgs } from 'node:util';
 import { Webhook } from 'standardwebhooks';
-import { fail } from './cli-support.js';
+import { fail, parseCommandLine } from './cli-support.js';
 
 const COMMAND = 'webhook-receiver';
-const HELP = `Usage: npm run webhook-receiver -- --secret whsec_… [--port 4000] [--count N]
+const HELP = `usage: npm run webhook-receiver -- --secret whsec_… [--port 4000] [--count N]
 
 Listens on 127.0.0.1 for webhook deliveries, verifies each under the endpoint's secret (the
 "secret" its creation answered) and prints it.
@@ -21,23 +20,13 @@ Listens on 127.0.0.1 for webhook deliveries, verifies each under the endpoint's 
   --count N         exit after N verified deliveries (default: run until Ctrl-C)
   --help            this text`;
 
-let values;
-try {
-  ({ values } = parseArgs({
-    options: {
-      secret: { type: 'string' },
-      port: { type: 'string', default: '4000' },
-      count: { type: 'string' },
-      help: { type: 'boolean', default: false },
-    },
-  }));
-} catch (error) {
-  fail(COMMAND, `${(error as Error).message} (--help lists the options)`);
-}
-if (values.help) {
-  console.log(HELP);
-  process.exit(0);
-}
+const { values } = parseCommandLine(COMMAND, HELP, {
+  options: {
+    secret: { type: 'string' },
+    port: { type: 'string', default: '4000' },
+    count: { type: 'string' },
+  },
+});
 if (!values.secret?.startsWith('whsec_')) fail(COMMAND, '--secret must be the endpoint\'s secret (whsec_…)');
 const port = Number(values.port);
 if (!Number.isInteger(port) || port < 1 || port > 65_535) fail(COMMAND, `--port must be 1 to 65535 (got ${values.port})`);

@@ -1,3 +1,8 @@
+import { spawn } from 'node:child_process';
+import { Agent, request as httpRequest } from 'node:http';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { createJwtVerifier } from '@folio-vault/api/auth/jwt-verifier';
 import jwt from 'jsonwebtoken';
@@ -7,9 +12,9 @@ import { freePort } from '@folio-vault/dev-services/process-utils';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { startWorker } from '@folio-vault/worker/worker';
 import { cardBody } from '@folio-vault/test-kit/cards';
-import { spawnTs, waitForOutput, type TSpawned } from '@folio-vault/test-kit/processes';
+import { ROOT, spawnTs, waitForOutput, type TSpawned } from '@folio-vault/test-kit/processes';
 import { killGroup } from './support/faults.js';
-import { createWorld, type TWorld } from './support/world.js';
+import { createWorld, testKeys, type TWorld } from './support/world.js';
 
 /** The processes as an operator runs them: separate API and worker, signals, the token command. */
 let world: TWorld;
@@ -76,13 +81,29 @@ describe('graceful shutdown of the API', () => {
     const queue = new Queue(QUEUE_NAMES.vault, { connection: own.redis, prefix: own.config.QUEUE_PREFIX });
     try {
       const inFlight = tokenize(own.url, own.token()).then((res) => res);
-      // Wait until the request's job is queued (no worker yet), then start closing.
-      for (let i = 0; i < 200 && (await queue.getWaitingCount()) === 0; i += 1) await new Promise((r) => setTimeout(r, 20));
-      expect(await queue.getWaitingCount()).toBe(1);
+      // A client that keeps its connection open (keep-alive) and would go on sending over it.
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      const keptAlive = new Promise<{ status?: number; connection?: string }>((resolve, reject) => {
+        const req = httpRequest(`${own.url}/vault/v1/tokens/card`, {
+          method: 'POST', agent,
+          headers: { authorization: `Bearer ${own.token()}`, 'x-property-id': '1', 'svc-tokenization-mode': 'test', 'content-type': 'application/json' },
+        }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode, connection: res.headers.connection }));
+        });
+        req.on('error', reject);
+        req.end(JSON.stringify(cardBody()));
+      });
+      // Wait until both requests' jobs are queued (no worker yet), then start closing.
+      for (let i = 0; i < 200 && (await queue.getWaitingCount()) < 2; i += 1) await new Promise((r) => setTimeout(r, 20));
+      expect(await queue.getWaitingCount()).toBe(2);
       const closing = own.api.close();
       const worker = await startWorker(own.config, own.logger, { warmRenderProcesses: false });
       const res = await inFlight;
       expect(res.status, JSON.stringify(res.body)).toBe(200);
+      // Its answer ends the connection: it cannot keep the closing API busy past its answer.
+      expect(await keptAlive).toEqual({ status: 200, connection: 'close' });
+      agent.destroy();
       await closing;
       await worker.close();
       await expect(request(own.url).get('/healthz')).rejects.toThrow(/ECONNREFUSED/);
@@ -119,5 +140,187 @@ describe('npm run token', () => {
     expect(await run.exited).toBe(2);
     expect(stdout).toBe('');
     expect(run.output()).toContain('--property must be a positive integer');
+  });
+});
+
+/**
+ * `npm start` itself, as a person runs it: npm, the service, and the local Redis and PostgreSQL it
+ * starts (nothing answers on the ports it is given) with their data in a temporary folder. One data
+ * folder for the three starts, so initdb runs once: Ctrl-C (SIGINT to the whole foreground process
+ * group); a start killed with SIGKILL, whose servers are left running; and the next start, which
+ * takes them over and is stopped by a SIGTERM to the npm process alone (what `timeout`, a process
+ * manager or `kill <pid>` send).
+ */
+describe('npm start', () => {
+  /**
+   * The processes whose process group is one of `groups` (Linux /proc): pid, state and command line.
+   * A zombie has exited (only its exit status waits for its parent, PID 1 for the postmaster that
+   * pg_ctl left) and is not counted.
+   */
+  function processesIn(groups: number[]): string[] {
+    return readdirSync('/proc')
+      .filter((entry) => /^\d+$/.test(entry))
+      .flatMap((entry) => {
+        try {
+          const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+          const [state, , group] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+          if (!groups.includes(Number(group)) || state === 'Z') return [];
+          return [`${entry} ${state} ${readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ').trim()}`];
+        } catch {
+          return [];
+        }
+      });
+  }
+
+  /** npm start in a process group of its own, as a terminal runs a foreground command. */
+  function npmStart(dir: string, env: Record<string, string>): TSpawned {
+    const child = spawn('npm', ['start', '--', '--data-dir', dir], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', npm_config_update_notifier: 'false', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+    const spawned: TSpawned = { child, output: () => output, exited, kill: (signal) => process.kill(-child.pid!, signal) };
+    started.push(spawned);
+    return spawned;
+  }
+
+  /**
+   * The log messages of the service (its JSON lines) in the order they were logged: by their time
+   * (a stable sort keeps the order of lines of one millisecond). The service writes stdout
+   * asynchronously, and the last two lines before the exit have been seen to arrive swapped.
+   */
+  const messages = (spawned: TSpawned) =>
+    spawned
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { level: number; time: number; msg: string })
+      .sort((a, b) => a.time - b.time);
+
+  /** The servers' pids, read from the data folder while they run (postmaster.pid, redis.pid). */
+  const serverPids = (dir: string) => ({
+    postgres: Number(readFileSync(join(dir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]),
+    redis: Number(readFileSync(join(dir, 'redis', 'redis.pid'), 'utf8').trim()),
+  });
+
+  /** Stopped cleanly: exit code 0, the API, the worker, then both servers, no warning or error, nothing left. */
+  async function expectCleanStop(spawned: TSpawned, servers: { postgres: number; redis: number }, ports: { redis: number; postgres: number }) {
+    expect(await spawned.exited, spawned.output().slice(-3000)).toBe(0);
+    // In order: the API, the worker, then the servers (in the reverse of their start), then the exit.
+    const steps = ['api listening', 'shutting down', 'api closed', 'worker closed', `stopped local PostgreSQL on port ${ports.postgres}`, `stopped local redis-server on port ${ports.redis}`, 'stopped'];
+    expect(messages(spawned).map((line) => line.msg).filter((msg) => steps.includes(msg))).toEqual(steps);
+    // Redis and PostgreSQL outlived the service's work: no connection error, no warning at all.
+    expect(messages(spawned).filter((line) => line.level >= 40)).toEqual([]);
+    expect(spawned.output()).not.toMatch(/ECONNREFUSED|Connection is closed|ERR_PARSE|Error:/);
+    // Nothing left: not in npm's process group, nor in either server's own session.
+    expect(processesIn([spawned.child.pid!, servers.postgres, servers.redis])).toEqual([]);
+  }
+
+  it('stops the API, the worker, then Redis and PostgreSQL on Ctrl-C and on SIGTERM to npm, and takes over servers a killed start left', { timeout: 240_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fv-npm-start-'));
+    // PostgreSQL runs as its own user when the tests run as root and must get into the folder.
+    chmodSync(dir, 0o755);
+    try {
+      const ports = { redis: await freePort(), postgres: await freePort(), api: await freePort() };
+      const env = {
+        ...testKeys(),
+        REDIS_URL: `redis://127.0.0.1:${ports.redis}`,
+        DATABASE_URL: `postgres://postgres@127.0.0.1:${ports.postgres}/folio_vault`,
+        PORT: String(ports.api),
+        LOG_LEVEL: 'info',
+        EXPORT_CONCURRENCY: '1',
+      };
+      const ready = /"msg":"api listening"/;
+
+      // 1. Ctrl-C: SIGINT to the process group (npm, the service and its render process; the
+      //    servers run in sessions of their own and get nothing).
+      const first = npmStart(dir, env);
+      await waitForOutput(first, ready, 120_000);
+      expect(first.output()).toContain(`services: redis from local redis-server on port ${ports.redis}, postgres from local PostgreSQL on port ${ports.postgres}`);
+      const firstServers = serverPids(dir);
+      first.kill('SIGINT');
+      await expectCleanStop(first, firstServers, ports);
+
+      // 2. A start killed outright: its servers are left running, orphaned.
+      const killed = npmStart(dir, env);
+      await waitForOutput(killed, ready, 120_000);
+      const left = serverPids(dir);
+      killed.kill('SIGKILL');
+      await killed.exited;
+      expect(processesIn([left.postgres, left.redis]).length).toBeGreaterThan(0);
+
+      // 3. The next start takes them over, one line each; SIGTERM to the npm process alone stops them.
+      const next = npmStart(dir, env);
+      await waitForOutput(next, ready, 120_000);
+      const lines = next.output().split('\n');
+      expect(lines.filter((line) => line.includes('left running'))).toEqual([
+        `folio-vault all: redis-server left running in ${join(dir, 'redis')} by an earlier start (pid ${left.redis}): taken over, it stops with this service`,
+        `folio-vault all: PostgreSQL left running in ${join(dir, 'postgres')} by an earlier start (pid ${left.postgres}): taken over, it stops with this service`,
+      ]);
+      expect(serverPids(dir)).toEqual(left);
+      next.child.kill('SIGTERM');
+      await expectCleanStop(next, left, ports);
+    } finally {
+      // A failed test leaves no server behind: each leads a process group of its own.
+      for (const file of [join(dir, 'postgres', 'postmaster.pid'), join(dir, 'redis', 'redis.pid')]) {
+        try {
+          process.kill(-Number(readFileSync(file, 'utf8').split('\n')[0]), 'SIGKILL');
+        } catch {
+          // Not running, or never started.
+        }
+      }
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/**
+ * Every command-line tool npm runs answers `--help` with its usage on stdout (exit 0), and an option
+ * it does not know with one line on stderr (exit 2) — the shared parseCommandLine of
+ * scripts/cli-support.ts. Each runs as its npm script runs it (`node --import tsx <file>`), all at once.
+ */
+describe('the command-line tools', () => {
+  const TOOLS = ['start', 'demo', 'build', 'token', 'bench', 'openapi', 'docs:settings', 'ledger:import', 'ledger:demo', 'night-audit', 'keys:rotate', 'keys:public', 'keys:components', 'keys:hsm-init', 'webhook-receiver'];
+  const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+
+  /** The file an npm script runs, and the command name its messages start with. */
+  const fileOf = (name: string) => {
+    const match = /^exec node --import tsx (\S+)$/.exec(scripts[name] ?? '');
+    if (!match) throw new Error(`npm run ${name} is "${scripts[name]}", not "exec node --import tsx <file>"`);
+    return match[1]!;
+  };
+
+  async function run(name: string, arg: string): Promise<{ name: string; code: number | string; stdout: string; stderr: string }> {
+    const spawned = spawnTs(fileOf(name), [arg], {}, { direct: true });
+    let stdout = '';
+    let stderr = '';
+    spawned.child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    spawned.child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    return { name, code: await spawned.exited, stdout, stderr };
+  }
+
+  it('each answers --help with its usage and exit 0, and --bogus with one line and exit 2', { timeout: 120_000 }, async () => {
+    const [help, bogus] = await Promise.all([
+      Promise.all(TOOLS.map((name) => run(name, '--help'))),
+      Promise.all(TOOLS.map((name) => run(name, '--bogus'))),
+    ]);
+    for (const answer of help) {
+      expect({ name: answer.name, code: answer.code, stderr: answer.stderr }).toEqual({ name: answer.name, code: 0, stderr: '' });
+      expect(answer.stdout, answer.name).toMatch(new RegExp(`^usage: npm (run (-s )?)?${answer.name.replace(':', '\\:')}\\b`));
+    }
+    for (const answer of bogus) {
+      expect(answer).toEqual({ name: answer.name, code: 2, stdout: '', stderr: `${answer.name}: unknown option --bogus (see --help)\n` });
+    }
+  });
+
+  it('names a missing value and an unexpected argument in one line each', async () => {
+    const [missing, positional] = await Promise.all([run('token', '--property'), run('night-audit', 'extra')]);
+    expect(missing).toEqual({ name: 'token', code: 2, stdout: '', stderr: 'token: option --property needs a value (see --help)\n' });
+    expect(positional).toEqual({ name: 'night-audit', code: 2, stdout: '', stderr: 'night-audit: unexpected argument extra (see --help)\n' });
   });
 });

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { TApiConfig } from '@folio-vault/shared/config';
 import type { Logger } from '@folio-vault/shared/logger';
 import { createMetrics, type TMetrics } from '@folio-vault/shared/metrics';
@@ -115,6 +115,17 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   logger.info({ port }, 'api listening');
 
+  // Once closing, every answer still to be sent says `Connection: close`, so a keep-alive client
+  // that goes on sending is not served for the whole grace period over a connection opened before
+  // the close: each connection ends with its answer in flight (or its next request).
+  let closing = false;
+  const unanswered = new Set<ServerResponse>();
+  server.prependListener('request', (_req, res: ServerResponse) => {
+    if (closing) res.setHeader('Connection', 'close');
+    unanswered.add(res);
+    res.once('close', () => unanswered.delete(res));
+  });
+
   return {
     server,
     port,
@@ -122,6 +133,8 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
       // In-flight requests finish (a tokenize wait is bounded); past the grace period the
       // remaining connections are cut so the process does end.
       const closer = createCloser(logger);
+      closing = true;
+      for (const res of unanswered) if (!res.headersSent) res.setHeader('Connection', 'close');
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await closer.graceThenForce('http connections', () => closed, config.SHUTDOWN_GRACE_MS, () => {

@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync, chownSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, chownSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
-import { execFileAsync, findBinary } from './process-utils.js';
+import { commandLine, execFileAsync, findBinary, isAlive, runDetached } from './process-utils.js';
 import type { TRunningService } from './redis-server.js';
 
 export async function postgresAnswers(url: string, timeoutMs = 1_500): Promise<boolean> {
@@ -52,7 +52,7 @@ export async function startPostgresServer(options: { dir: string; port: number; 
 
   const run = async (cmd: string, args: string[]) => {
     const [file, argv] = user.wrap(cmd, args);
-    await execFileAsync(file, argv, { cwd: tmpdir() });
+    await runDetached(file, argv, { cwd: tmpdir() });
   };
   if (!existsSync(join(dataDir, 'PG_VERSION'))) {
     await run(initdb, ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C']);
@@ -67,10 +67,44 @@ export async function startPostgresServer(options: { dir: string; port: number; 
     if (user.uid !== undefined && user.gid !== undefined) chownSync(logFile, user.uid, user.gid);
   }
   await run(pgCtl, ['-D', dataDir, '-l', logFile, '-w', '-t', '60', '-o', settings.join(' '), 'start']);
+  return postgresService(dataDir, options.port, run, pgCtl);
+}
+
+/** The server running on `dir` (pg_ctl stop stops whichever postmaster holds that folder). */
+function postgresService(dataDir: string, port: number, run: (cmd: string, args: string[]) => Promise<void>, pgCtl: string): TRunningService {
   return {
-    url: `postgres://postgres@127.0.0.1:${options.port}/postgres`,
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     stop: async () => {
       await run(pgCtl, ['-D', dataDir, '-m', 'fast', '-w', 'stop']).catch(() => undefined);
     },
   };
+}
+
+/**
+ * A PostgreSQL still running on `dir` (its postmaster.pid names a live postgres process): what an
+ * earlier start left when it was killed before it could stop it. Its pid and port, or undefined.
+ */
+export function runningPostgres(dir: string): { pid: number; port: number } | undefined {
+  let lines: string[];
+  try {
+    lines = readFileSync(join(dir, 'postmaster.pid'), 'utf8').split('\n');
+  } catch {
+    return undefined;
+  }
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || pid < 1 || !isAlive(pid) || !/postgres/.test(commandLine(pid))) return undefined;
+  return { pid, port };
+}
+
+/** The PostgreSQL running on `dir` (runningPostgres), to be stopped like one this process started. */
+export async function adoptPostgresServer(options: { dir: string; port: number }): Promise<TRunningService> {
+  const pgCtl = findBinary('pg_ctl');
+  if (!pgCtl) throw new Error('PostgreSQL server binaries are not installed (Debian: apt-get install postgresql)');
+  const user = await asPostgresUser();
+  const run = async (cmd: string, args: string[]) => {
+    const [file, argv] = user.wrap(cmd, args);
+    await runDetached(file, argv, { cwd: tmpdir() });
+  };
+  return postgresService(resolve(options.dir), options.port, run, pgCtl);
 }

@@ -5,14 +5,14 @@
 //   3. local binaries (redis-server, initdb/pg_ctl, s3rver) started on this machine;
 //   4. otherwise one clear message naming what to install.
 
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL } from '@folio-vault/shared/config';
 import { isRedisClusterUrl, parseRedisClusterUrl } from '@folio-vault/shared/redis-url';
-import { execFileAsync, freePort } from './process-utils.js';
-import { postgresAnswers, startPostgresServer } from './postgres-server.js';
-import { redisAnswers, startRedisServer, type TRunningService } from './redis-server.js';
+import { commandLine, execFileAsync, freePort, isAlive, stopPid } from './process-utils.js';
+import { adoptPostgresServer, postgresAnswers, runningPostgres, startPostgresServer } from './postgres-server.js';
+import { adoptRedisServer, redisAnswers, runningRedis, startRedisServer, type TRunningService } from './redis-server.js';
 import { S3RVER_CREDENTIALS, startS3Server } from './s3-server.js';
 import { devSoftHsmToken } from './softhsm.js';
 
@@ -61,14 +61,40 @@ function withDatabase(serverUrl: string, databaseUrl: string): string {
 
 /**
  * `npm start`'s local mode (scripts/start.ts, scripts/demo.ts; passed to bootstrap): Redis and
- * PostgreSQL at the configured or default URLs, started on those ports with their data in ./.data
- * when nothing answers there; and a SoftHSM2 token in ./.data/softhsm when pkcs11 keys are asked
- * for without a token.
+ * PostgreSQL at the configured or default URLs, started on those ports with their data in
+ * `dataDir` (./.data) when nothing answers there; and a SoftHSM2 token in `dataDir`/softhsm when
+ * pkcs11 keys are asked for without a token.
  */
-export async function startLocalServices(env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<TProvisioned> {
-  const services = await provisionServices({ env, mode: 'persistent', dataDir: '.data', need: { redis: true, postgres: true }, log });
-  // With VAULT_KEY_PROVIDER=pkcs11 and no token configured: a development one (softhsm.ts).
-  return { ...services, env: { ...services.env, ...devSoftHsmToken(env, '.data', log) } };
+export function startLocalServices(dataDir = '.data') {
+  return async (env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<TProvisioned> => {
+    const services = await provisionServices({ env, mode: 'persistent', dataDir, need: { redis: true, postgres: true }, log });
+    // With VAULT_KEY_PROVIDER=pkcs11 and no token configured: a development one (softhsm.ts).
+    return { ...services, env: { ...services.env, ...devSoftHsmToken(env, dataDir, log) } };
+  };
+}
+
+/**
+ * In persistent mode, the pid of the process whose local servers run from the data folder, kept in
+ * this file while it runs them. A live one other than this process (an `npm start` beside
+ * `npm run demo`) keeps them: they are used, neither taken over nor stopped. With none, a server
+ * still running from the folder was left by a start that was killed before it could stop it.
+ */
+const OWNER_FILE = 'services.pid';
+
+function liveOwner(dataDir: string): number | undefined {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(join(dataDir, OWNER_FILE), 'utf8').trim());
+  } catch {
+    return undefined;
+  }
+  return Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid) && /node/.test(commandLine(pid)) ? pid : undefined;
+}
+
+/** A server this run started or took over: how it is named in the log, and how it stops. */
+interface TStarted {
+  label: string;
+  service: TRunningService;
 }
 
 /** What one provisioning run has found and started so far, shared by the three services' steps. */
@@ -76,7 +102,9 @@ interface TRun {
   options: TProvisionOptions;
   useDocker: boolean;
   scratch(name: string): string;
-  started: TRunningService[];
+  /** Whether servers left in the data folder by an earlier start are looked for (persistent mode, no live owner). */
+  leftovers: boolean;
+  started: TStarted[];
   env: Record<string, string>;
   sources: Record<string, string>;
   problems: string[];
@@ -84,11 +112,12 @@ interface TRun {
 
 export async function provisionServices(options: TProvisionOptions): Promise<TProvisioned> {
   let tempDir: string | undefined;
+  const dataDir = options.dataDir ?? '.data';
   const run: TRun = {
     options,
     useDocker: options.mode === 'ephemeral' && (await dockerReachable()),
     scratch: (name) => {
-      if (options.mode === 'persistent') return join(options.dataDir ?? '.data', name);
+      if (options.mode === 'persistent') return join(dataDir, name);
       if (!tempDir) {
         tempDir = mkdtempSync(join(tmpdir(), 'folio-vault-'));
         // mkdtemp makes it 0700; PostgreSQL runs as its own user when we are root and must get in.
@@ -96,14 +125,20 @@ export async function provisionServices(options: TProvisionOptions): Promise<TPr
       }
       return join(tempDir, name);
     },
+    leftovers: options.mode === 'persistent' && liveOwner(dataDir) === undefined,
     started: [],
     env: {},
     sources: {},
     problems: [],
   };
+  const ownerFile = join(dataDir, OWNER_FILE);
   const stop = async () => {
-    for (const service of run.started.reverse()) await service.stop().catch(() => undefined);
+    for (const { label, service } of [...run.started].reverse()) {
+      await service.stop().catch(() => undefined);
+      options.log?.(`stopped ${label}`);
+    }
     if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+    if (options.mode === 'persistent' && run.started.length > 0) rmSync(ownerFile, { force: true });
   };
 
   try {
@@ -122,6 +157,10 @@ export async function provisionServices(options: TProvisionOptions): Promise<TPr
         'or install the local servers (Debian: apt-get install redis-server postgresql).',
     );
   }
+  if (options.mode === 'persistent' && run.started.length > 0) {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(ownerFile, `${process.pid}\n`);
+  }
   options.log?.(`services: ${Object.entries(run.sources).map(([name, source]) => `${name} from ${source}`).join(', ')}`);
   return { env: run.env, sources: run.sources, stop };
 }
@@ -133,11 +172,24 @@ async function provideRedis(run: TRun): Promise<void> {
     sources.redis = 'REDIS_URL';
   } else if (run.useDocker) {
     const container = await startContainer('redis:7-alpine', 6379, {}, ['redis-server', '--appendonly', 'yes']);
-    run.started.push(container.service);
+    run.started.push({ label: 'Redis container', service: container.service });
     env.REDIS_URL = `redis://${container.host}:${container.port}`;
     sources.redis = 'testcontainers';
   } else {
     const url = configured ?? DEFAULT_REDIS_URL;
+    const port = Number(new URL(url).port || 6379);
+    const left = run.leftovers ? runningRedis(run.scratch('redis')) : undefined;
+    if (left && left.port === port && isLoopback(url)) {
+      run.started.push({ label: `local redis-server on port ${port}`, service: adoptRedisServer(left.pid, port) });
+      env.REDIS_URL = url;
+      sources.redis = `local redis-server on port ${port} (taken over)`;
+      options.log?.(`redis-server left running in ${run.scratch('redis')} by an earlier start (pid ${left.pid}): taken over, it stops with this service`);
+      return;
+    }
+    if (left) {
+      await stopPid(left.pid);
+      options.log?.(`redis-server left running in ${run.scratch('redis')} by an earlier start (pid ${left.pid}, port ${left.port}, not ${port}): stopped`);
+    }
     if (options.mode === 'persistent' && (await redisAnswers(url))) {
       sources.redis = url === configured ? 'REDIS_URL' : 'default URL';
     } else if (isRedisClusterUrl(url)) {
@@ -146,11 +198,11 @@ async function provideRedis(run: TRun): Promise<void> {
     } else if (options.mode === 'persistent' && !isLoopback(url)) {
       problems.push(`Redis does not answer at ${url}`);
     } else {
-      const port = options.mode === 'persistent' ? Number(new URL(url).port || 6379) : await freePort();
-      const service = await startRedisServer({ dir: run.scratch('redis'), port, appendOnly: options.mode === 'persistent' });
-      run.started.push(service);
+      const serverPort = options.mode === 'persistent' ? port : await freePort();
+      const service = await startRedisServer({ dir: run.scratch('redis'), port: serverPort, appendOnly: options.mode === 'persistent' });
+      run.started.push({ label: `local redis-server on port ${serverPort}`, service });
       env.REDIS_URL = service.url;
-      sources.redis = `local redis-server on port ${port}`;
+      sources.redis = `local redis-server on port ${serverPort}`;
     }
   }
 }
@@ -162,21 +214,35 @@ async function providePostgres(run: TRun): Promise<void> {
     sources.postgres = 'DATABASE_URL';
   } else if (run.useDocker) {
     const container = await startContainer('postgres:16-alpine', 5432, { POSTGRES_HOST_AUTH_METHOD: 'trust' });
-    run.started.push(container.service);
+    run.started.push({ label: 'PostgreSQL container', service: container.service });
     env.DATABASE_URL = `postgres://postgres@${container.host}:${container.port}/postgres`;
     sources.postgres = 'testcontainers';
   } else {
     const url = configured ?? DEFAULT_DATABASE_URL;
+    const port = Number(new URL(url).port || 5432);
+    const left = run.leftovers ? runningPostgres(run.scratch('postgres')) : undefined;
+    if (left && left.port === port && isLoopback(url)) {
+      const service = await adoptPostgresServer({ dir: run.scratch('postgres'), port });
+      run.started.push({ label: `local PostgreSQL on port ${port}`, service });
+      env.DATABASE_URL = withDatabase(service.url, url);
+      sources.postgres = `local PostgreSQL on port ${port} (taken over)`;
+      options.log?.(`PostgreSQL left running in ${run.scratch('postgres')} by an earlier start (pid ${left.pid}): taken over, it stops with this service`);
+      return;
+    }
+    if (left) {
+      await (await adoptPostgresServer({ dir: run.scratch('postgres'), port: left.port })).stop();
+      options.log?.(`PostgreSQL left running in ${run.scratch('postgres')} by an earlier start (pid ${left.pid}, port ${left.port}, not ${port}): stopped`);
+    }
     if (options.mode === 'persistent' && (await postgresAnswers(url))) {
       sources.postgres = url === configured ? 'DATABASE_URL' : 'default URL';
     } else if (options.mode === 'persistent' && !isLoopback(url)) {
       problems.push(`PostgreSQL does not answer at ${new URL(url).host}`);
     } else {
-      const port = options.mode === 'persistent' ? Number(new URL(url).port || 5432) : await freePort();
-      const service = await startPostgresServer({ dir: run.scratch('postgres'), port, durable: options.mode === 'persistent' });
-      run.started.push(service);
+      const serverPort = options.mode === 'persistent' ? port : await freePort();
+      const service = await startPostgresServer({ dir: run.scratch('postgres'), port: serverPort, durable: options.mode === 'persistent' });
+      run.started.push({ label: `local PostgreSQL on port ${serverPort}`, service });
       env.DATABASE_URL = options.mode === 'persistent' ? withDatabase(service.url, url) : service.url;
-      sources.postgres = `local PostgreSQL on port ${port}`;
+      sources.postgres = `local PostgreSQL on port ${serverPort}`;
     }
   }
 }
@@ -187,13 +253,13 @@ async function provideS3(run: TRun): Promise<void> {
     sources.s3 = 'MINIO_ENDPOINT';
   } else if (run.useDocker) {
     const container = await startContainer('minio/minio:latest', 9000, { MINIO_ROOT_USER: 'minioadmin', MINIO_ROOT_PASSWORD: 'minioadmin' }, ['server', '/data']);
-    run.started.push(container.service);
+    run.started.push({ label: 'MinIO container', service: container.service });
     Object.assign(env, { MINIO_ENDPOINT: `http://${container.host}:${container.port}`, MINIO_ACCESS_KEY: 'minioadmin', MINIO_SECRET_KEY: 'minioadmin' });
     sources.s3 = 'testcontainers (MinIO)';
   } else {
     const port = await freePort();
     const service = await startS3Server({ dir: run.scratch('s3'), port });
-    run.started.push(service);
+    run.started.push({ label: `local s3rver on port ${port}`, service });
     Object.assign(env, { MINIO_ENDPOINT: service.url, MINIO_ACCESS_KEY: S3RVER_CREDENTIALS.accessKey, MINIO_SECRET_KEY: S3RVER_CREDENTIALS.secretKey });
     sources.s3 = `local s3rver on port ${port}`;
   }

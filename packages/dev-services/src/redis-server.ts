@@ -1,8 +1,9 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { Cluster, Redis } from 'ioredis';
 import { clusterArguments, pingRedis } from '@folio-vault/shared/connections';
 import { isRedisClusterUrl } from '@folio-vault/shared/redis-url';
-import { findBinary, spawnQuiet, stopChild, waitFor } from './process-utils.js';
+import { commandLine, findBinary, isAlive, spawnQuiet, stopChild, stopPid, waitFor } from './process-utils.js';
 
 export interface TRunningService {
   url: string;
@@ -31,6 +32,29 @@ export async function redisAnswers(url: string, timeoutMs = 1_000): Promise<bool
   }
 }
 
+const PIDFILE = 'redis.pid';
+
+/**
+ * A redis-server still running from `dir` (its pidfile names a live redis-server): its pid and port
+ * (redis-server titles its process `redis-server 127.0.0.1:<port>`), or undefined.
+ */
+export function runningRedis(dir: string): { pid: number; port: number } | undefined {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(join(dir, PIDFILE), 'utf8').trim());
+  } catch {
+    return undefined;
+  }
+  if (!Number.isInteger(pid) || pid < 1 || !isAlive(pid)) return undefined;
+  const title = /redis-server\s+\S*:(\d+)/.exec(commandLine(pid));
+  return title ? { pid, port: Number(title[1]) } : undefined;
+}
+
+/** The redis-server `pid` (runningRedis) at `port`, to be stopped like one this process started. */
+export function adoptRedisServer(pid: number, port: number): TRunningService {
+  return { url: `redis://127.0.0.1:${port}`, stop: () => stopPid(pid) };
+}
+
 /** A redis-server child process in `dir`; AOF on when the data should survive a restart. */
 export async function startRedisServer(options: { dir: string; port: number; appendOnly: boolean }): Promise<TRunningService> {
   const binary = findBinary('redis-server');
@@ -43,6 +67,8 @@ export async function startRedisServer(options: { dir: string; port: number; app
     '--save', '',
     '--appendonly', options.appendOnly ? 'yes' : 'no',
     '--daemonize', 'no',
+    // Read by runningRedis: a server an earlier start left is found by it.
+    '--pidfile', resolve(options.dir, PIDFILE),
   ]);
   const url = `redis://127.0.0.1:${options.port}`;
   try {

@@ -12,7 +12,7 @@ export interface TBootstrapped<R extends TProcessRole = TProcessRole> {
   /** The settings of the role: the API's hold no key-encryption key, the worker's no JWT setting. */
   config: TConfigOf<R>;
   logger: Logger;
-  /** Registered steps run in reverse order on SIGTERM/SIGINT, then the process exits. */
+  /** Registered steps run in reverse order on SIGTERM/SIGINT (the first; repeats are ignored), then the process exits. */
   onShutdown(step: () => Promise<void>): void;
 }
 
@@ -33,17 +33,53 @@ export interface TBootstrapOptions {
 
 export async function bootstrap<R extends TProcessRole>(role: R, options: TBootstrapOptions = {}): Promise<TBootstrapped<R>> {
   const startupLog = (line: string) => process.stderr.write(`folio-vault ${role}: ${line}\n`);
+  // The services' lines go to stderr until the logger exists, then through it (their "stopped" lines
+  // then follow the API's and the worker's in the same log).
+  let serviceLog: (line: string) => void = startupLog;
   let env = withDevKeys(process.env, { log: startupLog, role });
   const steps: Array<() => Promise<void>> = [];
 
+  // Listening from the first moment: a signal during start-up (while initdb or migrations run) is
+  // held until what has started can be stopped, not the default action that would end the process
+  // and leave the local servers running. `on`, not `once`: Ctrl-C under `npm start` delivers SIGINT
+  // twice (the terminal to the process group, then npm forwarding its own), and a repeat is ignored.
+  let signalled: string | undefined;
+  let stopping = false;
+  const running: { shutdown?: (signal: string) => Promise<void> } = {};
+  const onSignal = (signal: string) => {
+    if (running.shutdown) void running.shutdown(signal);
+    else signalled ??= signal;
+  };
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  if (options.services) {
+    // The servers started for this process must not outlive it: an error nobody caught (a port in
+    // use when the API starts listening, say) stops it as a signal does, with exit code 1.
+    process.on('uncaughtException', (error) => {
+      // While stopping, such errors are expected and logged by the shutdown itself.
+      if (stopping) return;
+      startupLog(`stopping after an uncaught error: ${error.stack ?? error.message}`);
+      process.exitCode = 1;
+      onSignal('uncaught error');
+    });
+  }
+  const stopStartedServices = async (code: number): Promise<never> => {
+    for (const step of steps.reverse()) await step().catch(() => undefined);
+    process.exit(code);
+  };
+
   if (options.services) {
     try {
-      const services = await options.services(env, startupLog);
+      const services = await options.services(env, (line) => serviceLog(line));
       env = { ...env, ...services.env };
       steps.push(services.stop);
     } catch (error) {
       startupLog((error as Error).message);
       process.exit(1);
+    }
+    if (signalled) {
+      startupLog(`${signalled} during start-up: stopping`);
+      return stopStartedServices(0);
     }
   }
 
@@ -53,22 +89,23 @@ export async function bootstrap<R extends TProcessRole>(role: R, options: TBoots
   } catch (error) {
     if (error instanceof ConfigError) {
       for (const problem of error.problems) startupLog(`setting ${problem}`);
-      process.exit(1);
+      return stopStartedServices(1);
     }
     throw error;
   }
   const logger = createLogger({ level: config.LOG_LEVEL, name: `folio-vault-${role}` });
+  serviceLog = (line) => {
+    logger.info(line);
+  };
 
   try {
     if (await ensureDatabase(config.DATABASE_URL)) logger.info('database created');
     await migrate(config.DATABASE_URL, (line) => logger.info(line));
   } catch (error) {
     logger.fatal({ err: { message: (error as Error).message } }, 'database is not usable');
-    for (const step of steps.reverse()) await step().catch(() => undefined);
-    process.exit(1);
+    return stopStartedServices(1);
   }
 
-  let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
@@ -88,10 +125,13 @@ export async function bootstrap<R extends TProcessRole>(role: R, options: TBoots
       }
     }
     logger.info('stopped');
+    // stdout is written asynchronously (logger.ts): the lines still buffered go out before the exit.
+    await new Promise<void>((resolve) => logger.flush(() => resolve()));
     process.exit(process.exitCode ?? 0);
   };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
+  running.shutdown = shutdown;
+  // A signal during the migrations: the steps registered so far (the services) run, then the exit.
+  if (signalled) await shutdown(signalled);
 
   return { config, logger, onShutdown: (step) => steps.push(step) };
 }

@@ -125,3 +125,7 @@ process.on('message', (message: TRenderRequest) => {
   })();
 });
 process.on('disconnect', () => process.exit(0));
+// The worker ends this process (the disconnect above) once its exports are done or handed back. A
+// terminal's Ctrl-C reaches the whole foreground process group, this process too, and a process
+// manager may signal every process of the service: such a signal must not cut a render short.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => undefined);
