@@ -246,9 +246,9 @@ describe('npm start', () => {
       first.kill('SIGINT');
       await expectCleanStop(first, firstServers, ports);
 
-      // 2. A start killed outright: its servers are left running, orphaned.
+      // 2. A start killed outright once its servers answer: they are left running, orphaned.
       const killed = npmStart(dir, env);
-      await waitForOutput(killed, ready, 120_000);
+      await waitForOutput(killed, /services: redis from local redis-server/, 120_000);
       const left = serverPids(dir);
       killed.kill('SIGKILL');
       await killed.exited;

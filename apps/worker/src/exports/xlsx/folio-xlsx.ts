@@ -36,7 +36,7 @@ import type {
 import { translator, type TLabel, type TTranslate } from '@folio-vault/shared/i18n/catalog';
 import { formatters, type TFormatters } from '@folio-vault/shared/i18n/format';
 import { currencyScale } from '@folio-vault/shared/ledger/money';
-import { filtersValue, sourceText } from '../document-text.js';
+import { appliedFilters, sourceText } from '../document-text.js';
 import { cardText, stayTexts } from '../stay-text.js';
 
 /** The table's columns, in order; `col` letters are what the formulas and the autofilter name. */
@@ -256,7 +256,9 @@ function headingLines(document: TFolioDocument, t: TTranslate, f: TFormatters, d
     if (address) lines.push(pair('', address));
     if (taxNumber) lines.push(pair(t(taxLabel), taxNumber));
   }
-  lines.push(pair(t('filters'), filtersValue(document.filters, t, f)));
+  // The filters only when some narrow the export: a whole folio says nothing about filters.
+  const filters = appliedFilters(document.filters, t, f);
+  if (filters.length) lines.push(pair(t('filters'), filters.join(' · ')));
   lines.push({ values: [t('generated', { datetime: f.dateTime(document.generatedAt) })] });
   return lines;
 }
