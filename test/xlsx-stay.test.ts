@@ -93,6 +93,6 @@ describe('XLSX stay and payment columns', () => {
   it('writes no stay rows without a stay', async () => {
     const sheet = await sheetOf('en');
     const labels = headerPairs(sheet).map(([label]) => label);
-    expect(labels).toEqual(['Hotel Miramar', 'Paseo Marítimo 1, 29016 Málaga', 'Source', 'Filters', 'Generated 22/11/2026, 10:15']);
+    expect(labels).toEqual(['Hotel Miramar', 'Paseo Marítimo 1, 29016 Málaga', 'Source', 'Generated 22/11/2026, 10:15']);
   });
 });
