@@ -447,7 +447,8 @@ export type TWorkerConfig = TConfig & TKeyCustodySettings & { role: 'worker' | '
 export type TAllConfig = TApiConfig & TWorkerConfig;
 export type TConfigOf<R extends TProcessRole> = { api: TApiConfig; worker: TWorkerConfig; all: TAllConfig }[R];
 
-const SHARED_NAMES = Object.keys(ZSharedSettings.shape) as Array<keyof TParsed>;
+/** The settings every process keeps (TConfig), whichever of them it uses. */
+export const SHARED_NAMES = Object.keys(ZSharedSettings.shape) as Array<keyof TParsed>;
 const JWT_NAMES = Object.keys(JWT_SETTINGS) as Array<keyof TParsed>;
 const CUSTODY_NAMES = Object.keys(KEY_CUSTODY_SETTINGS) as Array<keyof TParsed>;
 const LOCAL_KEY_NAMES = ['VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY'] as const;
