@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseKeyring } from '@folio-vault/shared/vault/crypto/keyring';
 import { endpointUrlProblems, isNonPublicAddress, type TResolver } from '@folio-vault/shared/webhooks/address-guard';
@@ -75,6 +76,38 @@ describe('which addresses are public', () => {
     // Embedded public IPv4: decoded and checked like the IPv4 address itself.
     '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1', '2001:0:4136:e378:8000:63bf:f7f7:f7f7',
   ])('%s is public', (address) => expect(isNonPublicAddress(address)).toBe(false));
+
+  // Each range ipaddr.js's range() names is refused; only what it calls unicast is public.
+  it.each([
+    ['carrierGradeNat', '100.127.255.254'],
+    ['private', '172.31.255.255'],
+    ['loopback', '127.255.255.254'],
+    ['linkLocal', '169.254.0.1'],
+    ['reserved', '198.18.0.1'],
+    ['reserved', '240.0.0.1'],
+    ['multicast', '239.255.255.250'],
+    ['unspecified', '0.1.2.3'],
+    ['broadcast', '255.255.255.255'],
+    ['as112', '192.175.48.1'],
+    ['amt', '192.52.193.1'],
+    ['uniqueLocal', 'fdff:ffff::1'],
+    ['linkLocal', 'fe80::abcd'],
+    ['loopback', '::1'],
+    ['unspecified', '::'],
+    ['multicast', 'ff05::2'],
+    ['ipv4Mapped', '::ffff:10.1.2.3'],
+    ['rfc6145', '::ffff:0:192.168.0.1'],
+    ['rfc6052', '64:ff9b::a9fe:a9fe'],
+    ['reserved', '2001:db8:1::1'],
+    ['benchmarking', '2001:2:0:1::1'],
+    ['amt', '2001:3::1'],
+    ['as112v6', '2620:4f:8000::1'],
+    ['orchid2', '2001:2f::1'],
+    ['segmentRouting', '5f00::1'],
+  ])('range() %s: %s is not public', (range, address) => {
+    expect(ipaddr.parse(address).range()).toBe(range);
+    expect(isNonPublicAddress(address)).toBe(true);
+  });
 
   it.each(['not an address', '', '1.2.3', '::g'])('%j is not an address, so not public', (address) => expect(isNonPublicAddress(address)).toBe(true));
 });
