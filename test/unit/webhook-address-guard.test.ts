@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +7,7 @@ import { parseKeyring } from '@folio-vault/shared/vault/crypto/keyring';
 import { endpointUrlProblems, isNonPublicAddress, type TResolver } from '@folio-vault/shared/webhooks/address-guard';
 import { generateSecret, openSecret, sealSecret } from '@folio-vault/shared/webhooks/secrets';
 import { publicKeyring } from '@folio-vault/shared/vault/crypto/transit';
+import { createTestPki } from '@folio-vault/test-kit/gateway';
 import { sendWebhook, WebhookSendError } from '@folio-vault/worker/webhooks/http-client';
 
 /**
@@ -19,9 +21,19 @@ let server: Server;
 let port = 0;
 let requests = 0;
 beforeAll(async () => {
-  server = createServer((_req, res) => {
+  server = createServer((req, res) => {
     requests += 1;
-    res.end();
+    if (req.url === '/redirect') res.writeHead(302, { location: '/x' }).end();
+    else if (req.url === '/endless') {
+      // An answer that never ends: the attempt needs its status only.
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const chunk = Buffer.alloc(16 * 1024, 'x');
+      const write = () => {
+        while (!res.destroyed && res.write(chunk));
+        if (!res.destroyed) res.once('drain', write);
+      };
+      write();
+    } else res.end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
@@ -174,6 +186,38 @@ describe('at delivery', () => {
     const answer = await sendWebhook(`http://hooks.example:${port}/x`, {}, '{}', { timeoutMs: 2_000, rules: { allowInsecure: true, allowPrivate: true }, resolve: resolvingTo('127.0.0.1') });
     expect(answer.statusCode).toBe(200);
     expect(requests).toBe(before + 1);
+  });
+});
+
+describe('the attempt itself (undici)', () => {
+  const open = { timeoutMs: 2_000, rules: { allowInsecure: true, allowPrivate: true } };
+
+  it('does not follow a redirect: the 3xx is the answer', async () => {
+    const before = requests;
+    expect(await sendWebhook(`http://127.0.0.1:${port}/redirect`, {}, '{}', open)).toEqual({ statusCode: 302 });
+    expect(requests).toBe(before + 1);
+  });
+
+  it('reads a bounded part of the answer: one that never ends still gives its status', async () => {
+    expect(await sendWebhook(`http://127.0.0.1:${port}/endless`, {}, '{}', open)).toEqual({ statusCode: 200 });
+  });
+
+  it('verifies TLS against the default roots: a certificate of another CA gets nothing sent', async () => {
+    const pki = await createTestPki();
+    let received = 0;
+    const tlsServer = createHttpsServer({ cert: pki.serverCert, key: pki.serverKey }, (_req, res) => {
+      received += 1;
+      res.end();
+    });
+    await new Promise<void>((resolve) => tlsServer.listen(0, '127.0.0.1', resolve));
+    try {
+      const send = sendWebhook(`https://127.0.0.1:${(tlsServer.address() as AddressInfo).port}/x`, {}, '{}', open);
+      await expect(send).rejects.toThrow(WebhookSendError);
+      await expect(send).rejects.toThrow(/certificate/);
+      expect(received).toBe(0);
+    } finally {
+      await new Promise<void>((resolve) => tlsServer.close(() => resolve()));
+    }
   });
 });
 
