@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigError, loadConfig, NAMES_BY_ROLE, ZConfig } from '@folio-vault/shared/config';
+import { ConfigError, loadConfig, NAMES_BY_ROLE, SHARED_NAMES, ZConfig } from '@folio-vault/shared/config';
 import type { TSettingReader } from '@folio-vault/shared/config-fields';
 import { DEV_KEY_NAMES } from '@folio-vault/shared/dev-keys';
 
@@ -18,6 +18,11 @@ export interface TSettingsInput {
   schema: z.ZodObject;
   /** The settings each role keeps in its config (config.ts NAMES_BY_ROLE). */
   namesByRole: Record<TRole, ReadonlyArray<string>>;
+  /**
+   * The settings every role keeps whichever uses them (config.ts SHARED_NAMES): their readBy may
+   * name fewer roles than keep them. Any other setting is read by exactly the roles that keep it.
+   */
+  everyRoleKeeps: ReadonlySet<string>;
   /** Setting → role → the start-up problem a process of that role reports without it ("is required", …). */
   requirements: ReadonlyMap<string, ReadonlyMap<TRole, string>>;
   /** The settings generated outside production when unset (dev-keys.ts). */
@@ -67,7 +72,10 @@ function defaultOf(name: string, schema: z.ZodType, generated: ReadonlySet<strin
   const parsed = schema.safeParse(undefined);
   const value: unknown = parsed.success ? parsed.data : undefined;
   if (value === undefined) return generated.has(name) ? 'generated outside production' : '';
-  return `\`${Array.isArray(value) ? value.join(',') : String(value)}\``;
+  // A list setting is written comma-separated; one whose value is JSON (PKCS11_KEY_LABELS), as JSON.
+  const listed = Array.isArray(value) && value.every((item) => typeof item !== 'object' || item === null);
+  const text = listed ? value.join(',') : typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
+  return `\`${text}\``;
 }
 
 /** A word that may be a setting's name in a start-up problem, with the value it is compared with: STORAGE_DRIVER=minio. */
@@ -100,6 +108,12 @@ export function settingRows(input: TSettingsInput): { rows: TSettingRow[]; probl
     if (!meta.readBy || !meta.description || !accepts) continue;
     for (const role of READERS[meta.readBy]) {
       if (!input.namesByRole[role].includes(name)) problems.push(`${name}: readBy says the ${role} reads it, but NAMES_BY_ROLE.${role} does not keep it`);
+    }
+    // Outside the settings every role keeps, a role keeps only what readBy says it reads: a worker key in NAMES_BY_ROLE.api shows here.
+    for (const role of ['api', 'worker'] as const) {
+      if (input.namesByRole[role].includes(name) && !READERS[meta.readBy].includes(role) && !input.everyRoleKeeps.has(name)) {
+        problems.push(`${name}: NAMES_BY_ROLE.${role} keeps it, but readBy is '${meta.readBy}'`);
+      }
     }
     const byRole = input.requirements.get(name);
     for (const role of byRole?.keys() ?? []) {
@@ -178,6 +192,7 @@ export function configSettings(): TSettingsInput {
   return {
     schema: ZConfig,
     namesByRole: { api: NAMES_BY_ROLE.api, worker: NAMES_BY_ROLE.worker },
+    everyRoleKeeps: new Set(SHARED_NAMES),
     requirements: productionRequirements(),
     generated: new Set(DEV_KEY_NAMES),
   };

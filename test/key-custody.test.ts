@@ -13,7 +13,8 @@ import { formatKeyring, openTransit, publicKeyring } from '@folio-vault/shared/v
 import { checkValue } from '@folio-vault/shared/vault/keys/check-value';
 import { KeyComponentError, readComponentKeys, writeNewComponentSet } from '@folio-vault/shared/vault/keys/components';
 import { openKeyProvider } from '@folio-vault/shared/vault/keys/open-key-provider';
-import { Pkcs11Token } from '@folio-vault/shared/vault/keys/pkcs11-provider';
+import { KeySetupError } from '@folio-vault/shared/vault/keys/key-provider';
+import { Pkcs11Token, readPinFile } from '@folio-vault/shared/vault/keys/pkcs11-provider';
 import { cardBody, futureYear, generatedPan } from '@folio-vault/test-kit/cards';
 import { v7 as uuidv7 } from 'uuid';
 import { plainCardInserts } from '@folio-vault/worker/vault/card-insert-batcher';
@@ -155,6 +156,14 @@ describe('VAULT_KEY_PROVIDER=pkcs11 (SoftHSM2)', () => {
     expect(world.logs.some((line) => line.includes('"msg":"vault keys available again"'))).toBe(true);
   }, 60_000);
 
+  it('a worker whose PKCS11_PIN_FILE is a folder stops at start with that one line', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'fvt-pin-folder-'));
+    const run = spawnTs('apps/worker/src/main.ts', [], { ...world.env, PKCS11_PIN_FILE: folder, LOG_LEVEL: 'info' });
+    expect(await run.exited).toBe(1);
+    expect(run.output().split('\n').filter((line) => line.includes('PKCS11_PIN_FILE'))).toEqual([`folio-vault worker: PKCS11_PIN_FILE: ${folder} is not a regular file`]);
+    expect(run.output()).not.toMatch(/\n\s+at /);
+  });
+
   it('the worker says which keys it opened, by label, and its readiness checks the token', async () => {
     const line = world.logs.find((entry) => entry.includes('"msg":"vault keys opened"'))!;
     expect(JSON.parse(line)).toMatchObject({ provider: 'pkcs11', kek: { test: labels().kekTest[0] } });
@@ -200,6 +209,7 @@ describe('npm run keys:hsm-init and keys:public', () => {
       [{ PKCS11_TOKEN_LABEL: 'no-such-token' }, /^keys:public: PKCS11_TOKEN_LABEL: no token "no-such-token" in \/usr\/lib\/softhsm\/libsofthsm2\.so \(tokens: .*fvt-/],
       [{ PKCS11_KEY_LABELS: '{}' }, /^keys:public: PKCS11_KEY_LABELS: no key "folio-kek-test-1" in token "fvt-[0-9a-f]+"; create the keys with npm run keys:hsm-init$/],
       [{ PKCS11_MODULE: '/nowhere/libpkcs11.so' }, /^keys:public: PKCS11_MODULE: \/nowhere\/libpkcs11\.so does not exist/],
+      [{ PKCS11_PIN_FILE: tmpdir() }, new RegExp(`^keys:public: PKCS11_PIN_FILE: ${tmpdir()} is not a regular file$`)],
     ];
     for (const [change, line] of cases) {
       const run = spawnTs('scripts/keys-public.ts', [], { ...base, ...change });
@@ -209,6 +219,28 @@ describe('npm run keys:hsm-init and keys:public', () => {
       expect(output[0]).toMatch(line);
       expect(run.output()).not.toContain(readFileSync(token.pinFile, 'utf8').trim());
     }
+  });
+});
+
+describe('PKCS11_PIN_FILE', () => {
+  it('is read when it is a readable regular file, and refused with one line naming it otherwise', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fvt-pin-'));
+    const pin = join(dir, 'pin');
+    writeFileSync(pin, '123456\n');
+    expect(readPinFile(pin)).toBe('123456');
+    const refusal = (path: string) => {
+      try {
+        readPinFile(path);
+      } catch (error) {
+        expect(error).toBeInstanceOf(KeySetupError);
+        return (error as Error).message;
+      }
+      throw new Error(`${path} was read`);
+    };
+    expect(refusal(dir)).toBe(`PKCS11_PIN_FILE: ${dir} is not a regular file`);
+    expect(refusal(join(dir, 'gone'))).toBe(`PKCS11_PIN_FILE: ${join(dir, 'gone')} does not exist`);
+    expect(refusal(join(pin, 'below'))).toBe(`PKCS11_PIN_FILE: ${join(pin, 'below')} does not exist`);
+    expect(refusal('/dev/null')).toBe('PKCS11_PIN_FILE: /dev/null is not a regular file');
   });
 });
 

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '@folio-vault/shared/config';
+import { ConfigError, LOCAL_KEY_NAMES, loadConfig } from '@folio-vault/shared/config';
 import { withDevKeys } from '@folio-vault/shared/dev-keys';
 import { parseKeyring } from '@folio-vault/shared/vault/crypto/keyring';
 import { formatKeyring, publicKeyring } from '@folio-vault/shared/vault/crypto/transit';
@@ -296,6 +296,83 @@ describe('loadConfig — production refuses to start without keys', () => {
     expect(existsSync(file)).toBe(false);
     expect(lines).toEqual([]);
     expect(() => loadConfig(result)).toThrow(ConfigError);
+  });
+});
+
+describe('loadConfig — production refuses development switches', () => {
+  const keys = requiredKeys();
+  const production = {
+    NODE_ENV: 'production',
+    JWT_SECRET: keys.JWT_SECRET!,
+    EXPORT_LINK_KEY: keys.EXPORT_LINK_KEY!,
+    VAULT_TRANSIT_PUBLIC_KEYS: keys.VAULT_TRANSIT_PUBLIC_KEYS!,
+    VAULT_KEY_PROVIDER: 'components',
+    VAULT_KEY_COMPONENTS: '/keys/components.json',
+  };
+  const pkcs11 = { VAULT_KEY_PROVIDER: 'pkcs11', PKCS11_MODULE: '/lib.so', PKCS11_TOKEN_LABEL: 't', PKCS11_PIN_FILE: '/pin' };
+  const problemsAs = (env: NodeJS.ProcessEnv, role: 'api' | 'worker' | 'all') => {
+    try {
+      loadConfig(env, role);
+      return [];
+    } catch (error) {
+      return (error as ConfigError).problems;
+    }
+  };
+
+  it('starts with components or pkcs11 and no switch', () => {
+    expect(problemsOf(production)).toEqual([]);
+    expect(problemsOf({ ...production, ...pkcs11 })).toEqual([]);
+    expect(problemsOf({ ...production, WEBHOOK_ALLOW_INSECURE: 'false', WEBHOOK_ALLOW_PRIVATE: 'no' })).toEqual([]);
+    expect(problemsOf({ ...production, JWT_SECRET: '', JWT_JWKS_URL: 'https://idp.example/jwks' })).toEqual([]);
+  });
+
+  it('refuses each cleartext vault key beside pkcs11 or components, in every role, with one line naming it', () => {
+    // Every setting of the local-key list: a key added to it is refused too.
+    expect(LOCAL_KEY_NAMES).toEqual(expect.arrayContaining(['VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY']));
+    for (const [provider, custody] of [['components', {}], ['pkcs11', pkcs11]] as const) {
+      for (const name of LOCAL_KEY_NAMES) {
+        for (const role of ['api', 'worker', 'all'] as const) {
+          expect(problemsAs({ ...production, ...custody, [name]: keys[name] ?? 'a-cleartext-key' }, role), `${name} with ${provider} (${role})`).toEqual([
+            `${name}: a vault key in clear beside VAULT_KEY_PROVIDER=${provider}; NODE_ENV=production refuses it`,
+          ]);
+        }
+      }
+    }
+  });
+
+  it('refuses the webhook switches and a JWKS over http, one line each, every problem at once', () => {
+    expect(problemsOf({ ...production, WEBHOOK_ALLOW_INSECURE: 'true' })).toEqual(['WEBHOOK_ALLOW_INSECURE: a development switch; NODE_ENV=production refuses it']);
+    expect(problemsOf({ ...production, WEBHOOK_ALLOW_PRIVATE: 'yes' })).toEqual(['WEBHOOK_ALLOW_PRIVATE: a development switch; NODE_ENV=production refuses it']);
+    expect(problemsAs({ ...production, JWT_SECRET: '', JWT_JWKS_URL: 'http://idp.example/jwks' }, 'api')).toEqual([
+      'JWT_JWKS_URL: must be an https:// URL under NODE_ENV=production',
+    ]);
+    const all = { ...production, JWT_SECRET: '', JWT_JWKS_URL: 'HTTP://idp.example/jwks', WEBHOOK_ALLOW_INSECURE: '1', WEBHOOK_ALLOW_PRIVATE: 'true', VAULT_KEK_LIVE: keys.VAULT_KEK_LIVE, PORT: 'x' };
+    expect(problemsOf(all)).toEqual([
+      'PORT: must be a number',
+      'VAULT_KEK_LIVE: a vault key in clear beside VAULT_KEY_PROVIDER=components; NODE_ENV=production refuses it',
+      'WEBHOOK_ALLOW_INSECURE: a development switch; NODE_ENV=production refuses it',
+      'WEBHOOK_ALLOW_PRIVATE: a development switch; NODE_ENV=production refuses it',
+      'JWT_JWKS_URL: must be an https:// URL under NODE_ENV=production',
+    ]);
+    // The value of a refused key is never in its line.
+    expect(problemsOf(all).join('\n')).not.toContain(keys.VAULT_KEK_LIVE!.split(':')[1]);
+  });
+
+  it('accepts every switch outside production', () => {
+    const development = { ...production, NODE_ENV: 'development', JWT_SECRET: '', JWT_JWKS_URL: 'http://127.0.0.1:9/jwks', WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', ...keys };
+    const config = loadConfig({ ...development, JWT_SECRET: '' }, 'all');
+    expect([config.WEBHOOK_ALLOW_INSECURE, config.WEBHOOK_ALLOW_PRIVATE, config.JWT_JWKS_URL]).toEqual([true, true, 'http://127.0.0.1:9/jwks']);
+  });
+
+  it('a worker with pkcs11 or components does not read a cleartext key set beside them', () => {
+    for (const custody of [pkcs11, { VAULT_KEY_PROVIDER: 'components', VAULT_KEY_COMPONENTS: '/keys/components.json' }]) {
+      const config = loadConfig({ ...keys, ...custody }, 'worker');
+      expect(config.VAULT_KEY_PROVIDER).toBe(custody.VAULT_KEY_PROVIDER);
+      expect(Object.keys(config).filter((name) => (LOCAL_KEY_NAMES as string[]).includes(name))).toEqual([]);
+      expect(loadConfig({ ...keys, ...custody }, 'all').VAULT_KEK_TEST).toBeUndefined();
+    }
+    // The local provider reads them, as before.
+    expect(loadConfig(keys, 'worker').VAULT_KEK_TEST!.activeId).toBe('test-kek-1');
   });
 });
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { AppError, connectionFailureOf, describeFieldErrors, toAppError } from '@folio-vault/shared/errors';
+import { AppError, connectionFailureOf, describeFieldErrors, toAppError, toErrorBody } from '@folio-vault/shared/errors';
 import { z } from '@folio-vault/shared/schemas/zod';
 import { FsStorage } from '@folio-vault/shared/storage/fs-storage';
 import { MinioStorage } from '@folio-vault/shared/storage/minio-storage';
@@ -235,6 +235,14 @@ describe('errorDetails of a validation error (docs/api.md#errors)', () => {
     expect(describeFieldErrors(fieldErrors.slice(0, 2))).toBe('transactions.0.currency: must be an ISO 4217 currency code such as "EUR" (and 1 more field error).');
   });
 
+  it('lists at most 100 field errors and counts every one', () => {
+    const fieldErrors = Array.from({ length: 1_234 }, (_, i) => ({ path: `transactions.${i}.id`, message: 'is required' }));
+    const error = AppError.invalid(fieldErrors);
+    expect(error.fieldErrors).toEqual(fieldErrors.slice(0, 100));
+    expect(error.message).toBe('transactions.0.id: is required (and 1,233 more field errors; the first 100 are listed).');
+    expect(AppError.invalid(fieldErrors.slice(0, 100)).message).toBe('transactions.0.id: is required (and 99 more field errors).');
+  });
+
   it('drops a full stop the message already has, and keeps explicit details', () => {
     expect(describeFieldErrors([{ path: 'body', message: 'is not valid JSON.' }])).toBe('body: is not valid JSON.');
     expect(AppError.invalid([{ path: 'body', message: 'is not valid JSON' }], 'The request body is not valid JSON.').message).toBe('The request body is not valid JSON.');
@@ -272,5 +280,29 @@ describe('errorDetails of a validation error (docs/api.md#errors)', () => {
       expect(sentence).toMatch(ONE_SENTENCE);
       expect(sentence).not.toMatch(SECOND_SENTENCE);
     }
+  });
+});
+
+describe('toErrorBody — the last line against card numbers', () => {
+  it('masks a Luhn-valid run of 13 to 19 digits in errorDetails and in field errors, and leaves public test numbers, UUIDs and other digits', () => {
+    const pan = '4532015112830366';
+    const error = AppError.invalid(
+      [
+        { path: `items.${pan}`, message: `must not be 4532 0151 1283 0366` },
+        { path: 'requestId', message: 'must not be 00000000-4532-0151-1283-036600000000, 4111111111111111 or 4532015112830367' },
+      ],
+      `${pan}: bad.`,
+    );
+    const body = toErrorBody(error, 'req-1', new Date('2026-11-22T06:04:06.420Z'));
+    expect(body).toEqual({
+      id: 'req-1',
+      timestamp: '2026-11-22T06:04:06.420Z',
+      errorCode: 'INVALID_REQUEST',
+      errorDetails: '453201******0366: bad.',
+      fieldErrors: [
+        { path: 'items.453201******0366', message: 'must not be 453201******0366' },
+        { path: 'requestId', message: 'must not be 00000000-4532-0151-1283-036600000000, 4111111111111111 or 4532015112830367' },
+      ],
+    });
   });
 });

@@ -107,6 +107,39 @@ describe('defineRoute on Express', () => {
     expect(await large.json()).toEqual({ errorCode: 'PAYLOAD_TOO_LARGE' });
   });
 
+  it('reports each unknown field at its own path, a name that is not plain by its place', async () => {
+    const res = await post(`/things/${THING}`, { ...json, 'x-property-id': '1' }, '{"expiration":{"month":"08","day":1,"4532015112830366":2,"a b":3},"x_12345678":4}');
+    expect(await res.json()).toEqual({
+      errorCode: 'INVALID_REQUEST',
+      fieldErrors: [
+        { path: 'expiration.day', message: 'is not a known field' },
+        { path: 'expiration.[field 3]', message: 'is not a known field' },
+        { path: 'expiration.[field 4]', message: 'is not a known field' },
+        { path: '[field 2]', message: 'is not a known field' },
+      ],
+    });
+  });
+
+  it('reads a body after a byte order mark, and refuses bytes that are not UTF-8 at their path', async () => {
+    const bom = await post(`/things/${THING}`, { ...json, 'x-property-id': '1' }, '\uFEFF{"expiration":{"month":"08"}}');
+    expect(bom.status).toBe(200);
+    const bytes = (text: string) => Buffer.from(text, 'latin1');
+    const send = (body: Buffer) => fetch(`${base}/things/${THING}`, { method: 'POST', headers: { ...json, 'x-property-id': '1' }, body });
+    expect(await (await send(bytes('{"expiration":{"month":"0\xe9"}}'))).json()).toEqual({
+      errorCode: 'INVALID_REQUEST',
+      fieldErrors: [{ path: 'expiration.month', message: 'is not valid UTF-8' }],
+    });
+    // A U+FFFD the client sent is text like any other; the byte that is not UTF-8 after it is the one named.
+    expect(await (await send(Buffer.concat([bytes('{"expiration":{"month":"\xef\xbf\xbd","x\xc3":1}}')]))).json()).toEqual({
+      errorCode: 'INVALID_REQUEST',
+      fieldErrors: [{ path: 'expiration', message: 'holds a field name that is not valid UTF-8' }],
+    });
+    // Outside every string it is not JSON.
+    const outside = await send(bytes('{"expiration":\xff}'));
+    expect(outside.status).toBe(400);
+    expect(await outside.json()).toEqual({ errorCode: 'INVALID_REQUEST', fieldErrors: [{ path: 'body', message: 'is not valid JSON' }] });
+  });
+
   it('mounts only the method and path of the definition', async () => {
     expect(expressPath('/a/{id}/b/{other}')).toBe('/a/:id/b/:other');
     const res = await fetch(`${base}/things/${THING}`);

@@ -24,6 +24,10 @@ describe('docs/settings.md', () => {
     expect(settingRows(configSettings()).problems).toEqual([]);
   });
 
+  it('shows no default as [object Object]', () => {
+    expect(readFileSync(join(ROOT, SETTINGS_PAGE), 'utf8')).not.toContain('[object Object]');
+  });
+
   it('holds the tables rendered from packages/shared/src/config.ts', () => {
     const page = readFileSync(join(ROOT, SETTINGS_PAGE), 'utf8');
     const rendered = spliceTables(page, renderTables(settingRows(configSettings()).rows));
@@ -35,6 +39,7 @@ describe('the settings tables', () => {
   const input = (shape: z.ZodRawShape, overrides: Partial<TSettingsInput> = {}): TSettingsInput => ({
     schema: z.object(shape),
     namesByRole: { api: Object.keys(shape), worker: Object.keys(shape) },
+    everyRoleKeeps: new Set(Object.keys(shape)),
     requirements: new Map(),
     generated: new Set(),
     ...overrides,
@@ -107,6 +112,36 @@ describe('the settings tables', () => {
       'API_ONLY: readBy says the api reads it, but NAMES_BY_ROLE.api does not keep it',
     ]);
     expect(rows.map((row) => row.name)).toEqual(['WORKER_KEY', 'API_ONLY']);
+  });
+
+  it('name a key that a role keeps although readBy says another role reads it, outside the settings every role keeps', () => {
+    const { problems } = settingRows(
+      input(
+        {
+          SHARED_PORT: z.string().optional().meta({ readBy: 'api', accepts: 'text', description: 'Kept by both, used by the API.' }),
+          WORKER_KEY: z.string().optional().meta({ readBy: 'worker', accepts: 'text', description: 'A worker key the API keeps too.' }),
+          API_KEY: z.string().optional().meta({ readBy: 'both', accepts: 'text', description: 'Said to be read by both, kept by the API.' }),
+        },
+        {
+          namesByRole: { api: ['SHARED_PORT', 'WORKER_KEY', 'API_KEY'], worker: ['SHARED_PORT', 'WORKER_KEY'] },
+          everyRoleKeeps: new Set(['SHARED_PORT']),
+        },
+      ),
+    );
+    expect(problems).toEqual([
+      "WORKER_KEY: NAMES_BY_ROLE.api keeps it, but readBy is 'worker'",
+      'API_KEY: readBy says the worker reads it, but NAMES_BY_ROLE.worker does not keep it',
+    ]);
+  });
+
+  it('render a default that is an object as JSON, a list comma-separated', () => {
+    const { rows } = settingRows(
+      input({
+        LABELS: z.string().optional().transform(() => ({ kekTest: ['k-1'], fingerprint: 'f-1' })).meta({ readBy: 'worker', accepts: 'JSON', description: 'Labels.' }),
+        SCHEDULE: z.string().optional().transform(() => [5, 60]).meta({ readBy: 'worker', accepts: 'a list', description: 'Delays.' }),
+      }),
+    );
+    expect(rows.map((row) => row.defaultValue)).toEqual(['`{"kekTest":["k-1"],"fingerprint":"f-1"}`', '`5,60`']);
   });
 
   it('replace only the text between the markers, and refuse a page without them', () => {

@@ -1,10 +1,13 @@
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseKeyring } from '@folio-vault/shared/vault/crypto/keyring';
 import { endpointUrlProblems, isNonPublicAddress, type TResolver } from '@folio-vault/shared/webhooks/address-guard';
 import { generateSecret, openSecret, sealSecret } from '@folio-vault/shared/webhooks/secrets';
 import { publicKeyring } from '@folio-vault/shared/vault/crypto/transit';
+import { createTestPki } from '@folio-vault/test-kit/gateway';
 import { sendWebhook, WebhookSendError } from '@folio-vault/worker/webhooks/http-client';
 
 /**
@@ -18,9 +21,19 @@ let server: Server;
 let port = 0;
 let requests = 0;
 beforeAll(async () => {
-  server = createServer((_req, res) => {
+  server = createServer((req, res) => {
     requests += 1;
-    res.end();
+    if (req.url === '/redirect') res.writeHead(302, { location: '/x' }).end();
+    else if (req.url === '/endless') {
+      // An answer that never ends: the attempt needs its status only.
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const chunk = Buffer.alloc(16 * 1024, 'x');
+      const write = () => {
+        while (!res.destroyed && res.write(chunk));
+        if (!res.destroyed) res.once('drain', write);
+      };
+      write();
+    } else res.end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
@@ -75,6 +88,38 @@ describe('which addresses are public', () => {
     // Embedded public IPv4: decoded and checked like the IPv4 address itself.
     '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1', '2001:0:4136:e378:8000:63bf:f7f7:f7f7',
   ])('%s is public', (address) => expect(isNonPublicAddress(address)).toBe(false));
+
+  // Each range ipaddr.js's range() names is refused; only what it calls unicast is public.
+  it.each([
+    ['carrierGradeNat', '100.127.255.254'],
+    ['private', '172.31.255.255'],
+    ['loopback', '127.255.255.254'],
+    ['linkLocal', '169.254.0.1'],
+    ['reserved', '198.18.0.1'],
+    ['reserved', '240.0.0.1'],
+    ['multicast', '239.255.255.250'],
+    ['unspecified', '0.1.2.3'],
+    ['broadcast', '255.255.255.255'],
+    ['as112', '192.175.48.1'],
+    ['amt', '192.52.193.1'],
+    ['uniqueLocal', 'fdff:ffff::1'],
+    ['linkLocal', 'fe80::abcd'],
+    ['loopback', '::1'],
+    ['unspecified', '::'],
+    ['multicast', 'ff05::2'],
+    ['ipv4Mapped', '::ffff:10.1.2.3'],
+    ['rfc6145', '::ffff:0:192.168.0.1'],
+    ['rfc6052', '64:ff9b::a9fe:a9fe'],
+    ['reserved', '2001:db8:1::1'],
+    ['benchmarking', '2001:2:0:1::1'],
+    ['amt', '2001:3::1'],
+    ['as112v6', '2620:4f:8000::1'],
+    ['orchid2', '2001:2f::1'],
+    ['segmentRouting', '5f00::1'],
+  ])('range() %s: %s is not public', (range, address) => {
+    expect(ipaddr.parse(address).range()).toBe(range);
+    expect(isNonPublicAddress(address)).toBe(true);
+  });
 
   it.each(['not an address', '', '1.2.3', '::g'])('%j is not an address, so not public', (address) => expect(isNonPublicAddress(address)).toBe(true));
 });
@@ -141,6 +186,38 @@ describe('at delivery', () => {
     const answer = await sendWebhook(`http://hooks.example:${port}/x`, {}, '{}', { timeoutMs: 2_000, rules: { allowInsecure: true, allowPrivate: true }, resolve: resolvingTo('127.0.0.1') });
     expect(answer.statusCode).toBe(200);
     expect(requests).toBe(before + 1);
+  });
+});
+
+describe('the attempt itself (undici)', () => {
+  const open = { timeoutMs: 2_000, rules: { allowInsecure: true, allowPrivate: true } };
+
+  it('does not follow a redirect: the 3xx is the answer', async () => {
+    const before = requests;
+    expect(await sendWebhook(`http://127.0.0.1:${port}/redirect`, {}, '{}', open)).toEqual({ statusCode: 302 });
+    expect(requests).toBe(before + 1);
+  });
+
+  it('reads a bounded part of the answer: one that never ends still gives its status', async () => {
+    expect(await sendWebhook(`http://127.0.0.1:${port}/endless`, {}, '{}', open)).toEqual({ statusCode: 200 });
+  });
+
+  it('verifies TLS against the default roots: a certificate of another CA gets nothing sent', async () => {
+    const pki = await createTestPki();
+    let received = 0;
+    const tlsServer = createHttpsServer({ cert: pki.serverCert, key: pki.serverKey }, (_req, res) => {
+      received += 1;
+      res.end();
+    });
+    await new Promise<void>((resolve) => tlsServer.listen(0, '127.0.0.1', resolve));
+    try {
+      const send = sendWebhook(`https://127.0.0.1:${(tlsServer.address() as AddressInfo).port}/x`, {}, '{}', open);
+      await expect(send).rejects.toThrow(WebhookSendError);
+      await expect(send).rejects.toThrow(/certificate/);
+      expect(received).toBe(0);
+    } finally {
+      await new Promise<void>((resolve) => tlsServer.close(() => resolve()));
+    }
   });
 });
 

@@ -26,7 +26,9 @@ const ZSharedSettings = z.object({
     readBy: 'both',
     description:
       '`production` refuses to start without real keys (none is generated), marks the queue dashboard\'s cookie `Secure` and refuses ' +
-      'forward destinations with `allowInsecure`. Logs are human-readable only outside `production` and `test`.',
+      'the development switches: the `local` key provider, a cleartext vault key beside `pkcs11` or `components`, ' +
+      '`WEBHOOK_ALLOW_INSECURE`, `WEBHOOK_ALLOW_PRIVATE`, an `http://` `JWT_JWKS_URL` and forward destinations with `allowInsecure` ' +
+      '([operations.md](operations.md#production-refuses-development-switches)). Logs are human-readable only outside `production` and `test`.',
   }),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').meta({
     readBy: 'both',
@@ -303,12 +305,14 @@ const ZSharedSettings = z.object({
   WEBHOOK_ALLOW_INSECURE: booleanSetting.default(false).meta({
     accepts: BOOLEAN_VALUES,
     readBy: 'both',
-    description: '`true` lets a webhook endpoint be an `http://` URL (development only); checked at creation and at every send.',
+    description: '`true` lets a webhook endpoint be an `http://` URL (development only: `NODE_ENV=production` refuses `true`); checked at creation and at every send.',
   }),
   WEBHOOK_ALLOW_PRIVATE: booleanSetting.default(false).meta({
     accepts: BOOLEAN_VALUES,
     readBy: 'both',
-    description: '`true` lets a webhook endpoint be, or resolve to, a private, loopback or link-local address; checked at creation and at every send.',
+    description:
+      '`true` lets a webhook endpoint be, or resolve to, a private, loopback or link-local address (development only: `NODE_ENV=production` ' +
+      'refuses `true`); checked at creation and at every send.',
   }),
 });
 
@@ -330,7 +334,9 @@ const JWT_SETTINGS = {
     .meta({
       readBy: 'api',
       accepts: '`http://` or `https://` URL',
-      description: 'A JWKS whose RS256 or ES256 keys check tokens by their `kid`; keys are cached 10 minutes, fetched at most 10 times a minute.',
+      description:
+        'A JWKS whose RS256 or ES256 keys check tokens by their `kid`; keys are cached 10 minutes, fetched at most 10 times a minute. ' +
+        '`NODE_ENV=production` wants `https://`.',
     }),
   JWT_ISSUER: z.string().min(1).default('folio-vault').meta({ readBy: 'api', accepts: 'text', description: 'The `iss` claim every token must have.' }),
   JWT_AUDIENCE: z.string().min(1).default('folio-vault').meta({ readBy: 'api', accepts: 'text', description: 'A value the `aud` claim must contain.' }),
@@ -346,7 +352,8 @@ const KEY_CUSTODY_SETTINGS = {
     description:
       'Where the vault keys live. `pkcs11`: in an HSM (`PKCS11_*`); `components`: each key the XOR of custodians\' component files ' +
       '(`VAULT_KEY_COMPONENTS`); `local`: the `VAULT_KEK_*`, `VAULT_FINGERPRINT_KEY` and `VAULT_TRANSIT_KEY` values, generated into ' +
-      '`.data/dev-keys.json` in development. `NODE_ENV=production` refuses `local`.',
+      '`.data/dev-keys.json` in development. `NODE_ENV=production` refuses `local`. With `pkcs11` or `components` those cleartext ' +
+      'settings are not read (`NODE_ENV=production` refuses them).',
   }),
   PKCS11_MODULE: optionalText.meta({
     readBy: 'worker',
@@ -447,10 +454,18 @@ export type TWorkerConfig = TConfig & TKeyCustodySettings & { role: 'worker' | '
 export type TAllConfig = TApiConfig & TWorkerConfig;
 export type TConfigOf<R extends TProcessRole> = { api: TApiConfig; worker: TWorkerConfig; all: TAllConfig }[R];
 
-const SHARED_NAMES = Object.keys(ZSharedSettings.shape) as Array<keyof TParsed>;
+/** The settings every process keeps (TConfig), whichever of them it uses. */
+export const SHARED_NAMES = Object.keys(ZSharedSettings.shape) as Array<keyof TParsed>;
 const JWT_NAMES = Object.keys(JWT_SETTINGS) as Array<keyof TParsed>;
 const CUSTODY_NAMES = Object.keys(KEY_CUSTODY_SETTINGS) as Array<keyof TParsed>;
-const LOCAL_KEY_NAMES = ['VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY'] as const;
+/**
+ * The settings that hold a vault key in clear (the `local` provider's). The production refusal and
+ * the pkcs11/components rule below read this list, so a key setting added to LOCAL_KEY_SETTINGS
+ * is covered by them.
+ */
+export const LOCAL_KEY_NAMES = Object.keys(LOCAL_KEY_SETTINGS) as Array<keyof typeof LOCAL_KEY_SETTINGS>;
+const isLocalKeyName = (name: string): boolean => (LOCAL_KEY_NAMES as string[]).includes(name);
+
 /**
  * The settings a role keeps; a key of another role is not even read into its config. The one table
  * of who holds which key: the required keys below and the development keys (dev-keys.ts) follow it.
@@ -498,12 +513,37 @@ function crossSettingProblems(env: Record<string, string | undefined>, role: TPr
       if (!env[name]) problems.push(`${name}: is required when STORAGE_DRIVER=minio`);
     }
   }
+  problems.push(...productionProblems(env));
   if (parsed?.VAULT_KEK_TEST && parsed.VAULT_KEK_LIVE) {
     for (const id of parsed.VAULT_KEK_TEST.keys.keys()) {
       if (parsed.VAULT_KEK_LIVE.keys.has(id)) {
         problems.push(`VAULT_KEK_LIVE: key id "${id}" is also a test key id; test and live keys must be apart`);
       }
     }
+  }
+  return problems;
+}
+
+/**
+ * What NODE_ENV=production refuses besides the `local` provider (crossSettingProblems) and
+ * `allowInsecure` forward destinations (destinations.ts): the switches that exist for development.
+ * A cleartext vault key beside pkcs11 or components (outside production it is only left out of
+ * the config, loadConfig), a webhook rule lifted, a JWKS fetched over cleartext HTTP. One line each.
+ */
+function productionProblems(env: Record<string, string | undefined>): string[] {
+  if (env.NODE_ENV !== 'production') return [];
+  const problems: string[] = [];
+  const provider = env.VAULT_KEY_PROVIDER;
+  if (provider === 'pkcs11' || provider === 'components') {
+    for (const name of LOCAL_KEY_NAMES) {
+      if (env[name]) problems.push(`${name}: a vault key in clear beside VAULT_KEY_PROVIDER=${provider}; NODE_ENV=production refuses it`);
+    }
+  }
+  for (const name of ['WEBHOOK_ALLOW_INSECURE', 'WEBHOOK_ALLOW_PRIVATE'] as const) {
+    if (booleanSetting.safeParse(env[name]).data === true) problems.push(`${name}: a development switch; NODE_ENV=production refuses it`);
+  }
+  if (env.JWT_JWKS_URL?.trim().toLowerCase().startsWith('http:')) {
+    problems.push('JWT_JWKS_URL: must be an https:// URL under NODE_ENV=production');
   }
   return problems;
 }
@@ -533,7 +573,9 @@ export function loadConfig<R extends TProcessRole = 'all'>(env: NodeJS.ProcessEn
   ];
   if (problems.length > 0 || !result.success) throw new ConfigError([...new Set(problems)]);
   const parsed = result.data;
-  const kept = Object.fromEntries(NAMES_BY_ROLE[role].map((name) => [name, parsed[name]]));
+  // Keys in an HSM or in components: a cleartext key beside them is not read (production refuses it).
+  const names = parsed.VAULT_KEY_PROVIDER === 'local' ? NAMES_BY_ROLE[role] : NAMES_BY_ROLE[role].filter((name) => !isLocalKeyName(name));
+  const kept = Object.fromEntries(names.map((name) => [name, parsed[name]]));
   const gateways = role === 'api' ? {} : { forwardGateways: forward.gateways };
   return { ...kept, role, forwardDestinations: forward.destinations, ...gateways } as TConfigOf<R>;
 }

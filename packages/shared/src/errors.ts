@@ -4,6 +4,8 @@
 // (apps/api/src/ops/routes.ts) answers itself, to add its `checks`, and so does every error of the
 // worker's health server (apps/worker/src/health-server.ts), which is not Express.
 
+import { redactCardRuns } from './vault/card/redact-pan.js';
+
 /** Every error code and the status it is answered with: the whole of docs/api.md#errors. */
 export const ERROR_STATUS = {
   INVALID_REQUEST: 400,
@@ -31,6 +33,28 @@ export type TErrorCode = keyof typeof ERROR_STATUS;
 export interface TFieldError {
   path: string;
   message: string;
+}
+
+/** The field errors an answer lists; errorDetails counts the rest (docs/api.md#errors). */
+export const MAX_LISTED_FIELD_ERRORS = 100;
+
+/**
+ * Field errors as a request's checks find them: the first MAX_LISTED_FIELD_ERRORS, and how many
+ * there are in all. A body with a million bad fields costs a count, not a list of a million.
+ */
+export interface TFieldErrors {
+  listed: readonly TFieldError[];
+  total: number;
+}
+
+export const NO_FIELD_ERRORS: TFieldErrors = { listed: [], total: 0 };
+
+/** `found` with `more` added: listed while there is room, counted always. */
+export function addFieldErrors(found: TFieldErrors, more: readonly TFieldError[] | TFieldErrors): TFieldErrors {
+  const { listed, total } = 'total' in more ? more : { listed: more, total: more.length };
+  if (total === 0) return found;
+  const room = MAX_LISTED_FIELD_ERRORS - found.listed.length;
+  return { listed: room > 0 && listed.length > 0 ? [...found.listed, ...listed.slice(0, room)] : found.listed, total: found.total + total };
 }
 
 export interface TErrorBody {
@@ -70,9 +94,13 @@ export class AppError extends Error {
     return new AppError(this.code, this.message, { fieldErrors: this.fieldErrors, retryAfterSeconds: this.retryAfterSeconds, cause });
   }
 
-  /** Without `details`, the sentence names the first field error and how many more there are. */
-  static invalid(fieldErrors: TFieldError[], details = describeFieldErrors(fieldErrors)): AppError {
-    return new AppError('INVALID_REQUEST', details, { fieldErrors });
+  /**
+   * Without `details`, the sentence names the first field error and how many more there are. At
+   * most MAX_LISTED_FIELD_ERRORS are listed; the sentence counts them all.
+   */
+  static invalid(fieldErrors: readonly TFieldError[] | TFieldErrors, details?: string): AppError {
+    const found = addFieldErrors(NO_FIELD_ERRORS, fieldErrors);
+    return new AppError('INVALID_REQUEST', details ?? describeFieldErrors(found.listed, found.total), { fieldErrors: [...found.listed] });
   }
 
   static notFound(what = 'The requested entity'): AppError {
@@ -85,16 +113,22 @@ export class AppError extends Error {
   }
 }
 
+const COUNT = new Intl.NumberFormat('en-US');
+
 /**
  * errorDetails of a validation error: the first problem a client can act on, and how many more
- * there are ("sourceKind: must be one of RESERVATION, HOUSE_ACCOUNT (and 2 more field errors).").
+ * there are ("sourceKind: must be one of RESERVATION, HOUSE_ACCOUNT (and 2 more field errors).");
+ * when `total` is more than are listed, that only the first are ("… (and 999,899 more field
+ * errors; the first 100 are listed).").
  */
-export function describeFieldErrors(fieldErrors: TFieldError[]): string {
+export function describeFieldErrors(fieldErrors: readonly TFieldError[], total = fieldErrors.length): string {
   const first = fieldErrors[0];
   if (!first) return 'The request is not valid.';
   const sentence = `${first.path}: ${first.message.replace(/[.\s]+$/, '')}`;
-  const more = fieldErrors.length - 1;
-  return more > 0 ? `${sentence} (and ${more} more field error${more === 1 ? '' : 's'}).` : `${sentence}.`;
+  const more = total - 1;
+  if (more <= 0) return `${sentence}.`;
+  const cut = total > fieldErrors.length ? `; the first ${fieldErrors.length} are listed` : '';
+  return `${sentence} (and ${COUNT.format(more)} more field error${more === 1 ? '' : 's'}${cut}).`;
 }
 
 /** A store the service depends on; its outage is answered 503, never 500. */
@@ -213,13 +247,19 @@ export function isUnexpected(error: AppError): boolean {
   return error.code === 'UNEXPECTED_ERROR';
 }
 
+/**
+ * The answer's body. Its text is passed through redactCardRuns as a last line: whatever a message
+ * or a path picked up from the request, no answer carries a card number (docs/api.md#errors).
+ */
 export function toErrorBody(error: AppError, requestId: string, now = new Date()): TErrorBody {
   const body: TErrorBody = {
     id: requestId,
     timestamp: now.toISOString(),
     errorCode: error.code,
-    errorDetails: error.message,
+    errorDetails: redactCardRuns(error.message),
   };
-  if (error.fieldErrors && error.fieldErrors.length > 0) body.fieldErrors = error.fieldErrors;
+  if (error.fieldErrors && error.fieldErrors.length > 0) {
+    body.fieldErrors = error.fieldErrors.slice(0, MAX_LISTED_FIELD_ERRORS).map(({ path, message }) => ({ path: redactCardRuns(path), message: redactCardRuns(message) }));
+  }
   return body;
 }

@@ -4,14 +4,16 @@
 // local variables; `registerRoute` (route-docs.ts) describes the same definition in the OpenAPI
 // document, so neither can drift from the other.
 
-import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
+import type { Request, RequestHandler, Response, Router } from 'express';
 import type { z } from 'zod';
-import { AppError, toAppError, type TFieldError } from '@folio-vault/shared/errors';
+import { addFieldErrors, AppError, NO_FIELD_ERRORS, toAppError, type TFieldError, type TFieldErrors } from '@folio-vault/shared/errors';
 import type { TAuditAction } from '@folio-vault/shared/vault/audit-log';
 import { callerCheck, type TAuthenticateOptions } from '../auth/authenticate.js';
 import type { TJwtVerifier } from '../auth/jwt-verifier.js';
 import type { TScope } from '../auth/principal.js';
 import type { TResponseDoc } from './route-docs.js';
+import { shownPath } from './field-path.js';
+import { jsonBodyReader } from './json-body.js';
 import { auditEventOf, type TAuditFacts, type TRouteAudit } from './route-audit.js';
 
 export type THttpMethod = 'get' | 'post' | 'delete';
@@ -118,8 +120,11 @@ export interface TRouteDefinition<
   handler: (deps: D) => (ctx: TRouteContext<H, P, B, Q>) => Promise<TRouteOutcome | void>;
 }
 
-/** What a route's own body reader found: the body's value, or its field problems (paths as `body`'s parse gives them). */
-export type TBodyRead<T> = { value: T } | { problems: TFieldError[] };
+/**
+ * What a route's own body reader found: the body's value, or its field problems (paths as `body`'s
+ * parse gives them; the first of them listed, all counted).
+ */
+export type TBodyRead<T> = { value: T } | { problems: TFieldErrors };
 
 /** A definition with its types erased, ready to mount: what route lists hold. */
 export interface TRoute<D extends TRouteDeps> extends TRouteSpec {
@@ -138,41 +143,41 @@ type TPart = 'headers' | 'params' | 'query' | 'body';
 
 /**
  * Every problem in every part is reported at once with its path: a body field as
- * "expiration.month", a header by its name ("X-Property-Id"), a path parameter by its name.
+ * "expiration.month", a header by its name ("X-Property-Id"), a path parameter by its name. Field
+ * names the client chose are shown only when plain (field-path.ts); an unknown field is reported
+ * at its own path, each of several on its own line.
  */
 export function issuesToFieldErrors(issues: z.core.$ZodIssue[], part: TPart, input: unknown): TFieldError[] {
-  return issues.map((issue) => {
-    const path = issue.path.map(String);
-    if (part === 'headers' && path[0]) path[0] = HEADER_NAMES[path[0]] ?? path[0];
+  const pathOf = (path: readonly PropertyKey[]) => {
+    if (part === 'headers' && typeof path[0] === 'string') return [HEADER_NAMES[path[0]] ?? path[0], ...path.slice(1)].join('.');
+    return shownPath(path, input) || part;
+  };
+  return issues.flatMap((issue) => {
     // An unknown key is reported at the key itself, so a client sees which field to drop.
-    if (issue.code === 'unrecognized_keys') {
-      return { path: [...path, ...issue.keys].join('.') || part, message: 'is not a known field' };
-    }
+    if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => ({ path: pathOf([...issue.path, key]), message: 'is not a known field' }));
     // zod's issues do not carry the input: a field is missing when the input has nothing at its path.
-    if (issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined) {
-      return { path: path.join('.') || part, message: 'is required' };
-    }
-    return { path: path.join('.') || part, message: issue.message };
+    if (issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined) return [{ path: pathOf(issue.path), message: 'is required' }];
+    return [{ path: pathOf(issue.path), message: issue.message }];
   });
+}
+
+/** How many field errors issuesToFieldErrors makes of `issues`, without making them (a long list past the listed ones). */
+export function fieldErrorCount(issues: readonly z.core.$ZodIssue[]): number {
+  return issues.reduce((count, issue) => count + (issue.code === 'unrecognized_keys' ? issue.keys.length : 1), 0);
 }
 
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   return path.reduce<unknown>((value, key) => (value !== null && typeof value === 'object' ? (value as Record<PropertyKey, unknown>)[key] : undefined), input);
 }
 
-/** `schema`'s value of `input`; its problems added to `problems` (and undefined) when it does not parse. */
-function parsePart<S extends z.ZodType>(schema: S | undefined, input: unknown, part: TPart, problems: TFieldError[]): z.output<S> | undefined {
-  if (!schema) return undefined;
-  const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  problems.push(...issuesToFieldErrors(result.error.issues, part, input));
-  return undefined;
-}
+/** A part of the request checked against its schema: its value, or its field problems. */
+type TPartRead<T> = { value?: T; problems: readonly TFieldError[] | TFieldErrors };
 
-/** Express's JSON body parser as a step that resolves once `req.body` is read, or throws its 400/413. */
-function jsonBody(limit: string): (req: Request, res: Response) => Promise<void> {
-  const parser = express.json({ limit, strict: true, type: 'application/json' });
-  return (req, res) => new Promise((resolve, reject) => parser(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
+/** `schema`'s value of `input`, or its problems (and no value) when it does not parse. */
+function parsePart<S extends z.ZodType>(schema: S | undefined, input: unknown, part: TPart): TPartRead<z.output<S>> {
+  if (!schema) return { problems: [] };
+  const result = schema.safeParse(input);
+  return result.success ? { value: result.data, problems: [] } : { problems: issuesToFieldErrors(result.error.issues, part, input) };
 }
 
 /** `/a/{id}/b` → `/a/:id/b`. */
@@ -192,7 +197,7 @@ function routeHandler<D extends TRouteDeps, H extends z.ZodObject, P extends z.Z
   const checkCaller = def.scope ? callerCheck(deps.verifier, def.scope, def.authOptions?.(deps)) : undefined;
   const checkLink = def.signedAccess?.(deps);
   const limit = def.limits?.(deps);
-  const readBody = def.body && !def.bodyReader ? jsonBody(def.bodyLimit ?? '100kb') : undefined;
+  const readJson = def.body && !def.bodyReader ? jsonBodyReader(def.bodyLimit ?? '100kb') : undefined;
   const bodyReader = def.bodyReader;
   const handle = def.handler(deps);
   const audit = def.audit;
@@ -212,24 +217,23 @@ function routeHandler<D extends TRouteDeps, H extends z.ZodObject, P extends z.Z
       if (!signed) await checkCaller?.(req);
       await limit?.(req, res);
 
-      const problems: TFieldError[] = [];
-      const headers = parsePart(def.headers, req.headers, 'headers', problems);
-      if (headers !== undefined && !signed) def.authorize?.(req, headers);
-      if (readBody || bodyReader) {
+      const headers = parsePart(def.headers, req.headers, 'headers');
+      if (headers.value !== undefined && !signed) def.authorize?.(req, headers.value);
+      if (readJson || bodyReader) {
         if (!req.is('application/json')) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'This route takes a JSON body (Content-Type: application/json).');
       }
-      if (readBody) await readBody(req, res);
+      const json = readJson ? await readJson(req, res) : undefined;
       const read = bodyReader ? await bodyReader(req, res) : undefined;
-      const params = parsePart(def.params, req.params, 'params', problems);
-      const query = parsePart(def.query, req.query, 'query', problems);
-      let body: z.output<B> | undefined;
-      if (!read) body = parsePart(def.body, req.body, 'body', problems);
-      else if ('value' in read) body = read.value;
-      else problems.push(...read.problems);
-      if (problems.length > 0) throw AppError.invalid(problems);
+      const params = parsePart(def.params, req.params, 'params');
+      const query = parsePart(def.query, req.query, 'query');
+      let body: TPartRead<z.output<B>> = { problems: [] };
+      if (json) body = 'value' in json ? parsePart(def.body, json.value, 'body') : { problems: [json.problem] };
+      else if (read) body = 'value' in read ? { value: read.value, problems: [] } : read;
+      const found = [headers, params, query, body].reduce<TFieldErrors>((all, part) => addFieldErrors(all, part.problems), NO_FIELD_ERRORS);
+      if (found.total > 0) throw AppError.invalid(found);
 
       outcome = await handle({
-        req, res, headers: headers as z.output<H>, params: params as z.output<P>, query: query as z.output<Q>, body: body as z.output<B>, signed,
+        req, res, headers: headers.value as z.output<H>, params: params.value as z.output<P>, query: query.value as z.output<Q>, body: body.value as z.output<B>, signed,
       });
       if (outcome?.error !== undefined) throw outcome.error;
     } catch (error) {

@@ -3,14 +3,20 @@
 // the bytes are read as they come, the top level is split into its members and each list into its
 // records (a scan that finds where each value ends), and every record is parsed and checked
 // on its own, with a turn of the event loop after each slice of work (pacer.ts). The answers are
-// those of a whole-body parse: the same field paths, the same malformed-JSON answer.
+// those of a whole-body parse: the same field paths, the same malformed-JSON answer. The bytes are
+// read, and a byte order mark, another charset or bytes that are not UTF-8 answered, as for every
+// JSON route (http/json-body.ts); every record is checked, and its problems counted, but only the
+// first are kept (errors.ts addFieldErrors), so a body of a million bad fields costs no list of them.
 
-import express, { type Request, type Response } from 'express';
+import { isUtf8 } from 'node:buffer';
+import type { Request, Response } from 'express';
 import type { z } from 'zod';
-import type { TFieldError } from '@folio-vault/shared/errors';
+import { addFieldErrors, MAX_LISTED_FIELD_ERRORS, NO_FIELD_ERRORS, type TFieldError } from '@folio-vault/shared/errors';
 import { pacer } from '@folio-vault/shared/ledger/pacer';
 import { IMPORT_LISTS, ZImportEnvelope, type TImportListName, type TImportRequest } from '@folio-vault/shared/ledger/schemas';
-import { issuesToFieldErrors, type TBodyRead } from '../http/route.js';
+import { shownFieldName } from '../http/field-path.js';
+import { checkCharset, invalidUtf8Problem, notJson, rawBody, withoutBom } from '../http/json-body.js';
+import { fieldErrorCount, issuesToFieldErrors, type TBodyRead } from '../http/route.js';
 
 /**
  * The largest value a record (or the property) may take in the body. A ledger record is a few kB
@@ -28,11 +34,6 @@ const CLOSE_OBJECT = 0x7d;
 const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 const isSpace = (byte: number | undefined) => byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
-
-/** Body-parser's error for a body that is not JSON: the app answers it as for every other route (errors.ts). */
-function notJson(): Error {
-  return Object.assign(new SyntaxError('The import body is not valid JSON'), { type: 'entity.parse.failed', status: 400, expose: true });
-}
 
 class TooLarge extends Error {}
 
@@ -98,6 +99,19 @@ class JsonScan {
     }
   }
 
+  /**
+   * The field error for bytes of the value from `from` to `to` that are not UTF-8, at `at` (the
+   * value's path) and below; undefined when they all are. Checked before the value is parsed, so
+   * no U+FFFD stands in for them.
+   */
+  utf8Problem(from: number, to: number, at: readonly string[]): TFieldError | undefined {
+    const value = this.bytes.subarray(from, to);
+    if (isUtf8(value)) return undefined;
+    const problem = invalidUtf8Problem(value, at);
+    if (!problem) throw notJson();
+    return problem;
+  }
+
   private within(from: number, to: number): number {
     if (to - from > MAX_VALUE_BYTES) throw new TooLarge();
     return to;
@@ -108,7 +122,8 @@ class JsonScan {
 type TMember = { records: Array<[number, number]> } | { value: unknown };
 
 const isList = (key: string): key is TImportListName => Object.hasOwn(IMPORT_LISTS, key);
-const tooLarge = (path: string): TBodyRead<never> => ({ problems: [{ path, message: `is larger than ${MAX_VALUE_BYTES / 1024 / 1024} MB` }] });
+const refused = (problem: TFieldError): TBodyRead<never> => ({ problems: addFieldErrors(NO_FIELD_ERRORS, [problem]) });
+const tooLarge = (path: string): TBodyRead<never> => refused({ path, message: `is larger than ${MAX_VALUE_BYTES / 1024 / 1024} MB` });
 
 /**
  * The members of the top-level object, in order (a repeated key: the last, as JSON.parse has it);
@@ -125,7 +140,9 @@ async function splitTopLevel(scan: JsonScan, pause: () => Promise<void>): Promis
     for (;;) {
       if (scan.bytes[i] !== QUOTE) throw notJson();
       const keyEnd = scan.stringEnd(i);
+      if (scan.utf8Problem(i, keyEnd, [])) return refused({ path: 'body', message: 'holds a field name that is not valid UTF-8' });
       const key = scan.parse(i, keyEnd) as string;
+      const shownKey = shownFieldName(key, members.size + 1);
       i = scan.skipSpace(keyEnd);
       if (scan.bytes[i] !== COLON) throw notJson();
       i = scan.skipSpace(i + 1);
@@ -157,9 +174,11 @@ async function splitTopLevel(scan: JsonScan, pause: () => Promise<void>): Promis
         try {
           end = scan.valueEnd(i);
         } catch (error) {
-          if (error instanceof TooLarge) return tooLarge(key);
+          if (error instanceof TooLarge) return tooLarge(shownKey);
           throw error;
         }
+        const notUtf8 = scan.utf8Problem(i, end, [shownKey]);
+        if (notUtf8) return refused(notUtf8);
         members.set(key, { value: scan.parse(i, end) });
         i = end;
       }
@@ -176,63 +195,12 @@ async function splitTopLevel(scan: JsonScan, pause: () => Promise<void>): Promis
   return members;
 }
 
-/** An error as body-parser raises it (`type`, `status`): the app answers it as for every other route (errors.ts). */
-const bodyError = (message: string, type: string, status: number) => Object.assign(new Error(message), { type, status, expose: true });
-
-/**
- * The body's bytes. With a Content-Length and no Content-Encoding (what clients send), each chunk
- * is copied into one buffer of that length as it arrives, never joined at the end in a single
- * stretch of the event loop. Otherwise body-parser reads it (inflation, chunked transfer), with its limit and errors.
- */
-function rawBody(limitBytes: number): (req: Request, res: Response) => Promise<Buffer> {
-  const parser = express.raw({ limit: limitBytes, type: () => true });
-  const byParser = (req: Request, res: Response) =>
-    new Promise<Buffer>((resolve, reject) =>
-      parser(req, res, (error?: unknown) => (error ? reject(error) : resolve(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)))),
-    );
-  return (req, res) => {
-    const declared = req.get('content-length');
-    const encoding = (req.get('content-encoding') ?? 'identity').toLowerCase();
-    if (declared === undefined || !/^\d+$/.test(declared) || encoding !== 'identity') return byParser(req, res);
-    const length = Number(declared);
-    return new Promise<Buffer>((resolve, reject) => {
-      // As body-parser does: a refused body is read off before the answer, so the client gets it.
-      let refused = false;
-      const refuse = (error: Error) => {
-        refused = true;
-        req.removeAllListeners('data');
-        req.resume();
-        if (req.readableEnded) reject(error);
-        else req.once('end', () => reject(error)).once('close', () => reject(error));
-      };
-      if (length > limitBytes) return refuse(bodyError('request entity too large', 'entity.too.large', 413));
-      const body = Buffer.allocUnsafe(length);
-      let received = 0;
-      req.on('data', (chunk: Buffer) => {
-        if (received + chunk.length > length) return refuse(bodyError('request size did not match content length', 'request.size.invalid', 400));
-        received += chunk.copy(body, received);
-      });
-      req.once('end', () => (refused ? undefined : received === length ? resolve(body) : reject(bodyError('request size did not match content length', 'request.size.invalid', 400))));
-      req.once('aborted', () => reject(bodyError('request aborted', 'request.aborted', 400)));
-      req.once('error', (error) => reject(Object.assign(error, { type: 'request.aborted', status: 400 })));
-    });
-  };
-}
-
-/** express.json reads UTF-8 and the other UTF encodings; this reader UTF-8 alone (what every client sends). */
-function checkCharset(req: Request): void {
-  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.get('content-type') ?? '')?.[1]?.toLowerCase();
-  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-    throw Object.assign(new Error(`unsupported charset "${charset}"`), { type: 'charset.unsupported', status: 415, expose: true });
-  }
-}
-
 /** The import route's body reader (route.ts bodyReader): ZImportRequest's value or its field problems. */
 export function importBodyReader(limitBytes: number): (req: Request, res: Response) => Promise<TBodyRead<TImportRequest>> {
   const read = rawBody(limitBytes);
   return async (req, res) => {
     checkCharset(req);
-    const scan = new JsonScan(await read(req, res));
+    const scan = new JsonScan(withoutBom(await read(req, res)));
     const pause = pacer();
     const members = await splitTopLevel(scan, pause);
     if (members !== undefined && !(members instanceof Map)) return members;
@@ -241,27 +209,35 @@ export function importBodyReader(limitBytes: number): (req: Request, res: Respon
       ? Object.fromEntries([...members].map(([key, member]) => [key, 'records' in member ? new Array(member.records.length) : member.value]))
       : [];
     const top = ZImportEnvelope.safeParse(envelope);
-    const problems: TFieldError[] = top.success ? [] : issuesToFieldErrors(top.error.issues, 'body', envelope);
+    const topProblems = top.success ? [] : issuesToFieldErrors(top.error.issues, 'body', envelope);
+    // Every record is checked and its problems counted; only the first are kept (errors.ts addFieldErrors).
+    let problems = addFieldErrors(NO_FIELD_ERRORS, topProblems);
     const lists: Partial<Record<TImportListName, unknown[]>> = {};
     for (const [key, member] of members ?? []) {
       if (!isList(key) || !('records' in member)) continue;
       // A list over its length limit is refused whole (above): its records are not checked.
-      if (problems.some((problem) => problem.path === key)) continue;
+      if (topProblems.some((problem) => problem.path === key)) continue;
       const schema: z.ZodType = IMPORT_LISTS[key];
       const values: unknown[] = [];
       for (const [index, [from, to]] of member.records.entries()) {
-        const record = scan.parse(from, to);
-        const checked = schema.safeParse(record);
-        if (checked.success) values.push(checked.data);
+        const notUtf8 = scan.utf8Problem(from, to, [key, String(index)]);
+        if (notUtf8) problems = addFieldErrors(problems, [notUtf8]);
         else {
-          const issues = checked.error.issues.map((issue) => ({ ...issue, path: [key, index, ...issue.path] }));
-          problems.push(...issuesToFieldErrors(issues, 'body', { [key]: { [index]: record } }));
+          const record = scan.parse(from, to);
+          const checked = schema.safeParse(record);
+          if (checked.success) values.push(checked.data);
+          else if (problems.listed.length >= MAX_LISTED_FIELD_ERRORS) {
+            problems = addFieldErrors(problems, { listed: [], total: fieldErrorCount(checked.error.issues) });
+          } else {
+            const issues = checked.error.issues.map((issue) => ({ ...issue, path: [key, index, ...issue.path] }));
+            problems = addFieldErrors(problems, issuesToFieldErrors(issues, 'body', { [key]: { [index]: record } }));
+          }
         }
         await pause();
       }
       lists[key] = values;
     }
-    if (problems.length > 0 || !top.success) return { problems };
+    if (problems.total > 0 || !top.success) return { problems };
     return { value: { ...top.data, ...lists } as TImportRequest };
   };
 }

@@ -1,14 +1,19 @@
-// Sends one webhook attempt (docs/export.md#webhooks): a POST with a deadline, no redirect followed
-// (a 3xx is a failed attempt like any non-2xx), the URL checked against the rules in force (an
-// endpoint created under looser settings gets nothing), and the connection made to the address
-// that passed the address rules. The socket's `lookup` is ours: it resolves, refuses a private,
-// loopback or link-local answer (unless allowed), and hands the socket that very address, so the
-// name cannot resolve to something else between the check and the connect.
+// Sends one webhook attempt (docs/export.md#webhooks) with undici, as the forward's gateway client
+// does: a POST on a connection of its own, and the rules, each kept here:
+// - The URL is checked against the rules in force (an endpoint created under looser settings gets
+//   nothing), and the connection goes to the address that passed the address rules: the socket's
+//   `lookup` (undici's `connect` options go to net/tls.connect) resolves, refuses a private,
+//   loopback or link-local answer unless allowed, and hands the socket that very address, so the
+//   name cannot resolve to something else between the check and the connect.
+// - One deadline for the whole exchange, connect to the last byte read.
+// - No redirects: undici's `request` never follows one (that takes an interceptor, not used here);
+//   a 3xx is a failed attempt like any non-2xx.
+// - Only the status counts: at most MAX_ANSWER_BYTES of the answer are read, then the connection is closed.
+// - TLS: undici verifies the certificate against the default roots (rejectUnauthorized always true).
 
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { hostOf, resolveChecked, systemResolver, urlFormProblem, type TAddressRules, type TResolver } from '@folio-vault/shared/webhooks/address-guard';
+import { Client } from 'undici';
+import { hostOf, resolveChecked, systemResolver, urlFormProblem, WebhookAddressError, type TAddressRules, type TResolver } from '@folio-vault/shared/webhooks/address-guard';
 
 export interface TSendOptions {
   timeoutMs: number;
@@ -20,6 +25,9 @@ export interface TSendOptions {
 export interface TSendResult {
   statusCode: number;
 }
+
+/** The most of an answer's body read before the connection is closed. */
+export const MAX_ANSWER_BYTES = 64 * 1024;
 
 /** An attempt that got no HTTP answer: refused address, DNS, connect, TLS, time-out. */
 export class WebhookSendError extends Error {
@@ -42,6 +50,14 @@ function checkedLookup(allowPrivate: boolean, resolve: TResolver): LookupFunctio
   };
 }
 
+/** Why an attempt failed, in one line: the address rule's own sentence when it refused, else the error's message. */
+function reasonOf(error: unknown): string {
+  for (let current = error, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth += 1) {
+    if (current instanceof WebhookAddressError) return current.message;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
 export async function sendWebhook(url: string, headers: Record<string, string>, body: string, options: TSendOptions): Promise<TSendResult> {
   const target = new URL(url);
   const { allowPrivate } = options.rules;
@@ -54,31 +70,33 @@ export async function sendWebhook(url: string, headers: Record<string, string>, 
       throw new WebhookSendError(error.message, { cause: error });
     });
   }
-  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise<TSendResult>((done, fail) => {
-    const req = send(
-      target,
-      {
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'folio-vault-webhooks/1' },
-        lookup: checkedLookup(allowPrivate, resolve),
-        agent: false,
-      },
-      (res: IncomingMessage) => {
-        // The body is not kept: only the status counts. Reading it lets the socket close cleanly.
-        res.resume();
-        res.on('end', () => {
-          clearTimeout(timer);
-          done({ statusCode: res.statusCode ?? 0 });
-        });
-        res.on('error', (error) => fail(new WebhookSendError(`reading the answer failed: ${error.message}`, { cause: error })));
-      },
-    );
-    const timer = setTimeout(() => req.destroy(new WebhookSendError(`no answer within ${options.timeoutMs / 1000} s`)), options.timeoutMs);
-    req.on('error', (error) => {
-      clearTimeout(timer);
-      fail(error instanceof WebhookSendError ? error : new WebhookSendError(error.message, { cause: error }));
-    });
-    req.end(body);
+  const client = new Client(target.origin, {
+    connect: {
+      lookup: checkedLookup(allowPrivate, resolve),
+      timeout: options.timeoutMs + 1_000,
+      ...(target.protocol === 'https:' ? { rejectUnauthorized: true } : {}),
+    },
+    // undici's own timers sit past the deadline below, which decides.
+    headersTimeout: options.timeoutMs + 1_000,
+    bodyTimeout: options.timeoutMs + 1_000,
   });
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
+  try {
+    const answer = await client.request({
+      method: 'POST',
+      path: `${target.pathname}${target.search}`,
+      headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'folio-vault-webhooks/1' },
+      body,
+      signal: deadline.signal,
+    });
+    await answer.body.dump({ limit: MAX_ANSWER_BYTES, signal: deadline.signal });
+    return { statusCode: answer.statusCode };
+  } catch (error) {
+    if (deadline.signal.aborted) throw new WebhookSendError(`no answer within ${options.timeoutMs / 1000} s`, { cause: error });
+    throw new WebhookSendError(reasonOf(error), { cause: error });
+  } finally {
+    clearTimeout(timer);
+    await client.destroy().catch(() => undefined);
+  }
 }

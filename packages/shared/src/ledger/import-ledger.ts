@@ -6,7 +6,7 @@
 import type { PoolClient } from 'pg';
 import type { TPgPool } from '../connections.js';
 import { inTransaction } from '../db/transaction.js';
-import { AppError, describeFieldErrors, type TFieldError } from '../errors.js';
+import { AppError, type TFieldError } from '../errors.js';
 import { upsertProperty } from '../properties/property-store.js';
 import { storedCardPayments, storedRootIds, upsertFolios, upsertRecipients, upsertTransactions } from './ledger-store.js';
 import type { TFolio, TImportRequest, TRecipient, TTransaction } from './schemas.js';
@@ -116,9 +116,9 @@ export async function labelCardPayments(
 
 export async function importLedger(pool: TPgPool, propertyId: string, data: TImportRequest, cardTokens: TCardTokenResolver): Promise<TImportCounts> {
   const problems = await importProblems(propertyId, data);
-  if (problems.length > 0) throw AppError.invalid(problems.slice(0, 100), describeFieldErrors(problems));
+  if (problems.length > 0) throw AppError.invalid(problems);
   const { transactions, problems: cardProblems } = await labelCardPayments(pool, propertyId, data.transactions, cardTokens);
-  if (cardProblems.length > 0) throw AppError.invalid(cardProblems.slice(0, 100), describeFieldErrors(cardProblems));
+  if (cardProblems.length > 0) throw AppError.invalid(cardProblems);
   await inTransaction(pool, async (client) => {
     if (data.property) await upsertProperty(client, data.property);
     for (let i = 0; i < data.recipients.length; i += CHUNK) await upsertRecipients(client, propertyId, data.recipients.slice(i, i + CHUNK));

@@ -1,4 +1,4 @@
-import { ERROR_STATUS, type TErrorCode } from '../errors.js';
+import { ERROR_STATUS, MAX_LISTED_FIELD_ERRORS, type TErrorCode } from '../errors.js';
 import { holdsPan } from '../vault/card/redact-pan.js';
 import { z } from './zod.js';
 
@@ -70,8 +70,9 @@ export const ZErrorBody = z
     fieldErrors: z
       .array(z.object({ path: z.string().openapi({ example: 'expiration.month' }), message: z.string() }))
       .min(1)
+      .max(MAX_LISTED_FIELD_ERRORS)
       .optional()
-      .openapi({ description: 'Only on INVALID_REQUEST: each header, path parameter or body field at fault' }),
+      .openapi({ description: 'Only on INVALID_REQUEST: each header, path parameter or body field at fault; the first 100, errorDetails counts them all' }),
   })
   .openapi('Error');
 

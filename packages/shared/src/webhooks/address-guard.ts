@@ -4,11 +4,12 @@
 // metadata service. The rules in force apply at every send, so turning a setting off stops
 // deliveries to endpoints created while it was on. An IPv6 address that embeds, translates or routes to IPv4 (mapped, compatible,
 // NAT64, 6to4, Teredo) is judged by the IPv4 address it carries; other IPv6 space outside global
-// unicast is refused. Checked at creation (an IP literal, or every address a hostname resolves to)
+// unicast is refused. The ranges are ipaddr.js's (range()); only the IPv4 inside 6to4 and Teredo
+// addresses is decoded here. Checked at creation (an IP literal, or every address a hostname resolves to)
 // and again at delivery: the worker resolves, checks, and connects to the address it checked
 // (http-client.ts), so a name re-pointed after creation (DNS rebinding) gains nothing.
 
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 import { lookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
 
@@ -29,58 +30,55 @@ export interface TAddressRules {
   allowPrivate: boolean;
 }
 
-/** IPv4 space that is not the public internet (IANA special-purpose registry, 6to4 relays included). */
-const refusedIpv4 = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
-  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) refusedIpv4.addSubnet(network, prefix, 'ipv4');
+/*
+ * ipaddr.js's range() names every special-purpose range of the IANA registries (private,
+ * loopback, linkLocal, carrierGradeNat, reserved, multicast, uniqueLocal, teredo, 6to4…) and calls
+ * the rest `unicast`. Only `unicast` is public: a range a later version names is refused.
+ */
+const isPublicIpv4 = (ipv4: ipaddr.IPv4) => ipv4.range() === 'unicast';
+const GLOBAL_UNICAST = ipaddr.IPv6.parseCIDR('2000::/3');
+const NAT64_WELL_KNOWN = ipaddr.IPv6.parseCIDR('64:ff9b::/96');
 
-const ipv4Of = (high: number, low: number) => `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
+/** The IPv4 address in the last 32 bits of an IPv6 one (mapped, translated, NAT64, compatible). */
+const lastIpv4 = (ipv6: ipaddr.IPv6) => new ipaddr.IPv4(ipv6.toByteArray().slice(12));
+const ipv4Of = (high: number, low: number) => new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
 
 /**
  * The IPv4 addresses an IPv6 address carries, when it is one of the forms that embed, translate or
  * route to IPv4 (its packets end up at those IPv4 addresses); undefined for any other address.
  */
-function embeddedIpv4(parts: number[]): string[] | undefined {
-  const [p0, p1, p2, p3, p4, p5, p6, p7] = parts as [number, number, number, number, number, number, number, number];
-  const last = ipv4Of(p6, p7);
-  const zeroTo = (end: number) => parts.slice(0, end).every((part) => part === 0);
-  // ::a.b.c.d (IPv4-compatible, :: and ::1 included), ::ffff:a.b.c.d (mapped), ::ffff:0:a.b.c.d (translated, SIIT).
-  if (zeroTo(5) && (p5 === 0 || p5 === 0xffff)) return [last];
-  if (zeroTo(4) && p4 === 0xffff && p5 === 0) return [last];
-  // 64:ff9b::a.b.c.d, NAT64's well-known prefix (RFC 6052).
-  if (p0 === 0x64 && p1 === 0xff9b && p2 === 0 && p3 === 0 && p4 === 0 && p5 === 0) return [last];
-  // 2002:AABB:CCDD::/48, 6to4 (RFC 3056): the IPv4 address follows the prefix.
-  if (p0 === 0x2002) return [ipv4Of(p1, p2)];
-  // 2001:0:SSSS:SSSS:flags:port:CCCC:CCCC, Teredo (RFC 4380): the server, and the client stored inverted.
-  if (p0 === 0x2001 && p1 === 0) return [ipv4Of(p2, p3), ipv4Of(~p6 & 0xffff, ~p7 & 0xffff)];
-  return undefined;
+function carriedIpv4(ipv6: ipaddr.IPv6): ipaddr.IPv4[] | undefined {
+  const parts = ipv6.parts;
+  switch (ipv6.range()) {
+    case 'ipv4Mapped': // ::ffff:a.b.c.d
+    case 'rfc6145': // ::ffff:0:a.b.c.d, translated (SIIT)
+      return [lastIpv4(ipv6)];
+    case 'rfc6052': // NAT64: the well-known 64:ff9b::/96; in the local-use /48 the network chooses where the IPv4 part sits
+      return ipv6.match(NAT64_WELL_KNOWN) ? [lastIpv4(ipv6)] : undefined;
+    case '6to4': // 2002:AABB:CCDD::/48 (RFC 3056): the IPv4 address follows the prefix.
+      return [ipv4Of(parts[1]!, parts[2]!)];
+    case 'teredo': // 2001:0:SSSS:SSSS:flags:port:CCCC:CCCC (RFC 4380): the server, and the client stored inverted.
+      return [ipv4Of(parts[2]!, parts[3]!), ipv4Of(~parts[6]! & 0xffff, ~parts[7]! & 0xffff)];
+    case 'unicast': // ::a.b.c.d, IPv4-compatible (deprecated): range() does not name it.
+      return parts.slice(0, 6).every((part) => part === 0) ? [lastIpv4(ipv6)] : undefined;
+    default:
+      return undefined;
+  }
 }
 
 /**
- * IPv6 space refused whatever it holds: outside global unicast (2000::/3) every address is refused
- * (site-local, unique-local, link-local, discard-only, multicast, NAT64's local-use prefix, whose
- * IPv4 position the network chooses…) unless embeddedIpv4 decoded it; inside it, these.
+ * True for an address that is not on the public internet, however it is written. IPv6 is public
+ * when it is global unicast (2000::/3) that range() names no special range of, or when the IPv4
+ * address it carries is.
  */
-const refusedGlobalIpv6 = new BlockList();
-for (const [network, prefix] of [
-  // IETF protocol assignments (benchmarking, ORCHID, AMT…; Teredo is decoded first), documentation.
-  ['2001::', 23], ['2001:db8::', 32], ['3fff::', 20],
-] as const) refusedGlobalIpv6.addSubnet(network, prefix, 'ipv6');
-
-/** True for an address that is not on the public internet, however it is written. */
 export function isNonPublicAddress(address: string): boolean {
   const family = isIP(address);
-  if (family === 4) return refusedIpv4.check(address, 'ipv4');
+  if (family === 4) return !isPublicIpv4(ipaddr.IPv4.parse(address));
   if (family !== 6 || !ipaddr.IPv6.isValid(address)) return true;
   const ipv6 = ipaddr.IPv6.parse(address);
-  const carried = embeddedIpv4(ipv6.parts);
-  if (carried) return carried.some((ipv4) => refusedIpv4.check(ipv4, 'ipv4'));
-  if (!ipv6.match(ipaddr.IPv6.parse('2000::'), 3)) return true;
-  // The zone (fe80::1%eth0) is not part of the address BlockList compares.
-  return refusedGlobalIpv6.check(ipv6.toNormalizedString(), 'ipv6');
+  const carried = carriedIpv4(ipv6);
+  if (carried) return !carried.every(isPublicIpv4);
+  return ipv6.range() !== 'unicast' || !ipv6.match(GLOBAL_UNICAST);
 }
 
 export class WebhookAddressError extends Error {

@@ -5,6 +5,7 @@
 
 import { detectBrand, validLengthsFor } from './brand.js';
 import { isLuhnValid } from './luhn.js';
+import { isPublicTestCard } from './test-cards.js';
 
 /*
  * A UUID is matched first and left whole. When a few of its groups happen to be all digits, the
@@ -34,4 +35,19 @@ export function redactPans(text: string): string {
 /** Whether a piece of text holds something that could be a card number. */
 export function holdsPan(text: string): boolean {
   return redactPans(text) !== text;
+}
+
+const CARD_RUN = new RegExp(`(?<![0-9A-Fa-f])${UUID}(?![0-9A-Fa-f])|(?<![0-9])[0-9](?:[ -]?[0-9]){12,18}(?![0-9])`, 'g');
+
+/**
+ * Stricter than redactPans, for error answers (errors.ts toErrorBody): any run of 13–19 digits
+ * that passes Luhn, whatever its brand, is cut down to first six and last four. The public test
+ * numbers (test-cards.ts) are left as they are: they open nothing.
+ */
+export function redactCardRuns(text: string): string {
+  return text.replace(CARD_RUN, (run) => {
+    if (run.length === 36 && run[8] === '-') return run;
+    const digits = run.replace(/[ -]/g, '');
+    return isLuhnValid(digits) && !isPublicTestCard(digits) ? maskPan(digits) : run;
+  });
 }

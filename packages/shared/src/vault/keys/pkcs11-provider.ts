@@ -12,7 +12,7 @@
 // the event loop never waits on the token.
 
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { createRequire } from 'node:module';
 import type * as Pkcs11Types from 'pkcs11js';
 import type { TTokenizationMode } from '../schemas.js';
@@ -39,6 +39,26 @@ export class Pkcs11SetupError extends KeySetupError {
   constructor(message: string) {
     super(message);
     this.name = 'Pkcs11SetupError';
+  }
+}
+
+/**
+ * The user PIN in PKCS11_PIN_FILE. A path that is not a readable regular file (missing, a folder,
+ * not readable by this user) stops the start with its one line, never a stack.
+ */
+export function readPinFile(path: string): string {
+  let file: Stats;
+  try {
+    file = statSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new Pkcs11SetupError(`PKCS11_PIN_FILE: ${path} ${code === 'ENOENT' || code === 'ENOTDIR' ? 'does not exist' : `cannot be read (${code})`}`);
+  }
+  if (!file.isFile()) throw new Pkcs11SetupError(`PKCS11_PIN_FILE: ${path} is not a regular file`);
+  try {
+    return readFileSync(path, 'utf8').trim();
+  } catch (error) {
+    throw new Pkcs11SetupError(`PKCS11_PIN_FILE: ${path} cannot be read (${(error as NodeJS.ErrnoException).code})`);
   }
 }
 
@@ -124,8 +144,7 @@ export class Pkcs11Token {
       if (!slot) {
         throw new Pkcs11SetupError(`PKCS11_TOKEN_LABEL: no token "${settings.tokenLabel}" in ${settings.module} (tokens: ${labels.filter(Boolean).join(', ') || 'none'})`);
       }
-      if (!existsSync(settings.pinFile)) throw new Pkcs11SetupError(`PKCS11_PIN_FILE: ${settings.pinFile} does not exist`);
-      const pin = readFileSync(settings.pinFile, 'utf8').trim();
+      const pin = readPinFile(settings.pinFile);
       for (let i = 0; i < SESSIONS; i += 1) sessions.push(library.C_OpenSession(slot, binding.CKF_SERIAL_SESSION | binding.CKF_RW_SESSION));
       try {
         library.C_Login(sessions[0]!, binding.CKU_USER, pin);
