@@ -103,7 +103,7 @@ describe('a table locked by another session', () => {
   afterAll(async () => world?.close());
 
   it('answers the waiting requests 503 naming PostgreSQL with Retry-After, and /readyz 200 meanwhile', { timeout: 40_000 }, async () => {
-    const holder = new pg.Client({ connectionString: world.config.DATABASE_URL });
+    const holder = new pg.Client({ connectionString: world.ownerUrl });
     await holder.connect();
     await holder.query('BEGIN');
     await holder.query('LOCK TABLE exports IN ACCESS EXCLUSIVE MODE');
@@ -179,3 +179,4 @@ describe('a table locked by another session', () => {
     expect(after.status).toBe(404);
   });
 });
+

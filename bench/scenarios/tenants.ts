@@ -61,8 +61,8 @@ export interface TTenantsResult {
   failures: string[];
 }
 
-const { config, services, rawEnv } = await benchEnvironment();
-const pool = createPgPool(config.DATABASE_URL, { max: 4 });
+const { config, ownerUrl, services, rawEnv } = await benchEnvironment();
+const pool = createPgPool(ownerUrl, { max: 4 });
 const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
 const env = { ...rawEnv(), NODE_ENV: 'production', PORT: String(port) };
@@ -277,7 +277,7 @@ try {
   const lockedStatus = [];
   const lockedReady = [];
   for (let i = 0; i < LOCK_TRIES; i += 1) {
-    const holder = new pg.Client({ connectionString: config.DATABASE_URL });
+    const holder = new pg.Client({ connectionString: ownerUrl });
     await holder.connect();
     await holder.query('BEGIN');
     await holder.query('LOCK TABLE exports IN ACCESS EXCLUSIVE MODE');
