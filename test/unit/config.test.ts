@@ -175,6 +175,10 @@ describe('loadConfig — one clear line per bad setting', () => {
     ['NIGHT_AUDIT_MAX_RUNNING_PER_PROPERTY=0', { NIGHT_AUDIT_MAX_RUNNING_PER_PROPERTY: '0' }, 'NIGHT_AUDIT_MAX_RUNNING_PER_PROPERTY', /1-100/],
     ['API_DATABASE_URL=mysql://x', { API_DATABASE_URL: 'mysql://x' }, 'API_DATABASE_URL', /postgres:\/\//],
     ['WORKER_DATABASE_URL=redis://x', { WORKER_DATABASE_URL: 'redis://x' }, 'WORKER_DATABASE_URL', /postgres:\/\//],
+    ['PG_POOL_SIZE=0', { PG_POOL_SIZE: '0' }, 'PG_POOL_SIZE', /1-500/],
+    ['DB_SHARE_PER_PROPERTY=0', { DB_SHARE_PER_PROPERTY: '0' }, 'DB_SHARE_PER_PROPERTY', /more than 0 and at most 1/],
+    ['DB_SHARE_PER_PROPERTY=1.5', { DB_SHARE_PER_PROPERTY: '1.5' }, 'DB_SHARE_PER_PROPERTY', /more than 0 and at most 1/],
+    ['DB_SHARE_PER_PROPERTY=half', { DB_SHARE_PER_PROPERTY: 'half' }, 'DB_SHARE_PER_PROPERTY', /must be a number/],
     ['PERFORMANCE_MEASURES_OFF=caching', { PERFORMANCE_MEASURES_OFF: 'audit-batching,caching' }, 'PERFORMANCE_MEASURES_OFF', /among tokenize-insert-batching, gateway-mode-cache, audit-batching, prepared-statements, request-prototypes, hpke-native \(not caching\)/],
   ];
 
@@ -452,7 +456,7 @@ describe('loadConfig — database roles', () => {
     const api = loadConfig(env, 'api');
     const worker = loadConfig(env, 'worker');
     expect([api.API_DATABASE_URL, 'WORKER_DATABASE_URL' in api]).toEqual([ROLE_URLS.API_DATABASE_URL, false]);
-    expect([worker.WORKER_DATABASE_URL, 'API_DATABASE_URL' in worker]).toEqual([ROLE_URLS.WORKER_DATABASE_URL, false]);
+    expect([worker.WORKER_DATABASE_URL, 'API_DATABASE_URL' in worker, 'DB_SHARE_PER_PROPERTY' in worker]).toEqual([ROLE_URLS.WORKER_DATABASE_URL, false, false]);
   });
 
   it('migrates with no default owner URL when the process is given its role URL, or runs in production', () => {
@@ -475,6 +479,11 @@ describe('loadConfig — database roles', () => {
     expect(problems('api')).toEqual(['API_DATABASE_URL: is required with NODE_ENV=production']);
     expect(problems('worker')).toEqual(['WORKER_DATABASE_URL: is required with NODE_ENV=production']);
     expect(problems('all')).toEqual(['API_DATABASE_URL: is required with NODE_ENV=production', 'WORKER_DATABASE_URL: is required with NODE_ENV=production']);
+  });
+
+  it('reads a property\'s share of the API pool as a fraction, half by default', () => {
+    expect([loadConfig(requiredKeys()).PG_POOL_SIZE, loadConfig(requiredKeys()).DB_SHARE_PER_PROPERTY]).toEqual([10, 0.5]);
+    expect(loadConfig({ ...requiredKeys(), DB_SHARE_PER_PROPERTY: '0.25', PG_POOL_SIZE: '40' }, 'api')).toMatchObject({ DB_SHARE_PER_PROPERTY: 0.25, PG_POOL_SIZE: 40 });
   });
 });
 

@@ -341,7 +341,10 @@ const JWT_SETTINGS = {
   JWT_AUDIENCE: z.string().min(1).default('folio-vault').meta({ readBy: 'api', accepts: 'text', description: 'A value the `aud` claim must contain.' }),
 };
 
-/** How each process reaches PostgreSQL as its own role (db/roles.ts, docs/operations.md#database-roles). */
+/**
+ * How each process reaches PostgreSQL as its own role (db/roles.ts, docs/operations.md#database-roles),
+ * and the API's pool: its size and one property's share of it (db/property-share.ts).
+ */
 const DATABASE_ACCESS_SETTINGS = {
   API_DATABASE_URL: urlWithProtocols(['postgres:', 'postgresql:']).optional().meta({
     readBy: 'api',
@@ -357,6 +360,23 @@ const DATABASE_ACCESS_SETTINGS = {
       `PostgreSQL as the workers' role (\`${DATABASE_ROLES.worker}\`); \`npm run keys:rotate\` uses it too. Unset outside ` +
       'production: `DATABASE_URL` with that user and no password.',
   }),
+  PG_POOL_SIZE: wholeNumberIn(1, 500).default(10).meta({
+    readBy: 'api',
+    description: 'Connections of the API\'s PostgreSQL pool (per API process).',
+  }),
+  DB_SHARE_PER_PROPERTY: z.coerce
+    .number({ error: 'must be a number' })
+    .gt(0, 'must be more than 0 and at most 1')
+    .max(1, 'must be more than 0 and at most 1')
+    .default(0.5)
+    .meta({
+      readBy: 'api',
+      accepts: 'a fraction, more than 0 and at most 1',
+      description:
+        'The part of the API\'s pool one property may hold at once: `PG_POOL_SIZE` times this, rounded down, at least one ' +
+        'connection. Past it a property\'s requests wait their turn within `PG_POOL_WAIT_MS`, then answer 503 with ' +
+        '`Retry-After`; other properties\' requests never wait behind them. `1`: no share ([operations.md](operations.md#a-database-share-per-property)).',
+    }),
 };
 
 /**
@@ -465,7 +485,9 @@ export type TConfig = Omit<z.output<typeof ZSharedSettings>, 'EXPORT_LINK_KEY' |
  * The API's: the JWT settings and the workers' public transit keys. With role `all` (`npm start`)
  * they may be unset: the process derives them from its own key provider.
  */
-export type TApiConfig = TConfig & TJwtSettings & { API_DATABASE_URL: string; VAULT_TRANSIT_PUBLIC_KEYS?: TKeyring; role: 'api' | 'all' };
+export type TApiConfig = TConfig &
+  TJwtSettings &
+  Pick<TParsed, 'PG_POOL_SIZE' | 'DB_SHARE_PER_PROPERTY'> & { API_DATABASE_URL: string; VAULT_TRANSIT_PUBLIC_KEYS?: TKeyring; role: 'api' | 'all' };
 /** The worker's: its key custody and the destinations' credentials, no JWT setting (it answers no client). */
 export type TWorkerConfig = TConfig & TKeyCustodySettings & { WORKER_DATABASE_URL: string; role: 'worker' | 'all'; forwardGateways: TResolvedDestination[] };
 /** `npm start`'s, both in one process: its role is 'all'. */
@@ -476,7 +498,7 @@ const SHARED_NAMES = Object.keys(ZSharedSettings.shape) as Array<keyof TParsed>;
 const JWT_NAMES = Object.keys(JWT_SETTINGS) as Array<keyof TParsed>;
 const CUSTODY_NAMES = Object.keys(KEY_CUSTODY_SETTINGS) as Array<keyof TParsed>;
 const LOCAL_KEY_NAMES = ['VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY'] as const;
-const API_DATABASE_NAMES = ['API_DATABASE_URL'] as const;
+const API_DATABASE_NAMES = ['API_DATABASE_URL', 'PG_POOL_SIZE', 'DB_SHARE_PER_PROPERTY'] as const;
 /** The role URLs a process connects with: the API's own, a worker's own, both for `npm start`. */
 const ROLE_URL_NAMES = { api: ['API_DATABASE_URL'], worker: ['WORKER_DATABASE_URL'], all: ['API_DATABASE_URL', 'WORKER_DATABASE_URL'] } as const;
 /**
