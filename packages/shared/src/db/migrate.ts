@@ -40,7 +40,9 @@ export async function migrate(databaseUrl: string, log: (line: string) => void =
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK');
-        throw new Error(`migration ${file} failed: ${(error as Error).message}`, { cause: error });
+        // A migration's own hint says what to do (017: which role to create, and as whom).
+        const hint = (error as { hint?: string }).hint;
+        throw new Error(`migration ${file} failed: ${(error as Error).message}${hint ? `; ${hint}` : ''}`, { cause: error });
       }
       applied.push(file);
       log(`applied migration ${file}`);
