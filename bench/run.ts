@@ -44,7 +44,7 @@ const PLAN: Record<TName, { script: string; full: { args?: string[]; env?: Recor
   tenants: {
     script: 'bench/scenarios/tenants.ts',
     full: {},
-    quick: { env: { BENCH_TENANTS_BATCH_FOLIOS: '200', BENCH_TENANTS_IMPORT_FOLIOS: '200', BENCH_TENANTS_IDLE_EXPORTS: '5' } },
+    quick: { env: { BENCH_TENANTS_BATCH_FOLIOS: '200', BENCH_TENANTS_IMPORT_FOLIOS: '200', BENCH_TENANTS_IDLE_EXPORTS: '5', BENCH_TENANTS_LISTING_ROWS: '20000', BENCH_TENANTS_HEAVY_SECONDS: '4' } },
   },
 };
 

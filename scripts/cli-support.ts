@@ -3,7 +3,7 @@
 
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { DEFAULT_DATABASE_URL } from '@folio-vault/shared/config';
-import { createPgPool, type TPgPool } from '@folio-vault/shared/connections';
+import { createPgPool, type TPgPoolHandle } from '@folio-vault/shared/connections';
 import { ensureDatabase, migrate } from '@folio-vault/shared/db/migrate';
 
 /** Prints `command: message` on stderr and exits with `code` (2: bad input). */
@@ -55,7 +55,7 @@ export function parsePropertyId(command: string, value: string | undefined): str
   return BigInt(value).toString();
 }
 
-export async function openDatabase(): Promise<TPgPool> {
+export async function openDatabase(): Promise<TPgPoolHandle> {
   const url = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
   await ensureDatabase(url);
   await migrate(url);

@@ -84,7 +84,8 @@ let databaseUrl: string;
 try {
   // The worker's settings (the only process with keys); development keys as `npm start` has them.
   const config = loadConfig(withDevKeys(process.env, { role: 'worker' }), 'worker');
-  databaseUrl = config.DATABASE_URL;
+  // As the workers' role: the vault's tables and nothing more (docs/operations.md#database-roles).
+  databaseUrl = config.WORKER_DATABASE_URL;
   active = await openKeyProvider(config);
 } catch (error) {
   if (error instanceof ConfigError) for (const problem of error.problems) console.error(`${COMMAND}: setting ${problem}`);

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '@folio-vault/dev-services/process-utils';
 import { provisionServices, type TProvisioned } from '@folio-vault/dev-services/provision';
 import { createRedis } from '@folio-vault/shared/connections';
+import { roleUrlOf } from '@folio-vault/shared/db/roles';
 import { writeNewComponentSet } from '@folio-vault/shared/vault/keys/components';
 import { cardBody, futureYear } from '@folio-vault/test-kit/cards';
 import { PROPERTY_1, SOURCE_ID, ledgerFolios, ledgerTransactions } from './support/ledger-fixture.js';
@@ -24,8 +25,10 @@ import { binaryBody } from './support/binary-body.js';
  * The service as production runs it (Dockerfile): `npm run build`, then the compiled API and a
  * compiled worker started with plain `node` (no tsx, no TypeScript loader), NODE_ENV=production,
  * keys by need, S3 storage, against the suite's Redis and PostgreSQL and an S3 server. The database
- * is new, so the compiled code creates it and applies every migration itself. The build writes the
- * workspaces' dist/ folders in place (tsc -b: only what changed since the last build).
+ * is new: the compiled migration command creates it and applies every migration as the schema's
+ * owner, then the API and the worker start with their own roles' URLs only, as production runs
+ * them (docs/operations.md#database-roles). The build writes the workspaces' dist/ folders in place
+ * (tsc -b: only what changed since the last build).
  */
 const run = promisify(execFile);
 const MIGRATIONS = readdirSync(join(ROOT, 'packages/shared/src/db/migrations')).filter((file) => file.endsWith('.sql')).sort();
@@ -41,6 +44,7 @@ let databaseUrl: string;
 let queuePrefix: string;
 let token: string;
 let dir: string;
+let migrated: TSpawned;
 
 /** A compiled entry point as the image's CMD runs it: `node <file>`, only the given environment. */
 function spawnNode(script: string, env: Record<string, string>): TSpawned {
@@ -86,7 +90,6 @@ beforeAll(async () => {
     NODE_ENV: 'production',
     LOG_LEVEL: 'info',
     REDIS_URL: inject('redisUrl'),
-    DATABASE_URL: databaseUrl,
     QUEUE_PREFIX: (queuePrefix = `{fvt-${randomBytes(4).toString('hex')}}`),
     STORAGE_DRIVER: 'minio',
     MINIO_ENDPOINT: s3.env.MINIO_ENDPOINT ?? process.env.MINIO_ENDPOINT!,
@@ -99,16 +102,18 @@ beforeAll(async () => {
   const components = writeNewComponentSet(mkdtempSync(join(tmpdir(), 'fvt-components-')), 2);
   const port = await freePort();
   apiUrl = `http://127.0.0.1:${port}`;
-  // One at a time: the first creates the database and applies the migrations (as in a deployment,
-  // where either may win that race; here the order is fixed so the log can be read exactly).
+  // The migrations first, as their own step with the owner's URL (docker-compose.yml's migrate service).
+  migrated = spawnNode('packages/shared/dist/db/migrate-command.js', { NODE_ENV: 'production', DATABASE_URL: databaseUrl });
+  expect(await migrated.exited).toBe(0);
   worker = spawnNode('apps/worker/dist/main.js', {
     ...common,
+    WORKER_DATABASE_URL: roleUrlOf(databaseUrl, 'worker'),
     VAULT_KEY_PROVIDER: 'components',
     VAULT_KEY_COMPONENTS: components.file,
     EXPORT_CONCURRENCY: String(RENDER_PROCESSES),
   });
   await waitForOutput(worker, /"msg":"worker ready"/, 60_000);
-  api = spawnNode('apps/api/dist/main.js', { ...common, PORT: String(port), JWT_SECRET: keys.JWT_SECRET!, VAULT_TRANSIT_PUBLIC_KEYS: components.transitPublicKeys });
+  api = spawnNode('apps/api/dist/main.js', { ...common, API_DATABASE_URL: roleUrlOf(databaseUrl, 'api'), PORT: String(port), JWT_SECRET: keys.JWT_SECRET!, VAULT_TRANSIT_PUBLIC_KEYS: components.transitPublicKeys });
   await waitForOutput(api, /"msg":"api listening"/, 60_000);
   token = jwt.sign({ scope: 'read:payment write:payment', property_ids: [PROPERTY_1.id] }, keys.JWT_SECRET!, {
     algorithm: 'HS256', expiresIn: 300, subject: 'compiled-start', issuer: 'folio-vault', audience: 'folio-vault',
@@ -152,10 +157,11 @@ describe('the compiled service under plain node', () => {
       readdirSync(join(ROOT, folder), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.js')).map((file) => join(ROOT, folder, file)),
     );
     expect(compiled.filter((file) => /['"](@folio-vault\/(dev-services|test-kit)\/[^'"]*|testcontainers|s3rver)['"]/.test(readFileSync(file, 'utf8')))).toEqual([]);
-    const applied = [...worker.output().matchAll(/"msg":"applied migration ([^"]+)"/g)].map((match) => match[1]);
-    expect(applied).toEqual(MIGRATIONS);
-    expect(worker.output()).toMatch(/"msg":"database created"/);
-    expect(api.output()).not.toMatch(/applied migration/);
+    expect(migrated.output()).toBe(
+      [`db:migrate: database ${new URL(databaseUrl).pathname.slice(1)} created`, ...MIGRATIONS.map((file) => `db:migrate: applied migration ${file}`), `db:migrate: ${MIGRATIONS.length} applied; no migration pending`, '']
+        .join('\n'),
+    );
+    for (const started of [worker, api]) expect(started.output()).not.toMatch(/applied migration|pending/);
   });
 
   it('answers /readyz 200 with every store', async () => {

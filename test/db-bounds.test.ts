@@ -3,10 +3,12 @@ import pg from 'pg';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@folio-vault/shared/config';
-import { createPgPool, pgBudgetOf, type TPgPool } from '@folio-vault/shared/connections';
+import { createPgPool, pgBudgetOf, type TPgPoolHandle } from '@folio-vault/shared/connections';
 import { toAppError } from '@folio-vault/shared/errors';
+import { SHARE_BUSY_DETAILS } from '@folio-vault/shared/db/property-share';
 import { createDatabase, createWorld, testKeys, type TWorld } from './support/world.js';
 import { until } from './support/faults.js';
+import { postImport, transaction } from './support/ledger-fixture.js';
 
 /**
  * Time budgets of the PostgreSQL pools (docs/operations.md#time-budgets): a statement over its
@@ -36,7 +38,7 @@ describe('budgets of each role', () => {
 
 describe('a query over its budget', () => {
   let url: string;
-  let pool: TPgPool;
+  let pool: TPgPoolHandle;
   const budget = { statementMs: 300, lockMs: 200, poolWaitMs: 200, idleInTransactionMs: 5_000 };
 
   beforeAll(async () => {
@@ -97,13 +99,14 @@ describe('a table locked by another session', () => {
   beforeAll(async () => {
     world = await createWorld({
       worker: false,
-      env: { PG_STATEMENT_TIMEOUT_MS: '4000', PG_LOCK_TIMEOUT_MS: String(LOCK_MS), PG_POOL_WAIT_MS: String(LOCK_MS) },
+      // One property fills the whole pool here (no share): the share has its test below.
+      env: { PG_STATEMENT_TIMEOUT_MS: '4000', PG_LOCK_TIMEOUT_MS: String(LOCK_MS), PG_POOL_WAIT_MS: String(LOCK_MS), DB_SHARE_PER_PROPERTY: '1' },
     });
   });
   afterAll(async () => world?.close());
 
   it('answers the waiting requests 503 naming PostgreSQL with Retry-After, and /readyz 200 meanwhile', { timeout: 40_000 }, async () => {
-    const holder = new pg.Client({ connectionString: world.config.DATABASE_URL });
+    const holder = new pg.Client({ connectionString: world.ownerUrl });
     await holder.connect();
     await holder.query('BEGIN');
     await holder.query('LOCK TABLE exports IN ACCESS EXCLUSIVE MODE');
@@ -177,5 +180,68 @@ describe('a table locked by another session', () => {
     // The lock gone, the same reads answer again.
     const after = await request(world.url).get(`/fiscal-document/v1/folios/exports/${randomUUID()}`).set(auth);
     expect(after.status).toBe(404);
+  });
+});
+
+describe("a property's share of the API's pool", () => {
+  let world: TWorld;
+
+  // Two connections, half of them a property's: one property holds one connection at most. The
+  // lock and statement budgets outlast the test's hold; the pool-wait budget is what a request
+  // past its property's share waits for its turn.
+  beforeAll(async () => {
+    world = await createWorld({
+      worker: false,
+      env: { PG_POOL_SIZE: '2', DB_SHARE_PER_PROPERTY: '0.5', PG_POOL_WAIT_MS: '2000', PG_LOCK_TIMEOUT_MS: '30000', PG_STATEMENT_TIMEOUT_MS: '30000' },
+    });
+  });
+  afterAll(async () => world?.close());
+
+  it("answers property 2 at once while property 1 holds its share; property 1's next request waits its turn, or answers 503 past the budget", { timeout: 30_000 }, async () => {
+    const token = world.token({ properties: [1, 2] });
+    const property = (id: number) => ({ id, name: `Hotel ${id}`, currency: 'EUR', timezone: 'UTC', gatewayMode: 'test' });
+    const ledger = { folios: [{ id: '101', sourceKind: 'RESERVATION', sourceId: '5001', name: 'Guest folio' }], transactions: [transaction()] };
+    for (const id of [1, 2]) expect((await postImport(world, token, id, { property: property(id), ...ledger })).status).toBe(200);
+    const listing = (id: number) =>
+      request(world.url).post('/accounting/v1.0/folios/transactions').set({ Authorization: `Bearer ${token}`, 'X-Property-Id': String(id) }).send({ sourceKind: 'RESERVATION', sourceId: '5001' });
+    const lockWaiters = async () =>
+      Number((await world.pool.query<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).rows[0]!.n);
+    const answered: string[] = [];
+    const sent = (name: string, call: request.Test) => call.then((res) => (answered.push(name), res));
+
+    // The test holds property 1's row: an import of property 1 (its upsert of that row) waits on
+    // the lock in its transaction, holding a pooled connection and property 1's one permit.
+    const holder = new pg.Client({ connectionString: world.ownerUrl });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM properties WHERE id = 1 FOR UPDATE');
+      const first = sent('import 1, first', postImport(world, token, 1, { property: property(1) }));
+      await until(async () => (await lockWaiters()) === 1, 10_000, 'the first import waiting on the lock');
+      // Property 1's second request: past its share it waits for the permit (with the whole pool
+      // to one property it would take the second connection and wait on the lock too).
+      const second = sent('import 1, second', postImport(world, token, 1, { property: property(1) }));
+      await until(async () => (await lockWaiters()) + world.api.shares.usage('1').waiting === 2, 10_000, 'the second import waiting');
+
+      const other = await sent('listing 2', listing(2));
+      expect([other.status, other.body.groups?.default?.transactions?.length]).toEqual([200, 1]);
+      expect(answered).toEqual(['listing 2']);
+
+      const refused = await second;
+      expect([refused.status, refused.body.errorCode, refused.body.errorDetails, refused.headers['retry-after']]).toEqual([503, 'SERVICE_UNAVAILABLE', SHARE_BUSY_DETAILS, '2']);
+      expect(answered).toEqual(['listing 2', 'import 1, second']);
+
+      // Another of property 1's requests waits its turn; the lock let go, it runs once the first
+      // import has given the permit back.
+      const third = sent('listing 1, third', listing(1));
+      await until(async () => world.api.shares.usage('1').waiting > 0, 10_000, 'the third request waiting for its turn');
+      await holder.query('ROLLBACK');
+      const [firstAnswer, thirdAnswer] = await Promise.all([first, third]);
+      expect([firstAnswer.status, thirdAnswer.status, thirdAnswer.body.groups?.default?.transactions?.length]).toEqual([200, 200, 1]);
+      expect(answered).toEqual(['listing 2', 'import 1, second', 'import 1, first', 'listing 1, third']);
+      expect(world.api.shares.usage('1')).toEqual({ held: 0, waiting: 0 });
+    } finally {
+      await holder.end();
+    }
   });
 });

@@ -66,12 +66,13 @@ describe('npm run start:worker and start:api as separate processes', () => {
     const linesFor = (output: string, setting: string) => output.split('\n').filter((line) => line.includes(`setting ${setting}:`));
     // The API needs a JWT key, the workers' public transit keys and the link key (it checks download
     // links), and never asks for a vault secret or a key provider.
-    for (const setting of ['PORT', 'JWT_SECRET', 'VAULT_TRANSIT_PUBLIC_KEYS', 'EXPORT_LINK_KEY']) expect(linesFor(api.output(), setting), setting).toHaveLength(1);
-    for (const setting of ['VAULT_KEY_PROVIDER', 'VAULT_KEK_TEST', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY']) expect(linesFor(api.output(), setting), setting).toHaveLength(0);
+    // Each connects to PostgreSQL as its own role: the API's URL, never the workers'.
+    for (const setting of ['PORT', 'JWT_SECRET', 'VAULT_TRANSIT_PUBLIC_KEYS', 'EXPORT_LINK_KEY', 'API_DATABASE_URL']) expect(linesFor(api.output(), setting), setting).toHaveLength(1);
+    for (const setting of ['VAULT_KEY_PROVIDER', 'VAULT_KEK_TEST', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY', 'WORKER_DATABASE_URL']) expect(linesFor(api.output(), setting), setting).toHaveLength(0);
     // The worker needs a key provider other than `local` and the link key (webhooks carry signed links), and no JWT key.
-    for (const setting of ['PORT', 'VAULT_KEY_PROVIDER', 'EXPORT_LINK_KEY']) expect(linesFor(worker.output(), setting), setting).toHaveLength(1);
+    for (const setting of ['PORT', 'VAULT_KEY_PROVIDER', 'EXPORT_LINK_KEY', 'WORKER_DATABASE_URL']) expect(linesFor(worker.output(), setting), setting).toHaveLength(1);
     expect(worker.output()).toContain('setting VAULT_KEY_PROVIDER: local keeps the vault keys in clear in settings; NODE_ENV=production needs pkcs11 or components');
-    for (const setting of ['JWT_SECRET', 'VAULT_TRANSIT_PUBLIC_KEYS']) expect(linesFor(worker.output(), setting), setting).toHaveLength(0);
+    for (const setting of ['JWT_SECRET', 'VAULT_TRANSIT_PUBLIC_KEYS', 'API_DATABASE_URL']) expect(linesFor(worker.output(), setting), setting).toHaveLength(0);
   });
 });
 
@@ -285,7 +286,7 @@ describe('npm start', () => {
  * scripts/cli-support.ts. Each runs as its npm script runs it (`node --import tsx <file>`), all at once.
  */
 describe('the command-line tools', () => {
-  const TOOLS = ['start', 'demo', 'build', 'token', 'bench', 'openapi', 'docs:settings', 'ledger:import', 'ledger:demo', 'night-audit', 'keys:rotate', 'keys:public', 'keys:components', 'keys:hsm-init', 'webhook-receiver'];
+  const TOOLS = ['start', 'demo', 'build', 'token', 'bench', 'openapi', 'docs:settings', 'ledger:import', 'ledger:demo', 'night-audit', 'db:migrate', 'keys:rotate', 'keys:public', 'keys:components', 'keys:hsm-init', 'webhook-receiver'];
   const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
 
   /** The file an npm script runs, and the command name its messages start with. */

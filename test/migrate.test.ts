@@ -3,8 +3,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ensureDatabase, migrate } from '@folio-vault/shared/db/migrate';
-import { testDatabaseName } from './support/world.js';
+import { ensureDatabase, migrate, pendingMigrations } from '@folio-vault/shared/db/migrate';
+import { DATABASE_ROLES, roleUrlOf } from '@folio-vault/shared/db/roles';
+import { freePort } from '@folio-vault/dev-services/process-utils';
+import { spawnTs } from '@folio-vault/test-kit/processes';
+import { createDatabase, testDatabaseName, testKeys } from './support/world.js';
 
 /** The migration files, listed rather than hard-coded, so a new file needs no test change (the sources: no build needed). */
 const MIGRATIONS_DIR = fileURLToPath(new URL('../packages/shared/src/db/migrations', import.meta.url));
@@ -198,5 +201,223 @@ describe('migrate', () => {
              AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`)).rows[0]!.n,
     );
     expect(held).toBe(0);
+  });
+});
+
+/**
+ * The grant policy as docs/operations.md#database-roles lists it: table → what each role may do.
+ * A row names one table or several (`vault_test.cards`, `vault_live.cards`); `—` is nothing.
+ */
+function documentedGrants(): Map<string, { api: string[]; worker: string[] }> {
+  const page = readFileSync(fileURLToPath(new URL('../docs/operations.md', import.meta.url)), 'utf8');
+  const section = /\n### Database roles\n([\s\S]*?)\n### /.exec(page)?.[1] ?? '';
+  const rows = section.split('\n').filter((line) => line.startsWith('| `'));
+  expect(rows.length, 'the roles table of docs/operations.md').toBeGreaterThan(0);
+  const privileges = (cell: string) => (cell.trim() === '—' ? [] : cell.split(',').map((word) => word.trim()));
+  const grants = new Map<string, { api: string[]; worker: string[] }>();
+  for (const row of rows) {
+    const [tables, api, worker] = row.split('|').slice(1, 4) as [string, string, string];
+    for (const [, table] of tables.matchAll(/`([a-z_.]+)`/g)) grants.set(table!, { api: privileges(api), worker: privileges(worker) });
+  }
+  return grants;
+}
+
+const TABLE_PRIVILEGES = ['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'TRUNCATE', 'REFERENCES', 'TRIGGER'];
+
+/** Every table of every schema of the database but the system's, public ones unqualified, as the docs name them. */
+const CATALOG_TABLES = `
+  SELECT c.oid, n.nspname AS schema, c.relname AS table,
+         CASE WHEN n.nspname = 'public' THEN c.relname ELSE n.nspname || '.' || c.relname END AS name
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+   WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'
+   ORDER BY 4`;
+
+describe('database roles', () => {
+  let db: { name: string; url: string };
+  beforeAll(async () => {
+    db = await createDatabase();
+  });
+
+  it('grants each role exactly what docs/operations.md lists, for every table the catalog has', async () => {
+    const granted = await withClient(db.url, async (client) =>
+      (
+        await client.query<{ name: string; api: string[]; worker: string[] }>(
+          `SELECT t.name,
+                  ARRAY(SELECT p FROM unnest($1::text[]) p WHERE has_table_privilege($2, t.oid, p)) AS api,
+                  ARRAY(SELECT p FROM unnest($1::text[]) p WHERE has_table_privilege($3, t.oid, p)) AS worker
+             FROM (${CATALOG_TABLES}) t`,
+          [TABLE_PRIVILEGES, DATABASE_ROLES.api, DATABASE_ROLES.worker],
+        )
+      ).rows,
+    );
+    const documented = documentedGrants();
+    // A table missing from the list has no grant decision yet: add it to the table, and its grants
+    // to its migration.
+    expect(granted.map((row) => row.name).filter((name) => !documented.has(name))).toEqual([]);
+    expect([...documented.keys()].filter((name) => !granted.some((row) => row.name === name))).toEqual([]);
+    expect(Object.fromEntries(granted.map((row) => [row.name, { api: row.api, worker: row.worker }]))).toEqual(Object.fromEntries(documented));
+  });
+
+  it('gives the API no use of the vault schemas, both roles the use of public and audit, and neither the right to create', async () => {
+    const schemas = await withClient(db.url, async (client) =>
+      (
+        await client.query<{ schema: string; api: boolean; worker: boolean; api_create: boolean; worker_create: boolean }>(
+          `SELECT nspname AS schema, has_schema_privilege($1, oid, 'USAGE') AS api, has_schema_privilege($2, oid, 'USAGE') AS worker,
+                  has_schema_privilege($1, oid, 'CREATE') AS api_create, has_schema_privilege($2, oid, 'CREATE') AS worker_create
+             FROM pg_namespace WHERE nspname IN ('public', 'audit', 'vault_test', 'vault_live') ORDER BY 1`,
+          [DATABASE_ROLES.api, DATABASE_ROLES.worker],
+        )
+      ).rows,
+    );
+    expect(schemas).toEqual([
+      { schema: 'audit', api: true, worker: true, api_create: false, worker_create: false },
+      { schema: 'public', api: true, worker: true, api_create: false, worker_create: false },
+      { schema: 'vault_live', api: false, worker: true, api_create: false, worker_create: false },
+      { schema: 'vault_test', api: false, worker: true, api_create: false, worker_create: false },
+    ]);
+  });
+
+  it('has no sequence but identity columns\' (an insert needs no grant on those)', async () => {
+    const sequences = await withClient(db.url, async (client) =>
+      (
+        await client.query<{ name: string }>(
+          `SELECT n.nspname || '.' || s.relname AS name FROM pg_class s JOIN pg_namespace n ON n.oid = s.relnamespace
+            WHERE s.relkind = 'S' AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.classid = 'pg_class'::regclass AND d.objid = s.oid AND d.deptype = 'i')`,
+        )
+      ).rows.map((row) => row.name),
+    );
+    // A sequence of its own (a serial column) would need USAGE for the role that inserts: decide it in its migration.
+    expect(sequences).toEqual([]);
+  });
+
+  it('refuses the API\'s role (42501) every SELECT, INSERT, UPDATE and DELETE on every vault table, and runs the workers\' where the list grants it', async () => {
+    const tables = await withClient(db.url, async (client) =>
+      (
+        await client.query<{ schema: string; table: string; name: string; column: string }>(
+          `SELECT t.schema, t.table, t.name, (SELECT attname FROM pg_attribute WHERE attrelid = t.oid AND attnum = 1) AS column
+             FROM (${CATALOG_TABLES}) t WHERE t.schema IN ('vault_test', 'vault_live')`,
+        )
+      ).rows,
+    );
+    expect(tables.map((row) => row.name)).toEqual([
+      'vault_live.cards', 'vault_live.forward_attempts', 'vault_live.held_cvvs', 'vault_live.idempotency_keys',
+      'vault_test.cards', 'vault_test.forward_attempts', 'vault_test.held_cvvs', 'vault_test.idempotency_keys',
+    ]);
+    // Each statement touches no row (WHERE false), so only the privilege decides; INSERT … SELECT
+    // reads the table too.
+    const statements = ({ schema, table, column }: { schema: string; table: string; column: string }) => {
+      const name = `${pg.escapeIdentifier(schema)}.${pg.escapeIdentifier(table)}`;
+      return {
+        SELECT: `SELECT * FROM ${name} WHERE false`,
+        INSERT: `INSERT INTO ${name} SELECT * FROM ${name} WHERE false`,
+        UPDATE: `UPDATE ${name} SET ${pg.escapeIdentifier(column)} = ${pg.escapeIdentifier(column)} WHERE false`,
+        DELETE: `DELETE FROM ${name} WHERE false`,
+      };
+    };
+    const outcomes = (url: string) =>
+      withClient(url, async (client) => {
+        const byTable: Record<string, Record<string, string>> = {};
+        for (const table of tables) {
+          byTable[table.name] = {};
+          for (const [verb, sql] of Object.entries(statements(table))) {
+            byTable[table.name]![verb] = await client.query(sql).then(
+              () => 'ok',
+              (error: { code?: string }) => error.code ?? 'failed',
+            );
+          }
+        }
+        return byTable;
+      });
+    const documented = documentedGrants();
+    const expected = (role: 'api' | 'worker') =>
+      Object.fromEntries(
+        tables.map((table) => [
+          table.name,
+          Object.fromEntries(['SELECT', 'INSERT', 'UPDATE', 'DELETE'].map((verb) => {
+            const may = documented.get(table.name)![role];
+            const needs = verb === 'INSERT' || verb === 'UPDATE' ? [verb, 'SELECT'] : [verb];
+            return [verb, needs.every((privilege) => may.includes(privilege)) ? 'ok' : '42501'];
+          })),
+        ]),
+      );
+    const api = await outcomes(roleUrlOf(db.url, 'api'));
+    expect(Object.values(api).flatMap((byVerb) => Object.values(byVerb))).toEqual(Array.from({ length: tables.length * 4 }, () => '42501'));
+    expect(await outcomes(roleUrlOf(db.url, 'worker'))).toEqual(expected('worker'));
+  });
+
+  it('answers the migrations pending to a role that may not migrate: none on a migrated database, each one missing otherwise', async () => {
+    const asApi = roleUrlOf(db.url, 'api');
+    expect(await pendingMigrations(asApi)).toEqual([]);
+    const last = MIGRATION_FILES[MIGRATION_FILES.length - 1]!;
+    const other = await createDatabase();
+    await withClient(other.url, (client) => client.query('DELETE FROM schema_migrations WHERE name = $1', [last]));
+    expect(await pendingMigrations(roleUrlOf(other.url, 'worker'))).toEqual([last]);
+    const empty = newDatabase();
+    await ensureDatabase(empty.url);
+    expect(await pendingMigrations(roleUrlOf(empty.url, 'api'))).toEqual(MIGRATION_FILES);
+  });
+
+  it('stops an API given only its role\'s URL while a migration is pending, with one line, and migrates nothing', { timeout: 60_000 }, async () => {
+    const empty = newDatabase();
+    await ensureDatabase(empty.url);
+    const api = spawnTs('apps/api/src/main.ts', [], {
+      ...testKeys(),
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'warn',
+      PORT: String(await freePort()),
+      REDIS_URL: inject('redisUrl'),
+      API_DATABASE_URL: roleUrlOf(empty.url, 'api'),
+    }, { direct: true });
+    expect(await api.exited).toBe(1);
+    const first = MIGRATION_FILES.slice(0, 3).join(', ');
+    expect(api.output()).toBe(
+      `folio-vault api: database: ${MIGRATION_FILES.length} migrations pending (${first}, …): apply them with \`npm run db:migrate\` and the schema owner's DATABASE_URL, or start a process given DATABASE_URL\n`,
+    );
+    expect(await pendingMigrations(empty.url)).toEqual(MIGRATION_FILES);
+  });
+
+  it('leaves the roles as they are when databases migrate at once and again', async () => {
+    const roles = () =>
+      withClient(inject('postgresUrl'), async (client) =>
+        (
+          await client.query(
+            `SELECT rolname, rolsuper, rolinherit, rolcreaterole, rolcreatedb, rolcanlogin, rolreplication, rolconnlimit, rolvaliduntil, rolbypassrls, rolpassword IS NULL AS no_password
+               FROM pg_authid WHERE rolname = ANY($1::text[]) ORDER BY rolname`,
+            [Object.values(DATABASE_ROLES)],
+          )
+        ).rows,
+    );
+    const before = await roles();
+    expect(before.map((row) => [row.rolname, row.rolcanlogin, row.rolsuper, row.rolcreaterole])).toEqual([
+      ['folio_vault_api', true, false, false],
+      ['folio_vault_worker', true, false, false],
+    ]);
+    const dbs = [newDatabase(), newDatabase()];
+    for (const each of dbs) await ensureDatabase(each.url);
+    await Promise.all(dbs.flatMap((each) => [migrate(each.url), migrate(each.url), migrate(each.url)]));
+    expect(await Promise.all(dbs.map((each) => migrate(each.url)))).toEqual([[], []]);
+    expect(await roles()).toEqual(before);
+  });
+
+  it('migrates as an owner that may not create roles, once the roles exist', async () => {
+    const owner = `${inject('databasePrefix')}owner_${Math.random().toString(36).slice(2, 8)}`;
+    const mine = newDatabase();
+    await admin.query(`CREATE ROLE ${pg.escapeIdentifier(owner)} LOGIN NOSUPERUSER NOCREATEROLE NOCREATEDB`);
+    try {
+      await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(mine.name)} OWNER ${pg.escapeIdentifier(owner)}`);
+      const asOwner = new URL(mine.url);
+      asOwner.username = owner;
+      expect(await migrate(asOwner.toString())).toEqual(MIGRATION_FILES);
+      const granted = await withClient(mine.url, async (client) =>
+        (await client.query<{ worker: boolean; api: boolean }>(
+          `SELECT has_table_privilege($1, 'vault_live.cards', 'SELECT') AS api, has_table_privilege($2, 'vault_live.cards', 'SELECT') AS worker`,
+          [DATABASE_ROLES.api, DATABASE_ROLES.worker],
+        )).rows[0],
+      );
+      expect(granted).toEqual({ api: false, worker: true });
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(mine.name)} WITH (FORCE)`);
+      await admin.query(`DROP ROLE IF EXISTS ${pg.escapeIdentifier(owner)}`);
+    }
   });
 });

@@ -386,7 +386,7 @@ describe('night-audit starts of one property at once', () => {
   });
 
   it('starts on a pool of one connection: the start reads its sources on its own transaction', async () => {
-    const single = createPgPool(world.config.DATABASE_URL, { max: 1 });
+    const single = createPgPool(world.ownerUrl, { max: 1 });
     const flows = new FlowProducer({ connection: world.redis, prefix: world.config.QUEUE_PREFIX });
     try {
       const started = await startNightAudit(single, flows, '1', '2026-11-19', 'PDF');

@@ -60,7 +60,7 @@ const forward = (key: string) =>
 async function pgDump(): Promise<string> {
   const pgDumpBinary = findBinary('pg_dump');
   expect(pgDumpBinary, 'pg_dump is installed with PostgreSQL').toBeDefined();
-  const { stdout } = await run(pgDumpBinary!, ['--no-owner', world.config.DATABASE_URL], { maxBuffer: 64 * 1024 * 1024 });
+  const { stdout } = await run(pgDumpBinary!, ['--no-owner', world.ownerUrl], { maxBuffer: 64 * 1024 * 1024 });
   return stdout.replace(/^\\(un)?restrict .*$/gm, '');
 }
 /** bytea ciphertext dumps as hex, which holds digit runs by chance: not a place a CVV can be in clear. */

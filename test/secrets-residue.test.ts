@@ -208,7 +208,7 @@ describe('card-data residue', () => {
   it('PostgreSQL: a pg_dump of the database', async () => {
     const pgDump = findBinary('pg_dump');
     expect(pgDump, 'pg_dump is installed with PostgreSQL').toBeDefined();
-    const { stdout } = await run(pgDump!, ['--no-owner', world.config.DATABASE_URL], { maxBuffer: 64 * 1024 * 1024 });
+    const { stdout } = await run(pgDump!, ['--no-owner', world.ownerUrl], { maxBuffer: 64 * 1024 * 1024 });
     const dump = stdout.replace(/^\\(un)?restrict .*$/gm, '');
     for (const id of tokenIds) expect(dump).toContain(id);
     expect(dump).toContain('Residue Hotel');

@@ -96,7 +96,7 @@ describe('no card data in clear', () => {
   it('a pg_dump of the database', async () => {
     const pgDump = findBinary('pg_dump');
     expect(pgDump, 'pg_dump is installed with PostgreSQL').toBeDefined();
-    const dump = await execFileAsync(pgDump!, ['--no-owner', world.config.DATABASE_URL], { maxBuffer: 64 * 1024 * 1024 });
+    const dump = await execFileAsync(pgDump!, ['--no-owner', world.ownerUrl], { maxBuffer: 64 * 1024 * 1024 });
     // pg_dump's \restrict line carries a random 64-character key, which holds any three letters by chance.
     const stdout = dump.stdout.replace(/^\\(un)?restrict .*$/gm, '');
     // The dump does hold the vault rows (so the scan looked where the cards are).

@@ -58,8 +58,8 @@ export interface TExportE2eSize {
   ratio: number;
 }
 
-const { config, services, rawEnv } = await benchEnvironment();
-const pool = createPgPool(config.DATABASE_URL, { max: 2 });
+const { config, ownerUrl, services, rawEnv } = await benchEnvironment();
+const pool = createPgPool(ownerUrl, { max: 2 });
 const work = await mkdtemp(join(tmpdir(), 'fv-bench-export-'));
 
 const port = await freePort();

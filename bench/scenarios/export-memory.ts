@@ -63,9 +63,9 @@ interface TStatus {
   rows?: number;
 }
 
-const { config, services, rawEnv } = await benchEnvironment();
+const { config, ownerUrl, services, rawEnv } = await benchEnvironment();
 const s3 = await provisionServices({ env: process.env, mode: 'ephemeral', need: { s3: true } });
-const pool = createPgPool(config.DATABASE_URL, { max: 2 });
+const pool = createPgPool(ownerUrl, { max: 2 });
 const port = await freePort();
 const env = {
   ...rawEnv(),

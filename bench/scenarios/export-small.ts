@@ -74,8 +74,8 @@ export interface TExportSmallResult {
   failures: string[];
 }
 
-const { config, services, rawEnv } = await benchEnvironment();
-const pool = createPgPool(config.DATABASE_URL, { max: 2 });
+const { config, ownerUrl, services, rawEnv } = await benchEnvironment();
+const pool = createPgPool(ownerUrl, { max: 2 });
 const port = await freePort();
 const env = {
   ...rawEnv(), ...liftedRateLimits(), EXPORT_QUEUE_CAP_PER_PROPERTY: '1000000', NODE_ENV: 'production', PORT: String(port), METRICS_TOKEN,
@@ -289,13 +289,13 @@ try {
     const begun = performance.now();
     const until = begun + CONCURRENT_SECONDS * 1000;
     const cpu = treeCpuMs(service!.pid);
-    const processes = cpuSnapshot(postgresServerOf(config.DATABASE_URL));
+    const processes = cpuSnapshot(postgresServerOf(ownerUrl));
     await Promise.all(
       Array.from({ length: CLIENTS }, async () => {
         while (performance.now() < until) runs.push(await exportOnce(nextSource()));
       }),
     );
-    return { runs, wall: performance.now() - begun, cpu: treeCpuMs(service!.pid) - cpu, processes: cpuSnapshot(postgresServerOf(config.DATABASE_URL)), before: processes };
+    return { runs, wall: performance.now() - begun, cpu: treeCpuMs(service!.pid) - cpu, processes: cpuSnapshot(postgresServerOf(ownerUrl)), before: processes };
   });
   const { runs, wall } = concurrent.value;
   result.concurrent = {

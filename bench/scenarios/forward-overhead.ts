@@ -50,9 +50,9 @@ export interface TForwardFigures {
   load: number;
 }
 
-const { config, services, rawEnv } = await benchEnvironment();
+const { config, ownerUrl, services, rawEnv } = await benchEnvironment();
 {
-  const pool = createPgPool(config.DATABASE_URL, { max: 1 });
+  const pool = createPgPool(ownerUrl, { max: 1 });
   await pool.query(`INSERT INTO properties (id, name, currency, timezone, gateway_mode) VALUES (1, 'Bench Hotel', 'EUR', 'Europe/Madrid', 'test')`);
   await pool.end();
 }

@@ -128,8 +128,8 @@ function treeCpuMs(roots: number[]): number {
   return (ticks * 1000) / 100;
 }
 
-const { config, services, rawEnv } = await benchEnvironment();
-const pool = createPgPool(config.DATABASE_URL, { max: 4 });
+const { config, ownerUrl, services, rawEnv } = await benchEnvironment();
+const pool = createPgPool(ownerUrl, { max: 4 });
 const connection = createRedis(config.REDIS_URL, 'producer');
 const flows = new FlowProducer({ connection, prefix: config.QUEUE_PREFIX });
 

@@ -19,9 +19,16 @@
  *    answers are in, LOCK_HOLD_MS at most) while property 2 asks for an export's status and, 200 ms
  *    later, /readyz is asked; each answer's status and time, LOCK_TRIES times; against the same
  *    requests without the lock.
+ * 5. Heavy listings: property 5 keeps HEAVY_LISTINGS listings of its LISTING_ROWS-row source in
+ *    flight (each with a searchQuery, a sort and includeTotal; the next sent as one answers) for
+ *    HEAVY_SECONDS, while property 2 reads a one-row listing on the open loop; against property 2's
+ *    one-row reads on the idle service just before. On the API as configured (DB_SHARE_PER_PROPERTY
+ *    by default: half the pool) and, in the same run, on a second API process without the share
+ *    (DB_SHARE_PER_PROPERTY=1), each with its own idle baseline.
  *
  *   npx tsx bench/scenarios/tenants.ts
  *   BENCH_TENANTS_BATCH_FOLIOS=300 BENCH_TENANTS_IMPORT_FOLIOS=200 npx tsx bench/scenarios/tenants.ts   # smaller
+ *   BENCH_TENANTS_ONLY=listings npx tsx bench/scenarios/tenants.ts                                      # step 5 alone
  */
 import { rm } from 'node:fs/promises';
 import pg from 'pg';
@@ -29,6 +36,7 @@ import { Pool } from 'undici';
 import { createPgPool } from '@folio-vault/shared/connections';
 import { importRecords, recordsOfDocument } from '@folio-vault/shared/ledger/batch-import';
 import { TYPICAL_BUSINESS_DATE, typicalLedger } from '@folio-vault/test-kit/typical-ledger';
+import { generateLargeSource } from '@folio-vault/test-kit/demo-ledger';
 import { benchEnvironment, writeResult } from '../support/environment.js';
 import { machine } from '../support/machine.js';
 import { benchToken, freePort, startService, type TServiceProcess } from '../support/service-processes.js';
@@ -46,23 +54,42 @@ const LOCK_TRIES = 5;
 const LOCK_HOLD_MS = 15_000;
 /** An export not done by then counts as left queued. */
 const EXPORT_GIVE_UP_MS = 120_000;
+/** `listings`: step 5 alone (its ledgers only). */
+const ONLY_LISTINGS = process.env.BENCH_TENANTS_ONLY === 'listings';
+const LISTING_ROWS = Number(process.env.BENCH_TENANTS_LISTING_ROWS ?? 100_000);
+const HEAVY_LISTINGS = 40;
+const HEAVY_SECONDS = Number(process.env.BENCH_TENANTS_HEAVY_SECONDS ?? 10);
+const HEAVY_PROPERTY = 5;
+const HEAVY_SOURCE = 777;
 
 type TSummary = ReturnType<typeof summary>;
 interface TReads { count: number; failed: number; statuses: Record<string, number>; ms: TSummary }
 interface TTimed { ms: TSummary; statuses: Record<string, number>; retryAfter?: string[] }
 
+/** Step 5 on one API process: property 2's one-row reads idle, then beside property 5's heavy listings. */
+export interface THeavyListings {
+  /** DB_SHARE_PER_PROPERTY of that API process. */
+  share: string;
+  idle: TReads;
+  reads: TReads;
+  heavy: { count: number; statuses: Record<string, number>; ms: TSummary };
+}
+
+/** Steps 1–4 are absent from a BENCH_TENANTS_ONLY=listings run. */
 export interface TTenantsResult {
   machine: ReturnType<typeof machine>;
-  idleReads: TReads;
-  starts: { statuses: Record<string, number>; reads: TReads; spanMs: number };
-  import: { rows: number; megabytes: number; status: number; ms: number; reads: TReads };
-  batch: { folios: number; status: string; seconds: number; idle: TSummary; during: TSummary; exportsDuring: number; leftQueued: number; exportFailures: string[] };
-  lock: { idleStatus: TTimed; idleReady: TTimed; lockedStatus: TTimed; lockedReady: TTimed };
+  idleReads?: TReads;
+  starts?: { statuses: Record<string, number>; reads: TReads; spanMs: number };
+  import?: { rows: number; megabytes: number; status: number; ms: number; reads: TReads };
+  batch?: { folios: number; status: string; seconds: number; idle: TSummary; during: TSummary; exportsDuring: number; leftQueued: number; exportFailures: string[] };
+  lock?: { idleStatus: TTimed; idleReady: TTimed; lockedStatus: TTimed; lockedReady: TTimed };
+  /** Absent from runs stored before step 5 existed. */
+  listings?: { rows: number; inFlight: number; seconds: number; withShare: THeavyListings; withoutShare: THeavyListings };
   failures: string[];
 }
 
-const { config, services, rawEnv } = await benchEnvironment();
-const pool = createPgPool(config.DATABASE_URL, { max: 4 });
+const { config, ownerUrl, services, rawEnv } = await benchEnvironment();
+const pool = createPgPool(ownerUrl, { max: 4 });
 const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
 const env = { ...rawEnv(), NODE_ENV: 'production', PORT: String(port) };
@@ -77,31 +104,38 @@ const headersOf = (propertyId: number) => ({
 });
 const reader = headersOf(2);
 
-async function call(path: string, init: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string | Buffer } = {}) {
-  const res = await client.request({ path, method: init.method ?? 'GET', headers: init.headers, body: init.body, headersTimeout: 600_000, bodyTimeout: 600_000 });
+async function call(path: string, init: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string | Buffer } = {}, via: Pool = client) {
+  const res = await via.request({ path, method: init.method ?? 'GET', headers: init.headers, body: init.body, headersTimeout: 600_000, bodyTimeout: 600_000 });
   const text = await res.body.text();
   return { status: res.statusCode, headers: res.headers, text };
 }
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const count = (statuses: number[]) => statuses.reduce<Record<string, number>>((acc, s) => ({ ...acc, [s]: (acc[s] ?? 0) + 1 }), {});
 
-// The ledgers: property 1's batch folios and property 2's are written straight to the database;
-// property 4's arrives through the API in step 2.
-const batchLedger = typicalLedger(1, BATCH_FOLIOS); // BATCH_FOLIOS − 1 reservations and a house account
+// The ledgers: property 1's batch folios, property 2's and property 5's large source are written
+// straight to the database; property 4's arrives through the API in step 2.
 const readerLedger = typicalLedger(2, READER_FOLIOS + 1);
-await importRecords(pool, '1', recordsOfDocument(batchLedger));
 await importRecords(pool, '2', recordsOfDocument(readerLedger));
-await importRecords(pool, '3', recordsOfDocument(typicalLedger(3, 21)));
+if (!ONLY_LISTINGS) {
+  await importRecords(pool, '1', recordsOfDocument(typicalLedger(1, BATCH_FOLIOS))); // BATCH_FOLIOS − 1 reservations and a house account
+  await importRecords(pool, '3', recordsOfDocument(typicalLedger(3, 21)));
+}
+await importRecords(pool, String(HEAVY_PROPERTY), recordsOfDocument(generateLargeSource({ propertyId: HEAVY_PROPERTY, sourceId: HEAVY_SOURCE, rows: LISTING_ROWS, rich: true })));
+await pool.query('ANALYZE');
 const readerSources = readerLedger.folios.filter((folio) => folio.sourceKind === 'RESERVATION').map((folio) => String(folio.sourceId));
 let nextRead = 0;
 let nextExport = 0;
 
+/** How property 2 reads: one folio's transactions, or its first row only (step 5), through an API process's client. */
+interface TReadKind { via?: Pool; oneRow?: boolean }
+
 /** One read by property 2: one folio's transactions. */
-async function readOnce(): Promise<{ ms: number; status: number }> {
+async function readOnce(kind: TReadKind = {}): Promise<{ ms: number; status: number }> {
   const sourceId = readerSources[nextRead++ % readerSources.length]!;
   const started = performance.now();
   try {
-    const res = await call('/accounting/v1.0/folios/transactions', { method: 'POST', headers: reader, body: JSON.stringify({ sourceKind: 'RESERVATION', sourceId }) });
+    const body = JSON.stringify({ sourceKind: 'RESERVATION', sourceId, ...(kind.oneRow ? { limit: 1 } : {}) });
+    const res = await call('/accounting/v1.0/folios/transactions', { method: 'POST', headers: reader, body }, kind.via);
     return { ms: performance.now() - started, status: res.status };
   } catch {
     return { ms: performance.now() - started, status: 0 };
@@ -109,13 +143,13 @@ async function readOnce(): Promise<{ ms: number; status: number }> {
 }
 
 /** Property 2's reads on an open loop while `work` runs (and at least `minMs`). */
-async function readsDuring<T>(work: () => Promise<T>, minMs = 0, afterMs = 0): Promise<{ result: T; reads: TReads }> {
+async function readsDuring<T>(work: () => Promise<T>, minMs = 0, afterMs = 0, kind: TReadKind = {}): Promise<{ result: T; reads: TReads }> {
   const pending: Array<Promise<{ ms: number; status: number }>> = [];
   let done = false;
   const started = performance.now();
   const loop = (async () => {
     for (let i = 0; !done || performance.now() - started < minMs; i += 1) {
-      pending.push(readOnce());
+      pending.push(readOnce(kind));
       const next = started + (i + 1) * READ_EVERY_MS;
       await sleep(Math.max(0, next - performance.now()));
     }
@@ -188,11 +222,96 @@ const timed = (samples: Array<{ ms: number; status: number; retryAfter?: string 
 
 const stats = (label: string, s: TSummary) => `${label} p50 ${s.p50.toFixed(0)} ms, p90 ${s.p90.toFixed(0)} ms, max ${s.max.toFixed(0)} ms`;
 
+/** Property 5's heavy listing: a searchQuery over every row of its source, a sort, and the totals of every match. */
+const heavyListing = JSON.stringify({
+  sourceKind: 'RESERVATION',
+  sourceId: String(HEAVY_SOURCE),
+  searchQuery: 'room',
+  sort: [{ field: 'description', direction: 'desc' }, { field: 'amount', direction: 'asc' }],
+  includeTotal: true,
+  limit: 100,
+});
+const heavyHeaders = headersOf(HEAVY_PROPERTY);
+
+/** Step 5 on the API process at `base`: property 2's one-row reads idle, then beside HEAVY_LISTINGS heavy listings kept in flight. */
+async function heavyListings(base: string, share: string): Promise<THeavyListings> {
+  const reads = new Pool(base, { connections: 128 });
+  const heavy = new Pool(base, { connections: HEAVY_LISTINGS });
+  try {
+    const listOnce = async () => {
+      const started = performance.now();
+      const res = await call('/accounting/v1.0/folios/transactions', { method: 'POST', headers: heavyHeaders, body: heavyListing }, heavy).catch(() => ({ status: 0 }));
+      return { ms: performance.now() - started, status: res.status };
+    };
+    for (let i = 0; i < 3; i += 1) await listOnce();
+    for (let i = 0; i < 20; i += 1) await readOnce({ via: reads, oneRow: true });
+    const idle = await readsDuring(() => sleep(IDLE_READ_MS), 0, 0, { via: reads, oneRow: true });
+    const listed: Array<{ ms: number; status: number }> = [];
+    let stop = false;
+    const during = await readsDuring(
+      async () => {
+        const inFlight = Array.from({ length: HEAVY_LISTINGS }, async () => {
+          while (!stop) listed.push(await listOnce());
+        });
+        await sleep(HEAVY_SECONDS * 1000);
+        stop = true;
+        await Promise.all(inFlight);
+      },
+      0,
+      0,
+      { via: reads, oneRow: true },
+    );
+    const result = {
+      share,
+      idle: idle.reads,
+      reads: during.reads,
+      heavy: { count: listed.length, statuses: count(listed.map((one) => one.status)), ms: summary(listed.map((one) => one.ms)) },
+    };
+    const p99 = (s: TSummary) => `p99 ${s.p99.toFixed(0)} ms`;
+    console.log(
+      `heavy listings, DB_SHARE_PER_PROPERTY=${share}: property 2's one-row reads idle ${stats('', idle.reads.ms)}, ${p99(idle.reads.ms)}; during ${during.reads.count} reads ${stats('', during.reads.ms)}, ${p99(during.reads.ms)}, ` +
+        `statuses ${JSON.stringify(during.reads.statuses)}; property 5's ${listed.length} listings ${stats('', result.heavy.ms)}, statuses ${JSON.stringify(result.heavy.statuses)}`,
+    );
+    return result;
+  } finally {
+    await Promise.all([reads.close(), heavy.close()]);
+  }
+}
+
 let processes: TServiceProcess[] = [];
 let result: TTenantsResult | undefined;
 try {
   processes = [await startService('worker', env)];
   processes.push(await startService('api', env));
+  let steps: Omit<TTenantsResult, 'machine' | 'listings' | 'failures'> = {};
+  if (!ONLY_LISTINGS) steps = await stepsOneToFour();
+  // 5. Heavy listings, on this API (the share as configured) and on one without the share.
+  const unsharedPort = await freePort();
+  processes.push(await startService('api', { ...env, PORT: String(unsharedPort), DB_SHARE_PER_PROPERTY: '1' }));
+  const withoutShare = await heavyListings(`http://127.0.0.1:${unsharedPort}`, '1');
+  const withShare = await heavyListings(base, String(config.DB_SHARE_PER_PROPERTY));
+  if (withShare.reads.failed > 0) failures.push(`property 2's one-row reads beside the heavy listings, with the share: ${JSON.stringify(withShare.reads.statuses)}`);
+  result = {
+    machine: machine(),
+    ...steps,
+    listings: { rows: LISTING_ROWS, inFlight: HEAVY_LISTINGS, seconds: HEAVY_SECONDS, withShare, withoutShare },
+    failures,
+  };
+} finally {
+  for (const service of processes.reverse()) await service.stop();
+  await client.close();
+  await pool.end();
+  await rm(config.STORAGE_DIR, { recursive: true, force: true });
+  await services.stop();
+}
+writeResult(result);
+if (failures.length) {
+  console.error(`tenants bench: ${failures.length} failures:\n${failures.join('\n')}`);
+  process.exitCode = 1;
+}
+
+/** Steps 1–4 on the API and worker started above. */
+async function stepsOneToFour(): Promise<Omit<TTenantsResult, 'machine' | 'listings' | 'failures'>> {
   // Warm: the first requests of each kind load code and prepare statements.
   for (let i = 0; i < 20; i += 1) await readOnce();
   for (let i = 0; i < 2; i += 1) await exportOnce();
@@ -277,7 +396,7 @@ try {
   const lockedStatus = [];
   const lockedReady = [];
   for (let i = 0; i < LOCK_TRIES; i += 1) {
-    const holder = new pg.Client({ connectionString: config.DATABASE_URL });
+    const holder = new pg.Client({ connectionString: ownerUrl });
     await holder.connect();
     await holder.query('BEGIN');
     await holder.query('LOCK TABLE exports IN ACCESS EXCLUSIVE MODE');
@@ -292,24 +411,11 @@ try {
   const lock = { idleStatus: timed(idleStatus), idleReady: timed(idleReady), lockedStatus: timed(lockedStatus), lockedReady: timed(lockedReady) };
   console.log(`lock: export status ${stats('idle', lock.idleStatus.ms)}; locked ${stats('', lock.lockedStatus.ms)} ${JSON.stringify(lock.lockedStatus.statuses)} Retry-After ${lock.lockedStatus.retryAfter?.join(',')}; /readyz locked ${stats('', lock.lockedReady.ms)} ${JSON.stringify(lock.lockedReady.statuses)}`);
 
-  result = {
-    machine: machine(),
+  return {
     idleReads: idle.reads,
     starts: { statuses: startStatuses, reads: starts.reads, spanMs: starts.result.spanMs },
     import: { rows: importDocument.transactions.length, megabytes: importBody.length / 2 ** 20, status: imported.result.status, ms: imported.result.ms, reads: imported.reads },
     batch: { folios: BATCH_FOLIOS, status: finalBatch.status, seconds: batchSeconds, idle: idleSummary, during: duringSummary, exportsDuring: duringExports.length, leftQueued, exportFailures },
     lock,
-    failures,
   };
-} finally {
-  for (const service of processes.reverse()) await service.stop();
-  await client.close();
-  await pool.end();
-  await rm(config.STORAGE_DIR, { recursive: true, force: true });
-  await services.stop();
-}
-writeResult(result);
-if (failures.length) {
-  console.error(`tenants bench: ${failures.length} failures:\n${failures.join('\n')}`);
-  process.exitCode = 1;
 }

@@ -77,12 +77,12 @@ export interface TTokenizeShape extends TLoadFigures {
   runs: Array<{ perSecond: number; p99: number; load: number }>;
 }
 
-const { config, services, rawEnv } = await benchEnvironment();
+const { config, ownerUrl, services, rawEnv } = await benchEnvironment();
 
 // The hotel is known, as in production (its data imported): the API checks the header against its
 // gateway mode on every request.
 {
-  const pool = createPgPool(config.DATABASE_URL, { max: 1 });
+  const pool = createPgPool(ownerUrl, { max: 1 });
   await pool.query(`INSERT INTO properties (id, name, currency, timezone, gateway_mode) VALUES (1, 'Bench Hotel', 'EUR', 'Europe/Madrid', 'test')`);
   await pool.end();
 }
@@ -128,7 +128,7 @@ async function tokenizeShape(shape: TTokenizeShape['shape'], bareJobsPerSecond: 
     // A floor starts no render processes: nothing to settle.
     if (!floor) await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     await cannon(url, token, WARM_UP_SECONDS);
-    const postgres = postgresServerOf(config.DATABASE_URL);
+    const postgres = postgresServerOf(ownerUrl);
     const runs = [];
     for (let i = 0; i < REPEAT; i += 1) {
       const cpuBefore = cpuSnapshot(postgres);

@@ -86,12 +86,12 @@ export interface TTokenizeOpenLoopResult {
   highestHeld: number;
 }
 
-const { config, services, rawEnv } = await benchEnvironment();
+const { config, ownerUrl, services, rawEnv } = await benchEnvironment();
 
 // The hotel is known, as in production (its data imported): the API checks the header against its
 // gateway mode on every request.
 {
-  const pool = createPgPool(config.DATABASE_URL, { max: 1 });
+  const pool = createPgPool(ownerUrl, { max: 1 });
   await pool.query(`INSERT INTO properties (id, name, currency, timezone, gateway_mode) VALUES (1, 'Bench Hotel', 'EUR', 'Europe/Madrid', 'test')`);
   await pool.end();
 }

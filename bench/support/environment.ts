@@ -6,12 +6,17 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { loadConfig, type TAllConfig } from '@folio-vault/shared/config';
 import { migrate } from '@folio-vault/shared/db/migrate';
+import { roleUrlOf } from '@folio-vault/shared/db/roles';
 import { createLogger, type Logger } from '@folio-vault/shared/logger';
 import { writeNewComponentSet } from '@folio-vault/shared/vault/keys/components';
 import { provisionServices, type TProvisioned } from '@folio-vault/dev-services/provision';
 
-/** Services and settings for a benchmark run: same provisioning as the tests, a fresh database. */
-export async function benchEnvironment(): Promise<{ config: TAllConfig; logger: Logger; services: TProvisioned; rawEnv: () => Record<string, string> }> {
+/**
+ * Services and settings for a benchmark run: same provisioning as the tests, a fresh database.
+ * The service connects as its roles (their URLs are set: it runs with NODE_ENV=production);
+ * `ownerUrl` is the database owner's, for the benchmark's own seeding and checks.
+ */
+export async function benchEnvironment(): Promise<{ config: TAllConfig; ownerUrl: string; logger: Logger; services: TProvisioned; rawEnv: () => Record<string, string> }> {
   const services = await provisionServices({ env: process.env, mode: 'ephemeral', need: { redis: true, postgres: true } });
   const databaseUrl = await createBenchDatabase(services.env.DATABASE_URL ?? process.env.DATABASE_URL!);
   // The services run with NODE_ENV=production, which refuses `local` keys: software keys as split
@@ -21,6 +26,8 @@ export async function benchEnvironment(): Promise<{ config: TAllConfig; logger: 
     NODE_ENV: 'test',
     REDIS_URL: (services.env.REDIS_URL ?? process.env.REDIS_URL)!,
     DATABASE_URL: databaseUrl,
+    API_DATABASE_URL: roleUrlOf(databaseUrl, 'api'),
+    WORKER_DATABASE_URL: roleUrlOf(databaseUrl, 'worker'),
     QUEUE_PREFIX: `{bench-${randomBytes(3).toString('hex')}}`,
     JWT_SECRET: randomBytes(48).toString('base64url'),
     VAULT_KEY_PROVIDER: 'components',
@@ -32,7 +39,7 @@ export async function benchEnvironment(): Promise<{ config: TAllConfig; logger: 
   const config = loadConfig(env);
   // Logs are written as in production (JSON lines) but to /dev/null, so their cost is counted.
   const logger = createLogger({ level: 'info', destination: pino.destination({ dest: '/dev/null', sync: false }) });
-  return { config, logger, services, rawEnv: () => ({ ...env }) };
+  return { config, ownerUrl: databaseUrl, logger, services, rawEnv: () => ({ ...env }) };
 }
 
 /** A fresh, migrated database on the given server, for one benchmark run. */

@@ -28,6 +28,9 @@ export interface TWorld {
   worker?: TRunningWorker;
   logs: string[];
   logger: Logger;
+  /** The database as its owner (what the migrations ran as): tests read and change anything with it. */
+  ownerUrl: string;
+  /** A pool of `ownerUrl`. */
   pool: pg.Pool;
   /** A Cluster when REDIS_URL is a redis+cluster:// URL. */
   redis: TRedisClient;
@@ -142,6 +145,7 @@ export async function createWorld(
     worker,
     logs,
     logger,
+    ownerUrl: database.url,
     pool,
     redis,
     databaseName: database.name,

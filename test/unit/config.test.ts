@@ -26,6 +26,15 @@ function requiredKeys(): Record<string, string> {
   };
 }
 
+/** Each process's own database URL, as production requires them. */
+const ROLE_URLS = {
+  API_DATABASE_URL: 'postgres://folio_vault_api:api-password@db.internal:5432/folio_vault',
+  WORKER_DATABASE_URL: 'postgres://folio_vault_worker:worker-password@db.internal:5432/folio_vault',
+};
+
+/** `env` without the `local` provider's cleartext keys, which production refuses beside components. */
+const withoutLocalKeys = (env: Record<string, string>) => Object.fromEntries(Object.entries(env).filter(([name]) => !(LOCAL_KEY_NAMES as string[]).includes(name)));
+
 /** The problem lines loadConfig throws for env, or [] when it loads. */
 function problemsOf(env: NodeJS.ProcessEnv): string[] {
   try {
@@ -167,6 +176,12 @@ describe('loadConfig — one clear line per bad setting', () => {
     ['WORKER_QUEUES=night-audit,exports', { WORKER_QUEUES: 'night-audit,exports' }, 'WORKER_QUEUES', /one or more of vault, vault-forward, folio-export, night-audit, webhooks, comma-separated \(not exports\)/],
     ['WORKER_QUEUES=,', { WORKER_QUEUES: ',' }, 'WORKER_QUEUES', /one or more of vault/],
     ['NIGHT_AUDIT_MAX_RUNNING_PER_PROPERTY=0', { NIGHT_AUDIT_MAX_RUNNING_PER_PROPERTY: '0' }, 'NIGHT_AUDIT_MAX_RUNNING_PER_PROPERTY', /1-100/],
+    ['API_DATABASE_URL=mysql://x', { API_DATABASE_URL: 'mysql://x' }, 'API_DATABASE_URL', /postgres:\/\//],
+    ['WORKER_DATABASE_URL=redis://x', { WORKER_DATABASE_URL: 'redis://x' }, 'WORKER_DATABASE_URL', /postgres:\/\//],
+    ['PG_POOL_SIZE=0', { PG_POOL_SIZE: '0' }, 'PG_POOL_SIZE', /1-500/],
+    ['DB_SHARE_PER_PROPERTY=0', { DB_SHARE_PER_PROPERTY: '0' }, 'DB_SHARE_PER_PROPERTY', /more than 0 and at most 1/],
+    ['DB_SHARE_PER_PROPERTY=1.5', { DB_SHARE_PER_PROPERTY: '1.5' }, 'DB_SHARE_PER_PROPERTY', /more than 0 and at most 1/],
+    ['DB_SHARE_PER_PROPERTY=half', { DB_SHARE_PER_PROPERTY: 'half' }, 'DB_SHARE_PER_PROPERTY', /must be a number/],
     ['PERFORMANCE_MEASURES_OFF=caching', { PERFORMANCE_MEASURES_OFF: 'audit-batching,caching' }, 'PERFORMANCE_MEASURES_OFF', /among tokenize-insert-batching, gateway-mode-cache, audit-batching, prepared-statements, request-prototypes, hpke-native \(not caching\)/],
   ];
 
@@ -248,17 +263,19 @@ describe('loadConfig — production refuses to start without keys', () => {
       'JWT_SECRET: one of JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URL is required',
       'VAULT_KEY_PROVIDER: local keeps the vault keys in clear in settings; NODE_ENV=production needs pkcs11 or components',
       'EXPORT_LINK_KEY: is required',
+      'API_DATABASE_URL: is required with NODE_ENV=production',
+      'WORKER_DATABASE_URL: is required with NODE_ENV=production',
     ]);
   });
 
   it('refuses the local provider even with every local key set', () => {
-    expect(problemsOf({ ...requiredKeys(), NODE_ENV: 'production' })).toEqual([
+    expect(problemsOf({ ...requiredKeys(), ...ROLE_URLS, NODE_ENV: 'production' })).toEqual([
       'VAULT_KEY_PROVIDER: local keeps the vault keys in clear in settings; NODE_ENV=production needs pkcs11 or components',
     ]);
   });
 
   it("names each setting the chosen provider needs, and no local key", () => {
-    const base = { NODE_ENV: 'production', JWT_SECRET: randomBytes(48).toString('base64url'), EXPORT_LINK_KEY: randomBytes(32).toString('base64') };
+    const base = { NODE_ENV: 'production', ...ROLE_URLS, JWT_SECRET: randomBytes(48).toString('base64url'), EXPORT_LINK_KEY: randomBytes(32).toString('base64') };
     expect(problemsOf({ ...base, VAULT_KEY_PROVIDER: 'pkcs11' })).toEqual([
       'PKCS11_MODULE: is required with VAULT_KEY_PROVIDER=pkcs11',
       'PKCS11_TOKEN_LABEL: is required with VAULT_KEY_PROVIDER=pkcs11',
@@ -269,8 +286,8 @@ describe('loadConfig — production refuses to start without keys', () => {
   });
 
   it('treats empty values as missing', () => {
-    const problems = problemsOf({ NODE_ENV: 'production', VAULT_KEY_PROVIDER: 'components', VAULT_KEY_COMPONENTS: ' ', JWT_SECRET: ' ', EXPORT_LINK_KEY: '' });
-    expect(problems.map((line) => line.split(':')[0])).toEqual(['JWT_SECRET', 'VAULT_KEY_COMPONENTS', 'EXPORT_LINK_KEY']);
+    const problems = problemsOf({ NODE_ENV: 'production', VAULT_KEY_PROVIDER: 'components', VAULT_KEY_COMPONENTS: ' ', JWT_SECRET: ' ', EXPORT_LINK_KEY: '', API_DATABASE_URL: ' ' });
+    expect(problems.map((line) => line.split(':')[0])).toEqual(['JWT_SECRET', 'VAULT_KEY_COMPONENTS', 'EXPORT_LINK_KEY', 'API_DATABASE_URL', 'WORKER_DATABASE_URL']);
   });
 
   it('reads PKCS11_KEY_LABELS as any part of the labels, the rest default, and refuses what is not JSON of labels', () => {
@@ -303,6 +320,7 @@ describe('loadConfig — production refuses development switches', () => {
   const keys = requiredKeys();
   const production = {
     NODE_ENV: 'production',
+    ...ROLE_URLS,
     JWT_SECRET: keys.JWT_SECRET!,
     EXPORT_LINK_KEY: keys.EXPORT_LINK_KEY!,
     VAULT_TRANSIT_PUBLIC_KEYS: keys.VAULT_TRANSIT_PUBLIC_KEYS!,
@@ -495,6 +513,58 @@ describe('withDevKeys — development', () => {
     expect(Object.keys(JSON.parse(readFileSync(file, 'utf8')) as object).sort()).toEqual([...KEY_NAMES].sort());
     expect(() => loadConfig(api, 'api')).not.toThrow();
     expect(() => loadConfig(worker, 'worker')).not.toThrow();
+  });
+});
+
+describe('loadConfig — database roles', () => {
+  it('outside production derives each role URL from DATABASE_URL (its user the role, no password) and keeps the owner URL to migrate with', () => {
+    const config = loadConfig({ ...requiredKeys(), DATABASE_URL: 'postgres://owner:owner-password@db.internal:6432/folio?sslmode=require' });
+    expect([config.DATABASE_URL, config.API_DATABASE_URL, config.WORKER_DATABASE_URL]).toEqual([
+      'postgres://owner:owner-password@db.internal:6432/folio?sslmode=require',
+      'postgres://folio_vault_api@db.internal:6432/folio?sslmode=require',
+      'postgres://folio_vault_worker@db.internal:6432/folio?sslmode=require',
+    ]);
+    const defaults = loadConfig(requiredKeys());
+    expect([defaults.DATABASE_URL, defaults.API_DATABASE_URL, defaults.WORKER_DATABASE_URL]).toEqual([
+      'postgres://postgres@127.0.0.1:5432/folio_vault',
+      'postgres://folio_vault_api@127.0.0.1:5432/folio_vault',
+      'postgres://folio_vault_worker@127.0.0.1:5432/folio_vault',
+    ]);
+  });
+
+  it('gives each role its own URL only: the API never holds the workers\' URL, nor a worker the API\'s', () => {
+    const env = { ...requiredKeys(), ...ROLE_URLS, DATABASE_URL: 'postgres://owner@db.internal/folio_vault' };
+    const api = loadConfig(env, 'api');
+    const worker = loadConfig(env, 'worker');
+    expect([api.API_DATABASE_URL, 'WORKER_DATABASE_URL' in api]).toEqual([ROLE_URLS.API_DATABASE_URL, false]);
+    expect([worker.WORKER_DATABASE_URL, 'API_DATABASE_URL' in worker, 'DB_SHARE_PER_PROPERTY' in worker]).toEqual([ROLE_URLS.WORKER_DATABASE_URL, false, false]);
+  });
+
+  it('migrates with no default owner URL when the process is given its role URL, or runs in production', () => {
+    expect(loadConfig({ ...requiredKeys(), API_DATABASE_URL: ROLE_URLS.API_DATABASE_URL }, 'api').DATABASE_URL).toBeUndefined();
+    const production = { ...withoutLocalKeys(requiredKeys()), ...ROLE_URLS, NODE_ENV: 'production', VAULT_KEY_PROVIDER: 'components', VAULT_KEY_COMPONENTS: '/keys/components.json' };
+    expect(loadConfig(production, 'api').DATABASE_URL).toBeUndefined();
+    expect(loadConfig({ ...production, DATABASE_URL: 'postgres://owner@db.internal/folio_vault' }, 'worker').DATABASE_URL).toBe('postgres://owner@db.internal/folio_vault');
+  });
+
+  it('in production requires the URL of each role the process runs, and derives none', () => {
+    const production = { ...withoutLocalKeys(requiredKeys()), NODE_ENV: 'production', VAULT_KEY_PROVIDER: 'components', VAULT_KEY_COMPONENTS: '/keys/components.json' };
+    const problems = (role: 'api' | 'worker' | 'all') => {
+      try {
+        loadConfig({ ...production, DATABASE_URL: 'postgres://owner@db.internal/folio_vault' }, role);
+        return [];
+      } catch (error) {
+        return (error as ConfigError).problems;
+      }
+    };
+    expect(problems('api')).toEqual(['API_DATABASE_URL: is required with NODE_ENV=production']);
+    expect(problems('worker')).toEqual(['WORKER_DATABASE_URL: is required with NODE_ENV=production']);
+    expect(problems('all')).toEqual(['API_DATABASE_URL: is required with NODE_ENV=production', 'WORKER_DATABASE_URL: is required with NODE_ENV=production']);
+  });
+
+  it('reads a property\'s share of the API pool as a fraction, half by default', () => {
+    expect([loadConfig(requiredKeys()).PG_POOL_SIZE, loadConfig(requiredKeys()).DB_SHARE_PER_PROPERTY]).toEqual([10, 0.5]);
+    expect(loadConfig({ ...requiredKeys(), DB_SHARE_PER_PROPERTY: '0.25', PG_POOL_SIZE: '40' }, 'api')).toMatchObject({ DB_SHARE_PER_PROPERTY: 0.25, PG_POOL_SIZE: 40 });
   });
 });
 

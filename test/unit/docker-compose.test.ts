@@ -65,10 +65,14 @@ interface TComposeService {
 const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, TComposeService> };
 const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
 
-/** The services that run the repository's image, and the role each runs (from its command). */
+/** The compiled migration command (packages/shared/src/db/migrate-command.ts): the one service given the owner's URL. */
+const MIGRATE_COMMAND = 'packages/shared/dist/db/migrate-command.js';
+const runsMigrations = (service: TComposeService) => service.command?.includes(MIGRATE_COMMAND) ?? false;
+
+/** The services that run the repository's image as an API or a worker, and the role each runs (from its command). */
 function appServices(): Array<{ name: string; role: TProcessRole; service: TComposeService }> {
   return Object.entries(compose.services)
-    .filter(([, service]) => service.build !== undefined)
+    .filter(([, service]) => service.build !== undefined && !runsMigrations(service))
     .map(([name, service]) => {
       const entry = service.command?.find((part) => /apps\/(api|worker)\/dist\/main\.js$/.test(part));
       const role = entry?.match(/apps\/(api|worker)\//)?.[1] as TProcessRole | undefined;
@@ -101,6 +105,21 @@ describe('docker-compose.yml and the .env recipe', () => {
       configProblems = error.problems;
     }
     expect(configProblems).toEqual([]);
+  });
+
+  it('gives the owner\'s DATABASE_URL to the migrate service alone, which the API and the workers wait for, each connecting as its role', () => {
+    const migrating = Object.entries(compose.services).filter(([, service]) => runsMigrations(service));
+    expect(migrating.map(([name, service]) => [name, service.environment?.NODE_ENV, Boolean(service.environment?.DATABASE_URL)])).toEqual([['migrate', 'production', true]]);
+    const withOwner = Object.entries(compose.services).filter(([, service]) => service.environment?.DATABASE_URL !== undefined).map(([name]) => name);
+    expect(withOwner).toEqual(['migrate']);
+    const urls = appServices().map(({ name, service }) => [name, service.environment?.API_DATABASE_URL, service.environment?.WORKER_DATABASE_URL]);
+    expect(urls).toEqual([
+      ['api', expect.stringMatching(/^postgres:\/\/folio_vault_api:/), undefined],
+      ['worker', undefined, expect.stringMatching(/^postgres:\/\/folio_vault_worker:/)],
+    ]);
+    const dependsOn = (name: string) => Object.keys((compose.services[name] as { depends_on?: Record<string, unknown> }).depends_on ?? {});
+    for (const { name } of appServices()) expect(dependsOn(name), name).toContain('db-passwords');
+    expect(dependsOn('db-passwords')).toEqual(['migrate']);
   });
 
   it('the .env recipe writes only what compose reads', () => {

@@ -57,7 +57,7 @@ async function queriesOf<T>(action: () => Promise<T>): Promise<[T, number]> {
 describe('rememberedGatewayModes', () => {
   it('answers a known mode from memory within the TTL, without asking PostgreSQL', async () => {
     await setMode(1, 'test');
-    const modes = rememberedGatewayModes(pool, GATEWAY_MODE_TTL_MS, clock);
+    const modes = rememberedGatewayModes(() => pool, GATEWAY_MODE_TTL_MS, clock);
     expect(await queriesOf(() => modes('1'))).toEqual(['test', 1]);
 
     // The row changes, but within the TTL the remembered mode stands and PostgreSQL is not asked.
@@ -69,7 +69,7 @@ describe('rememberedGatewayModes', () => {
 
   it('asks again once the TTL has passed, and sees a changed mode', async () => {
     await setMode(1, 'test');
-    const modes = rememberedGatewayModes(pool, GATEWAY_MODE_TTL_MS, clock);
+    const modes = rememberedGatewayModes(() => pool, GATEWAY_MODE_TTL_MS, clock);
     await modes('1');
     await setMode(1, 'live');
     now += GATEWAY_MODE_TTL_MS;
@@ -80,7 +80,7 @@ describe('rememberedGatewayModes', () => {
   });
 
   it('does not remember an unknown property: it asks every time and sees the property once imported', async () => {
-    const modes = rememberedGatewayModes(pool, GATEWAY_MODE_TTL_MS, clock);
+    const modes = rememberedGatewayModes(() => pool, GATEWAY_MODE_TTL_MS, clock);
     expect(await queriesOf(() => modes('2'))).toEqual([undefined, 1]);
     expect(await queriesOf(() => modes('2'))).toEqual([undefined, 1]);
     await setMode(2, 'live');
@@ -90,7 +90,7 @@ describe('rememberedGatewayModes', () => {
 
   it('forgets a property that is gone once its TTL has passed', async () => {
     await setMode(3, 'test');
-    const modes = rememberedGatewayModes(pool, GATEWAY_MODE_TTL_MS, clock);
+    const modes = rememberedGatewayModes(() => pool, GATEWAY_MODE_TTL_MS, clock);
     await modes('3');
     await pool.query('DELETE FROM properties WHERE id = 3');
     now += GATEWAY_MODE_TTL_MS;
@@ -101,7 +101,7 @@ describe('rememberedGatewayModes', () => {
   it('remembers each property on its own', async () => {
     await setMode(4, 'test');
     await setMode(5, 'live');
-    const modes = rememberedGatewayModes(pool, GATEWAY_MODE_TTL_MS, clock);
+    const modes = rememberedGatewayModes(() => pool, GATEWAY_MODE_TTL_MS, clock);
     expect(await queriesOf(() => modes('4'))).toEqual(['test', 1]);
     expect(await queriesOf(() => modes('5'))).toEqual(['live', 1]);
     expect(await queriesOf(() => Promise.all([modes('4'), modes('5')]))).toEqual([['test', 'live'], 0]);
@@ -111,7 +111,7 @@ describe('rememberedGatewayModes', () => {
 describe('gatewayModeOf (PERFORMANCE_MEASURES_OFF=gateway-mode-cache)', () => {
   it('asks PostgreSQL every time and sees a change at once', async () => {
     await setMode(6, 'test');
-    const modes = gatewayModeOf(pool);
+    const modes = gatewayModeOf(() => pool);
     expect(await queriesOf(() => modes('6'))).toEqual(['test', 1]);
     await setMode(6, 'live');
     expect(await queriesOf(() => modes('6'))).toEqual(['live', 1]);

@@ -1,7 +1,7 @@
 import { FlowProducer, Queue, QueueEvents } from 'bullmq';
-import type { TConfig } from '@folio-vault/shared/config';
+import type { TApiConfig } from '@folio-vault/shared/config';
 import { watchPgPool, watchRedis, watchStorage, type ConnectionLog } from '@folio-vault/shared/connection-log';
-import { createPgPool, createPgProbe, createRedis, pgBudgetOf, quiet, type TPgPool, type TRedisClient } from '@folio-vault/shared/connections';
+import { createPgPool, createPgProbe, createRedis, pgBudgetOf, quiet, type TPgPoolHandle, type TRedisClient } from '@folio-vault/shared/connections';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { closeConnections, type TCloser } from '@folio-vault/shared/shutdown';
 import { createStorage } from '@folio-vault/shared/storage/create-storage';
@@ -13,7 +13,7 @@ import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
  */
 export interface TApiResources {
   redis: TRedisClient;
-  pool: TPgPool;
+  pool: TPgPoolHandle;
   /** /readyz's PostgreSQL check: a connection of its own, never waiting behind the pool. */
   pgProbe: { check(): Promise<void> };
   storage: ObjectStorage;
@@ -32,11 +32,12 @@ export interface TApiResources {
 }
 
 /** `connections` logs an outage of Redis, PostgreSQL or storage once, however many requests meet it. */
-export async function openApiResources(config: TConfig, connections: ConnectionLog): Promise<TApiResources> {
+export async function openApiResources(config: TApiConfig, connections: ConnectionLog): Promise<TApiResources> {
   const redis = watchRedis(createRedis(config.REDIS_URL, 'producer'), connections);
+  // As the API's role, which has no privilege on the vault's tables (docs/operations.md#database-roles).
   // Requests' budgets: a request over one answers 503 naming PostgreSQL (errors.ts).
-  const pool = watchPgPool(createPgPool(config.DATABASE_URL, { budget: pgBudgetOf(config, 'api') }), connections);
-  const pgProbe = createPgProbe(config.DATABASE_URL);
+  const pool = watchPgPool(createPgPool(config.API_DATABASE_URL, { max: config.PG_POOL_SIZE, budget: pgBudgetOf(config, 'api') }), connections);
+  const pgProbe = createPgProbe(config.API_DATABASE_URL);
   const queueOptions = { connection: redis, prefix: config.QUEUE_PREFIX };
   const openQueue = (name: string) => quiet(new Queue(name, queueOptions));
   // QueueEvents read with a blocking XREAD: each gets a connection of its own.

@@ -15,6 +15,7 @@ import { createAppServer } from './http/request-prototypes.js';
 import { AuditLog } from '@folio-vault/shared/vault/audit-log';
 import { measureOn } from '@folio-vault/shared/performance-measures';
 import { namePreparedStatements } from '@folio-vault/shared/db/prepared';
+import { PropertyShares } from '@folio-vault/shared/db/property-share';
 import { writeBatched, writeEach } from './http/audit-batcher.js';
 import { gatewayModeOf, rememberedGatewayModes } from './vault/gateway-mode-cache.js';
 import { buildOpenApiDocument } from './openapi.js';
@@ -27,6 +28,8 @@ import type { TResolver } from '@folio-vault/shared/webhooks/address-guard';
 export interface TRunningApi {
   server: Server;
   port: number;
+  /** Each property's share of the PostgreSQL pool: what it holds and what waits (the tests look). */
+  shares: Pick<PropertyShares, 'usage'>;
   /** Stops accepting, lets in-flight requests finish, then closes connections. */
   close(): Promise<void>;
 }
@@ -53,6 +56,9 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
   const measures = config.PERFORMANCE_MEASURES_OFF;
   namePreparedStatements(measureOn(measures, 'prepared-statements'));
   useNativeHpke(measureOn(measures, 'hpke-native'));
+  // Every query made for one property goes through its share of the pool (docs/operations.md#a-database-share-per-property);
+  // the audit trail's batched writes and the operator's panel serve no one property and use the pool itself.
+  const shares = new PropertyShares(pool, { poolSize: config.PG_POOL_SIZE, share: config.DB_SHARE_PER_PROPERTY, waitMs: config.PG_POOL_WAIT_MS });
   const auditLog = new AuditLog(pool);
   const routeAudit = new RouteAudit(measureOn(measures, 'audit-batching') ? writeBatched(auditLog) : writeEach(auditLog));
   const limits = { perSubject: config.TOKENIZE_RATE_LIMIT_PER_SUBJECT, perProperty: config.TOKENIZE_RATE_LIMIT_PER_PROPERTY, windowMs: config.RATE_LIMIT_WINDOW_MS };
@@ -73,9 +79,9 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
       cvvHoldSeconds: config.VAULT_CVV_HOLD_SECONDS,
       shredAfterExpiryDays: config.VAULT_SHRED_AFTER_EXPIRY_DAYS,
       destinations: config.forwardDestinations,
-      gatewayModeOf: measureOn(measures, 'gateway-mode-cache') ? rememberedGatewayModes(pool) : gatewayModeOf(pool),
+      gatewayModeOf: measureOn(measures, 'gateway-mode-cache') ? rememberedGatewayModes((id) => shares.of(id)) : gatewayModeOf((id) => shares.of(id)),
     }),
-    exports: new ExportService(pool, new JobWaiter(resources.exportQueue, resources.exportEvents), storage, config.EXPORT_QUEUE_CAP_PER_PROPERTY, {
+    exports: new ExportService(shares, new JobWaiter(resources.exportQueue, resources.exportEvents), storage, config.EXPORT_QUEUE_CAP_PER_PROPERTY, {
       linkKey: config.EXPORT_LINK_KEY,
       ttlSeconds: config.EXPORT_LINK_TTL_SECONDS,
     }, config.EXPORT_MAX_ROWS),
@@ -88,7 +94,7 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
     flows,
     nightAuditQueue,
     webhooks: new WebhookService({
-      pool,
+      shares,
       queue: queues.find((queue) => queue.name === QUEUE_NAMES.webhooks)!,
       transit,
       rules: { allowInsecure: config.WEBHOOK_ALLOW_INSECURE, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
@@ -99,6 +105,7 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
     redis,
     queuePrefix: config.QUEUE_PREFIX,
     pool,
+    shares,
     pgProbe: resources.pgProbe,
     storage,
   });
@@ -129,6 +136,7 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
   return {
     server,
     port,
+    shares,
     async close() {
       // In-flight requests finish (a tokenize wait is bounded); past the grace period the
       // remaining connections are cut so the process does end.

@@ -5,7 +5,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { TConfig } from '@folio-vault/shared/config';
+import type { TWorkerConfig } from '@folio-vault/shared/config';
 import { createPgProbe, createRedis, pingRedis } from '@folio-vault/shared/connections';
 import { AppError, isUnexpected, toAppError, toErrorBody } from '@folio-vault/shared/errors';
 import type { Logger } from '@folio-vault/shared/logger';
@@ -115,14 +115,14 @@ export async function startHealthServer(options: THealthServerOptions): Promise<
  * process running.
  */
 export async function startWorkerHealthServer(
-  config: TConfig,
+  config: TWorkerConfig,
   parts: { workers: ReadonlyArray<{ name: string; isRunning(): boolean }>; metrics: TMetrics; logger: Logger; keys: { check(): Promise<void> } },
 ): Promise<TRunningHealthServer | undefined> {
   if (config.WORKER_HEALTH_PORT === undefined) return undefined;
   // Fail-fast like the API's connection, but a probe right after start waits for the first connect.
   const probe = createRedis(config.REDIS_URL, 'producer', { enableOfflineQueue: true });
   probe.on('error', () => undefined);
-  const pgProbe = createPgProbe(config.DATABASE_URL);
+  const pgProbe = createPgProbe(config.WORKER_DATABASE_URL);
   try {
     const server = await startHealthServer({
       host: config.WORKER_HEALTH_HOST,

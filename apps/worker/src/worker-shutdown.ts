@@ -1,4 +1,4 @@
-import type { TPgPool, TRedisClient } from '@folio-vault/shared/connections';
+import type { TPgPoolHandle, TRedisClient } from '@folio-vault/shared/connections';
 import type { Logger } from '@folio-vault/shared/logger';
 import { closeConnections, createCloser } from '@folio-vault/shared/shutdown';
 import { RENDER_EXIT_MS } from './exports/render-pool.js';
@@ -20,7 +20,7 @@ export interface TWorkerParts {
   /** The key provider (an HSM's sessions), closed once no job can use it. */
   keys: { close(): Promise<void> };
   connection: TRedisClient;
-  pool: TPgPool;
+  pool: TPgPoolHandle;
 }
 
 /**

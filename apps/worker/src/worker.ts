@@ -61,8 +61,9 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   useNativeHpke(measureOn(config.PERFORMANCE_MEASURES_OFF, 'hpke-native'));
   // An outage of Redis, PostgreSQL or storage is logged once, not per error of every connection.
   const connections = options.connections ?? new ConnectionLog(logger);
-  // Budgets for exports, night audits and sweeps as well as the vault's jobs: longer than a request's.
-  const pool = watchPgPool(createPgPool(config.DATABASE_URL, { max: Math.min(config.WORKER_CONCURRENCY, 20), budget: pgBudgetOf(config, 'worker') }), connections);
+  // As the workers' role (docs/operations.md#database-roles). Budgets for exports, night audits and
+  // sweeps as well as the vault's jobs: longer than a request's.
+  const pool = watchPgPool(createPgPool(config.WORKER_DATABASE_URL, { max: Math.min(config.WORKER_CONCURRENCY, 20), budget: pgBudgetOf(config, 'worker') }), connections);
   const connection = watchRedis(createRedis(config.REDIS_URL, 'worker'), connections);
 
   // WORKER_QUEUES: the queues this process takes jobs from; the others' workers are closed at once.

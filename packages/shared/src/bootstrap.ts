@@ -2,9 +2,9 @@
 // when not in production), services started for the process when asked (`npm start`'s local mode),
 // the database and its migrations, and an orderly shutdown on SIGTERM/SIGINT.
 
-import { ConfigError, loadConfig, type TConfigOf, type TProcessRole } from './config.js';
+import { ConfigError, loadConfig, ownDatabaseUrl, type TConfigOf, type TProcessRole } from './config.js';
 import { withDevKeys } from './dev-keys.js';
-import { ensureDatabase, migrate } from './db/migrate.js';
+import { ensureDatabase, migrate, pendingMigrations } from './db/migrate.js';
 import { createLogger, type Logger } from './logger.js';
 
 /** A started process's settings, its logger and its shutdown steps. */
@@ -98,9 +98,22 @@ export async function bootstrap<R extends TProcessRole>(role: R, options: TBoots
     logger.info(line);
   };
 
+  // Migrations run only as the schema's owner (DATABASE_URL); a process given only its role's URL
+  // checks that none is pending and does not start on a schema older than its code.
   try {
-    if (await ensureDatabase(config.DATABASE_URL)) logger.info('database created');
-    await migrate(config.DATABASE_URL, (line) => logger.info(line));
+    if (config.DATABASE_URL) {
+      if (await ensureDatabase(config.DATABASE_URL)) logger.info('database created');
+      await migrate(config.DATABASE_URL, (line) => logger.info(line));
+    } else {
+      const pending = await pendingMigrations(ownDatabaseUrl(config as TConfigOf<TProcessRole>));
+      if (pending.length > 0) {
+        startupLog(
+          `database: ${pending.length} migration${pending.length === 1 ? '' : 's'} pending (${pending.slice(0, 3).join(', ')}${pending.length > 3 ? ', …' : ''}): ` +
+            'apply them with `npm run db:migrate` and the schema owner\'s DATABASE_URL, or start a process given DATABASE_URL',
+        );
+        return stopStartedServices(1);
+      }
+    }
   } catch (error) {
     logger.fatal({ err: { message: (error as Error).message } }, 'database is not usable');
     return stopStartedServices(1);

@@ -4,6 +4,7 @@ import { parseDestinations, resolveDestinationSecrets, type TForwardDestination,
 import { booleanSetting, healthPort, keyLabelsSetting, keyringSetting, limitCount, measureList, optionalText, port, positiveMs, redisUrl, retrySchedule, singleKeySetting, urlWithProtocols, wholeNumberIn, workerQueueList } from './config-fields.js';
 import { WORKER_QUEUE_GROUP_NAMES } from './queues.js';
 import { PERFORMANCE_MEASURE_NAMES } from './performance-measures.js';
+import { DATABASE_ROLES, roleUrlOf } from './db/roles.js';
 
 // All settings, parsed once at start. A bad setting stops the start with one line per problem;
 // secrets are never echoed in those lines. Each process gets the settings of its role (loadConfig's
@@ -45,7 +46,11 @@ const ZSharedSettings = z.object({
   DATABASE_URL: urlWithProtocols(['postgres:', 'postgresql:']).default(DEFAULT_DATABASE_URL).meta({
     readBy: 'both',
     accepts: '`postgres://` or `postgresql://` URL',
-    description: 'PostgreSQL. Every process creates the database when it is missing and applies pending migrations at start.',
+    description:
+      'PostgreSQL as the schema\'s owner, for migrations only: a process given it creates the database when it is missing and ' +
+      'applies pending migrations at start; one without it checks that none is pending and refuses to start otherwise ' +
+      '(`npm run db:migrate`). The default applies outside production, to a process given none of its role\'s URLs ' +
+      '([operations.md](operations.md#database-roles)).',
   }),
   STORAGE_DRIVER: z.enum(['fs', 'minio']).default('fs').meta({
     readBy: 'both',
@@ -343,6 +348,44 @@ const JWT_SETTINGS = {
 };
 
 /**
+ * How each process reaches PostgreSQL as its own role (db/roles.ts, docs/operations.md#database-roles),
+ * and the API's pool: its size and one property's share of it (db/property-share.ts).
+ */
+const DATABASE_ACCESS_SETTINGS = {
+  API_DATABASE_URL: urlWithProtocols(['postgres:', 'postgresql:']).optional().meta({
+    readBy: 'api',
+    accepts: '`postgres://` or `postgresql://` URL',
+    description:
+      `PostgreSQL as the API's role (\`${DATABASE_ROLES.api}\`), which has no privilege on the vault's tables. Unset outside ` +
+      'production: `DATABASE_URL` with that user and no password.',
+  }),
+  WORKER_DATABASE_URL: urlWithProtocols(['postgres:', 'postgresql:']).optional().meta({
+    readBy: 'worker',
+    accepts: '`postgres://` or `postgresql://` URL',
+    description:
+      `PostgreSQL as the workers' role (\`${DATABASE_ROLES.worker}\`); \`npm run keys:rotate\` uses it too. Unset outside ` +
+      'production: `DATABASE_URL` with that user and no password.',
+  }),
+  PG_POOL_SIZE: wholeNumberIn(1, 500).default(10).meta({
+    readBy: 'api',
+    description: 'Connections of the API\'s PostgreSQL pool (per API process).',
+  }),
+  DB_SHARE_PER_PROPERTY: z.coerce
+    .number({ error: 'must be a number' })
+    .gt(0, 'must be more than 0 and at most 1')
+    .max(1, 'must be more than 0 and at most 1')
+    .default(0.5)
+    .meta({
+      readBy: 'api',
+      accepts: 'a fraction, more than 0 and at most 1',
+      description:
+        'The part of the API\'s pool one property may hold at once: `PG_POOL_SIZE` times this, rounded down, at least one ' +
+        'connection. Past it a property\'s requests wait their turn within `PG_POOL_WAIT_MS`, then answer 503 with ' +
+        '`Retry-After`; other properties\' requests never wait behind them. `1`: no share ([operations.md](operations.md#a-database-share-per-property)).',
+    }),
+};
+
+/**
  * The worker's key custody (docs/security.md#key-custody): where its keys live. The API reads none
  * of these; it has the public transit keys only.
  */
@@ -420,7 +463,7 @@ const TRANSIT_SETTINGS = {
 };
 
 /** Every setting: what is checked at start, whatever the role (a bad value stops any process). */
-export const ZConfig = ZSharedSettings.extend(JWT_SETTINGS).extend(TRANSIT_SETTINGS).extend(KEY_CUSTODY_SETTINGS).extend(LOCAL_KEY_SETTINGS);
+export const ZConfig = ZSharedSettings.extend(DATABASE_ACCESS_SETTINGS).extend(JWT_SETTINGS).extend(TRANSIT_SETTINGS).extend(KEY_CUSTODY_SETTINGS).extend(LOCAL_KEY_SETTINGS);
 
 type TParsed = z.output<typeof ZConfig>;
 type TJwtSettings = Pick<TParsed, keyof typeof JWT_SETTINGS>;
@@ -436,9 +479,11 @@ export type TProcessRole = 'api' | 'worker' | 'all';
 export type TKeyCustodySettings = Pick<TParsed, keyof typeof KEY_CUSTODY_SETTINGS> & Partial<Pick<TParsed, keyof typeof LOCAL_KEY_SETTINGS>>;
 
 /** What any process reads (storage, Redis, PostgreSQL, limits, the worker's health server). */
-export type TConfig = Omit<z.output<typeof ZSharedSettings>, 'EXPORT_LINK_KEY'> & {
+export type TConfig = Omit<z.output<typeof ZSharedSettings>, 'EXPORT_LINK_KEY' | 'DATABASE_URL'> & {
   /** Present in every loaded config: a start without it is refused (crossSettingProblems). */
   EXPORT_LINK_KEY: Buffer;
+  /** The schema owner's URL, for migrations at start; absent when the process is not to migrate (databaseUrls). */
+  DATABASE_URL: string | undefined;
   role: TProcessRole;
   /** VAULT_FORWARD_DESTINATIONS parsed: what the API checks a forward against (no secret resolved). */
   forwardDestinations: TForwardDestination[];
@@ -447,9 +492,11 @@ export type TConfig = Omit<z.output<typeof ZSharedSettings>, 'EXPORT_LINK_KEY'> 
  * The API's: the JWT settings and the workers' public transit keys. With role `all` (`npm start`)
  * they may be unset: the process derives them from its own key provider.
  */
-export type TApiConfig = TConfig & TJwtSettings & { VAULT_TRANSIT_PUBLIC_KEYS?: TKeyring; role: 'api' | 'all' };
+export type TApiConfig = TConfig &
+  TJwtSettings &
+  Pick<TParsed, 'PG_POOL_SIZE' | 'DB_SHARE_PER_PROPERTY'> & { API_DATABASE_URL: string; VAULT_TRANSIT_PUBLIC_KEYS?: TKeyring; role: 'api' | 'all' };
 /** The worker's: its key custody and the destinations' credentials, no JWT setting (it answers no client). */
-export type TWorkerConfig = TConfig & TKeyCustodySettings & { role: 'worker' | 'all'; forwardGateways: TResolvedDestination[] };
+export type TWorkerConfig = TConfig & TKeyCustodySettings & { WORKER_DATABASE_URL: string; role: 'worker' | 'all'; forwardGateways: TResolvedDestination[] };
 /** `npm start`'s, both in one process: its role is 'all'. */
 export type TAllConfig = TApiConfig & TWorkerConfig;
 export type TConfigOf<R extends TProcessRole> = { api: TApiConfig; worker: TWorkerConfig; all: TAllConfig }[R];
@@ -465,15 +512,17 @@ const CUSTODY_NAMES = Object.keys(KEY_CUSTODY_SETTINGS) as Array<keyof TParsed>;
  */
 export const LOCAL_KEY_NAMES = Object.keys(LOCAL_KEY_SETTINGS) as Array<keyof typeof LOCAL_KEY_SETTINGS>;
 const isLocalKeyName = (name: string): boolean => (LOCAL_KEY_NAMES as string[]).includes(name);
-
+const API_DATABASE_NAMES = ['API_DATABASE_URL', 'PG_POOL_SIZE', 'DB_SHARE_PER_PROPERTY'] as const;
+/** The role URLs a process connects with: the API's own, a worker's own, both for `npm start`. */
+const ROLE_URL_NAMES = { api: ['API_DATABASE_URL'], worker: ['WORKER_DATABASE_URL'], all: ['API_DATABASE_URL', 'WORKER_DATABASE_URL'] } as const;
 /**
  * The settings a role keeps; a key of another role is not even read into its config. The one table
  * of who holds which key: the required keys below and the development keys (dev-keys.ts) follow it.
  */
 export const NAMES_BY_ROLE: Record<TProcessRole, ReadonlyArray<keyof TParsed>> = {
-  api: [...SHARED_NAMES, ...JWT_NAMES, 'VAULT_TRANSIT_PUBLIC_KEYS'],
-  worker: [...SHARED_NAMES, ...CUSTODY_NAMES, ...LOCAL_KEY_NAMES],
-  all: [...SHARED_NAMES, ...JWT_NAMES, 'VAULT_TRANSIT_PUBLIC_KEYS', ...CUSTODY_NAMES, ...LOCAL_KEY_NAMES],
+  api: [...SHARED_NAMES, ...API_DATABASE_NAMES, ...JWT_NAMES, 'VAULT_TRANSIT_PUBLIC_KEYS'],
+  worker: [...SHARED_NAMES, 'WORKER_DATABASE_URL', ...CUSTODY_NAMES, ...LOCAL_KEY_NAMES],
+  all: [...SHARED_NAMES, ...API_DATABASE_NAMES, 'WORKER_DATABASE_URL', ...JWT_NAMES, 'VAULT_TRANSIT_PUBLIC_KEYS', ...CUSTODY_NAMES, ...LOCAL_KEY_NAMES],
 };
 
 /** The settings a role's key custody cannot start without. */
@@ -508,6 +557,9 @@ function crossSettingProblems(env: Record<string, string | undefined>, role: TPr
     }
   }
   if (!env.EXPORT_LINK_KEY) problems.push('EXPORT_LINK_KEY: is required');
+  if (env.NODE_ENV === 'production') {
+    for (const name of ROLE_URL_NAMES[role]) if (!env[name]) problems.push(`${name}: is required with NODE_ENV=production`);
+  }
   if (env.STORAGE_DRIVER === 'minio') {
     for (const name of ['MINIO_ENDPOINT', 'MINIO_ACCESS_KEY', 'MINIO_SECRET_KEY'] as const) {
       if (!env[name]) problems.push(`${name}: is required when STORAGE_DRIVER=minio`);
@@ -572,12 +624,36 @@ export function loadConfig<R extends TProcessRole = 'all'>(env: NodeJS.ProcessEn
     ...forward.problems,
   ];
   if (problems.length > 0 || !result.success) throw new ConfigError([...new Set(problems)]);
-  const parsed = result.data;
+  const parsed = { ...result.data, ...databaseUrls(present, result.data, role) };
   // Keys in an HSM or in components: a cleartext key beside them is not read (production refuses it).
   const names = parsed.VAULT_KEY_PROVIDER === 'local' ? NAMES_BY_ROLE[role] : NAMES_BY_ROLE[role].filter((name) => !isLocalKeyName(name));
   const kept = Object.fromEntries(names.map((name) => [name, parsed[name]]));
   const gateways = role === 'api' ? {} : { forwardGateways: forward.gateways };
   return { ...kept, role, forwardDestinations: forward.destinations, ...gateways } as TConfigOf<R>;
+}
+
+/**
+ * The PostgreSQL URLs of a process (docs/operations.md#database-roles). DATABASE_URL, the schema
+ * owner's, is kept only when the process is to migrate with it: when given, or outside production
+ * by default to a process given none of its role URLs — a process given only its role's URL never
+ * migrates with a default owner. A role URL not given is, outside production, the owner's with the
+ * role's name as user (roleUrlOf); production requires each (crossSettingProblems).
+ */
+function databaseUrls(env: Record<string, string>, parsed: TParsed, role: TProcessRole): Record<'DATABASE_URL' | 'API_DATABASE_URL' | 'WORKER_DATABASE_URL', string | undefined> {
+  const production = env.NODE_ENV === 'production';
+  const roleUrlGiven = ROLE_URL_NAMES[role].some((name) => env[name] !== undefined);
+  const owner = env.DATABASE_URL !== undefined || !(production || roleUrlGiven) ? parsed.DATABASE_URL : undefined;
+  const derived = (which: 'api' | 'worker') => (production ? undefined : roleUrlOf(parsed.DATABASE_URL, which));
+  return {
+    DATABASE_URL: owner,
+    API_DATABASE_URL: parsed.API_DATABASE_URL ?? derived('api'),
+    WORKER_DATABASE_URL: parsed.WORKER_DATABASE_URL ?? derived('worker'),
+  };
+}
+
+/** The URL a process connects with as its own role: the API's (also `npm start`'s pending check), or a worker's. */
+export function ownDatabaseUrl(config: TApiConfig | TWorkerConfig): string {
+  return 'API_DATABASE_URL' in config ? config.API_DATABASE_URL : config.WORKER_DATABASE_URL;
 }
 
 /**

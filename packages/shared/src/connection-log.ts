@@ -1,4 +1,4 @@
-import { pingRedis, type TPgPool, type TRedisClient } from './connections.js';
+import { pingRedis, type TPgPoolHandle, type TRedisClient } from './connections.js';
 import { connectionFailureOf, type TStoreName } from './errors.js';
 import type { Logger } from './logger.js';
 import type { ObjectStorage } from './storage/object-storage.js';
@@ -95,7 +95,7 @@ export function watchRedis<T extends TRedisClient>(client: T, log: ConnectionLog
  * pool's query and connect are wrapped (their promise reaches the caller unchanged), and an idle
  * client that loses its server is reported too instead of crashing the process.
  */
-export function watchPgPool(pool: TPgPool, log: ConnectionLog): TPgPool {
+export function watchPgPool(pool: TPgPoolHandle, log: ConnectionLog): TPgPoolHandle {
   const report = (error: unknown) => {
     if (connectionFailureOf(error)) log.failed('postgres', error);
   };

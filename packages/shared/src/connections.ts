@@ -162,7 +162,18 @@ export function createPgProbe(url: string): { check(): Promise<void>; end(): Pro
   };
 }
 
-export type TPgPool = pg.Pool;
+/**
+ * A pool as the code that queries uses it: statements, and a connection for a transaction. A
+ * property's share of the API's pool is one too (db/property-share.ts); what opens and closes a
+ * pool holds the pg.Pool itself.
+ */
+export interface TPgPool {
+  query: pg.Pool['query'];
+  connect(): Promise<pg.PoolClient>;
+}
+
+/** The pool itself (createPgPool): what watches, measures and ends it. */
+export type TPgPoolHandle = pg.Pool;
 
 /**
  * For BullMQ objects whose failures reach the process another way (a request's 503, /readyz, the

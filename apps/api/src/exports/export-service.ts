@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { v7 as uuidv7 } from 'uuid';
-import type { TPgPool } from '@folio-vault/shared/connections';
+import type { PropertyShares } from '@folio-vault/shared/db/property-share';
 import { AppError } from '@folio-vault/shared/errors';
 import type { TLanguage } from '@folio-vault/shared/i18n/languages';
 import { exportFolioJob } from '@folio-vault/shared/exports/export-folio-job';
@@ -25,10 +25,9 @@ import type { JobWaiter } from '../jobs/job-waiter.js';
 const CAP_RETRY_AFTER_SECONDS = 5;
 
 export class ExportService {
-  private readonly store: ExportStore;
-
   constructor(
-    private readonly pool: TPgPool,
+    /** The API's pool, within each property's share (db/property-share.ts). */
+    private readonly shares: PropertyShares,
     private readonly waiter: JobWaiter,
     private readonly storage: ObjectStorage,
     /** EXPORT_QUEUE_CAP_PER_PROPERTY: queued + running exports a property may have at once. */
@@ -37,18 +36,22 @@ export class ExportService {
     private readonly links: { linkKey: Buffer; ttlSeconds: number },
     /** EXPORT_MAX_ROWS: transactions one document may hold (docs/export.md#size-bound). */
     private readonly maxRows: number,
-  ) {
-    this.store = new ExportStore(pool);
+  ) {}
+
+  /** The export records, read and written within the property's share of the pool. */
+  private store(propertyId: string): ExportStore {
+    return new ExportStore(this.shares.of(propertyId));
   }
 
   /** 404 for an unknown source, a folio of another source, or an unknown recipient. */
   async checkReferences(propertyId: string, request: TFolioExportRequest): Promise<void> {
-    if (!(await sourceExists(this.pool, propertyId, request.sourceKind, request.sourceId))) throw AppError.notFound('The source');
+    const db = this.shares.of(propertyId);
+    if (!(await sourceExists(db, propertyId, request.sourceKind, request.sourceId))) throw AppError.notFound('The source');
     if (request.folioIds) {
-      const found = await countFoliosOfSource(this.pool, propertyId, request.sourceKind, request.sourceId, request.folioIds);
+      const found = await countFoliosOfSource(db, propertyId, request.sourceKind, request.sourceId, request.folioIds);
       if (found !== request.folioIds.length) throw AppError.notFound('A folio of this source');
     }
-    if (request.recipient && !(await recipientExists(this.pool, propertyId, request.recipient.type, request.recipient.id))) {
+    if (request.recipient && !(await recipientExists(db, propertyId, request.recipient.type, request.recipient.id))) {
       throw AppError.notFound('The recipient');
     }
   }
@@ -59,10 +62,11 @@ export class ExportService {
    * bound's worth; the exact count is read only for the refusal.
    */
   async checkSize(propertyId: string, request: TFolioExportRequest): Promise<void> {
-    const timezone = (await findPropertyProfile(this.pool, propertyId))?.timezone ?? 'UTC';
+    const db = this.shares.of(propertyId);
+    const timezone = (await findPropertyProfile(db, propertyId))?.timezone ?? 'UTC';
     const filter = exportFilter(propertyId, request, timezone);
-    if ((await countTransactions(this.pool, filter, this.maxRows + 1)) <= this.maxRows) return;
-    throw new AppError('PAYLOAD_TOO_LARGE', tooManyRowsMessage(await countTransactions(this.pool, filter), this.maxRows));
+    if ((await countTransactions(db, filter, this.maxRows + 1)) <= this.maxRows) return;
+    throw new AppError('PAYLOAD_TOO_LARGE', tooManyRowsMessage(await countTransactions(db, filter), this.maxRows));
   }
 
   /**
@@ -75,7 +79,7 @@ export class ExportService {
   async start(propertyId: string, language: TLanguage, request: TFolioExportRequest, requestId: string): Promise<{ exportId: string; status: TExportStatus }> {
     const digest = createHash('sha256').update(JSON.stringify({ propertyId, language, request })).digest('base64url');
     const exportId = uuidv7();
-    const queued = await this.store.queue({ exportId, propertyId, digest, language, request }, this.inFlightCap);
+    const queued = await this.store(propertyId).queue({ exportId, propertyId, digest, language, request }, this.inFlightCap);
     if (queued.kind === 'full') {
       throw new AppError('RATE_LIMITED', `This property already has ${this.inFlightCap} exports queued or running; retry when one has finished.`, {
         retryAfterSeconds: CAP_RETRY_AFTER_SECONDS,
@@ -85,7 +89,7 @@ export class ExportService {
     try {
       await this.waiter.add(exportFolioJob.name, { version: 1, exportId, propertyId, language, request, requestId }, exportId, exportFolioJob.options);
     } catch (error) {
-      await this.store.unqueued(exportId);
+      await this.store(propertyId).unqueued(exportId);
       throw error;
     }
     return { exportId, status: 'queued' };
@@ -102,7 +106,7 @@ export class ExportService {
   }
 
   async find(propertyId: string, exportId: string): Promise<TExportRow> {
-    const row = await this.store.find(propertyId, exportId);
+    const row = await this.store(propertyId).find(propertyId, exportId);
     if (!row) throw AppError.notFound('The export');
     return row;
   }
@@ -117,8 +121,9 @@ export class ExportService {
     if (verdict !== 'valid') throw new AppError('ACCESS_DENIED', 'This download link is not valid.');
   }
 
+  /** Read on the pool itself: a link names an export, not a property, and this is one row by its key. */
   async findForLink(exportId: string): Promise<TExportRow> {
-    const row = await this.store.findById(exportId);
+    const row = await new ExportStore(this.shares.pool).findById(exportId);
     if (!row) throw AppError.notFound('The export');
     return row;
   }
@@ -162,7 +167,7 @@ export class ExportService {
         { retryAfterSeconds: row.status === 'failed' ? undefined : 2 },
       );
     }
-    return this.open(row.id, { key: row.object_key, size: Number(row.size), filename: row.filename });
+    return this.open(row.property_id, row.id, { key: row.object_key, size: Number(row.size), filename: row.filename });
   }
 
   /**
@@ -170,11 +175,11 @@ export class ExportService {
    * is an expired file (410), like one whose row says so: the retention sweep deletes the object
    * before it marks the row, so the row read before can still say completed.
    */
-  async open(exportId: string, stored: TStoredFile): Promise<{ stream: Readable; size: number; filename: string }> {
+  async open(propertyId: string, exportId: string, stored: TStoredFile): Promise<{ stream: Readable; size: number; filename: string }> {
     try {
       return { stream: await this.storage.get(stored.key), size: stored.size, filename: stored.filename };
     } catch (error) {
-      if (error instanceof ObjectMissingError && (await this.store.pastRetention(exportId))) throw expiredError();
+      if (error instanceof ObjectMissingError && (await this.store(propertyId).pastRetention(exportId))) throw expiredError();
       throw AppError.unavailable('The file store cannot be reached right now; retry shortly.').withCause(error);
     }
   }

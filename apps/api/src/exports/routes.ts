@@ -98,7 +98,7 @@ function startExport(path: string, operationId: string, summary: string) {
       const respondAsync = /\brespond-async\b/i.test(headers.prefer ?? '');
       const completed = respondAsync ? undefined : await exports.waitForCompletion(started.exportId, waitMs);
       // Completed in time: its job's result names the file (one read of the record fewer).
-      if (completed) return sendFile(res, started.exportId, await exports.open(started.exportId, completed));
+      if (completed) return sendFile(res, started.exportId, await exports.open(propertyId, started.exportId, completed));
       const row = await exports.find(propertyId, started.exportId);
       if (!respondAsync && row.status === 'completed') return sendFile(res, row.id, await exports.file(row));
       if (!respondAsync && row.status === 'failed') {

@@ -3,7 +3,7 @@
 
 import type { Queue } from 'bullmq';
 import { Router } from 'express';
-import type { TPgPool } from '@folio-vault/shared/connections';
+import type { PropertyShares } from '@folio-vault/shared/db/property-share';
 import { AppError } from '@folio-vault/shared/errors';
 import { importLedger } from '@folio-vault/shared/ledger/import-ledger';
 import { syncNightAuditSchedule } from '@folio-vault/shared/night-audit/schedules';
@@ -23,7 +23,8 @@ const LISTING_BODY_LIMIT = '64kb';
 const TAGS: ['Ledger'] = ['Ledger'];
 
 export interface TLedgerDeps extends TRouteDeps {
-  pool: TPgPool;
+  /** The API's pool, within each property's share (db/property-share.ts). */
+  shares: PropertyShares;
   nightAuditQueue: Queue;
   /** Payments that name a card token are checked and labelled by the vault workers (never SQL on the vault here). */
   vault: VaultClient;
@@ -48,9 +49,9 @@ const importLedgerRoute = defineRoute({
   // Read and checked record by record: one large import does not hold the API (import-body.ts).
   bodyReader: importBodyReader(IMPORT_BODY_MB * 1024 * 1024),
   responses: { 200: { description: 'Counts of records upserted', json: ZImportResponse } },
-  handler: ({ pool, nightAuditQueue, vault }: TLedgerDeps) => async ({ req, res, headers, body }) => {
+  handler: ({ shares, nightAuditQueue, vault }: TLedgerDeps) => async ({ req, res, headers, body }) => {
     const propertyId = headers['x-property-id'];
-    const counts = await importLedger(pool, propertyId, body, (tokenIds) => vault.cardLabels(propertyId, tokenIds, String(req.id)));
+    const counts = await importLedger(shares.of(propertyId), propertyId, body, (tokenIds) => vault.cardLabels(propertyId, tokenIds, String(req.id)));
     // The property's daily night audit follows its nightAuditTime and time zone.
     if (body.property) {
       await syncNightAuditSchedule(nightAuditQueue, { id: body.property.id, timezone: body.property.timezone, nightAuditTime: body.property.nightAuditTime }).catch(
@@ -77,8 +78,9 @@ const listTransactionsRoute = defineRoute({
   bodyLimit: LISTING_BODY_LIMIT,
   responses: { 200: { description: 'Groups of transactions', json: ZListTransactionsResponse } },
   errors: [404],
-  handler: ({ pool }: TLedgerDeps) => async ({ res, headers, body }) => {
-    res.json(await listTransactions(pool, headers['x-property-id'], body));
+  handler: ({ shares }: TLedgerDeps) => async ({ res, headers, body }) => {
+    const propertyId = headers['x-property-id'];
+    res.json(await listTransactions(shares.of(propertyId), propertyId, body));
   },
 });
 

@@ -2,7 +2,7 @@
 
 import { Router } from 'express';
 import type { FlowProducer } from 'bullmq';
-import type { TPgPool } from '@folio-vault/shared/connections';
+import type { PropertyShares } from '@folio-vault/shared/db/property-share';
 import { nightAuditStatus, startNightAudit } from '@folio-vault/shared/night-audit/batches';
 import { ZBatchAccepted, ZBatchParams, ZBatchStatus, ZNightAuditRequest } from '@folio-vault/shared/night-audit/schemas';
 import { ZPropertyHeaders } from '@folio-vault/shared/schemas/common';
@@ -15,7 +15,8 @@ import { oneAtATimePerKey } from './one-start-at-a-time.js';
 const TAGS: ['Night audit'] = ['Night audit'];
 
 export interface TNightAuditDeps extends TRouteDeps {
-  pool: TPgPool;
+  /** The API's pool, within each property's share (db/property-share.ts). */
+  shares: PropertyShares;
   flows: FlowProducer;
   /** NIGHT_AUDIT_RATE_LIMIT_PER_PROPERTY (rate-limit.ts, propertyRateLimit). */
   nightAuditStartLimits: TRequestLimit;
@@ -47,11 +48,11 @@ const startBatch = defineRoute({
       headers: { Location: HEADERS.location, 'Retry-After': HEADERS.retryAfter(true), RateLimit: HEADERS.rateLimit, 'RateLimit-Policy': HEADERS.rateLimitPolicy },
     },
   },
-  handler: ({ pool, flows, nightAuditMaxRunning }: TNightAuditDeps) => {
+  handler: ({ shares, flows, nightAuditMaxRunning }: TNightAuditDeps) => {
     const startsOfProperty = oneAtATimePerKey();
     return async ({ res, headers, body }) => {
       const propertyId = headers['x-property-id'];
-      const started = await startsOfProperty(propertyId, () => startNightAudit(pool, flows, propertyId, body.businessDate, body.format, { maxRunning: nightAuditMaxRunning }));
+      const started = await startsOfProperty(propertyId, () => startNightAudit(shares.of(propertyId), flows, propertyId, body.businessDate, body.format, { maxRunning: nightAuditMaxRunning }));
       const url = statusPath(started.batchId);
       res.status(202).set({ Location: url, 'Retry-After': '5' }).json({ batchId: started.batchId, statusUrl: url, status: started.status });
     };
@@ -76,8 +77,9 @@ const batchStatus = defineRoute({
     },
   },
   errors: [404],
-  handler: ({ pool }: TNightAuditDeps) => async ({ res, headers, params }) => {
-    const status = await nightAuditStatus(pool, headers['x-property-id'], params.batchId);
+  handler: ({ shares }: TNightAuditDeps) => async ({ res, headers, params }) => {
+    const propertyId = headers['x-property-id'];
+    const status = await nightAuditStatus(shares.of(propertyId), propertyId, params.batchId);
     if (status.status === 'queued' || status.status === 'running') res.set('Retry-After', '5');
     res.json(status);
   },

@@ -18,12 +18,15 @@ export const GATEWAY_MODE_TTL_MS = 5_000;
 /** The property's gateway mode when its imported data knows it; undefined otherwise. */
 export type TGatewayModeOf = (propertyId: string) => Promise<TTokenizationMode | undefined>;
 
+/** Where a property's lookup runs: the API's pool within the property's share (db/property-share.ts). */
+export type TPoolOf = (propertyId: string) => TPgPool;
+
 /** Asks PostgreSQL every time (the plain code, and what the measure is compared with). */
-export const gatewayModeOf = (pool: TPgPool): TGatewayModeOf => (propertyId) => findPropertyGatewayMode(pool, propertyId);
+export const gatewayModeOf = (poolOf: TPoolOf): TGatewayModeOf => (propertyId) => findPropertyGatewayMode(poolOf(propertyId), propertyId);
 
 /** The same answers, a known mode remembered for `ttlMs`. */
 export function rememberedGatewayModes(
-  pool: TPgPool,
+  poolOf: TPoolOf,
   ttlMs = GATEWAY_MODE_TTL_MS,
   /** The clock the TTL is measured on; a test steps it instead of waiting. */
   clock: () => number = Date.now,
@@ -33,7 +36,7 @@ export function rememberedGatewayModes(
     const now = clock();
     const remembered = known.get(propertyId);
     if (remembered && remembered.until > now) return remembered.mode;
-    const mode = await findPropertyGatewayMode(pool, propertyId);
+    const mode = await findPropertyGatewayMode(poolOf(propertyId), propertyId);
     if (mode) known.set(propertyId, { mode, until: now + ttlMs });
     else known.delete(propertyId);
     return mode;

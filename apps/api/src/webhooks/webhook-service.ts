@@ -4,7 +4,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
-import type { TPgPool } from '@folio-vault/shared/connections';
+import type { PropertyShares } from '@folio-vault/shared/db/property-share';
 import { inTransaction } from '@folio-vault/shared/db/transaction';
 import { AppError } from '@folio-vault/shared/errors';
 import type { TKeyring } from '@folio-vault/shared/vault/crypto/keyring';
@@ -15,7 +15,8 @@ import { deleteEndpoint, findEndpoint, insertEndpoint, listDeliveries, listEndpo
 import { deliveryJobOptions, webhookDeliveryJob } from '@folio-vault/shared/webhooks/webhook-jobs';
 
 export interface TWebhookServiceOptions {
-  pool: TPgPool;
+  /** The API's pool, within each property's share (db/property-share.ts). */
+  shares: PropertyShares;
   queue: Queue;
   /** The worker's public transit keys: a secret stored here opens only in a worker. */
   transit: TKeyring;
@@ -35,31 +36,31 @@ export class WebhookService {
     if (problems.length > 0) throw AppError.invalid(problems.map((message) => ({ path: 'url', message })), `url: ${problems.join('; ')}.`);
     const id = randomUUID();
     const secret = generateSecret();
-    const endpoint = await insertEndpoint(this.options.pool, {
+    const endpoint = await insertEndpoint(this.options.shares.of(propertyId), {
       id, propertyId, url: body.url, events: body.events, description: body.description, secretCt: await sealSecret(this.options.transit, id, secret),
     });
     return { ...endpoint, secret };
   }
 
   list(propertyId: string): Promise<TEndpoint[]> {
-    return listEndpoints(this.options.pool, propertyId);
+    return listEndpoints(this.options.shares.of(propertyId), propertyId);
   }
 
   async get(propertyId: string, id: string): Promise<TEndpoint> {
-    const endpoint = await findEndpoint(this.options.pool, propertyId, id);
+    const endpoint = await findEndpoint(this.options.shares.of(propertyId), propertyId, id);
     if (!endpoint) throw AppError.notFound(NOT_FOUND);
     return endpoint;
   }
 
   /** Its pending deliveries are failed in the same transaction: none of them is sent afterwards. */
   async delete(propertyId: string, id: string): Promise<void> {
-    const deleted = await inTransaction(this.options.pool, (client) => deleteEndpoint(client, propertyId, id));
+    const deleted = await inTransaction(this.options.shares.of(propertyId), (client) => deleteEndpoint(client, propertyId, id));
     if (!deleted) throw AppError.notFound(NOT_FOUND);
   }
 
   async deliveries(propertyId: string, id: string): Promise<TDelivery[]> {
     await this.get(propertyId, id);
-    return listDeliveries(this.options.pool, id);
+    return listDeliveries(this.options.shares.of(propertyId), id);
   }
 
   /**
@@ -69,7 +70,7 @@ export class WebhookService {
    */
   async retry(propertyId: string, id: string, deliveryId: string): Promise<void> {
     await this.get(propertyId, id);
-    if (!(await requeueDelivery(this.options.pool, id, deliveryId))) throw AppError.notFound('The webhook delivery');
+    if (!(await requeueDelivery(this.options.shares.of(propertyId), id, deliveryId))) throw AppError.notFound('The webhook delivery');
     const { queue, schedule } = this.options;
     try {
       const existing = await queue.getJob(deliveryId);

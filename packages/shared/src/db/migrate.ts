@@ -8,6 +8,16 @@ const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations
 // so two API/worker processes starting at once apply each migration exactly once.
 const MIGRATION_LOCK_KEY = 7_210_455_013_905_001n;
 
+/** The migration files, in the order they apply. */
+async function migrationFiles(): Promise<string[]> {
+  return (await readdir(MIGRATIONS_DIR)).filter((file) => file.endsWith('.sql')).sort();
+}
+
+/**
+ * Applies the pending migrations as the schema's owner (DATABASE_URL): one transaction each, under
+ * one advisory lock, so processes starting at once apply each exactly once. Resolves to the files
+ * applied.
+ */
 export async function migrate(databaseUrl: string, log: (line: string) => void = () => undefined): Promise<string[]> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
@@ -20,8 +30,7 @@ export async function migrate(databaseUrl: string, log: (line: string) => void =
     const done = new Set(
       (await client.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map((row) => row.name),
     );
-    const files = (await readdir(MIGRATIONS_DIR)).filter((file) => file.endsWith('.sql')).sort();
-    for (const file of files) {
+    for (const file of await migrationFiles()) {
       if (done.has(file)) continue;
       const sql = await readFile(join(MIGRATIONS_DIR, file), 'utf8');
       await client.query('BEGIN');
@@ -31,7 +40,9 @@ export async function migrate(databaseUrl: string, log: (line: string) => void =
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK');
-        throw new Error(`migration ${file} failed: ${(error as Error).message}`, { cause: error });
+        // A migration's own hint says what to do (017: which role to create, and as whom).
+        const hint = (error as { hint?: string }).hint;
+        throw new Error(`migration ${file} failed: ${(error as Error).message}${hint ? `; ${hint}` : ''}`, { cause: error });
       }
       applied.push(file);
       log(`applied migration ${file}`);
@@ -41,6 +52,28 @@ export async function migrate(databaseUrl: string, log: (line: string) => void =
     await client.end();
   }
   return applied;
+}
+
+/**
+ * The migrations not applied yet, asked as any role that may read schema_migrations (the API's and
+ * the workers' may): what a process started without the owner's URL checks before it starts. A
+ * database never migrated has every migration pending.
+ */
+export async function pendingMigrations(databaseUrl: string): Promise<string[]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const applied = await client.query<{ name: string }>('SELECT name FROM schema_migrations').then(
+      (result) => new Set(result.rows.map((row) => row.name)),
+      (error: unknown) => {
+        if ((error as { code?: string }).code === '42P01') return new Set<string>(); // no schema_migrations yet
+        throw error;
+      },
+    );
+    return (await migrationFiles()).filter((file) => !applied.has(file));
+  } finally {
+    await client.end();
+  }
 }
 
 /** CREATE DATABASE when missing (docs/operations.md#running). Safe when two processes race to create it. */

@@ -13,6 +13,7 @@ import { prepared } from '../db/prepared.js';
 /** A row of `exports`. */
 export interface TExportRow {
   id: string;
+  property_id: string;
   status: TExportStatus;
   progress: number;
   created_at: Date;
@@ -54,7 +55,7 @@ export interface TRecordedEnd {
   deliveryIds: string[];
 }
 
-const SELECT_ROW = `SELECT id, status, progress, created_at, completed_at, error, object_key, filename, size::text AS size, pages, sha256, expires_at
+const SELECT_ROW = `SELECT id, property_id, status, progress, created_at, completed_at, error, object_key, filename, size::text AS size, pages, sha256, expires_at
   FROM exports`;
 
 /** How many records retention has expired: all of them, and those due in the last 24 hours. */
