@@ -68,7 +68,7 @@ describe('npm run start:worker and start:api as separate processes', () => {
     // links) and a key provider other than `local` for its job signing key, and never asks for a
     // vault secret.
     for (const setting of ['PORT', 'JWT_SECRET', 'VAULT_TRANSIT_PUBLIC_KEYS', 'EXPORT_LINK_KEY', 'VAULT_KEY_PROVIDER']) expect(linesFor(api.output(), setting), setting).toHaveLength(1);
-    expect(api.output()).toContain('setting VAULT_KEY_PROVIDER: local keeps the job signing key in clear in settings; NODE_ENV=production needs pkcs11 or components');
+    expect(api.output()).toContain('setting VAULT_KEY_PROVIDER: local keeps the vault keys in clear in settings; NODE_ENV=production needs pkcs11 or components');
     for (const setting of ['VAULT_KEK_TEST', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY', 'VAULT_JOB_VERIFY_KEYS']) expect(linesFor(api.output(), setting), setting).toHaveLength(0);
     // The worker needs a key provider other than `local`, the API's public job keys and the link key
     // (webhooks carry signed links), and no JWT key.

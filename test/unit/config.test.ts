@@ -495,7 +495,7 @@ describe('keys by process role', () => {
     } catch (error) {
       problems = (error as ConfigError).problems;
     }
-    expect(problems).toEqual(['VAULT_KEY_PROVIDER: local keeps the job signing key in clear in settings; NODE_ENV=production needs pkcs11 or components']);
+    expect(problems).toEqual(['VAULT_KEY_PROVIDER: local keeps the vault keys in clear in settings; NODE_ENV=production needs pkcs11 or components']);
   });
 
   it('the API starts with the public transit keys and no vault secret; the worker does not', () => {

@@ -523,9 +523,9 @@ function crossSettingProblems(env: Record<string, string | undefined>, role: TPr
   if (jwtSources === 0 && role !== 'worker') problems.push('JWT_SECRET: one of JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URL is required');
   if (jwtSources > 1) problems.push('JWT_SECRET: set only one of JWT_SECRET, JWT_PUBLIC_KEY and JWT_JWKS_URL');
   for (const name of PUBLIC_KEYS_OF[role]) if (!env[name]) problems.push(`${name}: is required`);
+  // The API's job signing key is one of them: with `local`, it too is in clear in settings.
   if (env.NODE_ENV === 'production' && (env.VAULT_KEY_PROVIDER ?? 'local') === 'local') {
-    const keys = role === 'api' ? 'the job signing key' : 'the vault keys';
-    problems.push(`VAULT_KEY_PROVIDER: local keeps ${keys} in clear in settings; NODE_ENV=production needs pkcs11 or components`);
+    problems.push('VAULT_KEY_PROVIDER: local keeps the vault keys in clear in settings; NODE_ENV=production needs pkcs11 or components');
   } else {
     for (const name of requiredKeysOf(env, role)) {
       if (!env[name]) problems.push(`${name}: is required with VAULT_KEY_PROVIDER=${env.VAULT_KEY_PROVIDER ?? 'local'}`);
