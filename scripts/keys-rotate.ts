@@ -3,8 +3,9 @@
 // (VAULT_KEY_PROVIDER), from its older KEKs and from the providers `--from` names — e.g. the `local`
 // keys (VAULT_KEK_* or .data/dev-keys.json) of a site moving into an HSM — in batches, while the
 // service runs; a run killed half-way resumes where it stopped, and running it again is harmless.
-// Then it re-fingerprints the records whose fingerprint came from another key (or the old global
-// fingerprint), as the vault sweep does (refingerprint.ts). With --verify it changes nothing and
+// Then it re-binds the records sealed without their property (record-binding.ts) under the active
+// KEK, and re-fingerprints the records whose fingerprint came from another key (or the old global
+// fingerprint), as the vault sweep does (record-passes.ts). With --verify it changes nothing and
 // opens every record with the configured keys: run it without the old keys before destroying them.
 // Prints key ids and counts, never keys; the progress bar goes to stderr.
 // Exit code 0 = done, 1 = records left that these keys cannot re-wrap or open, 2 = bad settings.
@@ -23,7 +24,7 @@ import { plainCardInserts } from '@folio-vault/worker/vault/card-insert-batcher'
 import { CardRepository } from '@folio-vault/worker/vault/card-repository';
 import { CardVault } from '@folio-vault/worker/vault/card-vault';
 import { KeyRotator } from '@folio-vault/worker/vault/key-rotation';
-import { Refingerprinter } from '@folio-vault/worker/vault/refingerprint';
+import { runRecordPass } from '@folio-vault/worker/vault/record-passes';
 import { fail, parseCommandLine } from './cli-support.js';
 
 const COMMAND = 'keys:rotate';
@@ -31,8 +32,9 @@ const USAGE = `
 usage: npm run keys:rotate [-- --mode test|live] [--from local|components:FILE]… [--batch-size N] [--verify]
 
 Re-wraps every vault record's data key under the active key-encryption key of the configured key
-provider (VAULT_KEY_PROVIDER), from its older keys and those --from names, then re-fingerprints the
-records fingerprinted with another key. Safe while the service runs, and to run again.
+provider (VAULT_KEY_PROVIDER), from its older keys and those --from names, then re-binds the records
+sealed without their property and re-fingerprints the records fingerprinted with another key. Safe
+while the service runs, and to run again.
   --mode MODE          test or live (both when omitted)
   --from SOURCE        old keys to read: local (VAULT_KEK_* or .data/dev-keys.json) or components:FILE
   --batch-size N       records a batch, 1-10000 (default 500)
@@ -98,7 +100,7 @@ const pool = createPgPool(databaseUrl, { max: 2 });
 const repository = new CardRepository(pool);
 const rotator = new KeyRotator(repository, active, old, batchSize);
 // The CVV hold is a tokenize setting; nothing here tokenizes.
-const refingerprinter = new Refingerprinter(new CardVault(repository, active, 0, plainCardInserts(repository)), batchSize);
+const vault = new CardVault(repository, active, 0, plainCardInserts(repository));
 const counts = (byKek: Record<string, number>) =>
   Object.entries(byKek).map(([id, n]) => `${id}=${n}`).join(', ') || 'none';
 
@@ -126,9 +128,18 @@ try {
     } else if (retirable.length > 0) {
       console.log(`${COMMAND} ${mode}: ${retirable.join(', ')} wrap no record any more and can be retired`);
     }
-    const refingerprint = await refingerprinter.run(mode);
+    const rebindBar = new SingleBar({ format: `${COMMAND} ${mode} |{bar}| {value}/{total} records re-bound`, stream: process.stderr, hideCursor: true });
+    rebindBar.start(await vault.unboundRecords(mode), 0);
+    const rebind = await runRecordPass(vault, 'rebind', mode, { batchSize, onBatch: (done) => rebindBar.update(done) });
+    rebindBar.stop();
     console.log(
-      `${COMMAND} ${mode}: ${refingerprint.refingerprinted} records re-fingerprinted with ${active.fingerprintKeyId}; ` +
+      `${COMMAND} ${mode}: ${rebind.done} records re-bound to their property under ${report.activeId}; ` +
+        `${rebind.unreadable} not yet bound do not open with these keys`,
+    );
+    if (rebind.unreadable) process.exitCode = 1;
+    const refingerprint = await runRecordPass(vault, 'refingerprint', mode, { batchSize });
+    console.log(
+      `${COMMAND} ${mode}: ${refingerprint.done} records re-fingerprinted with ${active.fingerprintKeyId}; ` +
         `${refingerprint.unreadable} with an old fingerprint do not open with these keys`,
     );
     if (refingerprint.unreadable) process.exitCode = 1;

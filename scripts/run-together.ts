@@ -33,8 +33,10 @@ export async function startApiAndWorker(
     }
   });
   const worker = (running.worker = await startWorker(config, logger, { metrics: options.metrics, connections }));
-  // One process: the API seals to this worker's keys unless VAULT_TRANSIT_PUBLIC_KEYS names others.
+  // One process: the API seals to this worker's keys unless VAULT_TRANSIT_PUBLIC_KEYS names others,
+  // and signs its jobs with the job signing key of the same provider when it holds one.
   const apiConfig = { ...config, VAULT_TRANSIT_PUBLIC_KEYS: config.VAULT_TRANSIT_PUBLIC_KEYS ?? worker.transitPublicKeys };
-  const api = (running.api = await startApi(apiConfig, logger, { port: options.port, metrics: options.metrics, connections }));
+  const jobSigner = worker.jobSigner ? { jobSigner: worker.jobSigner } : {};
+  const api = (running.api = await startApi(apiConfig, logger, { port: options.port, metrics: options.metrics, connections, ...jobSigner }));
   return { api, worker };
 }

@@ -98,8 +98,10 @@ beforeAll(async () => {
     MINIO_BUCKET: `fvt-${randomBytes(4).toString('hex')}`,
     EXPORT_LINK_KEY: keys.EXPORT_LINK_KEY!,
   };
-  // Production keeps no key in the environment: the worker's are split components (two custodians).
-  const components = writeNewComponentSet(mkdtempSync(join(tmpdir(), 'fvt-components-')), 2);
+  // Production keeps no key in the environment: the worker's are split components (two custodians),
+  // and the API's job signing key is a set of its own.
+  const components = writeNewComponentSet(mkdtempSync(join(tmpdir(), 'fvt-components-')), 2, { for: 'worker' });
+  const apiComponents = writeNewComponentSet(mkdtempSync(join(tmpdir(), 'fvt-components-')), 2, { for: 'api' });
   const port = await freePort();
   apiUrl = `http://127.0.0.1:${port}`;
   // The migrations first, as their own step with the owner's URL (docker-compose.yml's migrate service).
@@ -110,10 +112,19 @@ beforeAll(async () => {
     WORKER_DATABASE_URL: roleUrlOf(databaseUrl, 'worker'),
     VAULT_KEY_PROVIDER: 'components',
     VAULT_KEY_COMPONENTS: components.file,
+    VAULT_JOB_VERIFY_KEYS: apiComponents.jobVerifyKeys!,
     EXPORT_CONCURRENCY: String(RENDER_PROCESSES),
   });
   await waitForOutput(worker, /"msg":"worker ready"/, 60_000);
-  api = spawnNode('apps/api/dist/main.js', { ...common, API_DATABASE_URL: roleUrlOf(databaseUrl, 'api'), PORT: String(port), JWT_SECRET: keys.JWT_SECRET!, VAULT_TRANSIT_PUBLIC_KEYS: components.transitPublicKeys });
+  api = spawnNode('apps/api/dist/main.js', {
+    ...common,
+    API_DATABASE_URL: roleUrlOf(databaseUrl, 'api'),
+    PORT: String(port),
+    JWT_SECRET: keys.JWT_SECRET!,
+    VAULT_TRANSIT_PUBLIC_KEYS: components.transitPublicKeys!,
+    VAULT_KEY_PROVIDER: 'components',
+    VAULT_KEY_COMPONENTS: apiComponents.file,
+  });
   await waitForOutput(api, /"msg":"api listening"/, 60_000);
   token = jwt.sign({ scope: 'read:payment write:payment', property_ids: [PROPERTY_1.id] }, keys.JWT_SECRET!, {
     algorithm: 'HS256', expiresIn: 300, subject: 'compiled-start', issuer: 'folio-vault', audience: 'folio-vault',

@@ -1,7 +1,16 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Queue } from 'bullmq';
 import type request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cardBody } from '@folio-vault/test-kit/cards';
+import { QUEUE_NAMES } from '@folio-vault/shared/queues';
+import { AuditLog } from '@folio-vault/shared/vault/audit-log';
+import { parseKeyring } from '@folio-vault/shared/vault/crypto/keyring';
+import { sealTransit, transitAad } from '@folio-vault/shared/vault/crypto/transit';
+import { forwardCardJob } from '@folio-vault/shared/vault/forward/forward-job';
+import { signJob, softwareJobSigner, type TJobRefusal, type TJobSigner } from '@folio-vault/shared/vault/job-signature';
+import { tokenizeCardJob } from '@folio-vault/shared/vault/tokenize-card-job';
+import { cardBody, futureYear } from '@folio-vault/test-kit/cards';
+import { until } from './support/faults.js';
 import { auditRowOf, closedPort, deleteToken, destinationsSetting, forward, tokenize } from './support/forward.js';
 import { answerBytes, createTestPki, neverAnswer, redirectTo, startGateway, type TTestGateway } from '@folio-vault/test-kit/gateway';
 import { createWorld, type TWorld } from './support/world.js';
@@ -10,7 +19,9 @@ import { createWorld, type TWorld } from './support/world.js';
  * Forwards the service refuses, through the real API, queue, worker and PostgreSQL: a request
  * that breaks a rule (400 at its field, 403, 404) never reaches the gateway; a gateway that
  * redirects, answers too much, never answers, shows a certificate of another CA or is not there
- * answers 502/504, and no error answer holds the card.
+ * answers 502/504, and no error answer holds the card. A job written straight to the queue without
+ * the API's signature is refused before it opens anything; a record moved to another property's
+ * row does not open there.
  */
 const PAN = '4111111111111111';
 const CVV = '739';
@@ -43,7 +54,7 @@ beforeAll(async () => {
     { name: 'impostor', url: impostor.origin, ca: pki.ca },
     { name: 'closed', url: `https://127.0.0.1:${port}`, ca: pki.ca },
   ]);
-  world = await createWorld({ env: { VAULT_FORWARD_DESTINATIONS: setting, ACME_KEY: `Bearer sk_test_${randomUUID()}` } });
+  world = await createWorld({ env: { VAULT_FORWARD_DESTINATIONS: setting, ACME_KEY: `Bearer sk_test_${randomUUID()}`, WORKER_HEALTH_PORT: 'ephemeral' } });
 });
 
 afterAll(async () => {
@@ -205,5 +216,130 @@ describe('destinations that fail', () => {
       destination: 'closed', forward_method: 'POST', forward_path: '/v1/charges', gateway_status: null,
     });
     expect(Number.isInteger(row.duration_ms)).toBe(true);
+  });
+});
+
+describe('jobs only the API can ask for: a job written straight to the queue', () => {
+  let tokenId: string;
+  let forwardQueue: Queue;
+  let vaultQueue: Queue;
+  /** The world's API signing key, as a copy of a job it signed would carry. */
+  let apiSigner: TJobSigner;
+
+  beforeAll(async () => {
+    tokenId = await tokenize(world, card());
+    forwardQueue = new Queue(QUEUE_NAMES.forward, { connection: world.redis, prefix: world.config.QUEUE_PREFIX });
+    vaultQueue = new Queue(QUEUE_NAMES.vault, { connection: world.redis, prefix: world.config.QUEUE_PREFIX });
+    const signing = parseKeyring(world.env.VAULT_JOB_SIGNING_KEY!);
+    apiSigner = softwareJobSigner(signing.activeId, signing.keys.get(signing.activeId)!);
+  });
+  afterAll(async () => {
+    await forwardQueue?.close();
+    await vaultQueue?.close();
+  });
+
+  /** A forward job's payload as the API writes it before signing: this card, to acme, with the card's number and CVV. */
+  const forwardPayload = (overrides: Record<string, unknown> = {}) => ({
+    version: 2 as const, tokenId, forwardId: randomUUID(), propertyId: '1', mode: 'test' as const, requestId: `forged-${randomUUID()}`,
+    idempotencyKey: randomUUID(), destination: 'acme', method: 'POST' as const, path: '/v1/charges', headers: JSON_HEADERS, body: TEMPLATE, ...overrides,
+  });
+
+  /** Adds `data` under `name` to `queue` as the API would (same options, 3 attempts) and waits for it to end. */
+  async function ended(queue: Queue, name: string, data: Record<string, unknown>) {
+    const id = randomUUID();
+    await queue.add(name, data, { ...forwardCardJob.options, jobId: id });
+    return until(async () => {
+      const job = await queue.getJob(id);
+      return job?.finishedOn ? job : undefined;
+    }, 10_000, `job ${name} to end`);
+  }
+
+  async function refusedRows(requestId: string) {
+    return (await new AuditLog(world.pool).recent({ requestId, action: 'job.refused' })).map((row) => ({
+      action: row.action, outcome: row.outcome, http_status: row.http_status, job_name: row.job_name, refusal: row.refusal,
+      token_id: row.token_id, property_id: row.property_id, mode: row.mode,
+    }));
+  }
+
+  async function refusedCount(queue: string, name: string, reason: TJobRefusal): Promise<number> {
+    const text = await (await fetch(`http://127.0.0.1:${world.worker!.healthPort}/metrics`)).text();
+    const line = text.split('\n').find((entry) => entry.startsWith(`vault_jobs_refused_total{queue="${queue}",name="${name}",reason="${reason}"}`));
+    return line ? Number(line.split(' ').at(-1)) : 0;
+  }
+
+  const otherSigner = softwareJobSigner('job-signing-1', randomBytes(32));
+  const cases: Array<[string, TJobRefusal, () => Promise<Record<string, unknown>>]> = [
+    ['unsigned, as a job of the previous (version 1) shape', 'unsigned', async () => ({ ...forwardPayload(), version: 1 })],
+    ['unsigned, of the current shape', 'unsigned', async () => forwardPayload()],
+    ['with a signature that is not one', 'bad_signature', async () => ({
+      ...forwardPayload(), signedUntil: new Date(Date.now() + 60_000).toISOString(), signature: { keyId: apiSigner.keyId, value: randomBytes(64).toString('base64url') },
+    })],
+    ["with the API's signature over another destination", 'bad_signature', async () => ({
+      ...(await signJob(apiSigner, forwardCardJob.name, forwardPayload({ destination: 'acme-form' }), 60_000)), destination: 'acme',
+    })],
+    ['signed by a key of the same id the workers do not hold', 'bad_signature', async () => signJob(otherSigner, forwardCardJob.name, forwardPayload(), 60_000)],
+    ['signed by a key the workers do not know', 'unknown_key', async () => signJob(softwareJobSigner('job-signing-9', randomBytes(32)), forwardCardJob.name, forwardPayload(), 60_000)],
+    ["with the API's signature, expired (a copy replayed later)", 'expired', async () => signJob(apiSigner, forwardCardJob.name, forwardPayload(), -1_000)],
+  ];
+
+  it.each(cases)('forward %s: refused before the card is opened, never retried, audited and counted; the gateway gets nothing', async (_what, reason, data) => {
+    const calls = acme.calls();
+    const counted = await refusedCount('vault-forward', 'forward-card-token', reason);
+    const payload = await data();
+    const job = await ended(forwardQueue, forwardCardJob.name, payload);
+    expect(job.failedReason).toBe(`vault job refused: ${reason}`);
+    expect(job.attemptsMade).toBe(1);
+    expect(acme.calls()).toBe(calls);
+    expect(await refusedRows(payload.requestId as string)).toEqual([{
+      action: 'job.refused', outcome: 'denied', http_status: null, job_name: 'forward-card-token', refusal: reason, token_id: tokenId, property_id: '1', mode: 'test',
+    }]);
+    expect(await refusedCount('vault-forward', 'forward-card-token', reason)).toBe(counted + 1);
+    // No attempt was recorded for its key: nothing of the job was read past its signature.
+    expect((await world.pool.query('SELECT 1 FROM vault_test.forward_attempts WHERE idempotency_key = $1', [payload.idempotencyKey])).rowCount).toBe(0);
+  });
+
+  it('a tokenize job with a card sealed to the workers\' public key, unsigned: refused, no record written', async () => {
+    const id = randomUUID();
+    const requestId = `forged-${randomUUID()}`;
+    const transit = world.config.VAULT_TRANSIT_PUBLIC_KEYS!;
+    const sealedCard = await sealTransit(transit, { card_number: PAN, card_brand: 'VISA', cardholder_name: 'Mallory', expiration: { month: '08', year: futureYear() } }, transitAad({ tokenId: id, propertyId: '1', mode: 'test' }));
+    const job = await ended(vaultQueue, tokenizeCardJob.name, {
+      version: 2, tokenId: id, propertyId: '1', mode: 'test', requestId, sealedCard, expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+    });
+    expect(job.failedReason).toBe('vault job refused: unsigned');
+    expect(job.attemptsMade).toBe(1);
+    expect((await world.pool.query('SELECT 1 FROM vault_test.cards WHERE id = $1', [id])).rowCount).toBe(0);
+    expect(await refusedRows(requestId)).toEqual([{
+      action: 'job.refused', outcome: 'denied', http_status: null, job_name: 'tokenize-card', refusal: 'unsigned', token_id: id, property_id: '1', mode: 'test',
+    }]);
+    expect(await refusedCount('vault', 'tokenize-card', 'unsigned')).toBe(1);
+  });
+
+  it("the same forward job with the API's own signature is run: the signature, not the way in, is what counts", async () => {
+    const calls = acme.calls();
+    const job = await ended(forwardQueue, forwardCardJob.name, await signJob(apiSigner, forwardCardJob.name, forwardPayload(), 60_000));
+    expect(job.returnvalue).toMatchObject({ outcome: 'forwarded', answer: { status: 200 } });
+    expect(acme.calls()).toBe(calls + 1);
+  });
+});
+
+describe('a record moved to another property\'s row', () => {
+  it('does not open there: the forward sends nothing and answers 500, the worker logs the token', async () => {
+    const tokenId = await tokenize(world, card());
+    // Database write access moves the card to property 2.
+    expect((await world.pool.query('UPDATE vault_test.cards SET property_id = 2 WHERE id = $1', [tokenId])).rowCount).toBe(1);
+    const calls = acme.calls();
+    const key = randomUUID();
+    const res = await forward(world, tokenId, valid(), { property: '2', key });
+    expect(res.status, res.text).toBe(500);
+    expect(res.body.errorCode).toBe('UNEXPECTED_ERROR');
+    expect(res.text).not.toContain(PAN);
+    expect(acme.calls()).toBe(calls);
+    const logged = world.logs.filter((line) => line.includes('"msg":"record does not open under its property"')).map((line) => JSON.parse(line));
+    expect(logged.filter((line) => line.tokenId === tokenId)).toEqual([expect.objectContaining({ tokenId, propertyId: '2', mode: 'test' })]);
+    // Nothing was sent: the attempt was released, its key free again.
+    expect((await world.pool.query('SELECT 1 FROM vault_test.forward_attempts WHERE idempotency_key = $1', [key])).rowCount).toBe(0);
+    // Its own property no longer has it.
+    expect((await forward(world, tokenId, valid())).status).toBe(404);
   });
 });

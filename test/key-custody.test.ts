@@ -6,20 +6,23 @@ import { Queue } from 'bullmq';
 import request from 'supertest';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '@folio-vault/shared/config';
+import { openApiJobSigningKey, startApi } from '@folio-vault/api/server';
+import { loadConfig, loadKeyCustody } from '@folio-vault/shared/config';
+import { KeySetupError } from '@folio-vault/shared/vault/keys/key-provider';
 import { newDataKey, sealField } from '@folio-vault/shared/vault/crypto/envelope';
 import { parseKeyring } from '@folio-vault/shared/vault/crypto/keyring';
 import { formatKeyring, openTransit, publicKeyring } from '@folio-vault/shared/vault/crypto/transit';
 import { checkValue } from '@folio-vault/shared/vault/keys/check-value';
-import { KeyComponentError, readComponentKeys, writeNewComponentSet } from '@folio-vault/shared/vault/keys/components';
-import { openKeyProvider } from '@folio-vault/shared/vault/keys/open-key-provider';
-import { KeySetupError } from '@folio-vault/shared/vault/keys/key-provider';
+import { KeyComponentError, readComponentKeys, readJobSigningComponents, writeNewComponentSet } from '@folio-vault/shared/vault/keys/components';
+import { openJobSigningKey, openKeyProvider } from '@folio-vault/shared/vault/keys/open-key-provider';
+import { jobRefusal, jobVerifyKeys, jobVerifyKeysSetting, signJob, softwareJobSigner } from '@folio-vault/shared/vault/job-signature';
 import { Pkcs11Token, readPinFile } from '@folio-vault/shared/vault/keys/pkcs11-provider';
 import { cardBody, futureYear, generatedPan } from '@folio-vault/test-kit/cards';
 import { v7 as uuidv7 } from 'uuid';
 import { plainCardInserts } from '@folio-vault/worker/vault/card-insert-batcher';
 import { CardRepository, type TNewCardRow } from '@folio-vault/worker/vault/card-repository';
-import { CardVault, recordAad } from '@folio-vault/worker/vault/card-vault';
+import { CardVault } from '@folio-vault/worker/vault/card-vault';
+import { RECORD_BINDING, recordAad } from '@folio-vault/worker/vault/record-binding';
 import { createTestPki, startGateway, type TTestGateway } from '@folio-vault/test-kit/gateway';
 import { spawnTs } from '@folio-vault/test-kit/processes';
 import { deleteToken, destinationsSetting, forward, getToken, tokenize } from './support/forward.js';
@@ -39,7 +42,14 @@ describe('VAULT_KEY_PROVIDER=pkcs11 (SoftHSM2)', () => {
   beforeAll(async () => {
     const pki = await createTestPki();
     gateway = await startGateway({ pki });
-    world = await createWorld({ keys: 'pkcs11', env: { VAULT_FORWARD_DESTINATIONS: destinationsSetting([{ name: 'acme', url: gateway.origin, ca: pki.ca }]) } });
+    // The API's job signing key is apart from the workers' token, as in production (a token or
+    // component set of its own): with the workers' token gone, the API still signs its jobs.
+    const apiKey = softwareJobSigner('api-job-signing-1', randomBytes(32));
+    world = await createWorld({
+      keys: 'pkcs11',
+      env: { VAULT_FORWARD_DESTINATIONS: destinationsSetting([{ name: 'acme', url: gateway.origin, ca: pki.ca }]), VAULT_JOB_VERIFY_KEYS: jobVerifyKeysSetting(apiKey) },
+      api: { jobSigner: apiKey },
+    });
   }, 60_000);
   afterAll(async () => {
     await world?.close();
@@ -89,20 +99,21 @@ describe('VAULT_KEY_PROVIDER=pkcs11 (SoftHSM2)', () => {
     const job = await new Queue(QUEUE_NAMES.vault, { connection: world.redis, prefix: world.config.QUEUE_PREFIX }).getJob(id);
     const sealedCard = (job!.data as { sealedCard: string }).sealedCard;
     expect(sealedCard).toMatch(/^v2\.w[0-9a-f]{8}-transit-1\./);
-    // What the API's settings hold: the JWT secret, the link key and the public transit keys.
+    // What the API's settings hold: the JWT secret, the link key, the public transit keys and the
+    // custody of its job signing key (here the world's token; in production one of its own).
     const api = loadConfig(world.env, 'api');
     const candidates = [api.VAULT_TRANSIT_PUBLIC_KEYS!, parseKeyring(`${api.VAULT_TRANSIT_PUBLIC_KEYS!.activeId}:${api.EXPORT_LINK_KEY.toString('base64')}`)];
     for (const keys of candidates) await expect(openTransit(keys, sealedCard, `${id}:1:test`)).rejects.toThrow();
-    expect(Object.keys(api).filter((name) => /KEK|FINGERPRINT|TRANSIT_KEY$|PKCS11|KEY_PROVIDER|COMPONENTS/.test(name))).toEqual([]);
+    expect(Object.keys(api).filter((name) => /KEK|FINGERPRINT|TRANSIT_KEY$/.test(name))).toEqual([]);
   });
 
-  it('no key can be read out of the token: CKA_VALUE answers CKR_ATTRIBUTE_SENSITIVE, and each key is non-extractable', () => {
-    const all = JSON.parse(world.env.PKCS11_KEY_LABELS!) as { kekTest: string[]; kekLive: string[]; fingerprint: string; transit: string[] };
+  it('no key can be read out of the token (the job signing key\'s private half included): CKA_VALUE answers CKR_ATTRIBUTE_SENSITIVE, and each key is non-extractable', () => {
+    const all = JSON.parse(world.env.PKCS11_KEY_LABELS!) as { kekTest: string[]; kekLive: string[]; fingerprint: string; transit: string[]; jobSigning: string };
     const token = Pkcs11Token.open({ module: SOFTHSM_MODULE, tokenLabel: world.env.PKCS11_TOKEN_LABEL!, pinFile: world.env.PKCS11_PIN_FILE!, labels: all });
     try {
       const { binding } = token;
-      for (const label of [...all.kekTest, ...all.kekLive, all.fingerprint, ...all.transit]) {
-        const handle = token.findKey(label)!;
+      for (const label of [...all.kekTest, ...all.kekLive, all.fingerprint, ...all.transit, all.jobSigning]) {
+        const handle = label === all.jobSigning ? token.findKeyPair(label)!.privateKey : token.findKey(label)!;
         expect(handle, label).toBeDefined();
         expect(() => token.attributes(handle, [binding.CKA_VALUE]), label).toThrow(/CKR_ATTRIBUTE_SENSITIVE/);
         const [sensitive, extractable] = token.attributes(handle, [binding.CKA_SENSITIVE, binding.CKA_EXTRACTABLE]);
@@ -128,10 +139,11 @@ describe('VAULT_KEY_PROVIDER=pkcs11 (SoftHSM2)', () => {
       const forwarded = await forward(world, id, { destination: 'acme', path: '/v1/charges', headers: { 'Content-Type': 'application/json' }, body: '{"number":"{{card.number}}"}' });
       expect(forwarded.status).toBe(503);
       expect(gateway.calls()).toBe(before);
-      // Retried before it failed, and kept (ciphertext only) for inspection.
-      const failed = (await new Queue(QUEUE_NAMES.vault, { connection: world.redis, prefix: world.config.QUEUE_PREFIX }).getFailed())
-        .filter((job) => job.failedReason.startsWith('vault keys unavailable'));
-      expect(failed.map((job) => job.attemptsMade)).toContain(3);
+      // Retried, then answered as a typed outcome on its last attempt (the API's 503 above).
+      const vaultQueue = new Queue(QUEUE_NAMES.vault, { connection: world.redis, prefix: world.config.QUEUE_PREFIX });
+      const unavailable = (await vaultQueue.getCompleted()).filter((job) => job.name === 'tokenize-card' && job.returnvalue?.outcome === 'keys_unavailable');
+      expect(unavailable.map((job) => [job.returnvalue, job.attemptsMade])).toEqual([[{ outcome: 'keys_unavailable' }, 3]]);
+      await vaultQueue.close();
       let readiness = await ready();
       for (let i = 0; i < 100 && readiness.status === 200; i += 1) {
         await new Promise((resolve) => setTimeout(resolve, 200));
@@ -179,24 +191,58 @@ describe('npm run keys:hsm-init and keys:public', () => {
     const first = spawnTs('scripts/keys-hsm-init.ts', [], env);
     expect(await first.exited, first.output()).toBe(0);
     const lines = first.output().trim().split('\n');
-    expect(lines.slice(0, 4)).toEqual([
+    expect(lines).toEqual([
       expect.stringMatching(/^folio-kek-test-1: AES-256 key-encryption key, created; check value [0-9a-f]{6}$/),
       expect.stringMatching(/^folio-kek-live-1: AES-256 key-encryption key, created; check value [0-9a-f]{6}$/),
       expect.stringMatching(/^folio-fingerprint-1: HMAC-SHA256 secret, created; check value [0-9a-f]{6}$/),
       expect.stringMatching(/^folio-transit-1: HMAC-SHA256 secret, created; check value [0-9a-f]{6}$/),
+      expect.stringMatching(/^folio-job-signing-1: Ed25519 job signing key, created; public key [A-Za-z0-9+/]{43}=$/),
+      expect.stringMatching(/^VAULT_JOB_VERIFY_KEYS=folio-job-signing-1:[A-Za-z0-9+/]{43}=$/),
+      expect.stringMatching(/^VAULT_TRANSIT_PUBLIC_KEYS=folio-transit-1:[A-Za-z0-9+/]{43}=$/),
     ]);
-    expect(lines.at(-1)).toMatch(/^VAULT_TRANSIT_PUBLIC_KEYS=folio-transit-1:[A-Za-z0-9+/]{43}=$/);
 
     const second = spawnTs('scripts/keys-hsm-init.ts', [], env);
     expect(await second.exited, second.output()).toBe(0);
     const again = second.output().trim().split('\n');
-    expect(again.slice(0, 4).every((line) => line.includes('already in the token'))).toBe(true);
-    // Same keys: same check values, same public transit key.
+    expect(again.slice(0, 5).every((line) => line.includes('already in the token'))).toBe(true);
+    // Same keys: same check values, same public keys.
     expect(again.map((line) => line.replace('already in the token', 'created'))).toEqual(lines);
 
     const printed = spawnTs('scripts/keys-public.ts', [], env);
     expect(await printed.exited, printed.output()).toBe(0);
-    expect(printed.output().trim()).toBe(lines.at(-1));
+    expect(printed.output().trim().split('\n')).toEqual(lines.slice(-2));
+
+    // The signing key made in the token signs inside it (CKM_EDDSA), and what a worker holds (the
+    // printed VAULT_JOB_VERIFY_KEYS) verifies it, for that job and no other.
+    const signing = await openJobSigningKey(loadKeyCustody(env));
+    try {
+      const workerKeys = jobVerifyKeys(parseKeyring(lines.at(-2)!.slice('VAULT_JOB_VERIFY_KEYS='.length)));
+      const job = await signJob(signing.signer, 'read-card-token', { version: 2, tokenId: uuidv7(), propertyId: '1', mode: 'test', requestId: 'r-1' }, 60_000);
+      expect(jobRefusal(workerKeys, 'read-card-token', job)).toBeUndefined();
+      expect(jobRefusal(workerKeys, 'delete-card-token', job)).toBe('bad_signature');
+      expect(jobRefusal(workerKeys, 'read-card-token', { ...job, propertyId: '2' })).toBe('bad_signature');
+      // This token holds the vault keys too: a production API refuses it (below, with components).
+      expect(signing.vaultKeys.sort()).toEqual(['folio-fingerprint-1', 'folio-kek-live-1', 'folio-kek-test-1', 'folio-transit-1']);
+    } finally {
+      await signing.close();
+    }
+  });
+
+  it('--for api makes the job signing key alone, in a token of its own: what a production API opens', async () => {
+    const token = newSoftHsmToken();
+    const env = { ...process.env, ...pkcs11Settings(token), DATABASE_URL: 'postgres://unused@127.0.0.1:1/x' } as Record<string, string>;
+    delete env.PKCS11_KEY_LABELS;
+    const run = spawnTs('scripts/keys-hsm-init.ts', ['--for', 'api'], env);
+    expect(await run.exited, run.output()).toBe(0);
+    const lines = run.output().trim().split('\n');
+    expect(lines).toEqual([
+      expect.stringMatching(/^folio-job-signing-1: Ed25519 job signing key, created; public key [A-Za-z0-9+/]{43}=$/),
+      expect.stringMatching(/^VAULT_JOB_VERIFY_KEYS=folio-job-signing-1:[A-Za-z0-9+/]{43}=$/),
+    ]);
+    const signing = await openJobSigningKey(loadKeyCustody(env));
+    expect(signing.vaultKeys).toEqual([]);
+    expect(jobVerifyKeysSetting(signing.signer)).toBe(lines[1]!.slice('VAULT_JOB_VERIFY_KEYS='.length));
+    await signing.close();
   });
 
   it('refuses a wrong PIN, an unknown token and a missing key label with one line each, exit code 2', async () => {
@@ -254,7 +300,7 @@ describe('npm start with VAULT_KEY_PROVIDER=pkcs11 and no token configured', () 
     };
     const first = await run();
     expect(first[0]).toBe(
-      `development PKCS#11 token folio-vault-dev (SoftHSM2) created in ${join(dataDir, 'softhsm')}; keys created: folio-kek-test-1, folio-kek-live-1, folio-fingerprint-1, folio-transit-1`,
+      `development PKCS#11 token folio-vault-dev (SoftHSM2) created in ${join(dataDir, 'softhsm')}; keys created: folio-kek-test-1, folio-kek-live-1, folio-fingerprint-1, folio-transit-1, folio-job-signing-1`,
     );
     const second = await run();
     expect(second[0]).toBe(`development PKCS#11 token folio-vault-dev (SoftHSM2) reused from ${join(dataDir, 'softhsm')}`);
@@ -272,7 +318,9 @@ describe('VAULT_KEY_PROVIDER=components', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'fvt-components-'));
     set = writeNewComponentSet(dir, 3);
-    world = await createWorld({ env: { VAULT_KEY_PROVIDER: 'components', VAULT_KEY_COMPONENTS: set.file, VAULT_TRANSIT_PUBLIC_KEYS: set.transitPublicKeys } });
+    world = await createWorld({
+      env: { VAULT_KEY_PROVIDER: 'components', VAULT_KEY_COMPONENTS: set.file, VAULT_TRANSIT_PUBLIC_KEYS: set.transitPublicKeys!, VAULT_JOB_VERIFY_KEYS: set.jobVerifyKeys! },
+    });
   }, 60_000);
   afterAll(async () => world?.close());
 
@@ -285,12 +333,40 @@ describe('VAULT_KEY_PROVIDER=components', () => {
     expect((await deleteToken(world, id)).status).toBe(204);
   });
 
-  it('writes a set whose every key matches its check value, and whose transit public key is the API line', () => {
+  it('writes a set whose every key matches its check value, and whose transit and job signing public keys are the printed lines', () => {
     const keys = readComponentKeys(set.file);
     const json = JSON.parse(readFileSync(set.file, 'utf8'));
     expect(checkValue(keys.kek.test.keys.get('folio-kek-test-1')!)).toBe(json.kekTest['folio-kek-test-1'].checkValue);
     expect(json.kekTest['folio-kek-test-1'].components).toEqual(['folio-kek-test-1.1.b64', 'folio-kek-test-1.2.b64', 'folio-kek-test-1.3.b64']);
     expect(formatKeyring(publicKeyring(keys.transit))).toBe(set.transitPublicKeys);
+    // The job signing key: the XOR of its components is the Ed25519 seed, checked like the others.
+    expect(keys.jobSigning!.id).toBe('folio-job-signing-1');
+    expect(checkValue(keys.jobSigning!.seed)).toBe(json.jobSigning['folio-job-signing-1'].checkValue);
+    expect(jobVerifyKeysSetting(softwareJobSigner(keys.jobSigning!.id, keys.jobSigning!.seed))).toBe(set.jobVerifyKeys);
+    // An API's set has that key alone; a worker's set has none, and an API cannot start from it.
+    const apiSet = writeNewComponentSet(join(dir, 'api'), 2, { for: 'api' });
+    expect(Object.keys(JSON.parse(readFileSync(apiSet.file, 'utf8')))).toEqual(['jobSigning']);
+    expect(readJobSigningComponents(apiSet.file)).toMatchObject({ id: 'folio-job-signing-1', vaultSections: [] });
+    expect([apiSet.jobVerifyKeys, apiSet.transitPublicKeys]).toEqual([expect.stringMatching(/^folio-job-signing-1:/), undefined]);
+    const workerSet = writeNewComponentSet(join(dir, 'worker'), 2, { for: 'worker' });
+    expect(() => readJobSigningComponents(workerSet.file)).toThrow(`VAULT_KEY_COMPONENTS: ${workerSet.file}: has no jobSigning section (npm run keys:components -- --for api writes one)`);
+    expect(readComponentKeys(workerSet.file).jobSigning).toBeUndefined();
+  });
+
+  it('an API start under NODE_ENV=production refuses a set that also holds vault keys, with one line (its own set it accepts)', async () => {
+    const env = { ...world.env, NODE_ENV: 'production' };
+    const refused = startApi(loadConfig(env, 'api'), world.logger, { port: 0 });
+    await expect(refused).rejects.toThrow(KeySetupError);
+    await expect(refused).rejects.toMatchObject({
+      message:
+        "VAULT_KEY_COMPONENTS: the API's key provider also holds vault keys (kekTest, kekLive, fingerprint, transit); " +
+        'under NODE_ENV=production give the API a component set or token of its own that holds the job signing key only',
+    });
+    // Role all (npm start, one process) may hold both; an API with a set of its own starts.
+    const apiSet = writeNewComponentSet(join(dir, 'api-own'), 2, { for: 'api' });
+    const key = await openApiJobSigningKey(loadConfig({ ...env, VAULT_KEY_COMPONENTS: apiSet.file }, 'api'));
+    expect(jobVerifyKeysSetting(key.signer)).toBe(apiSet.jobVerifyKeys);
+    await key.close();
   });
 
   /** A copy of the set with `change` applied to the kekLive entry's components. */
@@ -368,7 +444,7 @@ describe('npm run keys:rotate from local keys into a PKCS#11 token', () => {
         for (let i = start; i < Math.min(count, start + 500); i += 1) {
           const id = uuidv7();
           const pan = generatedPan('4', 16);
-          const aad = recordAad('test', id);
+          const aad = recordAad('test', { id, property_id: '1', record_binding: RECORD_BINDING });
           const dataKey = newDataKey();
           const wrapped = await local.wrapDataKey('test', dataKey, aad);
           const fingerprint = await vault.fingerprint('1', pan);
@@ -380,7 +456,7 @@ describe('npm run keys:rotate from local keys into a PKCS#11 token', () => {
           });
           pans.set(id, pan);
         }
-        await repository.insertCards(world.pool, 'test', rows);
+        await repository.insertCards('test', rows);
       }
     } finally {
       await local.close();
@@ -429,7 +505,7 @@ describe('npm run keys:rotate from local keys into a PKCS#11 token', () => {
     // A worker on the token's keys reads and forwards migrated records.
     const pki = await createTestPki();
     const gateway = await startGateway({ pki });
-    const migrated = await createWorld({ env: { ...env, DATABASE_URL: world.env.DATABASE_URL!, VAULT_FORWARD_DESTINATIONS: destinationsSetting([{ name: 'acme', url: gateway.origin, ca: pki.ca }]), VAULT_TRANSIT_PUBLIC_KEYS: '' } });
+    const migrated = await createWorld({ env: { ...env, DATABASE_URL: world.env.DATABASE_URL!, VAULT_FORWARD_DESTINATIONS: destinationsSetting([{ name: 'acme', url: gateway.origin, ca: pki.ca }]), VAULT_TRANSIT_PUBLIC_KEYS: '', VAULT_JOB_VERIFY_KEYS: '' } });
     try {
       for (const id of [...pans.keys()].slice(0, 5)) {
         expect((await getToken(migrated, id)).body).toMatchObject({ id, last4: pans.get(id)!.slice(-4) });

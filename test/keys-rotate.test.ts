@@ -8,6 +8,7 @@ import { parseKeyring } from '@folio-vault/shared/vault/crypto/keyring';
 import { startWorker, type TRunningWorker } from '@folio-vault/worker/worker';
 import { cardBody, futureYear, generatedPan } from '@folio-vault/test-kit/cards';
 import { spawnTs } from '@folio-vault/test-kit/processes';
+import { openStored, sealTheOldWay } from './support/record-binding.js';
 import { createWorld, type TWorld } from './support/world.js';
 
 // Tests print their figures.
@@ -18,7 +19,8 @@ const report = (line: string) => console.log(line);
  * `npm run keys:rotate`: records tokenized under the old KEKs are re-wrapped under new ones while
  * the service runs (tokenize requests keep coming during the rotation), stay readable, and open in
  * a process that no longer has the old keys; deleted tokens stay shredded. Records still under the
- * old global fingerprint (version 1) get the per-property one.
+ * old global fingerprint (version 1) get the per-property one; records sealed without their property
+ * (binding 1) are re-bound to it.
  */
 const entry = (id: string) => `${id}:${randomBytes(32).toString('base64')}`;
 const OLD = { test: entry('test-kek-old'), live: entry('live-kek-old') };
@@ -128,8 +130,9 @@ describe('npm run keys:rotate', () => {
       expect(res.status, id).toBe(200);
       expect(res.body.last4).toBe(card.pan.slice(-4));
       const row = (await world.pool.query(`SELECT kek_id, wrapped_dek, pan_ct FROM vault_${card.mode}.cards WHERE id = $1`, [id])).rows[0];
-      const dataKey = await newOnly.unwrapDataKey(card.mode, { kekId: row.kek_id, wrapped: row.wrapped_dek }, `${card.mode}:${id}`);
-      expect(openField(dataKey, row.pan_ct, `${card.mode}:${id}:pan`) === card.pan, id).toBe(true);
+      // A record's associated data names its property, mode and token id.
+      const dataKey = await newOnly.unwrapDataKey(card.mode, { kekId: row.kek_id, wrapped: row.wrapped_dek }, `1:${card.mode}:${id}`);
+      expect(openField(dataKey, row.pan_ct, `1:${card.mode}:${id}:pan`) === card.pan, id).toBe(true);
       opened += 1;
     }
     report(`keys-rotate: ${opened} records opened with the new KEKs only`);
@@ -208,5 +211,33 @@ describe('npm run keys:rotate', () => {
         opened ? { fingerprint: hmac(`pan:v2:1:${pan}`), fingerprint_version: 2 } : { fingerprint: hmac(`pan:${pan}`), fingerprint_version: 1 },
       );
     }
+  });
+
+  it('re-binds records sealed without their property: they open before and after, and a second run finds none', async () => {
+    const newOnly = softwareKeyProvider('local', {
+      kek: { test: parseKeyring(NEW.test), live: parseKeyring(NEW.live) },
+      fingerprint: { id: 'local', key: randomBytes(32) },
+      transit: parseKeyring(entry('unused')),
+    });
+    // Two test records (billing details and a held CVV each) as they were sealed before migration 017.
+    const old = (await rows('test')).filter((row) => row.wrapped_dek).slice(0, 2).map((row) => row.id);
+    const before = await Promise.all(old.map((id) => openStored(world.pool, newOnly, 'test', id)));
+    await sealTheOldWay(world.pool, newOnly, 'test', old);
+    for (const id of old) expect(await openStored(world.pool, newOnly, 'test', id)).toEqual({ ...before[old.indexOf(id)], binding: 1 });
+    const opened = await rotate(NEW, ['--mode', 'test', '--verify']);
+    expect(opened.output).toContain(`keys:rotate test: ${readableCount('test')} records checked, 0 do not open`);
+
+    const first = await rotate(NEW, ['--mode', 'test']);
+    expect(first.code, first.output).toBe(0);
+    expect(first.output).toContain('keys:rotate test: 2 records re-bound to their property under test-kek-new; 0 not yet bound do not open with these keys');
+    for (const id of old) {
+      const after = await openStored(world.pool, newOnly, 'test', id);
+      expect(after).toEqual({ ...before[old.indexOf(id)], binding: 2 });
+      expect(after.cvv).toBe('404');
+    }
+    const verified = await rotate(NEW, ['--mode', 'test', '--verify']);
+    expect(verified.output).toContain(`keys:rotate test: ${readableCount('test')} records checked, 0 do not open`);
+    const second = await rotate(NEW, ['--mode', 'test']);
+    expect(second.output).toContain('keys:rotate test: 0 records re-bound to their property under test-kek-new; 0 not yet bound do not open with these keys');
   });
 });

@@ -64,15 +64,17 @@ describe('npm run start:worker and start:api as separate processes', () => {
     expect(await api.exited).toBe(1);
     expect(await worker.exited).toBe(1);
     const linesFor = (output: string, setting: string) => output.split('\n').filter((line) => line.includes(`setting ${setting}:`));
-    // The API needs a JWT key, the workers' public transit keys and the link key (it checks download
-    // links), and never asks for a vault secret or a key provider.
-    // Each connects to PostgreSQL as its own role: the API's URL, never the workers'.
-    for (const setting of ['PORT', 'JWT_SECRET', 'VAULT_TRANSIT_PUBLIC_KEYS', 'EXPORT_LINK_KEY', 'API_DATABASE_URL']) expect(linesFor(api.output(), setting), setting).toHaveLength(1);
-    for (const setting of ['VAULT_KEY_PROVIDER', 'VAULT_KEK_TEST', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY', 'WORKER_DATABASE_URL']) expect(linesFor(api.output(), setting), setting).toHaveLength(0);
-    // The worker needs a key provider other than `local` and the link key (webhooks carry signed links), and no JWT key.
-    for (const setting of ['PORT', 'VAULT_KEY_PROVIDER', 'EXPORT_LINK_KEY', 'WORKER_DATABASE_URL']) expect(linesFor(worker.output(), setting), setting).toHaveLength(1);
+    // The API needs a JWT key, the workers' public transit keys, the link key (it checks download
+    // links) and a key provider other than `local` for its job signing key, and never asks for a
+    // vault secret. Each connects to PostgreSQL as its own role: the API's URL, never the workers'.
+    for (const setting of ['PORT', 'JWT_SECRET', 'VAULT_TRANSIT_PUBLIC_KEYS', 'EXPORT_LINK_KEY', 'VAULT_KEY_PROVIDER', 'API_DATABASE_URL']) expect(linesFor(api.output(), setting), setting).toHaveLength(1);
+    expect(api.output()).toContain('setting VAULT_KEY_PROVIDER: local keeps the vault keys in clear in settings; NODE_ENV=production needs pkcs11 or components');
+    for (const setting of ['VAULT_KEK_TEST', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY', 'VAULT_JOB_VERIFY_KEYS', 'WORKER_DATABASE_URL']) expect(linesFor(api.output(), setting), setting).toHaveLength(0);
+    // The worker needs a key provider other than `local`, the API's public job keys and the link key
+    // (webhooks carry signed links), and no JWT key.
+    for (const setting of ['PORT', 'VAULT_KEY_PROVIDER', 'VAULT_JOB_VERIFY_KEYS', 'EXPORT_LINK_KEY', 'WORKER_DATABASE_URL']) expect(linesFor(worker.output(), setting), setting).toHaveLength(1);
     expect(worker.output()).toContain('setting VAULT_KEY_PROVIDER: local keeps the vault keys in clear in settings; NODE_ENV=production needs pkcs11 or components');
-    for (const setting of ['JWT_SECRET', 'VAULT_TRANSIT_PUBLIC_KEYS', 'API_DATABASE_URL']) expect(linesFor(worker.output(), setting), setting).toHaveLength(0);
+    for (const setting of ['JWT_SECRET', 'VAULT_TRANSIT_PUBLIC_KEYS', 'VAULT_JOB_SIGNING_KEY', 'API_DATABASE_URL']) expect(linesFor(worker.output(), setting), setting).toHaveLength(0);
   });
 });
 

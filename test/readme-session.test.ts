@@ -153,7 +153,7 @@ describe("the README's session", () => {
     }
     // The keys `npm start` would have generated, as dev-keys.ts stores them: this world's.
     mkdirSync(join(dir, '.data'));
-    const names = ['JWT_SECRET', 'VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY', 'EXPORT_LINK_KEY'];
+    const names = ['JWT_SECRET', 'VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY', 'VAULT_JOB_SIGNING_KEY', 'EXPORT_LINK_KEY'];
     writeFileSync(join(dir, '.data/dev-keys.json'), JSON.stringify(Object.fromEntries(names.map((name) => [name, world.env[name]])), null, 2));
   });
   afterAll(async () => {

@@ -2,8 +2,11 @@ import { createHmac } from 'node:crypto';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cardBody } from '@folio-vault/test-kit/cards';
+import { loadConfig } from '@folio-vault/shared/config';
+import { openKeyProvider } from '@folio-vault/shared/vault/keys/open-key-provider';
 import { until } from './support/faults.js';
 import { deleteToken, getToken, tokenize } from './support/forward.js';
+import { openStored, sealTheOldWay } from './support/record-binding.js';
 import { createWorld, type TWorld } from './support/world.js';
 
 /**
@@ -12,7 +15,7 @@ import { createWorld, type TWorld } from './support/world.js';
  * short (HOLD_SECONDS: long enough for a loaded machine to read the metadata while it lasts): the
  * hold ends and the sweep destroys the CVV; one card has one fingerprint per property,
  * the search answers the property's own tokens; rows under the old global fingerprint are
- * re-fingerprinted by the sweep.
+ * re-fingerprinted by the sweep, and records sealed without their property are re-bound by it.
  */
 const HOLD_SECONDS = 4;
 let world: TWorld;
@@ -157,5 +160,30 @@ describe('re-fingerprinting by the sweep', () => {
     ]);
     expect(expected[0]).not.toBe(expected[1]);
     expect(ids(await search({ fingerprint: expected[0]! }))).toEqual([fresh[0], old[0]]);
+  });
+});
+
+describe('re-binding by the sweep', () => {
+  it('seals records written without their property (binding 1) again naming it; they open before and after', { timeout: 30_000 }, async () => {
+    const keys = await openKeyProvider(loadConfig(world.env, 'worker'));
+    try {
+      const ids = [await tokenize(world, cardBody({ card_number: '4000056655665556' })), await tokenize(world, cardBody({ card_number: '5200828282828210' }), { property: '2' })];
+      const pans = ['4000056655665556', '5200828282828210'];
+      await sealTheOldWay(world.pool, keys, 'test', ids);
+      const bindings = async () => (await world.pool.query<{ record_binding: number }>('SELECT record_binding FROM vault_test.cards WHERE id = ANY($1::uuid[])', [ids])).rows.map((row) => row.record_binding);
+      // Written as the old code wrote them, they open under the old associated data until re-bound.
+      const sealedOld = await Promise.all(ids.map((id) => openStored(world.pool, keys, 'test', id)));
+      expect(sealedOld.map(({ binding, pan }) => ({ binding, pan }))).toEqual(pans.map((pan) => ({ binding: 1, pan })));
+
+      await until(async () => (await bindings()).every((binding) => binding === 2), 15_000, 'the sweep to re-bind both records');
+      const rebound = await Promise.all(ids.map((id) => openStored(world.pool, keys, 'test', id)));
+      expect(rebound.map(({ binding, pan }) => ({ binding, pan }))).toEqual(pans.map((pan) => ({ binding: 2, pan })));
+      // Both in one batch of one run, counted in its line (written once the run has done both modes).
+      const rebinding = () => world.logs.filter((line) => line.includes('"msg":"vault sweep"')).map((line) => (JSON.parse(line) as { rebound: number }).rebound).filter((n) => n > 0);
+      expect(await until(async () => rebinding().length > 0 && rebinding(), 5_000, 'the sweep\'s line')).toEqual([2]);
+      expect((await getToken(world, ids[0]!)).status).toBe(200);
+    } finally {
+      await keys.close();
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { pino } from 'pino';
 import { loadConfig, type TAllConfig } from '@folio-vault/shared/config';
@@ -20,8 +20,12 @@ export async function benchEnvironment(): Promise<{ config: TAllConfig; ownerUrl
   const services = await provisionServices({ env: process.env, mode: 'ephemeral', need: { redis: true, postgres: true } });
   const databaseUrl = await createBenchDatabase(services.env.DATABASE_URL ?? process.env.DATABASE_URL!);
   // The services run with NODE_ENV=production, which refuses `local` keys: software keys as split
-  // components (the same code as `local`), made for this run.
+  // components (the same code as `local`), made for this run. A production API process refuses a
+  // set that holds vault keys: it gets a set of its own naming the same job signing key's
+  // components (BENCH_API_KEY_COMPONENTS, service-processes.ts).
   const keys = writeNewComponentSet(mkdtempSync(join(tmpdir(), 'fv-bench-keys-')), 2);
+  const apiKeys = join(dirname(keys.file), 'api-components.json');
+  writeFileSync(apiKeys, JSON.stringify({ jobSigning: (JSON.parse(readFileSync(keys.file, 'utf8')) as { jobSigning: unknown }).jobSigning }));
   const env: Record<string, string> = {
     NODE_ENV: 'test',
     REDIS_URL: (services.env.REDIS_URL ?? process.env.REDIS_URL)!,
@@ -32,7 +36,9 @@ export async function benchEnvironment(): Promise<{ config: TAllConfig; ownerUrl
     JWT_SECRET: randomBytes(48).toString('base64url'),
     VAULT_KEY_PROVIDER: 'components',
     VAULT_KEY_COMPONENTS: keys.file,
-    VAULT_TRANSIT_PUBLIC_KEYS: keys.transitPublicKeys,
+    VAULT_TRANSIT_PUBLIC_KEYS: keys.transitPublicKeys!,
+    VAULT_JOB_VERIFY_KEYS: keys.jobVerifyKeys!,
+    BENCH_API_KEY_COMPONENTS: apiKeys,
     EXPORT_LINK_KEY: randomBytes(32).toString('base64'),
     STORAGE_DIR: `/tmp/fv-bench-${randomBytes(3).toString('hex')}`,
   };

@@ -63,9 +63,12 @@ export async function startService(kind: TServiceKind, env: Record<string, strin
   if (kind !== 'all') ensureBuilt();
   const logFile = `/tmp/fv-bench-${kind}-${process.pid}-${Date.now()}.log`;
   const fd = openSync(logFile, 'w');
+  // An API process alone signs with a component set of its own (environment.ts): under production
+  // it refuses a provider that also holds vault keys.
+  const apiKeys = kind === 'api' && env.BENCH_API_KEY_COMPONENTS ? { VAULT_KEY_PROVIDER: 'components', VAULT_KEY_COMPONENTS: env.BENCH_API_KEY_COMPONENTS } : {};
   const child = spawn(process.execPath, nodeArgs(kind), {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'production', LOG_LEVEL: 'info', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_ENV: 'production', LOG_LEVEL: 'info', ...env, ...apiKeys },
     stdio: ['ignore', fd, fd],
     // Its own process group, so a straggler (tsx's child, a render process) can be stopped with it.
     detached: true,

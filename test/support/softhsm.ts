@@ -62,6 +62,7 @@ export function worldPkcs11Env(): Record<string, string> {
     kekLive: [`${prefix}-kek-live-1`],
     fingerprint: `${prefix}-fingerprint-1`,
     transit: [`${prefix}-transit-1`],
+    jobSigning: `${prefix}-job-signing-1`,
   };
   createTokenKeys(processToken, labels);
   return pkcs11Settings(processToken, labels);

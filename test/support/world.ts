@@ -13,6 +13,7 @@ import { registerApiOrigin } from './openapi-answers.js';
 import { worldPkcs11Env } from './softhsm.js';
 import { parseKeyring } from '@folio-vault/shared/vault/crypto/keyring';
 import { formatKeyring, publicKeysSetting } from '@folio-vault/shared/vault/crypto/transit';
+import { jobVerifyKeysSetting, softwareJobSigner } from '@folio-vault/shared/vault/job-signature';
 
 /**
  * One test file's own world: a database cloned from the migrated template, its own queue prefix in
@@ -48,9 +49,13 @@ export interface TTokenClaims {
 
 const randomKey = (id: string) => `${id}:${randomBytes(32).toString('base64')}`;
 
-/** A world's keys with the `local` provider; the API's public transit keys are the worker's. */
+/**
+ * A world's keys with the `local` provider; the API's public transit keys are the worker's, the
+ * worker's public job keys the API's.
+ */
 export function testKeys(): Record<string, string> {
   const transit = randomKey('transit-1');
+  const signingSeed = randomBytes(32);
   return {
     JWT_SECRET: randomBytes(48).toString('base64url'),
     VAULT_KEK_TEST: randomKey('test-kek-1'),
@@ -59,6 +64,8 @@ export function testKeys(): Record<string, string> {
     EXPORT_LINK_KEY: randomBytes(32).toString('base64'),
     VAULT_TRANSIT_KEY: transit,
     VAULT_TRANSIT_PUBLIC_KEYS: publicKeysSetting(parseKeyring(transit)),
+    VAULT_JOB_SIGNING_KEY: `job-signing-1:${signingSeed.toString('base64')}`,
+    VAULT_JOB_VERIFY_KEYS: jobVerifyKeysSetting(softwareJobSigner('job-signing-1', signingSeed)),
   };
 }
 
@@ -96,11 +103,12 @@ export async function createDatabase(): Promise<{ name: string; url: string }> {
  * (worker.ts, warmRenderProcesses): the worlds that never export cost no render process at all.
  */
 export async function createWorld(
-  options: { env?: Record<string, string>; worker?: boolean; keys?: 'local' | 'pkcs11'; api?: Pick<TStartApiOptions, 'webhookResolver'> } = {},
+  options: { env?: Record<string, string>; worker?: boolean; keys?: 'local' | 'pkcs11'; api?: Pick<TStartApiOptions, 'webhookResolver' | 'jobSigner'> } = {},
 ): Promise<TWorld> {
   const database = await createDatabase();
   // With `pkcs11` the worker's keys are in a SoftHSM2 token (support/softhsm.ts) and the world has
-  // no local vault key; the API seals to the worker's public transit keys.
+  // no local vault key; the API seals to the worker's public transit keys and, unless given a
+  // signer of its own, signs its jobs with the token's job signing key.
   const keys = testKeys();
   const keyEnv = options.keys === 'pkcs11' ? { ...worldPkcs11Env(), JWT_SECRET: keys.JWT_SECRET!, EXPORT_LINK_KEY: keys.EXPORT_LINK_KEY! } : keys;
   const env: Record<string, string> = {
@@ -129,6 +137,11 @@ export async function createWorld(
   const worker = options.worker === false ? undefined : await startWorker(config, logger, { warmRenderProcesses: false });
   if (!config.VAULT_TRANSIT_PUBLIC_KEYS && worker) {
     env.VAULT_TRANSIT_PUBLIC_KEYS = formatKeyring(worker.transitPublicKeys);
+    config = loadConfig(env);
+  }
+  // With keys in a token or components, the job keys are the provider's own signing key's.
+  if (!config.VAULT_JOB_VERIFY_KEYS && worker?.jobSigner) {
+    env.VAULT_JOB_VERIFY_KEYS = jobVerifyKeysSetting(worker.jobSigner);
     config = loadConfig(env);
   }
   const api = await startApi(config, logger, { ...options.api, port: 0 });

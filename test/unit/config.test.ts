@@ -7,14 +7,21 @@ import { ConfigError, LOCAL_KEY_NAMES, loadConfig } from '@folio-vault/shared/co
 import { withDevKeys } from '@folio-vault/shared/dev-keys';
 import { parseKeyring } from '@folio-vault/shared/vault/crypto/keyring';
 import { formatKeyring, publicKeyring } from '@folio-vault/shared/vault/crypto/transit';
+import { jobVerifyKeysSetting, softwareJobSigner } from '@folio-vault/shared/vault/job-signature';
 
-const KEY_NAMES = ['JWT_SECRET', 'VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY', 'EXPORT_LINK_KEY'] as const;
+const KEY_NAMES = ['JWT_SECRET', 'VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY', 'VAULT_JOB_SIGNING_KEY', 'EXPORT_LINK_KEY'] as const;
 
 /** The public transit keyring setting of a private one, as `npm run keys:public` prints it. */
 const publicOf = (transitKey: string) => formatKeyring(publicKeyring(parseKeyring(transitKey)));
+/** The public job keys setting of a job signing key, as `npm run keys:public` prints it. */
+const verifyKeysOf = (signingKey: string) => {
+  const ring = parseKeyring(signingKey);
+  return jobVerifyKeysSetting(softwareJobSigner(ring.activeId, ring.keys.get(ring.activeId)!));
+};
 
 function requiredKeys(): Record<string, string> {
   const transit = `transit-1:${randomBytes(32).toString('base64')}`;
+  const signing = `job-signing-1:${randomBytes(32).toString('base64')}`;
   return {
     JWT_SECRET: randomBytes(48).toString('base64url'),
     VAULT_KEK_TEST: `test-kek-1:${randomBytes(32).toString('base64')}`,
@@ -22,6 +29,8 @@ function requiredKeys(): Record<string, string> {
     VAULT_FINGERPRINT_KEY: randomBytes(32).toString('base64'),
     VAULT_TRANSIT_KEY: transit,
     VAULT_TRANSIT_PUBLIC_KEYS: publicOf(transit),
+    VAULT_JOB_SIGNING_KEY: signing,
+    VAULT_JOB_VERIFY_KEYS: verifyKeysOf(signing),
     EXPORT_LINK_KEY: randomBytes(32).toString('base64'),
   };
 }
@@ -293,10 +302,10 @@ describe('loadConfig — production refuses to start without keys', () => {
   it('reads PKCS11_KEY_LABELS as any part of the labels, the rest default, and refuses what is not JSON of labels', () => {
     const env = { ...requiredKeys(), VAULT_KEY_PROVIDER: 'pkcs11', PKCS11_MODULE: '/lib.so', PKCS11_TOKEN_LABEL: 't', PKCS11_PIN_FILE: '/pin' };
     expect(loadConfig(env, 'worker').PKCS11_KEY_LABELS).toEqual({
-      kekTest: ['folio-kek-test-1'], kekLive: ['folio-kek-live-1'], fingerprint: 'folio-fingerprint-1', transit: ['folio-transit-1'],
+      kekTest: ['folio-kek-test-1'], kekLive: ['folio-kek-live-1'], fingerprint: 'folio-fingerprint-1', transit: ['folio-transit-1'], jobSigning: 'folio-job-signing-1',
     });
-    expect(loadConfig({ ...env, PKCS11_KEY_LABELS: '{"kekTest": ["t-2", "t-1"], "transit": "tr-9"}' }, 'worker').PKCS11_KEY_LABELS).toEqual({
-      kekTest: ['t-2', 't-1'], kekLive: ['folio-kek-live-1'], fingerprint: 'folio-fingerprint-1', transit: ['tr-9'],
+    expect(loadConfig({ ...env, PKCS11_KEY_LABELS: '{"kekTest": ["t-2", "t-1"], "transit": "tr-9", "jobSigning": "js-2"}' }, 'worker').PKCS11_KEY_LABELS).toEqual({
+      kekTest: ['t-2', 't-1'], kekLive: ['folio-kek-live-1'], fingerprint: 'folio-fingerprint-1', transit: ['tr-9'], jobSigning: 'js-2',
     });
     expect(problemsOf({ ...env, PKCS11_KEY_LABELS: 'kekTest=t-2' })).toEqual(['PKCS11_KEY_LABELS: must be JSON, e.g. {"kekTest": ["folio-kek-test-2", "folio-kek-test-1"]}']);
     expect(problemsOf({ ...env, PKCS11_KEY_LABELS: '{"kekTest": []}' })[0]).toMatch(/^PKCS11_KEY_LABELS: kekTest/);
@@ -437,7 +446,7 @@ describe('withDevKeys — development', () => {
     expect(env.VAULT_KEK_TEST).toBe(own.VAULT_KEK_TEST);
     expect(env.JWT_SECRET).toBe(own.JWT_SECRET);
     const stored = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
-    expect(Object.keys(stored).sort()).toEqual(['EXPORT_LINK_KEY', 'VAULT_FINGERPRINT_KEY', 'VAULT_KEK_LIVE', 'VAULT_TRANSIT_KEY']);
+    expect(Object.keys(stored).sort()).toEqual(['EXPORT_LINK_KEY', 'VAULT_FINGERPRINT_KEY', 'VAULT_JOB_SIGNING_KEY', 'VAULT_KEK_LIVE', 'VAULT_TRANSIT_KEY']);
     expect(readFileSync(file, 'utf8')).not.toContain(own.VAULT_KEK_TEST);
   });
 
@@ -499,16 +508,19 @@ describe('withDevKeys — development', () => {
     expect(JSON.parse(readFileSync(file, 'utf8')).VAULT_TRANSIT_KEY).toBe(second.VAULT_TRANSIT_KEY);
   });
 
-  it("hands each role only its keys, and both share the file's transit key", () => {
+  it("hands each role only its keys, and both share the file's transit and job signing keys", () => {
     const file = tempFile('roles.json');
     const api = withDevKeys({ NODE_ENV: 'development' }, { file, role: 'api' });
     const worker = withDevKeys({ NODE_ENV: 'development' }, { file, role: 'worker' });
     // The link key too: the API checks download links, a worker signs the ones its webhooks carry.
-    expect(KEY_NAMES.filter((name) => api[name])).toEqual(['JWT_SECRET', 'EXPORT_LINK_KEY']);
+    expect(KEY_NAMES.filter((name) => api[name])).toEqual(['JWT_SECRET', 'VAULT_JOB_SIGNING_KEY', 'EXPORT_LINK_KEY']);
     expect(KEY_NAMES.filter((name) => worker[name])).toEqual(['VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY', 'EXPORT_LINK_KEY']);
-    // The API seals to the public half of the worker's transit key, and holds no private one.
+    // The API seals to the public half of the worker's transit key, and holds no private one; the
+    // worker checks jobs with the public half of the API's signing key, and cannot sign one.
     expect(api.VAULT_TRANSIT_PUBLIC_KEYS).toBe(publicOf(worker.VAULT_TRANSIT_KEY!));
     expect(worker.VAULT_TRANSIT_PUBLIC_KEYS).toBeUndefined();
+    expect(worker.VAULT_JOB_VERIFY_KEYS).toBe(verifyKeysOf(api.VAULT_JOB_SIGNING_KEY!));
+    expect(api.VAULT_JOB_VERIFY_KEYS).toBeUndefined();
     expect(worker.EXPORT_LINK_KEY).toBe(api.EXPORT_LINK_KEY);
     expect(Object.keys(JSON.parse(readFileSync(file, 'utf8')) as object).sort()).toEqual([...KEY_NAMES].sort());
     expect(() => loadConfig(api, 'api')).not.toThrow();
@@ -594,10 +606,11 @@ describe('problems across settings are reported with the others', () => {
 });
 
 describe('keys by process role', () => {
-  it('the API keeps the public transit keys only, even when the environment holds every key', () => {
+  it('the API keeps the public transit keys and its job signing key only, even when the environment holds every key', () => {
     const config = loadConfig(requiredKeys(), 'api');
     expect(config.role).toBe('api');
     expect(config.VAULT_TRANSIT_PUBLIC_KEYS!.activeId).toBe('transit-1');
+    expect(config.VAULT_JOB_SIGNING_KEY!.activeId).toBe('job-signing-1');
     // The API's config type has no vault secret: reading one does not compile, and at run time it is not there.
     // @ts-expect-error VAULT_KEK_TEST is not a setting of the API
     expect(config.VAULT_KEK_TEST).toBeUndefined();
@@ -605,9 +618,31 @@ describe('keys by process role', () => {
     expect(config.VAULT_FINGERPRINT_KEY).toBeUndefined();
     // @ts-expect-error VAULT_TRANSIT_KEY (the private keys) is not a setting of the API
     expect(config.VAULT_TRANSIT_KEY).toBeUndefined();
-    // @ts-expect-error PKCS11_PIN_FILE is not a setting of the API
-    expect(config.PKCS11_PIN_FILE).toBeUndefined();
-    expect(Object.keys(config).filter((name) => /^(VAULT_KEK|VAULT_FINGERPRINT|VAULT_TRANSIT_KEY$|PKCS11_|VAULT_KEY_)/.test(name))).toEqual([]);
+    // @ts-expect-error VAULT_JOB_VERIFY_KEYS is the workers'
+    expect(config.VAULT_JOB_VERIFY_KEYS).toBeUndefined();
+    expect(Object.keys(config).filter((name) => /^(VAULT_KEK|VAULT_FINGERPRINT|VAULT_TRANSIT_KEY$)/.test(name))).toEqual([]);
+  });
+
+  it('the worker keeps the public job keys and no job signing key', () => {
+    const config = loadConfig(requiredKeys(), 'worker');
+    expect(config.VAULT_JOB_VERIFY_KEYS!.activeId).toBe('job-signing-1');
+    // @ts-expect-error VAULT_JOB_SIGNING_KEY is not a setting of the worker
+    expect(config.VAULT_JOB_SIGNING_KEY).toBeUndefined();
+    const { VAULT_JOB_VERIFY_KEYS: _verify, ...env } = requiredKeys();
+    expect(() => loadConfig(env, 'worker')).toThrow(/VAULT_JOB_VERIFY_KEYS: is required/);
+    // `npm start` (role all) checks with its own provider's signing key.
+    expect(loadConfig(env, 'all').VAULT_JOB_VERIFY_KEYS).toBeUndefined();
+  });
+
+  it('production refuses a local job signing key for the API as it refuses local vault keys for the worker', () => {
+    const { VAULT_KEK_TEST: _t, VAULT_KEK_LIVE: _l, VAULT_FINGERPRINT_KEY: _f, VAULT_TRANSIT_KEY: _p, ...apiEnv } = requiredKeys();
+    let problems: string[] = [];
+    try {
+      loadConfig({ ...apiEnv, NODE_ENV: 'production' }, 'api');
+    } catch (error) {
+      problems = (error as ConfigError).problems;
+    }
+    expect(problems).toEqual(['VAULT_KEY_PROVIDER: local keeps the vault keys in clear in settings; NODE_ENV=production needs pkcs11 or components']);
   });
 
   it('the API starts with the public transit keys and no vault secret; the worker does not', () => {

@@ -7,6 +7,7 @@ import { digestMessage, fingerprintMessage } from '@folio-vault/shared/vault/cry
 import { KEY_BYTES, parseKeyring, parseSingleKey, type TKeyring } from '@folio-vault/shared/vault/crypto/keyring';
 import { formatKeyring, openTransit, publicKeyring, sealTransit, transitAad, transitPublicKey } from '@folio-vault/shared/vault/crypto/transit';
 import { softwareKeyProvider } from '@folio-vault/shared/vault/keys/key-provider';
+import { jobRefusal, jobVerifyKeyring, jobVerifyKeys, signJob, softwareJobSigner } from '@folio-vault/shared/vault/job-signature';
 
 const key = () => randomBytes(32);
 const b64 = (bytes: Buffer) => bytes.toString('base64');
@@ -360,5 +361,40 @@ describe('keyring parsing', () => {
     expect(parseSingleKey(` ${b64(k)} `).equals(k)).toBe(true);
     expect(() => parseSingleKey(b64(randomBytes(16)))).toThrow(/32 bytes/);
     expect(() => parseSingleKey('')).toThrow(/32 bytes/);
+  });
+});
+
+describe('job signatures (packages/shared/src/vault/job-signature.ts)', () => {
+  const signer = softwareJobSigner('job-1', key());
+  const keys = jobVerifyKeys(jobVerifyKeyring(signer));
+  const payload = { version: 2, tokenId: '0190f3c4-9c4e-7a3b-8c1d-2e3f4a5b6c7d', propertyId: '1', mode: 'test', requestId: 'r-1', destination: 'acme', body: '{"n":"{{card.number}}"}' };
+  const signed = () => signJob(signer, 'forward-card-token', payload, 60_000);
+
+  it('verifies what it signed, whatever the order of the keys as the queue hands them back', async () => {
+    const job = await signed();
+    expect(jobRefusal(keys, 'forward-card-token', job)).toBeUndefined();
+    const reordered = Object.fromEntries(Object.entries(JSON.parse(JSON.stringify(job)) as Record<string, unknown>).reverse());
+    expect(jobRefusal(keys, 'forward-card-token', reordered)).toBeUndefined();
+  });
+
+  it('refuses any field changed, added or dropped, and the same payload under another job name: bad_signature', async () => {
+    const job = await signed();
+    for (const change of [{ propertyId: '2' }, { mode: 'live' }, { destination: 'other' }, { body: '{}' }, { requestId: 'r-2' }, { extra: 1 }, { signedUntil: new Date(Date.now() + 3_600_000).toISOString() }]) {
+      expect(jobRefusal(keys, 'forward-card-token', { ...job, ...change }), JSON.stringify(change)).toBe('bad_signature');
+    }
+    const { destination: _dropped, ...without } = job;
+    expect(jobRefusal(keys, 'forward-card-token', without)).toBe('bad_signature');
+    expect(jobRefusal(keys, 'read-card-token', job)).toBe('bad_signature');
+  });
+
+  it('names why: unsigned, unknown_key, expired (only once the signature verifies)', async () => {
+    const { signature: _signature, ...unsigned } = await signed();
+    for (const data of [unsigned, payload, null, 'text', [1], { ...(await signed()), signature: { keyId: 'job-1', value: 'short' } }]) {
+      expect(jobRefusal(keys, 'forward-card-token', data)).toBe('unsigned');
+    }
+    expect(jobRefusal(keys, 'forward-card-token', await signJob(softwareJobSigner('job-2', key()), 'forward-card-token', payload, 60_000))).toBe('unknown_key');
+    const expired = await signJob(signer, 'forward-card-token', payload, -1);
+    expect(jobRefusal(keys, 'forward-card-token', expired)).toBe('expired');
+    expect(jobRefusal(keys, 'forward-card-token', { ...expired, propertyId: '2' })).toBe('bad_signature');
   });
 });

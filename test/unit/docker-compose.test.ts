@@ -6,6 +6,7 @@ import { parse } from 'yaml';
 import { ConfigError, loadConfig, type TProcessRole } from '@folio-vault/shared/config';
 import { parseKeyring } from '@folio-vault/shared/vault/crypto/keyring';
 import { publicKeysSetting } from '@folio-vault/shared/vault/crypto/transit';
+import { jobVerifyKeysSetting, softwareJobSigner } from '@folio-vault/shared/vault/job-signature';
 
 /**
  * docker-compose.yml and the `.env` recipe of docs/operations.md#docker, checked without Docker:
@@ -32,6 +33,7 @@ function sampleValue(name: string): string {
     JWT_SECRET: () => randomBytes(48).toString('base64url'),
     EXPORT_LINK_KEY: () => randomBytes(32).toString('base64'),
     VAULT_TRANSIT_PUBLIC_KEYS: () => publicKeysSetting(parseKeyring(`transit-1:${randomBytes(32).toString('base64')}`)),
+    VAULT_JOB_VERIFY_KEYS: () => jobVerifyKeysSetting(softwareJobSigner('folio-job-signing-1', randomBytes(32))),
   };
   const make = samples[name];
   if (!make) throw new Error(`the .env recipe writes ${name}: give this test a sample value for it`);

@@ -18,6 +18,7 @@ function requiredKeys(): Record<string, string> {
     VAULT_FINGERPRINT_KEY: randomBytes(32).toString('base64'),
     EXPORT_LINK_KEY: randomBytes(32).toString('base64'),
     VAULT_TRANSIT_KEY: `transit-1:${randomBytes(32).toString('base64')}`,
+    VAULT_JOB_SIGNING_KEY: `job-signing-1:${randomBytes(32).toString('base64')}`,
   };
 }
 

@@ -23,6 +23,9 @@ import { VaultClient } from './vault/vault-client.js';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { WebhookService } from './webhooks/webhook-service.js';
 import { useNativeHpke } from '@folio-vault/shared/vault/crypto/transit';
+import type { TJobSigner } from '@folio-vault/shared/vault/job-signature';
+import { KeySetupError } from '@folio-vault/shared/vault/keys/key-provider';
+import { openJobSigningKey, type TJobSigningKey } from '@folio-vault/shared/vault/keys/open-key-provider';
 import type { TResolver } from '@folio-vault/shared/webhooks/address-guard';
 
 export interface TRunningApi {
@@ -41,6 +44,28 @@ export interface TStartApiOptions {
   connections?: ConnectionLog;
   /** How a webhook endpoint's host name is resolved at creation; the system's resolver when absent. */
   webhookResolver?: TResolver;
+  /** The job signing key of the worker's provider in the same process (`npm start`); else the API opens its own. */
+  jobSigner?: TJobSigner;
+}
+
+const SETTING_OF_PROVIDER = { pkcs11: 'PKCS11_TOKEN_LABEL', components: 'VAULT_KEY_COMPONENTS', local: 'VAULT_KEY_PROVIDER' } as const;
+
+/**
+ * The API's signing-only view of its own key provider (docs/security.md#key-custody). Under
+ * NODE_ENV=production an API process refuses, with one line, a provider that also holds vault keys:
+ * those belong to the workers, and the API gets a component set or a token of its own that holds
+ * the job signing key only.
+ */
+export async function openApiJobSigningKey(config: TApiConfig): Promise<TJobSigningKey> {
+  const key = await openJobSigningKey(config);
+  if (config.role === 'api' && config.NODE_ENV === 'production' && key.vaultKeys.length > 0) {
+    await key.close();
+    throw new KeySetupError(
+      `${SETTING_OF_PROVIDER[config.VAULT_KEY_PROVIDER]}: the API's key provider also holds vault keys (${key.vaultKeys.join(', ')}); ` +
+        'under NODE_ENV=production give the API a component set or token of its own that holds the job signing key only',
+    );
+  }
+  return key;
 }
 
 /** Builds the API's connections once (no per-request clients) and listens. */
@@ -48,6 +73,10 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
   // loadConfig requires it of an API; `npm start` fills it from its own worker's keys.
   const transit = config.VAULT_TRANSIT_PUBLIC_KEYS;
   if (!transit) throw new Error('VAULT_TRANSIT_PUBLIC_KEYS: the workers\' public transit keys are required to start the API');
+  // Before any connection: keys that do not open (or a production provider holding vault keys) stop the start.
+  const signingKey = options.jobSigner ? undefined : await openApiJobSigningKey(config);
+  const signer = options.jobSigner ?? signingKey!.signer;
+  logger.info({ provider: config.VAULT_KEY_PROVIDER, jobSigning: signer.keyId }, 'job signing key opened');
   const connections = options.connections ?? new ConnectionLog(logger);
   const resources = await openApiResources(config, connections);
   const { redis, pool, storage, queues, flows, nightAuditQueue } = resources;
@@ -75,6 +104,7 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
       waiter: new JobWaiter(resources.vaultQueue, resources.vaultEvents),
       forwardWaiter: new JobWaiter(resources.forwardQueue, resources.forwardEvents),
       transit,
+      signer,
       waitMs: config.TOKENIZE_WAIT_MS,
       cvvHoldSeconds: config.VAULT_CVV_HOLD_SECONDS,
       shredAfterExpiryDays: config.VAULT_SHRED_AFTER_EXPIRY_DAYS,
@@ -153,6 +183,7 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
       await routeAudit.flush();
       if (!options.connections) connections.close();
       await resources.close(closer);
+      await signingKey?.close();
       closer.report();
     },
   };

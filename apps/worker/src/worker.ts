@@ -12,6 +12,8 @@ import { measureOn } from '@folio-vault/shared/performance-measures';
 import type { TKeyring } from '@folio-vault/shared/vault/crypto/keyring';
 import { publicKeyring, useNativeHpke } from '@folio-vault/shared/vault/crypto/transit';
 import { openKeyProvider } from '@folio-vault/shared/vault/keys/open-key-provider';
+import { KeySetupError } from '@folio-vault/shared/vault/keys/key-provider';
+import { jobVerifyKeyring, type TJobSigner } from '@folio-vault/shared/vault/job-signature';
 import { FolioExporter } from './exports/folio-exporter.js';
 import { RenderPool } from './exports/render-pool.js';
 import { startWorkerHealthServer } from './health-server.js';
@@ -32,6 +34,8 @@ export interface TRunningWorker {
   healthPort?: number;
   /** The public keys of this worker's transit keys: what an API in the same process seals to. */
   transitPublicKeys: TKeyring;
+  /** The job signing key of this worker's key provider, when it holds one: what an API in the same process signs with. */
+  jobSigner?: TJobSigner;
   /** Finishes active jobs (up to `graceMs`, SHUTDOWN_GRACE_MS when not given), then closes connections. */
   close(graceMs?: number): Promise<void>;
 }
@@ -55,7 +59,16 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   // First: a key provider that cannot open (no HSM, a wrong PIN, a bad component) stops the start
   // before the worker takes any job.
   const keys = await openKeyProvider(config);
-  logger.info({ provider: keys.kind, kek: { test: keys.kekIds.test[0], live: keys.kekIds.live[0] }, transit: keys.transitKeys.activeId }, 'vault keys opened');
+  // The APIs' public job keys; `npm start` (role all) checks what its own provider's key signs.
+  const jobKeys = config.VAULT_JOB_VERIFY_KEYS ?? (keys.jobSigner ? jobVerifyKeyring(keys.jobSigner) : undefined);
+  if (!jobKeys) {
+    await keys.close();
+    throw new KeySetupError('VAULT_JOB_VERIFY_KEYS: is required: the key provider holds no job signing key to check jobs against (npm run keys:public prints the API\'s)');
+  }
+  logger.info(
+    { provider: keys.kind, kek: { test: keys.kekIds.test[0], live: keys.kekIds.live[0] }, transit: keys.transitKeys.activeId, jobKeys: [...jobKeys.keys.keys()] },
+    'vault keys opened',
+  );
   const metrics = options.metrics ?? createMetrics();
   namePreparedStatements(measureOn(config.PERFORMANCE_MEASURES_OFF, 'prepared-statements'));
   useNativeHpke(measureOn(config.PERFORMANCE_MEASURES_OFF, 'hpke-native'));
@@ -92,7 +105,7 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
 
   const nightAuditSource = nightAuditSourceHandler(auditor, logger);
 
-  const vault = startVaultWorkers(config, deps, countedKeys(keys, metrics));
+  const vault = startVaultWorkers(config, deps, countedKeys(keys, metrics), jobKeys);
   await warming;
   const exportWorker = startExportWorker(config, {
     ...deps,
@@ -138,6 +151,7 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   return {
     healthPort: health?.port,
     transitPublicKeys: publicKeyring(keys.transitKeys),
+    ...(keys.jobSigner ? { jobSigner: keys.jobSigner } : {}),
     close: (graceMs = config.SHUTDOWN_GRACE_MS) => {
       if (!options.connections) connections.close();
       keyHealth.stop();

@@ -386,46 +386,55 @@ const DATABASE_ACCESS_SETTINGS = {
 };
 
 /**
- * The worker's key custody (docs/security.md#key-custody): where its keys live. The API reads none
- * of these; it has the public transit keys only.
+ * Key custody (docs/security.md#key-custody): where a process's keys live. A worker opens its vault
+ * keys with these; the API opens its job signing key with its own (a provider of its own, which in
+ * production holds that key only), and uses it to sign and for nothing else.
  */
 const KEY_CUSTODY_SETTINGS = {
   VAULT_KEY_PROVIDER: z.enum(['local', 'components', 'pkcs11']).default('local').meta({
-    readBy: 'worker',
+    readBy: 'both',
     description:
-      'Where the vault keys live. `pkcs11`: in an HSM (`PKCS11_*`); `components`: each key the XOR of custodians\' component files ' +
-      '(`VAULT_KEY_COMPONENTS`); `local`: the `VAULT_KEK_*`, `VAULT_FINGERPRINT_KEY` and `VAULT_TRANSIT_KEY` values, generated into ' +
-      '`.data/dev-keys.json` in development. `NODE_ENV=production` refuses `local`. With `pkcs11` or `components` those cleartext ' +
-      'settings are not read (`NODE_ENV=production` refuses them).',
+      'Where the keys live. `pkcs11`: in an HSM (`PKCS11_*`); `components`: each key the XOR of custodians\' component files ' +
+      '(`VAULT_KEY_COMPONENTS`); `local`: the `VAULT_KEK_*`, `VAULT_FINGERPRINT_KEY`, `VAULT_TRANSIT_KEY` and `VAULT_JOB_SIGNING_KEY` ' +
+      'values, generated into `.data/dev-keys.json` in development. A worker opens its vault keys there, the API its job signing ' +
+      'key (from a provider of its own in production). `NODE_ENV=production` refuses `local`. With `pkcs11` or `components` the cleartext ' +
+      'key settings are not read (`NODE_ENV=production` refuses them).',
   }),
   PKCS11_MODULE: optionalText.meta({
-    readBy: 'worker',
+    readBy: 'both',
     accepts: 'a file path',
     description: 'The PKCS#11 library of the HSM (Debian\'s SoftHSM2: `/usr/lib/softhsm/libsofthsm2.so`). Required with `VAULT_KEY_PROVIDER=pkcs11`.',
   }),
-  PKCS11_TOKEN_LABEL: optionalText.meta({ readBy: 'worker', accepts: 'text', description: 'The label of the token that holds the keys. Required with `pkcs11`.' }),
+  PKCS11_TOKEN_LABEL: optionalText.meta({
+    readBy: 'both',
+    accepts: 'text',
+    description: 'The label of the token that holds the keys (the API\'s: a token of its own, with the job signing key only). Required with `pkcs11`.',
+  }),
   PKCS11_PIN_FILE: optionalText.meta({
-    readBy: 'worker',
+    readBy: 'both',
     accepts: 'a file path',
     description: 'A file holding the token\'s user PIN (never logged). Required with `pkcs11`.',
   }),
   PKCS11_KEY_LABELS: keyLabelsSetting.meta({
-    readBy: 'worker',
-    accepts: 'JSON `{"kekTest": ["<label>", …], "kekLive": […], "fingerprint": "<label>", "transit": "<label>" or […]}`, any part',
+    readBy: 'both',
+    accepts: 'JSON `{"kekTest": ["<label>", …], "kekLive": […], "fingerprint": "<label>", "transit": "<label>" or […], "jobSigning": "<label>"}`, any part',
     description:
       'The labels of the keys in the token, the first of a list active. Defaults: `folio-kek-test-1`, `folio-kek-live-1`, ' +
-      '`folio-fingerprint-1`, `folio-transit-1` (what `npm run keys:hsm-init` creates).',
+      '`folio-fingerprint-1`, `folio-transit-1` and the API\'s job signing key pair `folio-job-signing-1` (what `npm run keys:hsm-init` creates).',
   }),
   VAULT_KEY_COMPONENTS: optionalText.meta({
-    readBy: 'worker',
+    readBy: 'both',
     accepts: 'a file path',
     description:
       'With `VAULT_KEY_PROVIDER=components`: the JSON file naming each key\'s component files and check value ' +
-      '([security.md](security.md#split-components)); `npm run keys:components` writes a new set.',
+      '([security.md](security.md#split-components)); `npm run keys:components` writes a new set (`--for api`: the job signing key only).',
   }),
 };
 
-/** The `local` provider's keys: only a worker holds them, and only in development. */
+/**
+ * The `local` provider's keys, only in development: a worker holds the vault keys, the API the job
+ * signing key. Cleartext keys in settings, all of them: production refuses `local`.
+ */
 const LOCAL_KEY_SETTINGS = {
   VAULT_KEK_TEST: keyringSetting().meta({
     readBy: 'worker',
@@ -449,10 +458,17 @@ const LOCAL_KEY_SETTINGS = {
     accepts: 'a keyring, as `VAULT_KEK_TEST` (X25519 private keys)',
     description: 'With `local`: the worker\'s transit private keys, newest first; `npm run keys:public` prints the public ones for the API.',
   }),
+  VAULT_JOB_SIGNING_KEY: keyringSetting().meta({
+    readBy: 'api',
+    accepts: '`keyId:base64-32-bytes` (an Ed25519 private seed)',
+    description:
+      'With `local`: the API\'s key that signs every vault job ([security.md](security.md#jobs-only-the-api-can-ask-for)); it opens ' +
+      'nothing. `npm run keys:public` prints its public half for the workers\' `VAULT_JOB_VERIFY_KEYS`.',
+  }),
 };
 
-/** What the API seals card data and webhook secrets to: public keys, which open nothing. */
-const TRANSIT_SETTINGS = {
+/** Public keys, which open nothing: what the API seals to, and what the workers check jobs with. */
+const PUBLIC_KEY_SETTINGS = {
   VAULT_TRANSIT_PUBLIC_KEYS: keyringSetting().meta({
     readBy: 'api',
     accepts: 'a keyring of X25519 public keys, as `npm run keys:public` prints it',
@@ -460,23 +476,35 @@ const TRANSIT_SETTINGS = {
       'The workers\' public transit keys, newest first: the API seals card fields on the queue and webhook secrets in PostgreSQL to the ' +
       'first (HPKE). Roll a new worker key out to the workers before the APIs ([security.md](security.md#key-custody)).',
   }),
+  VAULT_JOB_VERIFY_KEYS: keyringSetting().meta({
+    readBy: 'worker',
+    accepts: 'a keyring of Ed25519 public keys, as `npm run keys:public` prints it',
+    description:
+      'The public halves of the APIs\' job signing keys, newest first: a worker refuses a vault job whose signature none of them ' +
+      'verifies. Add a new signing key here on every worker before any API signs with it ([security.md](security.md#jobs-only-the-api-can-ask-for)).',
+  }),
 };
 
 /** Every setting: what is checked at start, whatever the role (a bad value stops any process). */
-export const ZConfig = ZSharedSettings.extend(DATABASE_ACCESS_SETTINGS).extend(JWT_SETTINGS).extend(TRANSIT_SETTINGS).extend(KEY_CUSTODY_SETTINGS).extend(LOCAL_KEY_SETTINGS);
+export const ZConfig = ZSharedSettings.extend(DATABASE_ACCESS_SETTINGS).extend(JWT_SETTINGS).extend(PUBLIC_KEY_SETTINGS).extend(KEY_CUSTODY_SETTINGS).extend(LOCAL_KEY_SETTINGS);
 
 type TParsed = z.output<typeof ZConfig>;
 type TJwtSettings = Pick<TParsed, keyof typeof JWT_SETTINGS>;
 
 /**
  * Which process reads the settings. Keys are handed out by need (docs/security.md#key-custody): the
- * API holds public transit keys only, never a key-encryption key, the fingerprint key, a transit
- * private key or a PKCS#11 PIN; `all` is `npm start`.
+ * API holds public transit keys and its job signing key only, never a key-encryption key, the
+ * fingerprint key or a transit private key; a worker holds the vault keys and only the public job
+ * keys; `all` is `npm start`.
  */
 export type TProcessRole = 'api' | 'worker' | 'all';
 
-/** The worker's key custody settings; its key provider is opened from them (vault/keys/open-key-provider.ts). */
+type TVaultKeyName = 'VAULT_KEK_TEST' | 'VAULT_KEK_LIVE' | 'VAULT_FINGERPRINT_KEY' | 'VAULT_TRANSIT_KEY';
+
+/** A key provider's settings (vault/keys/open-key-provider.ts): a worker's, a key command's, `npm start`'s. */
 export type TKeyCustodySettings = Pick<TParsed, keyof typeof KEY_CUSTODY_SETTINGS> & Partial<Pick<TParsed, keyof typeof LOCAL_KEY_SETTINGS>>;
+/** The API's key custody: its provider's settings, and with `local` the signing key, no vault key. */
+export type TJobSigningSettings = Pick<TParsed, keyof typeof KEY_CUSTODY_SETTINGS> & Partial<Pick<TParsed, 'VAULT_JOB_SIGNING_KEY'>>;
 
 /** What any process reads (storage, Redis, PostgreSQL, limits, the worker's health server). */
 export type TConfig = Omit<z.output<typeof ZSharedSettings>, 'EXPORT_LINK_KEY' | 'DATABASE_URL'> & {
@@ -489,14 +517,22 @@ export type TConfig = Omit<z.output<typeof ZSharedSettings>, 'EXPORT_LINK_KEY' |
   forwardDestinations: TForwardDestination[];
 };
 /**
- * The API's: the JWT settings and the workers' public transit keys. With role `all` (`npm start`)
- * they may be unset: the process derives them from its own key provider.
+ * The API's: the JWT settings, the workers' public transit keys and its job signing key's custody.
+ * With role `all` (`npm start`) the transit keys may be unset: the process derives them from its
+ * own key provider.
  */
 export type TApiConfig = TConfig &
   TJwtSettings &
+  TJobSigningSettings &
   Pick<TParsed, 'PG_POOL_SIZE' | 'DB_SHARE_PER_PROPERTY'> & { API_DATABASE_URL: string; VAULT_TRANSIT_PUBLIC_KEYS?: TKeyring; role: 'api' | 'all' };
-/** The worker's: its key custody and the destinations' credentials, no JWT setting (it answers no client). */
-export type TWorkerConfig = TConfig & TKeyCustodySettings & { WORKER_DATABASE_URL: string; role: 'worker' | 'all'; forwardGateways: TResolvedDestination[] };
+/**
+ * The worker's: its key custody, the APIs' public job keys and the destinations' credentials, no
+ * JWT setting (it answers no client). With role `all` the job keys may be unset: the process
+ * derives them from its own key provider's signing key.
+ */
+export type TWorkerConfig = TConfig &
+  Pick<TParsed, keyof typeof KEY_CUSTODY_SETTINGS> &
+  Partial<Pick<TParsed, TVaultKeyName>> & { WORKER_DATABASE_URL: string; VAULT_JOB_VERIFY_KEYS?: TKeyring; role: 'worker' | 'all'; forwardGateways: TResolvedDestination[] };
 /** `npm start`'s, both in one process: its role is 'all'. */
 export type TAllConfig = TApiConfig & TWorkerConfig;
 export type TConfigOf<R extends TProcessRole> = { api: TApiConfig; worker: TWorkerConfig; all: TAllConfig }[R];
@@ -515,26 +551,32 @@ const isLocalKeyName = (name: string): boolean => (LOCAL_KEY_NAMES as string[]).
 const API_DATABASE_NAMES = ['API_DATABASE_URL', 'PG_POOL_SIZE', 'DB_SHARE_PER_PROPERTY'] as const;
 /** The role URLs a process connects with: the API's own, a worker's own, both for `npm start`. */
 const ROLE_URL_NAMES = { api: ['API_DATABASE_URL'], worker: ['WORKER_DATABASE_URL'], all: ['API_DATABASE_URL', 'WORKER_DATABASE_URL'] } as const;
+const VAULT_KEY_NAMES = ['VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY'] as const satisfies readonly TVaultKeyName[];
 /**
  * The settings a role keeps; a key of another role is not even read into its config. The one table
  * of who holds which key: the required keys below and the development keys (dev-keys.ts) follow it.
  */
 export const NAMES_BY_ROLE: Record<TProcessRole, ReadonlyArray<keyof TParsed>> = {
-  api: [...SHARED_NAMES, ...API_DATABASE_NAMES, ...JWT_NAMES, 'VAULT_TRANSIT_PUBLIC_KEYS'],
-  worker: [...SHARED_NAMES, 'WORKER_DATABASE_URL', ...CUSTODY_NAMES, ...LOCAL_KEY_NAMES],
-  all: [...SHARED_NAMES, ...API_DATABASE_NAMES, 'WORKER_DATABASE_URL', ...JWT_NAMES, 'VAULT_TRANSIT_PUBLIC_KEYS', ...CUSTODY_NAMES, ...LOCAL_KEY_NAMES],
+  api: [...SHARED_NAMES, ...API_DATABASE_NAMES, ...JWT_NAMES, 'VAULT_TRANSIT_PUBLIC_KEYS', ...CUSTODY_NAMES, 'VAULT_JOB_SIGNING_KEY'],
+  worker: [...SHARED_NAMES, 'WORKER_DATABASE_URL', ...CUSTODY_NAMES, ...VAULT_KEY_NAMES, 'VAULT_JOB_VERIFY_KEYS'],
+  all: [
+    ...SHARED_NAMES, ...API_DATABASE_NAMES, 'WORKER_DATABASE_URL', ...JWT_NAMES, 'VAULT_TRANSIT_PUBLIC_KEYS', 'VAULT_JOB_VERIFY_KEYS',
+    ...CUSTODY_NAMES, ...VAULT_KEY_NAMES, 'VAULT_JOB_SIGNING_KEY',
+  ],
 };
 
-/** The settings a role's key custody cannot start without. */
+/** The public keys of the other side a role cannot start without; `npm start` derives both from its one provider. */
+const PUBLIC_KEYS_OF: Record<TProcessRole, string[]> = { api: ['VAULT_TRANSIT_PUBLIC_KEYS'], worker: ['VAULT_JOB_VERIFY_KEYS'], all: [] };
+
+/** The settings a role's key provider cannot open without. */
 function requiredKeysOf(env: Record<string, string | undefined>, role: TProcessRole): string[] {
-  if (role === 'api') return ['VAULT_TRANSIT_PUBLIC_KEYS'];
   switch (env.VAULT_KEY_PROVIDER ?? 'local') {
     case 'pkcs11':
       return ['PKCS11_MODULE', 'PKCS11_TOKEN_LABEL', 'PKCS11_PIN_FILE'];
     case 'components':
       return ['VAULT_KEY_COMPONENTS'];
     case 'local':
-      return [...LOCAL_KEY_NAMES];
+      return [...(role === 'api' ? [] : VAULT_KEY_NAMES), ...(role === 'worker' ? [] : ['VAULT_JOB_SIGNING_KEY'])];
     default:
       return []; // the schema names the bad value
   }
@@ -549,11 +591,13 @@ function crossSettingProblems(env: Record<string, string | undefined>, role: TPr
   const jwtSources = [env.JWT_SECRET, env.JWT_PUBLIC_KEY, env.JWT_JWKS_URL].filter(Boolean).length;
   if (jwtSources === 0 && role !== 'worker') problems.push('JWT_SECRET: one of JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URL is required');
   if (jwtSources > 1) problems.push('JWT_SECRET: set only one of JWT_SECRET, JWT_PUBLIC_KEY and JWT_JWKS_URL');
-  if (role !== 'api' && env.NODE_ENV === 'production' && (env.VAULT_KEY_PROVIDER ?? 'local') === 'local') {
+  for (const name of PUBLIC_KEYS_OF[role]) if (!env[name]) problems.push(`${name}: is required`);
+  // The API's job signing key is one of them: with `local`, it too is in clear in settings.
+  if (env.NODE_ENV === 'production' && (env.VAULT_KEY_PROVIDER ?? 'local') === 'local') {
     problems.push('VAULT_KEY_PROVIDER: local keeps the vault keys in clear in settings; NODE_ENV=production needs pkcs11 or components');
   } else {
     for (const name of requiredKeysOf(env, role)) {
-      if (!env[name]) problems.push(`${name}: is required${role === 'api' ? '' : ` with VAULT_KEY_PROVIDER=${env.VAULT_KEY_PROVIDER ?? 'local'}`}`);
+      if (!env[name]) problems.push(`${name}: is required with VAULT_KEY_PROVIDER=${env.VAULT_KEY_PROVIDER ?? 'local'}`);
     }
   }
   if (!env.EXPORT_LINK_KEY) problems.push('EXPORT_LINK_KEY: is required');
@@ -674,14 +718,17 @@ function presentSettings(env: NodeJS.ProcessEnv): Record<string, string> {
 
 /**
  * The key custody settings alone, for the key commands (`keys:hsm-init`, `keys:public`), which
- * open the worker's keys and nothing else; a ConfigError with one line per problem.
+ * open a provider's keys and nothing else: the vault keys a worker reads, or the job signing key
+ * an API reads, whichever the provider holds. A ConfigError with one line per problem.
  */
 export function loadKeyCustody(env: NodeJS.ProcessEnv): TKeyCustodySettings {
   const present = presentSettings(env);
   const result = z.object({ ...KEY_CUSTODY_SETTINGS, ...LOCAL_KEY_SETTINGS }).safeParse(present);
+  const provider = present.VAULT_KEY_PROVIDER ?? 'local';
+  const required = provider === 'pkcs11' ? ['PKCS11_MODULE', 'PKCS11_TOKEN_LABEL', 'PKCS11_PIN_FILE'] : provider === 'components' ? ['VAULT_KEY_COMPONENTS'] : [];
   const problems = [
     ...(result.success ? [] : result.error.issues.map((issue) => `${issue.path.join('.') || 'settings'}: ${issue.message}`)),
-    ...requiredKeysOf(present, 'worker').filter((name) => !present[name]).map((name) => `${name}: is required with VAULT_KEY_PROVIDER=${present.VAULT_KEY_PROVIDER ?? 'local'}`),
+    ...required.filter((name) => !present[name]).map((name) => `${name}: is required with VAULT_KEY_PROVIDER=${provider}`),
   ];
   if (problems.length > 0 || !result.success) throw new ConfigError(problems);
   return result.data;

@@ -8,12 +8,13 @@ import { dirname } from 'node:path';
 import { NAMES_BY_ROLE, type TProcessRole } from './config.js';
 import { parseKeyring } from './vault/crypto/keyring.js';
 import { publicKeysSetting } from './vault/crypto/transit.js';
+import { jobVerifyKeysSetting, softwareJobSigner } from './vault/job-signature.js';
 
 /** Where the generated development keys are kept (relative to the working directory). */
 export const DEV_KEYS_FILE = '.data/dev-keys.json';
 
 /** The `local` key provider's keys: handed out only when VAULT_KEY_PROVIDER is `local`. */
-const LOCAL_KEYS: ReadonlyArray<string> = ['VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY'];
+const LOCAL_KEYS: ReadonlyArray<string> = ['VAULT_KEK_TEST', 'VAULT_KEK_LIVE', 'VAULT_FINGERPRINT_KEY', 'VAULT_TRANSIT_KEY', 'VAULT_JOB_SIGNING_KEY'];
 
 const GENERATED = {
   JWT_SECRET: () => randomBytes(48).toString('base64url'),
@@ -21,6 +22,7 @@ const GENERATED = {
   VAULT_KEK_LIVE: () => `dev-live-1:${randomBytes(32).toString('base64')}`,
   VAULT_FINGERPRINT_KEY: () => randomBytes(32).toString('base64'),
   VAULT_TRANSIT_KEY: () => `dev-transit-1:${randomBytes(32).toString('base64')}`,
+  VAULT_JOB_SIGNING_KEY: () => `dev-job-signing-1:${randomBytes(32).toString('base64')}`,
   EXPORT_LINK_KEY: () => randomBytes(32).toString('base64'),
 } as const;
 
@@ -46,6 +48,14 @@ export function withDevKeys(
   const merged: NodeJS.ProcessEnv = { ...env };
   const generated: string[] = [];
   const used: string[] = [];
+  /** A key of the file, generated into it when missing (the other side's public half is derived from it). */
+  const storedKey = (name: 'VAULT_TRANSIT_KEY' | 'VAULT_JOB_SIGNING_KEY'): string => {
+    if (!stored[name]) {
+      stored[name] = GENERATED[name]();
+      generated.push(name);
+    }
+    return stored[name];
+  };
   // A role is handed only the keys its config keeps (config.ts NAMES_BY_ROLE): the API never sees a
   // key-encryption key, the worker no JWT secret.
   const role = options.role ?? 'all';
@@ -69,12 +79,15 @@ export function withDevKeys(
   // The API seals to the development transit key's public half (a worker with `pkcs11` or
   // `components` keys has its own: set VAULT_TRANSIT_PUBLIC_KEYS from `npm run keys:public`).
   if (role !== 'worker' && !env.VAULT_TRANSIT_PUBLIC_KEYS && (role === 'api' || localProvider)) {
-    if (!env.VAULT_TRANSIT_KEY && !stored.VAULT_TRANSIT_KEY) {
-      stored.VAULT_TRANSIT_KEY = GENERATED.VAULT_TRANSIT_KEY();
-      generated.push('VAULT_TRANSIT_KEY');
-    }
-    merged.VAULT_TRANSIT_PUBLIC_KEYS = publicKeysSetting(parseKeyring(env.VAULT_TRANSIT_KEY ?? stored.VAULT_TRANSIT_KEY!));
+    merged.VAULT_TRANSIT_PUBLIC_KEYS = publicKeysSetting(parseKeyring(env.VAULT_TRANSIT_KEY ?? storedKey('VAULT_TRANSIT_KEY')));
     used.push('VAULT_TRANSIT_PUBLIC_KEYS');
+  }
+  // Likewise a worker checks jobs with the development signing key's public half (an API with
+  // `pkcs11` or `components` keys has its own: set VAULT_JOB_VERIFY_KEYS from `npm run keys:public`).
+  if (role !== 'api' && !env.VAULT_JOB_VERIFY_KEYS && (role === 'worker' || localProvider)) {
+    const signing = parseKeyring(env.VAULT_JOB_SIGNING_KEY ?? storedKey('VAULT_JOB_SIGNING_KEY'));
+    merged.VAULT_JOB_VERIFY_KEYS = jobVerifyKeysSetting(softwareJobSigner(signing.activeId, signing.keys.get(signing.activeId)!));
+    used.push('VAULT_JOB_VERIFY_KEYS');
   }
   if (generated.length > 0) {
     mkdirSync(dirname(file), { recursive: true });

@@ -34,8 +34,10 @@ export interface TMetrics {
   vaultCardInsertBatch: Histogram;
   /** Calls to the key provider (an HSM with pkcs11), by provider and operation: wrap, unwrap, hmac. */
   vaultKeyOperations: Counter<'provider' | 'operation'>;
-  /** Vault sweep actions: tokens shredded, CVVs destroyed, records re-fingerprinted. */
+  /** Vault sweep actions: tokens shredded, CVVs destroyed, records re-fingerprinted and re-bound. */
   vaultSweep: Counter<'action'>;
+  /** Vault jobs a worker refused for their signature (apps/worker/src/vault/job-gate.ts), by queue, job name and reason. */
+  vaultJobsRefused: Counter<'queue' | 'name' | 'reason'>;
   /** Objects the retention sweep deleted, by kind: export, night_audit_file, night_audit_manifest. */
   retentionSweepDeleted: Counter<'kind'>;
   /** Webhook deliveries by event type and outcome: succeeded, failed (for good) or retried (an attempt failed, another is due). */
@@ -141,7 +143,7 @@ export function createMetrics(options: TMetricsOptions = {}): TMetrics {
 }
 
 /** The vault's own: forwards to payment gateways and what the vault sweep did. */
-function vaultMetrics(registers: Registry[]): Pick<TMetrics, 'forwardDuration' | 'vaultCardInsertBatch' | 'vaultKeyOperations' | 'vaultSweep'> {
+function vaultMetrics(registers: Registry[]): Pick<TMetrics, 'forwardDuration' | 'vaultCardInsertBatch' | 'vaultKeyOperations' | 'vaultSweep' | 'vaultJobsRefused'> {
   return {
     forwardDuration: new Histogram({
       name: 'vault_forward_duration_seconds',
@@ -164,8 +166,14 @@ function vaultMetrics(registers: Registry[]): Pick<TMetrics, 'forwardDuration' |
     }),
     vaultSweep: new Counter({
       name: 'vault_sweep_total',
-      help: 'What the vault sweep did: tokens shredded at their end, held CVVs destroyed, records re-fingerprinted, old forward answers dropped.',
+      help: 'What the vault sweep did: tokens shredded at their end, held CVVs destroyed, records re-fingerprinted and re-bound to their property, old forward answers dropped.',
       labelNames: ['action'] as const,
+      registers,
+    }),
+    vaultJobsRefused: new Counter({
+      name: 'vault_jobs_refused_total',
+      help: 'Vault jobs a worker refused before reading them, by queue, job name and reason: unsigned, unknown_key, bad_signature, expired.',
+      labelNames: ['queue', 'name', 'reason'] as const,
       registers,
     }),
   };

@@ -8,7 +8,7 @@
 
 import type { Request, Response } from 'express';
 import type { Logger } from '@folio-vault/shared/logger';
-import type { TAuditAction, TAuditEvent } from '@folio-vault/shared/vault/audit-log';
+import type { TAuditEvent, TRequestAction, TRequestAuditEvent } from '@folio-vault/shared/vault/audit-log';
 import { tokenizationModeOf } from '@folio-vault/shared/vault/tokenization-mode';
 import { toAppError, type AppError } from '@folio-vault/shared/errors';
 import type { TAuditWrite } from './audit-batcher.js';
@@ -17,7 +17,7 @@ import type { TAuditWrite } from './audit-batcher.js';
 export interface TAuditFacts {
   /** The token the request acted on, when the path does not name it (tokenize). */
   tokenId?: string;
-  forward?: TAuditEvent['forward'];
+  forward?: TRequestAuditEvent['forward'];
 }
 
 export interface TRouteAudit {
@@ -30,11 +30,11 @@ export interface TRouteAudit {
  * `{id}` as the route received it (Express resets req.params once the request leaves the route).
  */
 export function auditEventOf(
-  action: TAuditAction,
+  action: TRequestAction,
   req: Request,
   res: Response,
   answered: { pathId?: string; facts?: TAuditFacts; failure?: AppError },
-): TAuditEvent {
+): TRequestAuditEvent {
   const { facts, failure } = answered;
   const tokenId = facts?.tokenId ?? answered.pathId;
   return {

@@ -7,7 +7,7 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type { z } from 'zod';
 import { addFieldErrors, AppError, NO_FIELD_ERRORS, toAppError, type TFieldError, type TFieldErrors } from '@folio-vault/shared/errors';
-import type { TAuditAction } from '@folio-vault/shared/vault/audit-log';
+import type { TRequestAction } from '@folio-vault/shared/vault/audit-log';
 import { callerCheck, type TAuthenticateOptions } from '../auth/authenticate.js';
 import type { TJwtVerifier } from '../auth/jwt-verifier.js';
 import type { TScope } from '../auth/principal.js';
@@ -51,7 +51,7 @@ export interface TRouteSpec {
   /** The route also admits a signed link instead of the JWT: set by defineRoute from `signedAccess`. */
   signedLink?: boolean;
   /** The vault audit action every answer of this route is recorded as (route-audit.ts). */
-  audit?: TAuditAction;
+  audit?: TRequestAction;
 }
 
 /**

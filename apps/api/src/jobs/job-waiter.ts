@@ -6,7 +6,6 @@
 
 import type { Queue, QueueEvents } from 'bullmq';
 import { AppError } from '@folio-vault/shared/errors';
-import { KEYS_UNAVAILABLE } from '@folio-vault/shared/vault/keys/key-health';
 import { within } from '@folio-vault/shared/within';
 
 /** How a wait ended: the job's return value, its failure, the job gone from Redis, or the bound reached. */
@@ -84,9 +83,6 @@ export class JobWaiter {
   async run(name: string, data: unknown, options: { jobId: string; timeoutMs: number; jobOptions?: object }): Promise<unknown> {
     const outcome = await this.wait(options.jobId, options.timeoutMs, () => this.add(name, data, options.jobId, options.jobOptions));
     if (outcome.state === 'timeout') throw AppError.unavailable('The request is still being processed; retry shortly.', 1);
-    if (outcome.state === 'failed' && outcome.reason.startsWith(KEYS_UNAVAILABLE)) {
-      throw AppError.unavailable('The vault keys cannot be used right now; retry shortly.', 5);
-    }
     if (outcome.state !== 'completed') throw AppError.unavailable('The request could not be processed right now; retry shortly.', 2);
     return outcome.value;
   }

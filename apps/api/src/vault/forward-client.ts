@@ -5,13 +5,14 @@
 // own wait, so a gateway that answers in time is answered.
 
 import { v7 as uuidv7 } from 'uuid';
-import type { z } from 'zod';
 import { AppError } from '@folio-vault/shared/errors';
 import { destinationRefusal, findDestination, type TForwardDestination } from '@folio-vault/shared/vault/forward/destinations';
-import { forwardCardJob, type TForwardCardResult, type ZForwardCardPayload } from '@folio-vault/shared/vault/forward/forward-job';
+import { forwardCardJob, type TForwardCardResult } from '@folio-vault/shared/vault/forward/forward-job';
 import type { TForwardRequest, TForwardResponse } from '@folio-vault/shared/vault/forward/schemas';
+import type { TJobSigner } from '@folio-vault/shared/vault/job-signature';
 import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
 import type { JobWaiter } from '../jobs/job-waiter.js';
+import { keysUnavailable, signedPayload, type TUnsignedPayload } from './signed-jobs.js';
 
 interface TForwardRef {
   propertyId: string;
@@ -35,6 +36,7 @@ export class ForwardClient {
     private readonly waiter: JobWaiter,
     private readonly destinations: readonly TForwardDestination[],
     private readonly waitMs: number,
+    private readonly signer: TJobSigner,
   ) {}
 
   /** The destination a request may use, or 400 at the field that is wrong. */
@@ -50,8 +52,8 @@ export class ForwardClient {
   /** Runs the forward to `destination`, which check() answered for this request. */
   async forward(tokenId: string, request: TForwardRequest, destination: TForwardDestination, ref: TForwardRef): Promise<TForwarded> {
     const forwardId = uuidv7();
-    const payload: z.input<typeof ZForwardCardPayload> = {
-      version: 1,
+    const payload: TUnsignedPayload<typeof forwardCardJob.name> = {
+      version: 2,
       tokenId,
       forwardId,
       ...ref,
@@ -62,9 +64,10 @@ export class ForwardClient {
       ...(request.body !== undefined ? { body: request.body } : {}),
     };
     let value: unknown;
+    const timeoutMs = destination.timeoutMs + this.waitMs;
+    const signed = await signedPayload(this.signer, forwardCardJob.name, payload, timeoutMs);
     try {
-      const options = { jobId: forwardId, timeoutMs: destination.timeoutMs + this.waitMs, jobOptions: forwardCardJob.options };
-      value = await this.waiter.run(forwardCardJob.name, payload, options);
+      value = await this.waiter.run(forwardCardJob.name, signed, { jobId: forwardId, timeoutMs, jobOptions: forwardCardJob.options });
     } catch (error) {
       // The job may still run (it waited behind slow gateways, or its result was lost): say how to retry safely.
       if (error instanceof AppError && error.code === 'SERVICE_UNAVAILABLE') {
@@ -115,6 +118,12 @@ function forwardedOf(result: TForwardCardResult): TForwarded {
     case 'not_sent':
       // The destination's configuration or the template holds what the HTTP client will not send.
       return failed(new AppError('GATEWAY_UNREACHABLE', `${result.details}; nothing was sent, and the Idempotency-Key is free again.`));
+    case 'record_does_not_open':
+      // The stored record is not this property's (moved, or tampered with): a fault of the vault's
+      // data, not the client's, logged by the worker with the token. Nothing was sent.
+      return failed(new AppError('UNEXPECTED_ERROR', 'An unexpected error occurred; it has been logged.'));
+    case 'keys_unavailable':
+      return failed(keysUnavailable());
   }
 }
 

@@ -9,7 +9,8 @@ import { tokenizeCardJob, type TSealedCard } from '@folio-vault/shared/vault/tok
 import { searchCardTokensJob } from '@folio-vault/shared/vault/search-card-tokens-job';
 import { cardTokenLabelsJob, MAX_LABEL_TOKEN_IDS } from '@folio-vault/shared/vault/card-token-labels-job';
 import type { TForwardDestination } from '@folio-vault/shared/vault/forward/destinations';
-import { JOBS, type TJobName, type TJobPayload, type TJobResult, type TJobs } from '@folio-vault/shared/jobs/registry';
+import { JOBS, type TJobName, type TJobResult, type TJobs } from '@folio-vault/shared/jobs/registry';
+import type { TJobSigner } from '@folio-vault/shared/vault/job-signature';
 import type {
   TCardTokenMetadata,
   TTokenizationMode,
@@ -19,6 +20,7 @@ import type {
 import type { JobWaiter } from '../jobs/job-waiter.js';
 import type { TGatewayModeOf } from './gateway-mode-cache.js';
 import { ForwardClient } from './forward-client.js';
+import { keysUnavailable, signedPayload, type TUnsignedPayload } from './signed-jobs.js';
 
 export interface TTokenRef {
   propertyId: string;
@@ -32,6 +34,8 @@ export interface TVaultClientOptions {
   forwardWaiter: JobWaiter;
   /** The workers' public transit keys (VAULT_TRANSIT_PUBLIC_KEYS): what is sealed to them opens only in a worker. */
   transit: TKeyring;
+  /** The API's job signing key: every vault job carries its signature (docs/security.md#jobs-only-the-api-can-ask-for). */
+  signer: TJobSigner;
   /** TOKENIZE_WAIT_MS: how long a vault request waits for its job. */
   waitMs: number;
   /** VAULT_CVV_HOLD_SECONDS: 0 drops the CVV here; otherwise it travels sealed for the worker to hold. */
@@ -45,6 +49,9 @@ export interface TVaultClientOptions {
 
 const DAY_MS = 86_400_000;
 
+/** A vault job's result once `keys_unavailable` has become its 503. */
+type TAnswered<N extends TJobName> = Exclude<TJobResult<N>, { outcome: 'keys_unavailable' }>;
+
 /**
  * The API's side of the vault: it checks what needs the clear card (validation is done by the
  * route's schema; the live-mode test-card rule here), seals the card to the workers' public transit key, drops
@@ -55,7 +62,7 @@ export class VaultClient {
   readonly forwards: ForwardClient;
 
   constructor(private readonly options: TVaultClientOptions) {
-    this.forwards = new ForwardClient(options.forwardWaiter, options.destinations, options.waitMs);
+    this.forwards = new ForwardClient(options.forwardWaiter, options.destinations, options.waitMs, options.signer);
   }
 
   /** The mode check of tokenize, for every request that names a property's mode. */
@@ -105,7 +112,7 @@ export class VaultClient {
       ...(this.options.cvvHoldSeconds > 0 ? { cvv: card.cvv } : {}),
     };
     const result = await this.run(tokenizeCardJob.name, {
-      version: 1,
+      version: 2,
       tokenId,
       propertyId: ref.propertyId,
       mode: ref.mode,
@@ -126,13 +133,13 @@ export class VaultClient {
   }
 
   async read(tokenId: string, ref: TTokenRef): Promise<TCardTokenMetadata> {
-    const result = await this.run(readCardTokenJob.name, { version: 1, tokenId, ...ref }, uuidv7());
+    const result = await this.run(readCardTokenJob.name, { version: 2, tokenId, ...ref }, uuidv7());
     if (result.outcome === 'not_found') throw AppError.notFound('The token');
     return result.token;
   }
 
   async search(fingerprint: string, ref: TTokenRef): Promise<TCardTokenMetadata[]> {
-    const result = await this.run(searchCardTokensJob.name, { version: 1, fingerprint, ...ref }, uuidv7());
+    const result = await this.run(searchCardTokensJob.name, { version: 2, fingerprint, ...ref }, uuidv7());
     return result.tokens;
   }
 
@@ -144,7 +151,7 @@ export class VaultClient {
   async cardLabels(propertyId: string, tokenIds: string[], requestId: string): Promise<Map<string, { creditCardType: string; cardTrailingDigits: string }>> {
     const labels = new Map<string, { creditCardType: string; cardTrailingDigits: string }>();
     for (let i = 0; i < tokenIds.length; i += MAX_LABEL_TOKEN_IDS) {
-      const payload = { version: 1 as const, propertyId, requestId, tokenIds: tokenIds.slice(i, i + MAX_LABEL_TOKEN_IDS) };
+      const payload = { version: 2 as const, propertyId, requestId, tokenIds: tokenIds.slice(i, i + MAX_LABEL_TOKEN_IDS) };
       const result = await this.run(cardTokenLabelsJob.name, payload, uuidv7());
       for (const { id, ...label } of result.tokens) labels.set(id, label);
     }
@@ -152,17 +159,20 @@ export class VaultClient {
   }
 
   async delete(tokenId: string, ref: TTokenRef): Promise<void> {
-    const result = await this.run(deleteCardTokenJob.name, { version: 1, tokenId, ...ref }, uuidv7());
+    const result = await this.run(deleteCardTokenJob.name, { version: 2, tokenId, ...ref }, uuidv7());
     if (result.outcome === 'not_found') throw AppError.notFound('The token');
   }
 
-  private async run<N extends TJobName>(name: N, payload: TJobPayload<N>, jobId: string): Promise<TJobResult<N>> {
+  /** Signs and runs a vault job; its result, or 503 naming the keys when the worker could not use them. */
+  private async run<N extends TJobName>(name: N, payload: TUnsignedPayload<N>, jobId: string): Promise<TAnswered<N>> {
     const definition: TJobs[N] = JOBS[name];
-    const value = await this.options.waiter.run(name, payload, {
+    const value = await this.options.waiter.run(name, await signedPayload(this.options.signer, name, payload, this.options.waitMs), {
       jobId,
       timeoutMs: this.options.waitMs,
       jobOptions: definition.options,
     });
-    return definition.result.parse(value) as TJobResult<N>;
+    const result = definition.result.parse(value) as TJobResult<N>;
+    if ((result as { outcome?: unknown }).outcome === 'keys_unavailable') throw keysUnavailable();
+    return result as TAnswered<N>;
   }
 }

@@ -12,13 +12,20 @@ export type THandler<N extends TJobName> = (payload: z.output<TJobs[N]['payload'
 export type THandlers<N extends TJobName> = { [K in N]: THandler<K> };
 
 /**
- * One processor for a queue: checks the job's name and payload against the registry (a payload
- * that does not validate will never validate: UnrecoverableError, no retries), runs the handler,
+ * The check of a signed job (its definition's `signed`) before anything else reads it: resolves
+ * when the job may run, throws UnrecoverableError when it is refused (vault/job-gate.ts).
+ */
+export type TJobGate = (job: Job, log: Logger) => Promise<void>;
+
+/**
+ * One processor for a queue: checks the job's name against the registry, a signed job's signature
+ * with `gate` (a queue of signed jobs without one refuses them), then the payload (a payload that
+ * does not validate will never validate: UnrecoverableError, no retries), runs the handler,
  * validates the result. Logs name the job id, queue and attempt, never the payload. With `metrics`,
  * every attempt is counted (jobs_total) and, when it reaches its handler, timed
  * (job_duration_seconds), by queue, job name and outcome.
  */
-export function createProcessor<N extends TJobName>(handlers: THandlers<N>, logger: Logger, metrics?: TMetrics) {
+export function createProcessor<N extends TJobName>(handlers: THandlers<N>, logger: Logger, metrics?: TMetrics, gate?: TJobGate) {
   return async (job: Job): Promise<unknown> => {
     const name = job.name as N;
     const handler = handlers[name] as THandler<N> | undefined;
@@ -29,7 +36,16 @@ export function createProcessor<N extends TJobName>(handlers: THandlers<N>, logg
       metrics?.jobsTotal.inc({ queue: job.queueName, name: 'unknown', outcome: 'failed' });
       throw new UnrecoverableError(`no processor for job ${job.name}`);
     }
-    const definition = JOBS[name];
+    const definition: TJobs[TJobName] = JOBS[name];
+    if ('signed' in definition && definition.signed) {
+      if (!gate) throw new UnrecoverableError(`no signature check for job ${job.name} on this queue`);
+      try {
+        await gate(job, log);
+      } catch (error) {
+        metrics?.jobsTotal.inc({ queue: job.queueName, name, outcome: 'failed' });
+        throw error;
+      }
+    }
     const parsed = definition.payload.safeParse(job.data);
     if (!parsed.success) {
       log.error({ issues: parsed.error.issues.map((issue) => issue.path.join('.')) }, 'job payload does not match its contract');
@@ -76,14 +92,15 @@ export function queueWorker<N extends TJobName>(
   deps: TWorkerDeps,
   queue: string,
   handlers: THandlers<N>,
-  options: { concurrency: number; settings?: WorkerOptions['settings'] },
+  options: { concurrency: number; settings?: WorkerOptions['settings']; gate?: TJobGate },
 ): Worker {
-  return new Worker(queue, createProcessor(handlers, deps.logger, deps.metrics), {
+  const { gate, ...workerOptions } = options;
+  return new Worker(queue, createProcessor(handlers, deps.logger, deps.metrics, gate), {
     connection: deps.connection,
     prefix: config.QUEUE_PREFIX,
     // A queue outside WORKER_QUEUES is never taken from: worker.ts closes its worker at once.
     autorun: queuesOf(config.WORKER_QUEUES).has(queue as TQueueName),
     ...deps.locking,
-    ...options,
+    ...workerOptions,
   });
 }

@@ -24,7 +24,7 @@ export interface TCardInserts {
 
 /** One statement per card. */
 export function plainCardInserts(repository: CardRepository): TCardInserts {
-  return { insert: async (mode, card) => (await repository.insertCards(repository.pool, mode, [card]))[0] };
+  return { insert: async (mode, card) => (await repository.insertCards(mode, [card]))[0] };
 }
 
 export interface TCardInsertBatcherOptions {
@@ -105,7 +105,7 @@ export class CardInsertBatcher implements TCardInserts {
   private async send(mode: TTokenizationMode, batch: TWaiting[]): Promise<void> {
     this.options.onBatch?.(batch.length);
     try {
-      const rows = await this.repository.insertCards(this.repository.pool, mode, batch.map((waiting) => waiting.card));
+      const rows = await this.repository.insertCards(mode, batch.map((waiting) => waiting.card));
       const byId = new Map(rows.map((row) => [row.id, row]));
       for (const waiting of batch) waiting.resolve(byId.get(waiting.card.id));
     } catch (error) {

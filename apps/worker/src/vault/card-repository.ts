@@ -8,6 +8,7 @@ import { inTransaction } from '@folio-vault/shared/db/transaction';
 import { FINGERPRINT_VERSION } from '@folio-vault/shared/vault/crypto/fingerprint';
 import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
 import { VAULT_SCHEMA } from './idempotency-keys.js';
+import { RECORD_BINDING } from './record-binding.js';
 import { prepared } from '@folio-vault/shared/db/prepared';
 
 /**
@@ -61,8 +62,12 @@ export interface TNewCardRow {
   cvvHoldSeconds: number;
 }
 
+/** A record's wrapped data key, with what its associated data names (card-vault.ts recordAad). */
 export interface TWrappedKeyRow {
   id: string;
+  property_id: string;
+  /** 1: sealed naming mode and token id; 2: property, mode and token id (migration 017). */
+  record_binding: number;
   kek_id: string;
   wrapped_dek: Buffer;
 }
@@ -71,6 +76,16 @@ export interface TSealedRecordRow extends TWrappedKeyRow {
   pan_ct: Buffer;
   cardholder_name_ct: Buffer;
   billing_details_ct: Buffer | null;
+}
+
+/** A record sealed again: its data key wrapped and its ciphertexts (and held CVV) under new associated data. */
+export interface TResealedRecord {
+  kekId: string;
+  wrappedDek: Buffer;
+  panCt: Buffer;
+  cardholderNameCt: Buffer;
+  billingDetailsCt: Buffer | null;
+  cvvCt: Buffer | null;
 }
 
 const METADATA_COLUMNS =
@@ -89,8 +104,11 @@ export async function findCardLabels(db: TPgPool | PoolClient, propertyId: strin
   return (await db.query<{ id: string; card_brand: string; last4: string }>(`${select('test')} UNION ALL ${select('live')}`, [propertyId, ids])).rows;
 }
 
+/** The columns a record is opened with (TSealedRecordRow), of `cards c`. */
+const SEALED_COLUMNS = 'c.id, c.property_id, c.record_binding, c.kek_id, c.wrapped_dek, c.pan_ct, c.cardholder_name_ct, c.billing_details_ct';
+
 export class CardRepository {
-  constructor(readonly pool: TPgPool) {}
+  constructor(private readonly pool: TPgPool) {}
 
   transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
     return inTransaction(this.pool, work);
@@ -99,10 +117,12 @@ export class CardRepository {
   /**
    * Inserts cards, each with its held CVV, and answers the metadata of those it inserted; a card
    * whose id is already there (a second run of the same job) is left alone and missing from the
-   * answer (the caller reads the record). The ids must differ. `db` may be the pool: one statement
-   * commits on its own, whatever the number of cards.
+   * answer (the caller reads the record). The ids must differ. In `client`'s transaction, or as one
+   * statement that commits on its own, whatever the number of cards. Every card is sealed with
+   * binding `RECORD_BINDING` (its associated data names its property).
    */
-  async insertCards(db: TPgPool | PoolClient, mode: TTokenizationMode, cards: ReadonlyArray<TNewCardRow>): Promise<TCardRow[]> {
+  async insertCards(mode: TTokenizationMode, cards: ReadonlyArray<TNewCardRow>, client?: PoolClient): Promise<TCardRow[]> {
+    const db = client ?? this.pool;
     const schema = SCHEMA[mode];
     const column = <K extends keyof TNewCardRow>(key: K) => cards.map((card) => card[key]);
     // One array per column, unnested side by side. A held CVV goes in only with its card: a re-run
@@ -120,9 +140,11 @@ export class CardRepository {
          ), card AS (
            INSERT INTO ${schema}.cards
              (id, property_id, card_brand, first6, last4, exp_month, exp_year, cardholder_name_masked,
-              fingerprint, fingerprint_version, fingerprint_key, kek_id, wrapped_dek, pan_ct, cardholder_name_ct, billing_details_ct, expires_at)
+              fingerprint, fingerprint_version, fingerprint_key, kek_id, wrapped_dek, pan_ct, cardholder_name_ct, billing_details_ct, expires_at,
+              record_binding)
            SELECT id, property_id, card_brand, first6, last4, exp_month, exp_year, cardholder_name_masked,
-                  fingerprint, ${FINGERPRINT_VERSION}, fingerprint_key, kek_id, wrapped_dek, pan_ct, cardholder_name_ct, billing_details_ct, expires_at
+                  fingerprint, ${FINGERPRINT_VERSION}, fingerprint_key, kek_id, wrapped_dek, pan_ct, cardholder_name_ct, billing_details_ct, expires_at,
+                  ${RECORD_BINDING}
              FROM input ORDER BY n
            ON CONFLICT (id) DO NOTHING
            RETURNING ${METADATA_COLUMNS}
@@ -144,13 +166,9 @@ export class CardRepository {
     return result.rows;
   }
 
-  async findCard(
-    db: TPgPool | PoolClient,
-    mode: TTokenizationMode,
-    propertyId: string,
-    id: string,
-  ): Promise<TCardRow | undefined> {
-    const result = await db.query<TCardRow>(
+  /** The property's card `id` (current or not), with its held CVV's end; in `client`'s transaction when given. */
+  async findCard(mode: TTokenizationMode, propertyId: string, id: string, client?: PoolClient): Promise<TCardRow | undefined> {
+    const result = await (client ?? this.pool).query<TCardRow>(
       prepared(
         `vault-find-card-${mode}`,
         `SELECT ${METADATA_WITH_CVV} FROM ${cardsWithCvv(mode)}
@@ -159,6 +177,11 @@ export class CardRepository {
       ),
     );
     return result.rows[0];
+  }
+
+  /** Brand and last four of the property's current tokens among `ids`, test and live alike. */
+  cardLabels(propertyId: string, ids: string[]): Promise<Array<{ id: string; card_brand: string; last4: string }>> {
+    return findCardLabels(this.pool, propertyId, ids);
   }
 
   /** The property's current tokens with this fingerprint, newest first, at most 100. */
@@ -182,7 +205,7 @@ export class CardRepository {
     const result = await client.query<TSealedRecordRow & TCardRow>(
       prepared(
         `vault-lock-record-${mode}`,
-        `SELECT ${METADATA_WITH_CVV}, c.kek_id, c.wrapped_dek, c.pan_ct, c.cardholder_name_ct, c.billing_details_ct
+        `SELECT ${METADATA_WITH_CVV}, ${SEALED_COLUMNS}
            FROM ${cardsWithCvv(mode)}
           WHERE c.id = $1 AND c.property_id = $2 AND ${CURRENT}
             FOR UPDATE OF c`,
@@ -227,7 +250,7 @@ export class CardRepository {
     limit: number,
   ): Promise<TWrappedKeyRow[]> {
     const result = await client.query<TWrappedKeyRow>(
-      `SELECT id, kek_id, wrapped_dek FROM ${SCHEMA[mode]}.cards
+      `SELECT id, property_id, record_binding, kek_id, wrapped_dek FROM ${SCHEMA[mode]}.cards
         WHERE wrapped_dek IS NOT NULL AND kek_id <> $1 AND ($2::uuid IS NULL OR id > $2::uuid)
         ORDER BY id
         LIMIT $3
@@ -255,9 +278,9 @@ export class CardRepository {
   /** A page of readable records with their ciphertexts, for verifying that every one still opens. */
   async sealedRecords(mode: TTokenizationMode, afterId: string | undefined, limit: number): Promise<TSealedRecordRow[]> {
     const result = await this.pool.query<TSealedRecordRow>(
-      `SELECT id, kek_id, wrapped_dek, pan_ct, cardholder_name_ct, billing_details_ct FROM ${SCHEMA[mode]}.cards
-        WHERE wrapped_dek IS NOT NULL AND ($1::uuid IS NULL OR id > $1::uuid)
-        ORDER BY id
+      `SELECT ${SEALED_COLUMNS} FROM ${SCHEMA[mode]}.cards c
+        WHERE c.wrapped_dek IS NOT NULL AND ($1::uuid IS NULL OR c.id > $1::uuid)
+        ORDER BY c.id
         LIMIT $2`,
       [afterId ?? null, limit],
     );
@@ -313,11 +336,11 @@ export class CardRepository {
     keyId: string,
     limit: number,
     afterId?: string,
-  ): Promise<Array<TSealedRecordRow & { property_id: string }>> {
-    const result = await client.query<TSealedRecordRow & { property_id: string }>(
-      `SELECT id, property_id, kek_id, wrapped_dek, pan_ct, cardholder_name_ct, billing_details_ct FROM ${SCHEMA[mode]}.cards
-        WHERE (fingerprint_version = 1 OR fingerprint_key <> $3) AND wrapped_dek IS NOT NULL AND ($2::uuid IS NULL OR id > $2::uuid)
-        ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+  ): Promise<TSealedRecordRow[]> {
+    const result = await client.query<TSealedRecordRow>(
+      `SELECT ${SEALED_COLUMNS} FROM ${SCHEMA[mode]}.cards c
+        WHERE (c.fingerprint_version = 1 OR c.fingerprint_key <> $3) AND c.wrapped_dek IS NOT NULL AND ($2::uuid IS NULL OR c.id > $2::uuid)
+        ORDER BY c.id LIMIT $1 FOR UPDATE SKIP LOCKED`,
       [limit, afterId ?? null, keyId],
     );
     return result.rows;
@@ -328,5 +351,39 @@ export class CardRepository {
       `UPDATE ${SCHEMA[mode]}.cards SET fingerprint = $2, fingerprint_version = ${FINGERPRINT_VERSION}, fingerprint_key = $3 WHERE id = $1`,
       [id, fingerprint.value, fingerprint.keyId],
     );
+  }
+
+  /**
+   * The next batch (in id order, after `afterId`) of readable records still sealed with binding 1
+   * (mode and token id, no property), each with its held CVV's ciphertext, locked for re-binding;
+   * rows another transaction holds (a forward, a sweep elsewhere) are skipped. The card row is
+   * locked before its held CVV is touched, as a forward does.
+   */
+  async lockUnboundRecords(client: PoolClient, mode: TTokenizationMode, limit: number, afterId?: string): Promise<Array<TSealedRecordRow & { cvv_ct: Buffer | null }>> {
+    const result = await client.query<TSealedRecordRow & { cvv_ct: Buffer | null }>(
+      `SELECT ${SEALED_COLUMNS}, h.cvv_ct FROM ${SCHEMA[mode]}.cards c LEFT JOIN ${SCHEMA[mode]}.held_cvvs h ON h.token_id = c.id
+        WHERE c.record_binding = 1 AND c.wrapped_dek IS NOT NULL AND ($2::uuid IS NULL OR c.id > $2::uuid)
+        ORDER BY c.id LIMIT $1 FOR UPDATE OF c SKIP LOCKED`,
+      [limit, afterId ?? null],
+    );
+    return result.rows;
+  }
+
+  /** A record locked by lockUnboundRecords, written back sealed with binding RECORD_BINDING. */
+  async rebindRecord(client: PoolClient, mode: TTokenizationMode, id: string, sealed: TResealedRecord): Promise<void> {
+    const schema = SCHEMA[mode];
+    await client.query(
+      `UPDATE ${schema}.cards SET kek_id = $2, wrapped_dek = $3, pan_ct = $4, cardholder_name_ct = $5, billing_details_ct = $6,
+              record_binding = ${RECORD_BINDING}
+        WHERE id = $1 AND wrapped_dek IS NOT NULL`,
+      [id, sealed.kekId, sealed.wrappedDek, sealed.panCt, sealed.cardholderNameCt, sealed.billingDetailsCt],
+    );
+    if (sealed.cvvCt) await client.query(`UPDATE ${schema}.held_cvvs SET cvv_ct = $2 WHERE token_id = $1`, [id, sealed.cvvCt]);
+  }
+
+  /** Readable records still sealed with binding 1 (a progress bar's total). */
+  async countUnbound(mode: TTokenizationMode): Promise<number> {
+    const result = await this.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${SCHEMA[mode]}.cards WHERE record_binding = 1 AND wrapped_dek IS NOT NULL`);
+    return result.rows[0]!.n;
   }
 }

@@ -10,12 +10,16 @@
 // A worker that still has the old KEK active keeps wrapping new records with it while the rotation
 // runs; those records turn up after the pass and get further passes. What is left after the last
 // pass is reported, so the old key is retired only when the count says so.
+//
+// A data key keeps its record's binding here (record-binding.ts): it is unwrapped and wrapped again
+// under the associated data its row names. Re-binding is a pass of its own (record-passes.ts),
+// which keys:rotate runs after this one, under the active KEK.
 
 import { openField } from '@folio-vault/shared/vault/crypto/envelope';
 import type { TKeyProvider } from '@folio-vault/shared/vault/keys/key-provider';
 import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
 import type { CardRepository, TWrappedKeyRow } from './card-repository.js';
-import { recordAad } from './card-vault.js';
+import { recordAad } from './record-binding.js';
 
 /** What a rotation of one mode re-wrapped, and what it left under other KEKs. */
 export interface TRotationReport {
@@ -115,7 +119,7 @@ export class KeyRotator {
   ): Promise<'rewrapped' | 'missingKey' | 'unreadable'> {
     const holder = this.holderOf(mode, row.kek_id);
     if (!holder) return 'missingKey';
-    const aad = recordAad(mode, row.id);
+    const aad = recordAad(mode, row);
     let dataKey: Buffer;
     try {
       dataKey = await holder.unwrapDataKey(mode, { kekId: row.kek_id, wrapped: row.wrapped_dek }, aad);
@@ -143,7 +147,7 @@ export class KeyRotator {
       if (rows.length === 0) return report;
       for (const row of rows) {
         report.checked += 1;
-        const aad = recordAad(mode, row.id);
+        const aad = recordAad(mode, row);
         let dataKey: Buffer | undefined;
         try {
           const holder = this.holderOf(mode, row.kek_id);

@@ -3,8 +3,9 @@ import type { TJobResult } from '@folio-vault/shared/jobs/registry';
 import type { Logger } from '@folio-vault/shared/logger';
 import type { TMetrics } from '@folio-vault/shared/metrics';
 import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
+import type { CardRepository } from './card-repository.js';
 import type { CardVault } from './card-vault.js';
-import { Refingerprinter } from './refingerprint.js';
+import { runRecordPass } from './record-passes.js';
 import type { ForwardAttempts } from './forward/forward-attempts.js';
 
 const MODES: TTokenizationMode[] = ['test', 'live'];
@@ -27,37 +28,43 @@ export const FORWARD_ANSWER_RETENTION_DAYS = 30;
  *   event in the same transaction;
  * - held CVVs past `cvv_held_until` are destroyed (a stale one is never used, swept or not);
  * - forwards' recorded answers older than FORWARD_ANSWER_RETENTION_DAYS are dropped (keys stay bound);
- * - records still under the version-1 (global) fingerprint get the per-property one (refingerprint.ts,
- *   shared with keys:rotate); one that does not open with this worker's keys is passed over and logged.
+ * - records still under the version-1 (global) fingerprint get the per-property one, and records
+ *   sealed without their property are re-bound to it (record-passes.ts, shared with keys:rotate);
+ *   one that does not open with this worker's keys is passed over and logged.
+ * The SQL of shredding and CVVs is the cards repository's, which the sweep is given; what needs
+ * the keys it asks of the vault.
  */
 export class VaultSweep {
-  private readonly refingerprinter: Refingerprinter;
-
   constructor(
+    private readonly cards: CardRepository,
     private readonly vault: CardVault,
     private readonly audit: AuditLog,
     private readonly logger: Logger,
     private readonly attempts: ForwardAttempts,
     private readonly metrics?: TMetrics,
-  ) {
-    this.refingerprinter = new Refingerprinter(vault, BATCH);
-  }
+  ) {}
 
   async run(): Promise<TJobResult<'vault-sweep'>> {
-    const totals = { shredded: 0, cvvsDestroyed: 0, refingerprinted: 0, forwardAnswersDropped: 0 };
+    const totals = { shredded: 0, cvvsDestroyed: 0, refingerprinted: 0, rebound: 0, forwardAnswersDropped: 0 };
     for (const mode of MODES) {
       totals.shredded += await this.repeat(() => this.shredExpired(mode));
-      totals.cvvsDestroyed += await this.vault.repository.destroyStaleCvvs(mode);
+      totals.cvvsDestroyed += await this.cards.destroyStaleCvvs(mode);
       totals.forwardAnswersDropped += await this.attempts.forgetAnswersOlderThan(mode, FORWARD_ANSWER_RETENTION_DAYS);
-      const refingerprint = await this.refingerprinter.run(mode, MAX_BATCHES);
-      totals.refingerprinted += refingerprint.refingerprinted;
+      const refingerprint = await runRecordPass(this.vault, 'refingerprint', mode, { batchSize: BATCH, maxBatches: MAX_BATCHES });
+      totals.refingerprinted += refingerprint.done;
       if (refingerprint.unreadable > 0) {
         this.logger.warn({ mode, unreadable: refingerprint.unreadable }, 'vault sweep: records under the old fingerprint do not open with these keys');
+      }
+      const rebind = await runRecordPass(this.vault, 'rebind', mode, { batchSize: BATCH, maxBatches: MAX_BATCHES });
+      totals.rebound += rebind.done;
+      if (rebind.unreadable > 0) {
+        this.logger.warn({ mode, unreadable: rebind.unreadable }, 'vault sweep: records not yet bound to their property do not open with these keys');
       }
     }
     this.metrics?.vaultSweep.inc({ action: 'shredded' }, totals.shredded);
     this.metrics?.vaultSweep.inc({ action: 'cvv_destroyed' }, totals.cvvsDestroyed);
     this.metrics?.vaultSweep.inc({ action: 'refingerprinted' }, totals.refingerprinted);
+    this.metrics?.vaultSweep.inc({ action: 'rebound' }, totals.rebound);
     this.metrics?.vaultSweep.inc({ action: 'forward_answer_dropped' }, totals.forwardAnswersDropped);
     if (Object.values(totals).some((n) => n > 0)) this.logger.info(totals, 'vault sweep');
     return totals;
@@ -75,9 +82,8 @@ export class VaultSweep {
 
   /** One transaction per batch: a token is shredded with its audit event, or neither is. */
   private shredExpired(mode: TTokenizationMode): Promise<number> {
-    const repository = this.vault.repository;
-    return repository.transaction(async (client) => {
-      const shredded = await repository.shredExpired(client, mode, BATCH);
+    return this.cards.transaction(async (client) => {
+      const shredded = await this.cards.shredExpired(client, mode, BATCH);
       await this.audit.record(
         shredded.map((row) => ({ action: 'token.expire', httpStatus: 200, tokenId: row.id, propertyId: row.property_id, mode, requestId: 'vault-sweep' })),
         client,

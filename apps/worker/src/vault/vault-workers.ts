@@ -3,6 +3,8 @@ import type { TWorkerConfig } from '@folio-vault/shared/config';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { measureOn } from '@folio-vault/shared/performance-measures';
 import { AuditLog } from '@folio-vault/shared/vault/audit-log';
+import type { TKeyring } from '@folio-vault/shared/vault/crypto/keyring';
+import { jobVerifyKeys } from '@folio-vault/shared/vault/job-signature';
 import type { TKeyProvider } from '@folio-vault/shared/vault/keys/key-provider';
 import { VAULT_SWEEP_SCHEDULER_ID, vaultSweepJob } from '@folio-vault/shared/vault/vault-sweep-job';
 import { queueWorker, type TWorkerDeps } from '../jobs/processor-base.js';
@@ -12,6 +14,7 @@ import { CardVault } from './card-vault.js';
 import { CardForwarder } from './forward/card-forwarder.js';
 import { ForwardAttempts } from './forward/forward-attempts.js';
 import { GatewayClients } from './forward/gateway-client.js';
+import { signedJobGate } from './job-gate.js';
 import { forwardHandlers, vaultHandlers } from './vault-processor.js';
 import { VaultSweep } from './vault-sweep.js';
 
@@ -24,19 +27,22 @@ export interface TVaultWorkers {
 /**
  * The vault's consumers: the vault queue (tokenize, read, delete, search, sweep) and the forward
  * queue, each WORKER_CONCURRENCY wide, with the key provider and the destinations' credentials that
- * only a worker holds.
+ * only a worker holds. Both check every job the API signs against `jobKeys` (the APIs' public job
+ * signing keys) before anything else (job-gate.ts).
  */
-export function startVaultWorkers(config: TWorkerConfig, deps: TWorkerDeps, keys: TKeyProvider): TVaultWorkers {
+export function startVaultWorkers(config: TWorkerConfig, deps: TWorkerDeps, keys: TKeyProvider, jobKeys: TKeyring): TVaultWorkers {
   const { pool, logger, metrics } = deps;
+  const audit = new AuditLog(pool);
+  const gate = signedJobGate(jobVerifyKeys(jobKeys), audit, metrics);
   const repository = new CardRepository(pool);
   const inserts = measureOn(config.PERFORMANCE_MEASURES_OFF, 'tokenize-insert-batching')
     ? new CardInsertBatcher(repository, { onBatch: (cards) => metrics.vaultCardInsertBatch.observe(cards) })
     : plainCardInserts(repository);
   const vault = new CardVault(repository, keys, config.VAULT_CVV_HOLD_SECONDS, inserts);
   const attempts = new ForwardAttempts(pool);
-  const sweep = new VaultSweep(vault, new AuditLog(pool), logger, attempts, metrics);
+  const sweep = new VaultSweep(repository, vault, audit, logger, attempts, metrics);
   const gateways = new GatewayClients(config.forwardGateways);
-  const forwarder = new CardForwarder(vault, attempts, gateways, config.forwardGateways, logger, metrics);
+  const forwarder = new CardForwarder(vault, repository, attempts, gateways, config.forwardGateways, logger, metrics);
   // A forward still waiting on its gateway when the grace ends is handed back, and its client gets
   // FORWARD_OUTCOME_UNKNOWN: say so at start when a destination may wait longer than the grace.
   const slow = config.forwardGateways.filter((destination) => destination.timeoutMs >= config.SHUTDOWN_GRACE_MS);
@@ -48,8 +54,8 @@ export function startVaultWorkers(config: TWorkerConfig, deps: TWorkerDeps, keys
   }
   return {
     workers: [
-      queueWorker(config, deps, QUEUE_NAMES.vault, vaultHandlers(vault, sweep), { concurrency: config.WORKER_CONCURRENCY }),
-      queueWorker(config, deps, QUEUE_NAMES.forward, forwardHandlers(forwarder), { concurrency: config.WORKER_CONCURRENCY }),
+      queueWorker(config, deps, QUEUE_NAMES.vault, vaultHandlers(vault, sweep), { concurrency: config.WORKER_CONCURRENCY, gate }),
+      queueWorker(config, deps, QUEUE_NAMES.forward, forwardHandlers(forwarder), { concurrency: config.WORKER_CONCURRENCY, gate }),
     ],
     gateways,
   };

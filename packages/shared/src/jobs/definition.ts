@@ -15,6 +15,11 @@ export interface TJobDefinition<
   queue: TQueueName;
   /** Bumped when the payload changes shape; old payloads must still validate or fail unrecoverably. */
   version: number;
+  /**
+   * Only the API may ask for it: the payload carries the API's signature (vault/job-signature.ts),
+   * and a worker refuses a job whose signature does not verify before it reads anything else.
+   */
+  signed?: true;
   payload: TPayload;
   result: TResult;
   options: JobsOptions;

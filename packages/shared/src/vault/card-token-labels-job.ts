@@ -14,7 +14,9 @@ export const MAX_LABEL_TOKEN_IDS = 10_000;
 export const cardTokenLabelsJob = {
   name: 'card-token-labels',
   queue: QUEUE_NAMES.vault,
-  version: 1,
+  // 2: signed by the API (vault-job-common.ts); a version-1 job is refused as unsigned.
+  version: 2,
+  signed: true,
   payload: ZVaultRequestBase.omit({ mode: true }).extend({ tokenIds: z.array(z.uuid()).min(1).max(MAX_LABEL_TOKEN_IDS) }),
   result: z.object({
     tokens: z.array(z.object({ id: z.uuid(), creditCardType: z.string(), cardTrailingDigits: z.string().regex(/^\d{4}$/) })).max(MAX_LABEL_TOKEN_IDS),

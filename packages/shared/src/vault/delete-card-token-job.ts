@@ -7,7 +7,9 @@ import { VAULT_JOB_OPTIONS, ZVaultJobBase } from './vault-job-common.js';
 export const deleteCardTokenJob = {
   name: 'delete-card-token',
   queue: QUEUE_NAMES.vault,
-  version: 1,
+  // 2: signed by the API (vault-job-common.ts); a version-1 job is refused as unsigned.
+  version: 2,
+  signed: true,
   payload: ZVaultJobBase,
   result: z.discriminatedUnion('outcome', [
     z.object({ outcome: z.literal('deleted') }),

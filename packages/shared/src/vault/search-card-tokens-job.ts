@@ -8,7 +8,9 @@ import { VAULT_JOB_OPTIONS, ZVaultRequestBase } from './vault-job-common.js';
 export const searchCardTokensJob = {
   name: 'search-card-tokens',
   queue: QUEUE_NAMES.vault,
-  version: 1,
+  // 2: signed by the API (vault-job-common.ts); a version-1 job is refused as unsigned.
+  version: 2,
+  signed: true,
   payload: ZVaultRequestBase.extend({ fingerprint: z.string().min(1).max(100) }),
   result: z.object({ tokens: z.array(ZCardTokenMetadata).max(100) }),
   options: VAULT_JOB_OPTIONS,

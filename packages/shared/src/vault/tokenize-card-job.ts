@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { QUEUE_NAMES } from '../queues.js';
 import { ZTokenizeCardResponse } from './schemas.js';
 import type { TJobDefinition } from '../jobs/definition.js';
-import { VAULT_JOB_OPTIONS, ZVaultJobBase } from './vault-job-common.js';
+import { VAULT_JOB_OPTIONS, ZKeysUnavailable, ZVaultJobBase } from './vault-job-common.js';
 
 /**
  * Tokenize a card. The API chooses the token id (UUIDv7) so a job that runs twice (at-least-once
@@ -31,12 +31,15 @@ export const ZTokenizeCardResult = z.discriminatedUnion('outcome', [
   z.object({ outcome: z.literal('tokenized'), token: ZTokenizeCardResponse }),
   /** The key was used with another request, or (tokenGone) its token was deleted or expired since. */
   z.object({ outcome: z.literal('idempotency_key_reused'), tokenGone: z.literal(true).optional() }),
+  ZKeysUnavailable,
 ]);
 
 export const tokenizeCardJob = {
   name: 'tokenize-card',
   queue: QUEUE_NAMES.vault,
-  version: 1,
+  // 2: signed by the API (vault-job-common.ts); a version-1 job is refused as unsigned.
+  version: 2,
+  signed: true,
   payload: ZTokenizeCardPayload,
   result: ZTokenizeCardResult,
   options: VAULT_JOB_OPTIONS,

@@ -13,8 +13,8 @@ import type { TForwardCardResult, ZForwardCardPayload } from '@folio-vault/share
 import { maskHeaders, maskSecrets, type TMaskedSecrets } from '@folio-vault/shared/vault/forward/mask';
 import { cardValues, substitute, templateProblems, usesCvv } from '@folio-vault/shared/vault/forward/template';
 import type { Logger } from '@folio-vault/shared/logger';
-import type { CardVault, TOpenedCard } from '../card-vault.js';
-import type { TCardRow, TSealedRecordRow } from '../card-repository.js';
+import { RecordDoesNotOpenError, type CardVault, type TOpenedCard } from '../card-vault.js';
+import type { CardRepository, TCardRow, TSealedRecordRow } from '../card-repository.js';
 import { GatewayError, NotSentError, type GatewayClients } from './gateway-client.js';
 import type { ForwardAttempts, TRecordedForward } from './forward-attempts.js';
 
@@ -40,6 +40,8 @@ export class CardForwarder {
 
   constructor(
     private readonly vault: CardVault,
+    /** The cards' SQL, for the one transaction before the call (begin). */
+    private readonly cards: CardRepository,
     private readonly attempts: ForwardAttempts,
     private readonly gateways: GatewayClients,
     destinations: readonly TResolvedDestination[],
@@ -64,7 +66,11 @@ export class CardForwarder {
     } catch (error) {
       // Nothing was sent: the key is free again (the CVV, taken out, stays used).
       await this.attempts.release(payload.mode, payload.propertyId, payload.idempotencyKey, payload.forwardId);
-      throw error;
+      if (!(error instanceof RecordDoesNotOpenError)) throw error;
+      // Never retried: the record will not open under this row's property on another attempt either.
+      const { tokenId, propertyId, mode } = payload;
+      this.logger.error({ tokenId, propertyId, mode, reason: error.reason }, 'record does not open under its property');
+      return { outcome: 'record_does_not_open' };
     }
     const result = await this.call(payload, prepared);
     if (result.outcome === 'not_sent') return result;
@@ -91,7 +97,7 @@ export class CardForwarder {
     const digest = await this.vault.requestDigest('forward', {
       tokenId, destination: payload.destination, method: payload.method, path: payload.path, headers: payload.headers, body: payload.body,
     });
-    return this.vault.repository.transaction(async (client) => {
+    return this.cards.transaction(async (client) => {
       const earlier = async () => {
         const previous = await this.attempts.find(client, mode, propertyId, key);
         if (!previous) return undefined;
@@ -99,21 +105,21 @@ export class CardForwarder {
         if (previous.state === 'done' && previous.answer) return previous.answer;
         return { outcome: 'outcome_unknown' as const, forwardId: previous.forward_id };
       };
-      const record = await this.vault.repository.lockCurrentRecord(client, mode, propertyId, tokenId);
+      const record = await this.cards.lockCurrentRecord(client, mode, propertyId, tokenId);
       if (!record) return (await earlier()) ?? { outcome: 'not_found' as const };
       const attempt = { propertyId, idempotencyKey: key, requestDigest: digest, forwardId, tokenId, destination: payload.destination, method: payload.method };
       if (!(await this.attempts.start(client, mode, attempt))) return (await earlier())!;
       let cvvCt: Buffer | undefined;
       if (usesCvv(payload)) {
         // Taken whatever follows; one past its time is taken too, and never used.
-        const held = await this.vault.repository.takeHeldCvv(client, mode, tokenId);
+        const held = await this.cards.takeHeldCvv(client, mode, tokenId);
         if (!held?.live) {
           await this.attempts.release(mode, propertyId, key, forwardId, client);
           return { outcome: 'cvv_not_available' as const };
         }
         cvvCt = held.cvvCt;
       }
-      await this.vault.repository.markUsed(client, mode, tokenId);
+      await this.cards.markUsed(client, mode, tokenId);
       return { record, ...(cvvCt ? { cvvCt } : {}) };
     });
   }

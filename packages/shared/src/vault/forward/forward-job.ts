@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { QUEUE_NAMES } from '../../queues.js';
 import type { TJobDefinition } from '../../jobs/definition.js';
-import { VAULT_JOB_OPTIONS, ZVaultJobBase } from '../vault-job-common.js';
+import { VAULT_JOB_OPTIONS, ZKeysUnavailable, ZVaultJobBase } from '../vault-job-common.js';
 import { FORWARD_METHODS } from './destinations.js';
 import { ZForwardResponse } from './schemas.js';
 
@@ -44,13 +44,21 @@ export const ZForwardCardResult = z.discriminatedUnion('outcome', [
   z.object({ outcome: z.literal('not_sent'), details: z.string() }),
   /** The worker's own check of the destination's and the template's rules refused it (400 at `path`). */
   z.object({ outcome: z.literal('refused'), path: z.string(), message: z.string() }),
+  /**
+   * The record does not open under the property, mode and token id its row names (a row moved to
+   * another property, or tampered with): nothing was sent, and the key is free again.
+   */
+  z.object({ outcome: z.literal('record_does_not_open') }),
+  ZKeysUnavailable,
 ]);
 export type TForwardCardResult = z.output<typeof ZForwardCardResult>;
 
 export const forwardCardJob = {
   name: 'forward-card-token',
   queue: QUEUE_NAMES.forward,
-  version: 1,
+  // 2: signed by the API (vault-job-common.ts); a version-1 job is refused as unsigned.
+  version: 2,
+  signed: true,
   payload: ZForwardCardPayload,
   result: ZForwardCardResult,
   // A retry is safe: an attempt that got as far as the gateway is recorded before the call, so a

@@ -3,9 +3,11 @@
 // (one per custodian), checked against the key's check value before anything uses it. The file
 // VAULT_KEY_COMPONENTS names describes them:
 //   {"kekTest": {"<keyId>": {"components": ["<file>", …], "checkValue": "<6 hex>"}, …},
-//    "kekLive": {…}, "fingerprint": {…}, "transit": {…}}
-// the first key id of each section active; component paths relative to that file. A problem stops
-// the start with one line naming the key, key id and component number — never a key byte.
+//    "kekLive": {…}, "fingerprint": {…}, "transit": {…}, "jobSigning": {…}}
+// the first key id of each section active; component paths relative to that file. A worker's set
+// has the four vault sections; the API's has `jobSigning` alone (the XOR of its components is the
+// Ed25519 seed of the key that signs vault jobs); `npm start`'s one set has all five. A problem
+// stops the start with one line naming the key, key id and component number — never a key byte.
 
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -13,15 +15,19 @@ import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { KEY_BYTES, type TKeyring } from '../crypto/keyring.js';
 import { publicKeysSetting } from '../crypto/transit.js';
+import { jobVerifyKeysSetting, softwareJobSigner } from '../job-signature.js';
 import { checkValue } from './check-value.js';
 import { KeySetupError, type TSoftwareKeys } from './key-provider.js';
+import type { TKeysFor } from './key-labels.js';
 
-export const COMPONENT_SECTIONS = ['kekTest', 'kekLive', 'fingerprint', 'transit'] as const;
+/** The sections of the vault keys, which a worker's set must have. */
+export const VAULT_SECTIONS = ['kekTest', 'kekLive', 'fingerprint', 'transit'] as const;
+export const COMPONENT_SECTIONS = [...VAULT_SECTIONS, 'jobSigning'] as const;
 export type TComponentSection = (typeof COMPONENT_SECTIONS)[number];
 
 const ZKeyEntry = z.object({ components: z.array(z.string().min(1)), checkValue: z.string().regex(/^[0-9a-fA-F]{6}$/) });
 const ZSection = z.record(z.string().regex(/^[A-Za-z0-9._-]{1,64}$/), ZKeyEntry).refine((keys) => Object.keys(keys).length > 0, 'needs at least one key');
-const ZComponentsFile = z.object(Object.fromEntries(COMPONENT_SECTIONS.map((name) => [name, ZSection])) as Record<TComponentSection, typeof ZSection>);
+const ZComponentsFile = z.object(Object.fromEntries(COMPONENT_SECTIONS.map((name) => [name, ZSection.optional()])) as Record<TComponentSection, z.ZodOptional<typeof ZSection>>);
 export type TComponentsFile = z.infer<typeof ZComponentsFile>;
 
 /** A refused component set: `message` is the one line the start prints. */
@@ -67,12 +73,12 @@ function rebuild(section: TComponentSection, keyId: string, entry: z.infer<typeo
 }
 
 function ringOf(section: TComponentSection, file: TComponentsFile, base: string): TKeyring {
-  const entries = Object.entries(file[section]);
+  const entries = Object.entries(file[section] ?? {});
   return { activeId: entries[0]![0], keys: new Map(entries.map(([id, entry]) => [id, rebuild(section, id, entry, base)])) };
 }
 
-/** The keys `path` describes, each checked; throws KeyComponentError with the start's one line. */
-export function readComponentKeys(path: string): TSoftwareKeys {
+/** The JSON file `path`, checked against its shape (each section optional); throws with the start's one line. */
+function readComponentsFile(path: string): TComponentsFile {
   if (!existsSync(path)) throw new KeyComponentError(`file ${path} is missing`);
   let json: unknown;
   try {
@@ -85,16 +91,46 @@ export function readComponentKeys(path: string): TSoftwareKeys {
     const issue = parsed.error.issues[0]!;
     throw new KeyComponentError(`${path}: ${issue.path.join('.') || 'the file'} ${issue.message}`);
   }
+  return parsed.data;
+}
+
+/** The sections the set `path` has (its file checked, no component read): whose keys it holds. */
+export function componentSections(path: string): TComponentSection[] {
+  const file = readComponentsFile(path);
+  return COMPONENT_SECTIONS.filter((section) => file[section]);
+}
+
+/**
+ * The keys `path` describes, each checked: the four vault keys a worker needs, and the job
+ * signing key when the set has it (`npm start`'s); throws KeyComponentError with the start's one line.
+ */
+export function readComponentKeys(path: string): TSoftwareKeys {
+  const file = readComponentsFile(path);
+  const missing = VAULT_SECTIONS.filter((section) => !file[section]);
+  if (missing.length > 0) throw new KeyComponentError(`${path}: has no ${missing.join(', ')} section (a worker's set has ${VAULT_SECTIONS.join(', ')})`);
   const base = dirname(path);
-  const [kekTest, kekLive, fingerprint, transit] = COMPONENT_SECTIONS.map((section) => ringOf(section, parsed.data, base)) as [TKeyring, TKeyring, TKeyring, TKeyring];
+  const [kekTest, kekLive, fingerprint, transit] = VAULT_SECTIONS.map((section) => ringOf(section, file, base)) as [TKeyring, TKeyring, TKeyring, TKeyring];
   for (const id of kekTest.keys.keys()) {
     if (kekLive.keys.has(id)) throw new KeyComponentError(`kekLive key "${id}" is also a kekTest key id; test and live keys must be apart`);
   }
+  const jobSigning = file.jobSigning ? ringOf('jobSigning', file, base) : undefined;
   return {
     kek: { test: kekTest, live: kekLive },
     fingerprint: { id: fingerprint.activeId, key: fingerprint.keys.get(fingerprint.activeId)! },
     transit,
+    ...(jobSigning ? { jobSigning: { id: jobSigning.activeId, seed: jobSigning.keys.get(jobSigning.activeId)! } } : {}),
   };
+}
+
+/**
+ * The API's view of a set: the job signing key alone, rebuilt and checked, and the names of the
+ * vault sections the set also has (their components are not read). Throws with the start's one line.
+ */
+export function readJobSigningComponents(path: string): { id: string; seed: Buffer; vaultSections: string[] } {
+  const file = readComponentsFile(path);
+  if (!file.jobSigning) throw new KeyComponentError(`${path}: has no jobSigning section (npm run keys:components -- --for api writes one)`);
+  const ring = ringOf('jobSigning', file, dirname(path));
+  return { id: ring.activeId, seed: ring.keys.get(ring.activeId)!, vaultSections: VAULT_SECTIONS.filter((section) => file[section]) };
 }
 
 /** A new key split into `parts` full-length components, for a key ceremony (`npm run keys:components`). */
@@ -111,29 +147,35 @@ export const NEW_SET_IDS: Record<TComponentSection, string> = {
   kekLive: 'folio-kek-live-1',
   fingerprint: 'folio-fingerprint-1',
   transit: 'folio-transit-1',
+  jobSigning: 'folio-job-signing-1',
 };
+
+const SECTIONS_FOR: Record<TKeysFor, readonly TComponentSection[]> = { worker: VAULT_SECTIONS, api: ['jobSigning'], all: COMPONENT_SECTIONS };
 
 export interface TWrittenSet {
   /** The JSON file VAULT_KEY_COMPONENTS names. */
   file: string;
   /** Each section's key id and check value, for the ceremony's record. */
   keys: Array<{ section: TComponentSection; keyId: string; checkValue: string; files: string[] }>;
-  /** VAULT_TRANSIT_PUBLIC_KEYS for the API. */
-  transitPublicKeys: string;
+  /** VAULT_TRANSIT_PUBLIC_KEYS for the API, when the set has the transit key. */
+  transitPublicKeys?: string;
+  /** VAULT_JOB_VERIFY_KEYS for the workers, when the set has the job signing key. */
+  jobVerifyKeys?: string;
 }
 
 /**
  * Writes a new set of keys into `dir`, each split into `parts` components: `<keyId>.<n>.b64`, one
  * file per custodian and component (0600), and `components.json`. The keys themselves are never
- * written; only the transit key's public half leaves this function.
+ * written; only the public halves of the transit and job signing keys leave this function.
  */
-export function writeNewComponentSet(dir: string, parts: number, ids: Record<TComponentSection, string> = NEW_SET_IDS): TWrittenSet {
+export function writeNewComponentSet(dir: string, parts: number, options: { for?: TKeysFor; ids?: Record<TComponentSection, string> } = {}): TWrittenSet {
   if (!Number.isInteger(parts) || parts < 2 || parts > 9) throw new Error('parts must be 2-9');
+  const ids = options.ids ?? NEW_SET_IDS;
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const json: Record<string, Record<string, { components: string[]; checkValue: string }>> = {};
   const keys: TWrittenSet['keys'] = [];
-  let transitPublicKeys = '';
-  for (const section of COMPONENT_SECTIONS) {
+  const publicHalves: Pick<TWrittenSet, 'transitPublicKeys' | 'jobVerifyKeys'> = {};
+  for (const section of SECTIONS_FOR[options.for ?? 'all']) {
     const keyId = ids[section];
     const split = splitNewKey(parts);
     const files = split.components.map((component, index) => {
@@ -142,12 +184,13 @@ export function writeNewComponentSet(dir: string, parts: number, ids: Record<TCo
       component.fill(0);
       return name;
     });
-    if (section === 'transit') transitPublicKeys = publicKeysSetting({ activeId: keyId, keys: new Map([[keyId, split.key]]) });
+    if (section === 'transit') publicHalves.transitPublicKeys = publicKeysSetting({ activeId: keyId, keys: new Map([[keyId, split.key]]) });
+    if (section === 'jobSigning') publicHalves.jobVerifyKeys = jobVerifyKeysSetting(softwareJobSigner(keyId, split.key));
     split.key.fill(0);
     json[section] = { [keyId]: { components: files, checkValue: split.checkValue } };
     keys.push({ section, keyId, checkValue: split.checkValue, files });
   }
   const file = join(dir, 'components.json');
   writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`, { mode: 0o600 });
-  return { file, keys, transitPublicKeys };
+  return { file, keys, ...publicHalves };
 }

@@ -9,7 +9,7 @@ import type { TRedisClient } from '../../connections.js';
 export const KEY_CHECK_MS = 5_000;
 const FLAG_TTL_MS = 3 * KEY_CHECK_MS;
 
-/** The reason a job fails with when the keys could not be used: the API answers 503 naming the keys. */
+/** What the API's /readyz says of the keys while a worker reports them unusable. */
 export const KEYS_UNAVAILABLE = 'vault keys unavailable';
 
 const flagKey = (queuePrefix: string) => `${queuePrefix}:vault-keys-unavailable`;

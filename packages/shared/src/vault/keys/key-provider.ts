@@ -3,24 +3,26 @@
 // fingerprints and request digests, and holds the worker's transit private keys. Three kinds,
 // chosen by VAULT_KEY_PROVIDER: `pkcs11` (the keys stay inside an HSM; pkcs11-provider.ts),
 // `components` (each key the XOR of custodians' components; components.ts) and `local` (development
-// keys from settings or .data/dev-keys.json). Only a worker (and the key commands) opens one: the
-// API has the public transit keys and nothing else.
+// keys from settings or .data/dev-keys.json). A worker (and the key commands) opens the vault keys;
+// the API opens only the job signing key of a provider of its own (open-key-provider.ts,
+// openJobSigningKey), which signs jobs and opens nothing.
 
 import { createHmac } from 'node:crypto';
 import type { TTokenizationMode } from '../schemas.js';
 import { open, seal } from '../crypto/aes-gcm.js';
 import type { TKeyring } from '../crypto/keyring.js';
-import { KEYS_UNAVAILABLE } from './key-health.js';
+import { softwareJobSigner, type TJobSigner } from '../job-signature.js';
 
 export type TKeyProviderKind = 'local' | 'components' | 'pkcs11';
 
 /**
  * The keys cannot be used right now (the HSM does not answer), as opposed to data that does not
- * open with them: the job is retried, and the API answers 503 naming the keys.
+ * open with them: the job is retried, and its last attempt answers `keys_unavailable`
+ * (vault-job-common.ts), which the API answers with 503 naming the keys.
  */
 export class KeysUnavailableError extends Error {
   constructor(reason: string) {
-    super(`${KEYS_UNAVAILABLE}: ${reason}`);
+    super(`vault keys unavailable: ${reason}`);
     this.name = 'KeysUnavailableError';
   }
 }
@@ -47,6 +49,11 @@ export interface TKeyProvider {
   readonly fingerprintKeyId: string;
   /** The worker's transit private keys (raw X25519), the newest first. */
   readonly transitKeys: TKeyring;
+  /**
+   * The API's job signing key when this provider holds it (`npm start`'s one provider, a
+   * development token); a worker's provider in production does not.
+   */
+  readonly jobSigner?: TJobSigner;
   wrapDataKey(mode: TTokenizationMode, dataKey: Buffer, aad: string): Promise<TWrappedKey>;
   /** Throws when the KEK is not held here or the wrapped key does not open with `aad`. */
   unwrapDataKey(mode: TTokenizationMode, wrapped: TWrappedKey, aad: string): Promise<Buffer>;
@@ -62,6 +69,8 @@ export interface TSoftwareKeys {
   kek: Record<TTokenizationMode, TKeyring>;
   fingerprint: { id: string; key: Buffer };
   transit: TKeyring;
+  /** The API's Ed25519 job signing key (its 32-byte seed), when these keys include it. */
+  jobSigning?: { id: string; seed: Buffer };
 }
 
 const ringIds = (ring: TKeyring) => [ring.activeId, ...[...ring.keys.keys()].filter((id) => id !== ring.activeId)];
@@ -77,6 +86,7 @@ export function softwareKeyProvider(kind: 'local' | 'components', keys: TSoftwar
     kekIds: { test: ringIds(keys.kek.test), live: ringIds(keys.kek.live) },
     fingerprintKeyId: keys.fingerprint.id,
     transitKeys: keys.transit,
+    ...(keys.jobSigning ? { jobSigner: softwareJobSigner(keys.jobSigning.id, keys.jobSigning.seed) } : {}),
     async wrapDataKey(mode, dataKey, aad) {
       const kekId = keys.kek[mode].activeId;
       return { kekId, wrapped: seal(kekOf(mode, kekId), dataKey, `dek:${aad}`) };

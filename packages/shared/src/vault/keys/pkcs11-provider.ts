@@ -4,7 +4,9 @@
 // and opened with CKM_AES_GCM through C_Encrypt/C_Decrypt, fingerprints are CKM_SHA256_HMAC through
 // C_Sign — inside the token. The worker's transit private key (X25519, which tokens rarely do) is
 // derived at start as HMAC(transit key, a fixed label) inside the token and lives only in the
-// worker's memory.
+// worker's memory. The API's job signing key is an Ed25519 key pair (CKM_EC_EDWARDS_KEY_PAIR_GEN),
+// its private half sensitive and non-extractable, signing with CKM_EDDSA inside the token; in
+// production it lives in a token of the API's own that holds nothing else.
 //
 // One C_Initialize per library and process (OS locking, so the async calls may run on libuv's
 // threads at once), a small pool of sessions (a session runs one operation at a time), the user
@@ -17,8 +19,9 @@ import { createRequire } from 'node:module';
 import type * as Pkcs11Types from 'pkcs11js';
 import type { TTokenizationMode } from '../schemas.js';
 import type { TKeyring } from '../crypto/keyring.js';
+import type { TJobSigner } from '../job-signature.js';
 import { KeySetupError, KeysUnavailableError, type TKeyProvider } from './key-provider.js';
-import type { TKeyLabels } from './key-labels.js';
+import type { TKeyLabels, TKeysFor } from './key-labels.js';
 
 type TBinding = typeof Pkcs11Types;
 type TLibrary = Pkcs11Types.PKCS11;
@@ -68,6 +71,15 @@ const GCM_TAG_BYTES = 16;
 /** aes-gcm.ts's layout version: a token-wrapped key is stored as one wrapped in software. */
 const SEALED_VERSION = 1;
 const TRANSIT_DERIVATION = 'folio-vault transit x25519 v1';
+// PKCS#11 3.0's Edwards-curve values, which pkcs11js does not name.
+const CKM_EC_EDWARDS_KEY_PAIR_GEN = 0x1055;
+const CKM_EDDSA = 0x1057;
+const CKK_EC_EDWARDS = 0x40;
+/** CKA_EC_PARAMS of Ed25519: the DER of its object identifier, 1.3.101.112. */
+const ED25519_PARAMS = Buffer.from('06032b6570', 'hex');
+
+/** The kinds of key the token holds: AES KEKs, HMAC secrets, and the Ed25519 job signing key pair. */
+export type TTokenKeyKind = 'aes' | 'hmac' | 'ed25519';
 
 function loadBinding(): TBinding {
   try {
@@ -177,19 +189,36 @@ export class Pkcs11Token {
     }
   }
 
-  /** The handle of the secret key labelled `label`, or undefined. */
-  findKey(label: string): THandle | undefined {
+  /** The handles of the objects of `objectClass` (with `label`, when given). */
+  private findObjects(objectClass: number, label?: string): THandle[] {
     const { binding, library } = this;
     const session = this.sessions[0]!;
     library.C_FindObjectsInit(session, [
-      { type: binding.CKA_CLASS, value: binding.CKO_SECRET_KEY },
-      { type: binding.CKA_LABEL, value: label },
+      { type: binding.CKA_CLASS, value: objectClass },
+      ...(label === undefined ? [] : [{ type: binding.CKA_LABEL, value: label }]),
     ]);
     try {
-      return library.C_FindObjects(session, 2)[0];
+      return library.C_FindObjects(session, 1000);
     } finally {
       library.C_FindObjectsFinal(session);
     }
+  }
+
+  /** The handle of the secret key labelled `label`, or undefined. */
+  findKey(label: string): THandle | undefined {
+    return this.findObjects(this.binding.CKO_SECRET_KEY, label)[0];
+  }
+
+  /** The private and public handles of the key pair labelled `label`, or undefined when either is missing. */
+  findKeyPair(label: string): { privateKey: THandle; publicKey: THandle } | undefined {
+    const privateKey = this.findObjects(this.binding.CKO_PRIVATE_KEY, label)[0];
+    const publicKey = this.findObjects(this.binding.CKO_PUBLIC_KEY, label)[0];
+    return privateKey && publicKey ? { privateKey, publicKey } : undefined;
+  }
+
+  /** The labels of every secret key in the token (the vault's keys are all secret keys; the job signing key is not). */
+  secretKeyLabels(): string[] {
+    return this.findObjects(this.binding.CKO_SECRET_KEY).map((handle) => String((this.attributes(handle, [this.binding.CKA_LABEL])[0]!.value as Buffer).toString('utf8')));
   }
 
   /** Reads attributes of a key (C_GetAttributeValue); a sensitive key's CKA_VALUE throws CKR_ATTRIBUTE_SENSITIVE. */
@@ -218,18 +247,72 @@ export class Pkcs11Token {
   }
 
   /**
-   * Every key `labels` names, created when missing (as `npm run keys:hsm-init` does): the KEKs as
-   * AES keys, the fingerprint and transit keys as HMAC secrets. Says which were there already.
+   * Creates the Ed25519 job signing key pair: the private half sensitive and non-extractable, only
+   * for signing; the public half readable (its CKA_EC_POINT is VAULT_JOB_VERIFY_KEYS's value).
    */
-  ensureKeys(labels: TKeyLabels): Array<{ label: string; kind: 'aes' | 'hmac'; created: boolean; handle: THandle }> {
-    const wanted: Array<[string, 'aes' | 'hmac']> = [
-      ...[...labels.kekTest, ...labels.kekLive].map((label): [string, 'aes'] => [label, 'aes']),
-      [labels.fingerprint, 'hmac'],
-      ...labels.transit.map((label): [string, 'hmac'] => [label, 'hmac']),
+  createSigningKeyPair(label: string): { privateKey: THandle; publicKey: THandle } {
+    const { binding: b, library } = this;
+    return library.C_GenerateKeyPair(
+      this.sessions[0]!,
+      { mechanism: CKM_EC_EDWARDS_KEY_PAIR_GEN, parameter: undefined },
+      [
+        { type: b.CKA_CLASS, value: b.CKO_PUBLIC_KEY },
+        { type: b.CKA_KEY_TYPE, value: CKK_EC_EDWARDS },
+        { type: b.CKA_LABEL, value: label },
+        { type: b.CKA_EC_PARAMS, value: ED25519_PARAMS },
+        { type: b.CKA_TOKEN, value: true },
+        { type: b.CKA_VERIFY, value: true },
+      ],
+      [
+        { type: b.CKA_CLASS, value: b.CKO_PRIVATE_KEY },
+        { type: b.CKA_KEY_TYPE, value: CKK_EC_EDWARDS },
+        { type: b.CKA_LABEL, value: label },
+        { type: b.CKA_TOKEN, value: true },
+        { type: b.CKA_PRIVATE, value: true },
+        { type: b.CKA_SENSITIVE, value: true },
+        { type: b.CKA_EXTRACTABLE, value: false },
+        { type: b.CKA_SIGN, value: true },
+      ],
+    );
+  }
+
+  /**
+   * Every key `labels` names for `holder`, created when missing (as `npm run keys:hsm-init` does):
+   * a worker's KEKs as AES keys and fingerprint and transit keys as HMAC secrets, an API's job
+   * signing key pair. Says which were there already; `handle` is a key pair's private half.
+   */
+  ensureKeys(labels: TKeyLabels, holder: TKeysFor = 'all'): Array<{ label: string; kind: TTokenKeyKind; created: boolean; handle: THandle }> {
+    const wanted: Array<[string, TTokenKeyKind]> = [
+      ...(holder === 'api'
+        ? []
+        : [
+            ...[...labels.kekTest, ...labels.kekLive].map((label): [string, 'aes'] => [label, 'aes']),
+            [labels.fingerprint, 'hmac'] as [string, 'hmac'],
+            ...labels.transit.map((label): [string, 'hmac'] => [label, 'hmac']),
+          ]),
+      ...(holder === 'worker' ? [] : [[labels.jobSigning, 'ed25519'] as [string, 'ed25519']]),
     ];
     return wanted.map(([label, kind]) => {
+      if (kind === 'ed25519') {
+        const found = this.findKeyPair(label);
+        return { label, kind, created: !found, handle: (found ?? this.createSigningKeyPair(label)).privateKey };
+      }
       const found = this.findKey(label);
       return { label, kind, created: !found, handle: found ?? this.createKey(label, kind) };
+    });
+  }
+
+  /** The raw 32-byte Ed25519 public key of a key pair's public half (its CKA_EC_POINT, a DER octet string). */
+  ed25519PublicKey(publicKey: THandle): Buffer {
+    const point = this.attributes(publicKey, [this.binding.CKA_EC_POINT])[0]!.value as Buffer;
+    return Buffer.from(point.subarray(point.length - 32));
+  }
+
+  /** An Ed25519 signature (CKM_EDDSA) with a key pair's private half, inside the token. */
+  signEd25519(privateKey: THandle, message: Buffer): Promise<Buffer> {
+    return this.withSession(async (session) => {
+      this.library.C_SignInit(session, { mechanism: CKM_EDDSA, parameter: undefined }, privateKey);
+      return Buffer.from(await this.library.C_SignAsync(session, message, Buffer.alloc(64)));
     });
   }
 
@@ -312,15 +395,57 @@ async function transitPrivateKey(token: Pkcs11Token, handle: THandle): Promise<B
 /** Errors after which the keys are found by label again: the token reloaded its objects (a restart). */
 const STALE_HANDLE = ['CKR_OBJECT_HANDLE_INVALID', 'CKR_KEY_HANDLE_INVALID'];
 
+/**
+ * One key operation with `token()`. Handles gone stale (the token restarted) are found again
+ * (`refind`) and the operation tried once more; a failure with a token that does not answer is
+ * KeysUnavailable (retried later), any other failure the operation's own (data that does not open).
+ */
+function guardedBy(token: () => Pkcs11Token, refind: () => void, tokenLabel: string) {
+  return async <T>(operation: () => Promise<T>): Promise<T> => {
+    try {
+      return await operation();
+    } catch (error) {
+      if (STALE_HANDLE.some((code) => (error as Error).message.includes(code))) {
+        try {
+          refind();
+          return await operation();
+        } catch {
+          // Judged below, with the first error.
+        }
+      }
+      const answers = await token().ping().then(() => true, () => false);
+      if (!answers) throw new KeysUnavailableError(`token "${tokenLabel}" does not answer (${(error as Error).message})`);
+      throw error;
+    }
+  };
+}
+
+/** The job signer over the key pair `label` of `token()`, found again by `pair()` after a restart. */
+function pkcs11JobSigner(token: () => Pkcs11Token, pair: () => { privateKey: THandle; publicKey: THandle }, label: string, guarded: ReturnType<typeof guardedBy>): TJobSigner {
+  return {
+    keyId: label,
+    publicKey: token().ed25519PublicKey(pair().publicKey),
+    sign: (message) => guarded(() => token().signEd25519(pair().privateKey, message)),
+  };
+}
+
 export async function pkcs11KeyProvider(settings: TPkcs11Settings): Promise<TKeyProvider> {
   let token = Pkcs11Token.open(settings);
   try {
     const { labels } = settings;
     const findAll = () => {
       const handles = (list: string[]) => new Map(list.map((label) => [label, requireKey(token, label)]));
-      return { test: handles(labels.kekTest), live: handles(labels.kekLive), fingerprint: requireKey(token, labels.fingerprint), transit: handles(labels.transit) };
+      return {
+        test: handles(labels.kekTest),
+        live: handles(labels.kekLive),
+        fingerprint: requireKey(token, labels.fingerprint),
+        transit: handles(labels.transit),
+        // The API's signing key, when this token holds it too (`npm start`, development).
+        jobSigning: token.findKeyPair(labels.jobSigning),
+      };
     };
     let keys = findAll();
+    const guarded = guardedBy(() => token, () => (keys = findAll()), settings.tokenLabel);
     const transitKeys = new Map<string, Buffer>();
     for (const [label, handle] of keys.transit) transitKeys.set(label, await transitPrivateKey(token, handle));
     const transit: TKeyring = { activeId: labels.transit[0]!, keys: transitKeys };
@@ -329,33 +454,16 @@ export async function pkcs11KeyProvider(settings: TPkcs11Settings): Promise<TKey
       if (!handle) throw new Error(`key-encryption key ${kekId} is not configured`);
       return handle;
     };
-    /**
-     * One key operation. Handles gone stale (the token restarted) are found again and the
-     * operation tried once more; a failure with a token that does not answer is KeysUnavailable
-     * (retried later), any other failure the operation's own (data that does not open).
-     */
-    const guarded = async <T>(operation: () => Promise<T>): Promise<T> => {
-      try {
-        return await operation();
-      } catch (error) {
-        if (STALE_HANDLE.some((code) => (error as Error).message.includes(code))) {
-          try {
-            keys = findAll();
-            return await operation();
-          } catch {
-            // Judged below, with the first error.
-          }
-        }
-        const answers = await token.ping().then(() => true, () => false);
-        if (!answers) throw new KeysUnavailableError(`token "${settings.tokenLabel}" does not answer (${(error as Error).message})`);
-        throw error;
-      }
+    const signingPair = () => {
+      if (!keys.jobSigning) throw new Error(`job signing key "${labels.jobSigning}" is no longer in token "${settings.tokenLabel}"`);
+      return keys.jobSigning;
     };
     return {
       kind: 'pkcs11',
       kekIds: { test: labels.kekTest, live: labels.kekLive },
       fingerprintKeyId: labels.fingerprint,
       transitKeys: transit,
+      ...(keys.jobSigning ? { jobSigner: pkcs11JobSigner(() => token, signingPair, labels.jobSigning, guarded) } : {}),
       async wrapDataKey(mode, dataKey, aad) {
         const kekId = labels[mode === 'test' ? 'kekTest' : 'kekLive'][0]!;
         return { kekId, wrapped: await guarded(() => token.sealGcm(kekOf(mode, kekId), dataKey, `dek:${aad}`)) };
@@ -387,6 +495,35 @@ export async function pkcs11KeyProvider(settings: TPkcs11Settings): Promise<TKey
       },
       async close() {
         for (const key of transitKeys.values()) key.fill(0);
+        token.close();
+      },
+    };
+  } catch (error) {
+    token.close();
+    throw error;
+  }
+}
+
+/**
+ * The API's view of a token: its job signing key pair and nothing else, and the labels of the
+ * secret keys the token also holds (a production API refuses a token that holds any: the vault's
+ * keys belong in the workers' token).
+ */
+export function pkcs11JobSigningKey(settings: TPkcs11Settings): { signer: TJobSigner; vaultKeys: string[]; close(): Promise<void> } {
+  const token = Pkcs11Token.open(settings);
+  try {
+    const label = settings.labels.jobSigning;
+    const find = () => {
+      const pair = token.findKeyPair(label);
+      if (!pair) throw new Pkcs11SetupError(`PKCS11_KEY_LABELS: no job signing key pair "${label}" in token "${token.label}"; create it with npm run keys:hsm-init -- --for api`);
+      return pair;
+    };
+    let pair = find();
+    const guarded = guardedBy(() => token, () => (pair = find()), settings.tokenLabel);
+    return {
+      signer: pkcs11JobSigner(() => token, () => pair, label, guarded),
+      vaultKeys: token.secretKeyLabels(),
+      async close() {
         token.close();
       },
     };
