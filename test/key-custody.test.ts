@@ -7,7 +7,7 @@ import request from 'supertest';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiJobSigningKey, startApi } from '@folio-vault/api/server';
-import { loadConfig, loadKeyCustody } from '@folio-vault/shared/config';
+import { LOCAL_KEY_NAMES, loadConfig, loadKeyCustody } from '@folio-vault/shared/config';
 import { KeySetupError } from '@folio-vault/shared/vault/keys/key-provider';
 import { newDataKey, sealField } from '@folio-vault/shared/vault/crypto/envelope';
 import { parseKeyring } from '@folio-vault/shared/vault/crypto/keyring';
@@ -354,7 +354,9 @@ describe('VAULT_KEY_PROVIDER=components', () => {
   });
 
   it('an API start under NODE_ENV=production refuses a set that also holds vault keys, with one line (its own set it accepts)', async () => {
-    const env = { ...world.env, NODE_ENV: 'production' };
+    // As production gives it: no cleartext key beside the components, its own role's database URL.
+    const cleartext = new Set<string>(LOCAL_KEY_NAMES);
+    const env = { ...Object.fromEntries(Object.entries(world.env).filter(([name]) => !cleartext.has(name))), NODE_ENV: 'production', API_DATABASE_URL: world.config.API_DATABASE_URL };
     const refused = startApi(loadConfig(env, 'api'), world.logger, { port: 0 });
     await expect(refused).rejects.toThrow(KeySetupError);
     await expect(refused).rejects.toMatchObject({

@@ -333,6 +333,7 @@ describe('loadConfig — production refuses development switches', () => {
     JWT_SECRET: keys.JWT_SECRET!,
     EXPORT_LINK_KEY: keys.EXPORT_LINK_KEY!,
     VAULT_TRANSIT_PUBLIC_KEYS: keys.VAULT_TRANSIT_PUBLIC_KEYS!,
+    VAULT_JOB_VERIFY_KEYS: keys.VAULT_JOB_VERIFY_KEYS!,
     VAULT_KEY_PROVIDER: 'components',
     VAULT_KEY_COMPONENTS: '/keys/components.json',
   };
@@ -638,7 +639,7 @@ describe('keys by process role', () => {
     const { VAULT_KEK_TEST: _t, VAULT_KEK_LIVE: _l, VAULT_FINGERPRINT_KEY: _f, VAULT_TRANSIT_KEY: _p, ...apiEnv } = requiredKeys();
     let problems: string[] = [];
     try {
-      loadConfig({ ...apiEnv, NODE_ENV: 'production' }, 'api');
+      loadConfig({ ...apiEnv, ...ROLE_URLS, NODE_ENV: 'production' }, 'api');
     } catch (error) {
       problems = (error as ConfigError).problems;
     }

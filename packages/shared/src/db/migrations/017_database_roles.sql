@@ -13,7 +13,7 @@
 --
 -- Grants are explicit, table by table: a migration that creates a table grants on it in the same
 -- file. docs/operations.md#database-roles lists every table and what each role may do there, and
--- test/db-roles.test.ts fails when the catalog and that list differ (a new table with no decision).
+-- test/migrate.test.ts fails when the catalog and that list differ (a new table with no decision).
 DO $$
 DECLARE
   role_name text;

@@ -2,7 +2,7 @@
 -- associated data of a record's wrapped data key, field ciphertexts and held CVV names property,
 -- mode and token id (binding 2), so a record copied or moved into another property's row does not
 -- open. Records written before name mode and token id only (binding 1): they still open, and the
--- vault sweep and `npm run keys:rotate` re-bind them in batches (apps/worker/src/vault/rebind.ts).
+-- vault sweep and `npm run keys:rotate` re-bind them in batches (apps/worker/src/vault/record-passes.ts).
 -- New records are written with binding 2 (the insert names it; the default says the same).
 DO $$
 DECLARE mode text;
@@ -14,6 +14,10 @@ BEGIN
     EXECUTE format('CREATE INDEX ON %I.cards (id) WHERE record_binding = 1 AND wrapped_dek IS NOT NULL', mode);
   END LOOP;
 END $$;
+
+-- Re-binding seals a held CVV again under the record's new associated data: the workers' role
+-- updates held CVVs (docs/operations.md#database-roles).
+GRANT UPDATE ON vault_test.held_cvvs, vault_live.held_cvvs TO folio_vault_worker;
 
 -- A vault job a worker refused (its signature missing, not verifying, of an unknown key, or
 -- expired): the job's name and the reason, with the property and token it named; never its
