@@ -5,6 +5,7 @@
 // Problems never quote a header value or body text: a card number must not come back in an error.
 
 import { holdsPan } from '../card/redact-pan.js';
+import { HEADER_NAME, templateHeaderRefusal } from './header-policy.js';
 
 export const CARD_PLACEHOLDERS: readonly string[] = [
   'card.number',
@@ -78,18 +79,6 @@ export type TTemplateProblem = { path: string; message: string };
 const MAX_PATH = 2048;
 const MAX_HEADERS = 30;
 const MAX_HEADER_VALUE = 8192;
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-
-/** Header names a client may not set, with the reason it is given. */
-const FORBIDDEN_HEADERS: Record<string, string> = {
-  host: 'is not allowed: the vault sets it from the destination',
-  authorization: "is not allowed: the destination's credentials come from its configuration",
-  cookie: 'is not allowed',
-  'content-length': 'is not allowed: the vault sets it',
-  'idempotency-key': 'is not allowed: the vault sets it',
-  'accept-encoding': 'is not allowed: the answer is read as text, never compressed',
-};
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
 /** A placeholder named in a problem only when it is a plain dotted name that cannot hold a card number. */
 function describe(name: string): string {
@@ -154,12 +143,9 @@ function pathMessages(path: string): string[] {
 }
 
 function headerMessages(name: string, value: unknown): string[] {
-  const lower = name.toLowerCase();
-  if (!TOKEN.test(name)) return ['is not a valid header name'];
-  const reason = FORBIDDEN_HEADERS[lower];
-  if (reason) return [reason];
-  if (lower.startsWith('proxy-')) return ['is not allowed'];
-  if (HOP_BY_HOP.has(lower)) return ['is a hop-by-hop header and is not allowed'];
+  if (!HEADER_NAME.test(name)) return ['is not a valid header name'];
+  const refusal = templateHeaderRefusal(name);
+  if (refusal) return [refusal];
   if (typeof value !== 'string') return ['must be a string'];
   const messages: string[] = [];
   if (value.length > MAX_HEADER_VALUE) messages.push(`must be at most ${MAX_HEADER_VALUE} characters`);
