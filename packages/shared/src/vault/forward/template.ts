@@ -5,6 +5,7 @@
 // Problems never quote a header value or body text: a card number must not come back in an error.
 
 import { holdsPan } from '../card/redact-pan.js';
+import { decodeCharacterReferences } from './char-references.js';
 import { HEADER_NAME, templateHeaderRefusal } from './header-policy.js';
 
 export const CARD_PLACEHOLDERS: readonly string[] = [
@@ -86,8 +87,11 @@ function describe(name: string): string {
   return plain ? `unknown placeholder {{${name}}}` : 'unknown placeholder';
 }
 
-/** A digit as the gateway will read it: plain, percent-encoded, a JSON \\u escape or an XML character reference. */
-const DIGIT = String.raw`(?:\d|%3\d|\\u003\d|&#0*(?:4[89]|5[0-7]);|&#x0*3\d;)`;
+/**
+ * A digit as the gateway will read it: plain, percent-encoded, a JSON \\u escape or a character
+ * reference, its ';' optional as char-references.ts reads it.
+ */
+const DIGIT = String.raw`(?:\d|%3\d|\\u003\d|&#0*(?:4[89]|5[0-7])(?:;|(?!\d))|&#x0*3\d(?:;|(?![0-9a-f])))`;
 const DIGIT_BEFORE = new RegExp(`${DIGIT}$`, 'i');
 const DIGIT_AFTER = new RegExp(`^${DIGIT}`, 'i');
 
@@ -201,13 +205,8 @@ function jsonNested(body: string): boolean {
   return walk(JSON.parse(body));
 }
 
-const XML_ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
-const xmlDecoded = (text: string) =>
-  text.replace(/&(?:#x([0-9a-f]+)|#([0-9]+)|([a-z]+));/gi, (whole, hex: string | undefined, dec: string | undefined, name: string | undefined) => {
-    if (name !== undefined) return XML_ENTITIES[name] ?? whole;
-    const code = hex !== undefined ? Number.parseInt(hex, 16) : Number(dec);
-    return code <= 0x10ffff ? String.fromCodePoint(code) : whole;
-  });
+/** XML text as the gateway reads it, with the reading the answer's masking uses (char-references.ts). */
+const xmlDecoded = decodeCharacterReferences;
 
 function xmlNested(body: string): boolean {
   let at = 0;
