@@ -26,6 +26,13 @@ interface TPrepared {
   secrets: TMaskedSecrets;
 }
 
+/** The metric's `result` of a failed call: every 502 but an answer over the cap is `unreachable`. */
+const OBSERVED_FAILURE: Record<GatewayError['code'], string> = {
+  GATEWAY_TIMEOUT: 'timeout',
+  GATEWAY_UNREACHABLE: 'unreachable',
+  FORWARD_ANSWER_TOO_LARGE: 'too_large',
+};
+
 /**
  * The key the gateway receives: the property's id before the client's key. A destination's gateway
  * account is shared by every property, while the vault binds keys per property: unprefixed, two
@@ -171,7 +178,7 @@ export class CardForwarder {
       }
       if (!(error instanceof GatewayError)) throw error;
       const durationMs = Math.round(error.durationMs ?? performance.now() - started);
-      this.observe(payload.destination, error.code === 'GATEWAY_TIMEOUT' ? 'timeout' : 'unreachable', durationMs);
+      this.observe(payload.destination, OBSERVED_FAILURE[error.code], durationMs);
       return { outcome: 'gateway_error', forwardId: payload.forwardId, code: error.code, details: maskSecrets(error.message, secrets), durationMs };
     }
   }
