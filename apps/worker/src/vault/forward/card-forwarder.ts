@@ -10,7 +10,8 @@ import type { z } from 'zod';
 import type { TMetrics } from '@folio-vault/shared/metrics';
 import { destinationRefusal, type TResolvedDestination } from '@folio-vault/shared/vault/forward/destinations';
 import type { TForwardCardResult, ZForwardCardPayload } from '@folio-vault/shared/vault/forward/forward-job';
-import { maskHeaders, maskSecrets, type TMaskedSecrets } from '@folio-vault/shared/vault/forward/mask';
+import { clientAnswer } from '@folio-vault/shared/vault/forward/answer';
+import { maskSecrets, type TMaskedSecrets } from '@folio-vault/shared/vault/forward/mask';
 import { cardValues, substitute, templateProblems, usesCvv } from '@folio-vault/shared/vault/forward/template';
 import type { Logger } from '@folio-vault/shared/logger';
 import type { CardVault, TOpenedCard } from '../card-vault.js';
@@ -73,7 +74,7 @@ export class CardForwarder {
       await this.attempts.release(payload.mode, payload.propertyId, payload.idempotencyKey, payload.forwardId);
       throw error;
     }
-    const result = await this.call(payload, prepared);
+    const result = await this.call(payload, destination, prepared);
     if (result.outcome === 'not_sent') return result;
     try {
       await this.record(payload, result);
@@ -147,8 +148,8 @@ export class CardForwarder {
     return { filled, secrets };
   }
 
-  /** Sends and masks the answer. */
-  private async call(payload: TForwardPayload, { filled, secrets }: TPrepared): Promise<TRecordedForward | TNotSent> {
+  /** Sends, and keeps of the answer what the destination's allowlist names, masked (answer.ts). */
+  private async call(payload: TForwardPayload, destination: TResolvedDestination, { filled, secrets }: TPrepared): Promise<TRecordedForward | TNotSent> {
     const started = performance.now();
     try {
       const answer = await this.gateways.send(payload.destination, {
@@ -164,9 +165,7 @@ export class CardForwarder {
           forward_id: payload.forwardId,
           destination: payload.destination,
           status: answer.status,
-          headers: maskHeaders(answer.headers, secrets),
-          // U+0000 (binary in an answer) cannot be stored in jsonb: it is U+FFFD for the caller and the record alike.
-          body: maskSecrets(answer.body.replaceAll('\0', '\uFFFD'), secrets),
+          ...clientAnswer(destination.answer, answer, secrets),
           duration_ms: answer.durationMs,
         },
       };
@@ -179,7 +178,8 @@ export class CardForwarder {
       if (!(error instanceof GatewayError)) throw error;
       const durationMs = Math.round(error.durationMs ?? performance.now() - started);
       this.observe(payload.destination, OBSERVED_FAILURE[error.code], durationMs);
-      return { outcome: 'gateway_error', forwardId: payload.forwardId, code: error.code, details: maskSecrets(error.message, secrets), durationMs };
+      const details = maskSecrets(error.message, secrets) ?? 'the payment gateway call failed';
+      return { outcome: 'gateway_error', forwardId: payload.forwardId, code: error.code, details, durationMs };
     }
   }
 
