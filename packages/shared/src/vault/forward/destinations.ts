@@ -13,7 +13,7 @@ export const FORWARD_METHODS = ['POST', 'PUT', 'PATCH', 'GET', 'DELETE'] as cons
 export type TForwardMethod = (typeof FORWARD_METHODS)[number];
 
 /**
- * What of a gateway's answer comes back (docs/vault.md#the-answer-allowlisted): the status always,
+ * What of a gateway's answer comes back (docs/vault.md#the-answer): the status always,
  * content-type and date and the `headers` named, the members of a JSON body at `json` (each a
  * path of keys and array indices), the keys of a form body in `form`; any other body is dropped.
  */

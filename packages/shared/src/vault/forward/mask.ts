@@ -1,6 +1,6 @@
 // What a gateway answers goes back to the client, into the recorded answer and into the job's
 // result: the card that was forwarded must not come back with it, in whatever form the answer
-// carries it (docs/vault.md#the-answer-masked). An answer allowlist (answer.ts) keeps only what a
+// carries it (docs/vault.md#the-answer). An answer allowlist (answer.ts) keeps only what a
 // destination names; this masking is the second line, on what is kept and on whole answers.
 //
 // How an answer is read. A document (the answer, or a text decoded from a block inside it) is read
