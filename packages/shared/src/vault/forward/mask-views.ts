@@ -17,6 +17,7 @@
 //   normalised as view 0 is. Quoted-printable has views of its own (quotedPrintableView): `=12`
 //   is common in a plain form body and must not be read as an escape in the same view.
 
+import { endianness } from 'node:os';
 import { characterReferenceAt } from './char-references.js';
 
 export interface TView {
@@ -35,35 +36,51 @@ const CF = /^\p{Cf}$/u;
 const isHexCode = (code: number) => (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x46) || (code >= 0x61 && code <= 0x66);
 const hexValue = (code: number) => (code <= 0x39 ? code - 0x30 : (code | 0x20) - 0x57);
 
+const UTF16 = endianness() === 'LE' ? new TextDecoder('utf-16le') : undefined;
+
+/**
+ * Code units as a string. The UTF-16 decoder is the fast way, but it writes U+FFFD for a lone
+ * surrogate: a text that holds one (a byte of no UTF-8 sequence, U+DC80 + byte) is built in chunks.
+ */
+export function stringOf(units: Uint16Array): string {
+  let surrogate = false;
+  for (let k = 0; k < units.length && !surrogate; k += 1) surrogate = units[k]! >= 0xd800 && units[k]! <= 0xdfff;
+  if (UTF16 && !surrogate) return UTF16.decode(units);
+  let text = '';
+  for (let k = 0; k < units.length; k += 8192) text += String.fromCharCode.apply(null, units.subarray(k, k + 8192) as unknown as number[]);
+  return text;
+}
+
 /** Builds a view, code unit by code unit, with the original span of each. */
 class ViewWriter {
-  private readonly parts: string[] = [];
+  private units: Uint16Array;
   private starts: Int32Array;
   private ends: Int32Array;
   private n = 0;
 
   constructor(capacity: number) {
+    this.units = new Uint16Array(capacity);
     this.starts = new Int32Array(capacity);
     this.ends = new Int32Array(capacity);
   }
 
-  private room(units: number): void {
-    if (this.n + units <= this.starts.length) return;
-    const grown = Math.max(this.starts.length * 2, this.n + units);
-    const starts = new Int32Array(grown);
-    const ends = new Int32Array(grown);
+  private room(count: number): void {
+    if (this.n + count <= this.starts.length) return;
+    const size = Math.max(this.starts.length * 2, this.n + count);
+    const units = new Uint16Array(size);
+    const starts = new Int32Array(size);
+    const ends = new Int32Array(size);
+    units.set(this.units);
     starts.set(this.starts);
     ends.set(this.ends);
-    this.starts = starts;
-    this.ends = ends;
+    [this.units, this.starts, this.ends] = [units, starts, ends];
   }
 
   /** `text` (possibly empty: the span then leaves nothing) written as [start, end) of the original. */
   put(text: string, start: number, end: number): void {
-    if (text === '') return;
     this.room(text.length);
-    this.parts.push(text);
     for (let k = 0; k < text.length; k += 1, this.n += 1) {
+      this.units[this.n] = text.charCodeAt(k);
       this.starts[this.n] = start;
       this.ends[this.n] = end;
     }
@@ -71,10 +88,9 @@ class ViewWriter {
 
   /** raw[from, to) as it is, each code unit its own span. */
   original(raw: string, from: number, to: number): void {
-    if (to <= from) return;
     this.room(to - from);
-    this.parts.push(raw.slice(from, to));
     for (let k = from; k < to; k += 1, this.n += 1) {
+      this.units[this.n] = raw.charCodeAt(k);
       this.starts[this.n] = k;
       this.ends[this.n] = k + 1;
     }
@@ -84,14 +100,14 @@ class ViewWriter {
   copy(view: TView, from: number, to: number): void {
     if (to <= from) return;
     this.room(to - from);
-    this.parts.push(view.text.slice(from, to));
+    for (let k = from; k < to; k += 1) this.units[this.n + k - from] = view.text.charCodeAt(k);
     this.starts.set(view.starts.subarray(from, to), this.n);
     this.ends.set(view.ends.subarray(from, to), this.n);
     this.n += to - from;
   }
 
   done(): TView {
-    return { text: this.parts.join(''), starts: this.starts.subarray(0, this.n), ends: this.ends.subarray(0, this.n) };
+    return { text: stringOf(this.units.subarray(0, this.n)), starts: this.starts.subarray(0, this.n), ends: this.ends.subarray(0, this.n) };
   }
 }
 

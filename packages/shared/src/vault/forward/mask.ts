@@ -55,9 +55,10 @@
 // WORK_PER_CHARACTER times the answer's size: an answer built to need more (blocks that decode to
 // text at every alignment, level after level) is not returned at all (null), never unmasked.
 
+import { isUtf8 } from 'node:buffer';
 import { maskName } from '../card/mask.js';
 import { isPanShaped, redactPans } from '../card/redact-pan.js';
-import { CharacterNormaliser, escapeView, normalisedView, quotedPrintableView, readUtf8, type TView } from './mask-views.js';
+import { CharacterNormaliser, escapeView, normalisedView, quotedPrintableView, readUtf8, stringOf, type TView } from './mask-views.js';
 
 export interface TMaskedSecrets {
   pan?: string;
@@ -105,11 +106,19 @@ interface TEdit {
 class Edits {
   /** slots[start] is 1 + the index in `masks` of the widest mask starting there, 0 for none. */
   private readonly slots: Int32Array;
+  /** stars[k] is 1 when the one character at k becomes '*' (the common mask, kept without an object). */
+  private readonly stars: Uint8Array;
   private readonly masks: TEdit[] = [];
   private readonly blocks: TEdit[] = [];
 
   constructor(private readonly length: number) {
     this.slots = new Int32Array(length + 1);
+    this.stars = new Uint8Array(length + 1);
+  }
+
+  /** The one character at `at` becomes '*'. */
+  star(at: number): void {
+    this.stars[at] = 1;
   }
 
   add(edit: TEdit): void {
@@ -142,7 +151,7 @@ class Edits {
       taken.fill(1, block.start, block.end);
       const slot = this.slots[block.start]!;
       if (slot !== 0 && this.masks[slot - 1]!.end >= block.end) continue;
-      if (slot !== 0) clean = false;
+      if (slot !== 0 || this.stars[block.start] === 1) clean = false;
       this.slots[block.start] = this.masks.push(block);
     }
     const parts: string[] = [];
@@ -150,15 +159,17 @@ class Edits {
     let keptKind: TEdit['kind'] = 'mask';
     for (let start = 0; start < this.length; start += 1) {
       const slot = this.slots[start]!;
-      if (slot === 0) continue;
-      const edit = this.masks[slot - 1]!;
+      if (slot === 0 && this.stars[start] === 0) continue;
+      // A star is one character wide: any edit starting at the same place covers it.
+      const edit = slot === 0 ? undefined : this.masks[slot - 1]!;
+      const end = edit ? edit.end : start + 1;
       if (start < at) {
-        if (edit.end > at || keptKind === 'block') clean = false;
+        if (end > at || keptKind === 'block') clean = false;
         continue;
       }
-      parts.push(text.slice(at, start), edit.text);
-      at = edit.end;
-      keptKind = edit.kind;
+      parts.push(text.slice(at, start), edit ? edit.text : '*');
+      at = end;
+      keptKind = edit ? edit.kind : 'mask';
     }
     parts.push(text.slice(at));
     meter.work += text.length;
@@ -215,13 +226,6 @@ function grown(array: Int32Array, size: number): Int32Array<ArrayBuffer> {
   const next = new Int32Array(size);
   next.set(array);
   return next;
-}
-
-/** Code units as a string, in chunks (String.fromCharCode takes a bounded number of arguments). */
-function stringOf(units: Uint16Array): string {
-  let text = '';
-  for (let k = 0; k < units.length; k += 8192) text += String.fromCharCode(...units.subarray(k, k + 8192));
-  return text;
 }
 
 function lettersOf(view: TView, folder: LetterFolder): TLetters {
@@ -362,7 +366,10 @@ function matchDigits(view: TView, context: TContext, edits: Edits): void {
   const star = (j: number) => {
     if (starred[j]) return;
     starred[j] = 1;
-    edits.add({ start: view.starts[at[j]!]!, end: view.ends[at[j]!]!, text: '*', kind: 'mask' });
+    const start = view.starts[at[j]!]!;
+    const end = view.ends[at[j]!]!;
+    if (end === start + 1) edits.star(start);
+    else edits.add({ start, end, text: '*', kind: 'mask' });
   };
   /** Digits [a, b) as a card: all claimed, all but the first six and last four starred. */
   const maskCard = (a: number, b: number) => {
@@ -507,36 +514,25 @@ function matchName(view: TView, context: TContext, edits: Edits): void {
 // --- Nested documents --------------------------------------------------------------------------
 
 /** Bytes as text: UTF-8, each byte of no valid sequence as U+DC80 + byte (written back by bytesOf). */
-const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
-
 function textOf(bytes: Uint8Array): string {
-  try {
-    return STRICT_UTF8.decode(bytes);
-  } catch {
-    // Not UTF-8 throughout: read piece by piece below.
-  }
-  const units: number[] = [];
+  if (isUtf8(bytes)) return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8');
+  const units = new Uint16Array(bytes.length);
+  let n = 0;
   readUtf8(bytes, (cp, from) => {
-    if (cp === undefined) units.push(0xdc00 + bytes[from]!);
-    else if (cp > 0xffff) units.push(0xd800 + ((cp - 0x10000) >> 10), 0xdc00 + ((cp - 0x10000) & 0x3ff));
-    else units.push(cp);
+    if (cp === undefined) units[n++] = 0xdc00 + bytes[from]!;
+    else if (cp > 0xffff) {
+      units[n++] = 0xd800 + ((cp - 0x10000) >> 10);
+      units[n++] = 0xdc00 + ((cp - 0x10000) & 0x3ff);
+    } else units[n++] = cp;
   });
-  let text = '';
-  for (let k = 0; k < units.length; k += 8192) text += String.fromCharCode(...units.slice(k, k + 8192));
-  return text;
+  return stringOf(units.subarray(0, n));
 }
 
 /** Valid UTF-8, or at least three quarters printable ASCII (a document with a few bytes of a shifted reading before it). */
 function readsAsText(bytes: Uint8Array): boolean {
   let printable = 0;
   for (const byte of bytes) if ((byte >= 0x20 && byte < 0x7f) || byte === 0x09 || byte === 0x0a || byte === 0x0d) printable += 1;
-  if (printable * 4 >= bytes.length * 3) return true;
-  try {
-    STRICT_UTF8.decode(bytes);
-    return true;
-  } catch {
-    return false;
-  }
+  return printable * 4 >= bytes.length * 3 || isUtf8(bytes);
 }
 
 /** textOf's inverse: U+DC80–U+DCFF as the byte it stands for, everything else as UTF-8. */
@@ -605,11 +601,13 @@ function base64Blocks(text: string, urlSafe: boolean): TBlock[] {
     let count = 0;
     let last = i;
     let marked = false;
+    let letters = false;
     while (k < text.length) {
       const code = text.charCodeAt(k);
       if (isChar(code)) {
         count += 1;
         last = k + 1;
+        if (code > 0x39) letters = true;
         if (urlSafe ? code === 0x2d || code === 0x5f : code === 0x2b || code === 0x2f) marked = true;
         k += 1;
       } else if (isBlockSpace(code)) k += 1;
@@ -617,7 +615,8 @@ function base64Blocks(text: string, urlSafe: boolean): TBlock[] {
     }
     let end = last;
     while (end < text.length && text.charCodeAt(end) === 0x3d && end - last < 2) end += 1;
-    if (count >= MIN_BASE64 && (!urlSafe || marked)) blocks.push(readBlock(text, i, last, isChar, urlSafe ? 'base64url' : 'base64', end));
+    // A run of decimal digits is a number: its base64 reading never has two ASCII digits side by side, nor three letters.
+    if (count >= MIN_BASE64 && (!urlSafe || marked) && letters) blocks.push(readBlock(text, i, last, isChar, urlSafe ? 'base64url' : 'base64', end));
     i = k;
   }
   return blocks;
