@@ -42,23 +42,23 @@ describe('formMembers', () => {
 describe('clientAnswer', () => {
   const allowlist = { json: [['id'], ['outcome', 'code'], ['card', 'holder']], form: ['result'] };
 
-  it('without an allowlist: the whole body and the headers, masked', () => {
-    const answer = clientAnswer(undefined, { headers: { ...JSON_TYPE, 'x-request-id': 'Zoë Ryder' }, body: GATEWAY_JSON }, secrets);
+  it('without an allowlist: the whole body and the headers, masked', async () => {
+    const answer = await clientAnswer(undefined, { headers: { ...JSON_TYPE, 'x-request-id': 'Zoë Ryder' }, body: GATEWAY_JSON }, secrets);
     expect(answer.headers).toEqual({ ...JSON_TYPE, 'x-request-id': 'Z** R****' });
     expect(answer.dropped).toBeUndefined();
     expect(JSON.parse(answer.body!)).toMatchObject({ card: { number: '424242******4242', holder: 'Z** R****' } });
   });
 
-  it('a JSON answer: exactly the listed members, masked', () => {
-    expect(clientAnswer(allowlist, { headers: JSON_TYPE, body: GATEWAY_JSON }, secrets)).toEqual({
+  it('a JSON answer: exactly the listed members, masked', async () => {
+    expect(await clientAnswer(allowlist, { headers: JSON_TYPE, body: GATEWAY_JSON }, secrets)).toEqual({
       headers: JSON_TYPE,
       body: '{"id":"ch_1","outcome":{"code":"A01"},"card":{"holder":"Z** R****"}}',
     });
-    expect(clientAnswer(allowlist, { headers: { 'content-type': 'application/vnd.acme+json' }, body: '{"id":"x","y":1}' }, secrets).body).toBe('{"id":"x"}');
+    expect((await clientAnswer(allowlist, { headers: { 'content-type': 'application/vnd.acme+json' }, body: '{"id":"x","y":1}' }, secrets)).body).toBe('{"id":"x"}');
   });
 
-  it('a form answer: the listed pairs, masked', () => {
-    expect(clientAnswer(allowlist, { headers: FORM_TYPE, body: 'result=ok+Zo%C3%AB+Ryder&pan=4242424242424242' }, secrets)).toEqual({
+  it('a form answer: the listed pairs, masked', async () => {
+    expect(await clientAnswer(allowlist, { headers: FORM_TYPE, body: 'result=ok+Zo%C3%AB+Ryder&pan=4242424242424242' }, secrets)).toEqual({
       headers: FORM_TYPE,
       body: 'result=ok+Z** R****',
     });
@@ -68,22 +68,22 @@ describe('clientAnswer', () => {
     ['another content type', { 'content-type': 'text/plain' }, 'id=ch_1'],
     ['no content type', {}, '{"id":"ch_1"}'],
     ['JSON that does not parse', JSON_TYPE, '{"id":"ch_1"'],
-  ])('drops the body of %s', (_what, headers, body) => {
-    expect(clientAnswer(allowlist, { headers, body }, secrets)).toEqual({ headers, body: null, dropped: true });
+  ])('drops the body of %s', async (_what, headers, body) => {
+    expect(await clientAnswer(allowlist, { headers, body }, secrets)).toEqual({ headers, body: null, dropped: true });
   });
 
-  it('drops a form where only JSON is listed, and JSON where only form keys are', () => {
-    expect(clientAnswer({ json: [['id']] }, { headers: FORM_TYPE, body: 'id=1' }, secrets)).toEqual({ headers: FORM_TYPE, body: null, dropped: true });
-    expect(clientAnswer({ form: ['id'] }, { headers: JSON_TYPE, body: '{"id":1}' }, secrets)).toEqual({ headers: JSON_TYPE, body: null, dropped: true });
-    expect(clientAnswer({ headers: ['x-id'] }, { headers: JSON_TYPE, body: '{"id":1}' }, secrets)).toEqual({ headers: JSON_TYPE, body: null, dropped: true });
+  it('drops a form where only JSON is listed, and JSON where only form keys are', async () => {
+    expect(await clientAnswer({ json: [['id']] }, { headers: FORM_TYPE, body: 'id=1' }, secrets)).toEqual({ headers: FORM_TYPE, body: null, dropped: true });
+    expect(await clientAnswer({ form: ['id'] }, { headers: JSON_TYPE, body: '{"id":1}' }, secrets)).toEqual({ headers: JSON_TYPE, body: null, dropped: true });
+    expect(await clientAnswer({ headers: ['x-id'] }, { headers: JSON_TYPE, body: '{"id":1}' }, secrets)).toEqual({ headers: JSON_TYPE, body: null, dropped: true });
   });
 
-  it('drops an allowlisted JSON body that masking would no longer leave JSON (a card as a number member)', () => {
-    expect(clientAnswer({ json: [['n']] }, { headers: JSON_TYPE, body: '{"n":4242424242424242}' }, secrets)).toEqual({ headers: JSON_TYPE, body: null, dropped: true });
+  it('drops an allowlisted JSON body that masking would no longer leave JSON (a card as a number member)', async () => {
+    expect(await clientAnswer({ json: [['n']] }, { headers: JSON_TYPE, body: '{"n":4242424242424242}' }, secrets)).toEqual({ headers: JSON_TYPE, body: null, dropped: true });
   });
 
-  it('keeps an empty body empty, and a U+0000 as U+FFFD', () => {
-    expect(clientAnswer(allowlist, { headers: {}, body: '' }, secrets)).toEqual({ headers: {}, body: '' });
-    expect(clientAnswer(undefined, { headers: {}, body: 'a\0b' }, secrets)).toEqual({ headers: {}, body: 'a\uFFFDb' });
+  it('keeps an empty body empty, and a U+0000 as U+FFFD', async () => {
+    expect(await clientAnswer(allowlist, { headers: {}, body: '' }, secrets)).toEqual({ headers: {}, body: '' });
+    expect(await clientAnswer(undefined, { headers: {}, body: 'a\0b' }, secrets)).toEqual({ headers: {}, body: 'a\uFFFDb' });
   });
 });

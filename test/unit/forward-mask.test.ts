@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { maskHeaders, maskSecrets } from '@folio-vault/shared/vault/forward/mask';
+import { maskAnswerBody, maskHeaders, maskSecrets } from '@folio-vault/shared/vault/forward/mask';
 import { luhnCheckDigit as checkDigit } from '@folio-vault/test-kit/cards';
 
 const secrets = { pan: '4111111111111111', cvv: '737' };
@@ -291,5 +291,27 @@ describe('maskSecrets: linear in the answer', () => {
     expect(w2 / w1).toBeLessThan(2.5);
     expect(w2 / large.length).toBeLessThan(200);
     expect(maskSecrets(large, secrets)).not.toBeNull();
+  });
+});
+
+describe('maskAnswerBody', () => {
+  const secrets = { pan: '4242424242424242', cvv: '123', holderName: 'Zoë Ryder' };
+
+  it('masks as maskSecrets does, and lets other work run between its steps', async () => {
+    const text = `${'%2534&#52;\\u0034=34<b>4</b> '.repeat(200)}${Buffer.from('{"n":"4242424242424242"}').toString('base64')}`;
+    // Other work: a callback that runs again at every turn of the event loop until the masking ends.
+    let ran = 0;
+    let done = false;
+    const other = () => {
+      ran += 1;
+      if (!done) setImmediate(other);
+    };
+    setImmediate(other);
+    // A slice of 0 ms: it lets other work run at every step.
+    const masked = await maskAnswerBody(text, secrets, 0);
+    done = true;
+    expect(masked).toBe(maskSecrets(text, secrets));
+    expect(masked).not.toBe(text);
+    expect(ran).toBeGreaterThan(2);
   });
 });

@@ -165,7 +165,7 @@ export class CardForwarder {
           forward_id: payload.forwardId,
           destination: payload.destination,
           status: answer.status,
-          ...clientAnswer(destination.answer, answer, secrets),
+          ...(await clientAnswer(destination.answer, answer, secrets)),
           duration_ms: answer.durationMs,
         },
       };

@@ -13,7 +13,7 @@
 // something that no longer parses (a number member that held a card).
 
 import type { TAnswerAllowlist } from './destinations.js';
-import { maskHeaders, maskSecrets, type TMaskedSecrets } from './mask.js';
+import { maskAnswerBody, maskHeaders, type TMaskedSecrets } from './mask.js';
 import { contentTypeOf, templateKindOf } from './template.js';
 
 export interface TClientAnswer {
@@ -96,17 +96,17 @@ function allowlisted(allowlist: TAnswerAllowlist, contentType: string | undefine
  * the masking (see the file's comment). A U+0000 (binary in an answer) is U+FFFD: the recorded
  * answer is jsonb, which cannot hold it.
  */
-export function clientAnswer(
+export async function clientAnswer(
   allowlist: TAnswerAllowlist | undefined,
   answer: { headers: Record<string, string>; body: string },
   secrets: TMaskedSecrets,
-): TClientAnswer {
+): Promise<TClientAnswer> {
   const headers = maskHeaders(answer.headers, secrets);
   const body = answer.body.replaceAll('\0', '\uFFFD');
   if (body === '') return { headers, body };
   const kept = allowlist ? allowlisted(allowlist, contentTypeOf(answer.headers), body) : body;
   if (kept === null) return dropped(headers);
-  const masked = maskSecrets(kept, secrets);
+  const masked = await maskAnswerBody(kept, secrets);
   if (masked === null) return dropped(headers);
   if (allowlist && masked !== kept && templateKindOf(contentTypeOf(answer.headers)) === 'json') {
     try {

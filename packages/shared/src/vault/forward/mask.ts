@@ -54,6 +54,9 @@
 // the answer's size. The work is counted as it is done (TMaskMeter) and bounded by
 // WORK_PER_CHARACTER times the answer's size: an answer built to need more (blocks that decode to
 // text at every alignment, level after level) is not returned at all (null), never unmasked.
+// The work is written as steps (a generator: a view, a match, a nested document each): an answer's
+// body is masked a slice at a time (maskAnswerBody), so a large one does not hold the worker's
+// event loop from its other jobs; a short text in one go (maskSecrets).
 
 import { isUtf8 } from 'node:buffer';
 import { maskName } from '../card/mask.js';
@@ -643,7 +646,7 @@ function hexBlocks(text: string): TBlock[] {
  * whose document held a secret gets its re-encoding as an edit. `seen` holds the spans already
  * decoded, by any view of this document.
  */
-function maskBlocks(document: string, view: TView, depth: number, context: TContext, edits: Edits, seen: Map<string, TSeenBlock>): void {
+function* maskBlocks(document: string, view: TView, depth: number, context: TContext, edits: Edits, seen: Map<string, TSeenBlock>): TSteps<void> {
   const text = view.text;
   spend(context, text.length * 3);
   const blocks = [...base64Blocks(text, false), ...base64Blocks(text, true), ...hexBlocks(text)];
@@ -673,7 +676,7 @@ function maskBlocks(document: string, view: TView, depth: number, context: TCont
       // glued in front of it) only when that reading is text: otherwise it is the same bytes shifted.
       if (bytes.length < 12 || (align > 0 && !readsAsText(bytes))) continue;
       const inner = textOf(bytes);
-      const masked = maskDocument(inner, depth + 1, context);
+      const masked = yield* maskDocument(inner, depth + 1, context);
       if (masked === inner) continue;
       let encoded = bytesOf(masked).toString(block.kind);
       if (hex && /[A-F]/.test(chars) && !/[a-f]/.test(chars)) encoded = encoded.toUpperCase();
@@ -690,7 +693,7 @@ function maskBlocks(document: string, view: TView, depth: number, context: TCont
 }
 
 /** Every edit the document's views call for. */
-function collectEdits(text: string, depth: number, context: TContext, edits: Edits): void {
+function* collectEdits(text: string, depth: number, context: TContext, edits: Edits): TSteps<void> {
   const views: TView[] = [normalisedView(text, context.normaliser)];
   spend(context, text.length);
   let last = views[0]!;
@@ -709,18 +712,22 @@ function collectEdits(text: string, depth: number, context: TContext, edits: Edi
   }
   const seen = new Map<string, TSeenBlock>();
   for (const view of views) {
+    yield;
     matchDigits(view, context, edits);
+    yield;
     if (context.name) matchName(view, context, edits);
-    if (depth < MAX_DEPTH) maskBlocks(text, view, depth, context, edits, seen);
+    yield;
+    if (depth < MAX_DEPTH) yield* maskBlocks(text, view, depth, context, edits, seen);
   }
 }
 
 /** The document masked: every view's edits applied; again while an edit was left out that may not be covered. */
-function maskDocument(text: string, depth: number, context: TContext): string {
+function* maskDocument(text: string, depth: number, context: TContext): TSteps<string> {
   let current = text;
   for (let pass = 0; pass < MAX_PASSES; pass += 1) {
     const edits = new Edits(current.length);
-    collectEdits(current, depth, context, edits);
+    yield* collectEdits(current, depth, context, edits);
+    yield;
     const applied = edits.apply(current, context.meter);
     if (applied.clean) return applied.text;
     current = applied.text;
@@ -729,11 +736,12 @@ function maskDocument(text: string, depth: number, context: TContext): string {
 }
 
 /**
- * `text` with this card, its CVV and holder's name, and any other card number masked (see the
- * file's comment), or null when it cannot be masked within its work bound: it must then not be
- * returned, recorded or logged. `meter` counts the work done, for the tests of its shape.
+ * The masking as steps: each `yield` is a point where the work may pause, between views, matches
+ * and nested documents (none of them holds the event loop for long on its own).
  */
-export function maskSecrets(text: string, secrets: TMaskedSecrets, meter: TMaskMeter = { work: 0 }): string | null {
+type TSteps<T> = Generator<undefined, T, undefined>;
+
+function* masked(text: string, secrets: TMaskedSecrets, meter: TMaskMeter): TSteps<string | null> {
   const folder = new LetterFolder();
   const pan = (secrets.pan ?? '').replace(/\D/g, '');
   const cvv = secrets.cvv !== undefined && /^\d{3,4}$/.test(secrets.cvv) ? secrets.cvv : undefined;
@@ -748,19 +756,53 @@ export function maskSecrets(text: string, secrets: TMaskedSecrets, meter: TMaskM
     budget: meter.work + WORK_PER_CHARACTER * Math.max(text.length, 64),
   };
   try {
-    return redactPans(maskDocument(text, 0, context));
+    return redactPans(yield* maskDocument(text, 0, context));
   } catch (error) {
     if (error instanceof Unmaskable) return null;
     throw error;
   }
 }
 
+/**
+ * `text` with this card, its CVV and holder's name, and any other card number masked (see the
+ * file's comment), or null when it cannot be masked within its work bound: it must then not be
+ * returned, recorded or logged. `meter` counts the work done, for the tests of its shape. In one
+ * go: for short texts (a header, an error message); an answer's body goes to maskAnswerBody.
+ */
+export function maskSecrets(text: string, secrets: TMaskedSecrets, meter: TMaskMeter = { work: 0 }): string | null {
+  const steps = masked(text, secrets, meter);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** How long the masking of an answer's body holds the event loop before it lets other work run. */
+const SLICE_MS = 10;
+
+/**
+ * maskSecrets, letting other work run every `sliceMs`: a worker masking a large hostile answer
+ * goes on serving its other jobs (another property's tokenize) meanwhile.
+ */
+export async function maskAnswerBody(text: string, secrets: TMaskedSecrets, sliceMs = SLICE_MS): Promise<string | null> {
+  const steps = masked(text, secrets, { work: 0 });
+  let since = performance.now();
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    if (performance.now() - since >= sliceMs) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      since = performance.now();
+    }
+  }
+}
+
 /** Each value masked; a value that cannot be masked (maskSecrets' null) is left out. */
 export function maskHeaders(headers: Record<string, string>, secrets: TMaskedSecrets): Record<string, string> {
-  const masked: Record<string, string> = {};
+  const result: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     const text = maskSecrets(value, secrets);
-    if (text !== null) masked[name] = text;
+    if (text !== null) result[name] = text;
   }
-  return masked;
+  return result;
 }
