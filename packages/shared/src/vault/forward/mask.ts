@@ -84,6 +84,8 @@ const NAME_GAP = 3;
 const MIN_BASE64 = 16;
 const MIN_HEX = 26;
 const WORK_PER_CHARACTER = 400;
+/** Matches between two steps of the masking (see maskAnswerBody). */
+const STEP = 8192;
 /** First digits of a card number of any brand (brand.ts): other starts need no Luhn or brand check. */
 const BRAND_FIRST_DIGITS = new Set(['2', '3', '4', '5', '6', '8']);
 
@@ -157,7 +159,17 @@ class Edits {
       if (slot !== 0 || this.stars[block.start] === 1) clean = false;
       this.slots[block.start] = this.masks.push(block);
     }
-    const parts: string[] = [];
+    // The result, code unit by code unit: most edits are one '*' for one character.
+    let out = new Uint16Array(text.length + 64);
+    let n = 0;
+    const write = (from: string, a: number, b: number) => {
+      if (n + b - a > out.length) {
+        const more = new Uint16Array(Math.max(out.length * 2, n + b - a));
+        more.set(out);
+        out = more;
+      }
+      for (let k = a; k < b; k += 1) out[n++] = from.charCodeAt(k);
+    };
     let at = 0;
     let keptKind: TEdit['kind'] = 'mask';
     for (let start = 0; start < this.length; start += 1) {
@@ -170,13 +182,15 @@ class Edits {
         if (end > at || keptKind === 'block') clean = false;
         continue;
       }
-      parts.push(text.slice(at, start), edit ? edit.text : '*');
+      write(text, at, start);
+      if (edit) write(edit.text, 0, edit.text.length);
+      else write('*', 0, 1);
       at = end;
       keptKind = edit ? edit.kind : 'mask';
     }
-    parts.push(text.slice(at));
+    write(text, at, text.length);
     meter.work += text.length;
-    return { text: parts.join(''), clean };
+    return { text: stringOf(out.subarray(0, n)), clean };
   }
 }
 
@@ -355,7 +369,7 @@ function lettersBetween(text: string, from: number, to: number): boolean {
 }
 
 /** Matches of this card, other cards and the CVV in one view's digits. */
-function matchDigits(view: TView, context: TContext, edits: Edits): void {
+function* matchDigits(view: TView, context: TContext, edits: Edits): TSteps<void> {
   const text = view.text;
   const digits = text.replace(/[^0-9]/g, '');
   const m = digits.length;
@@ -393,8 +407,10 @@ function matchDigits(view: TView, context: TContext, edits: Edits): void {
     // Occurrences come in order and may overlap: each digit is claimed and starred once.
     let claimedTo = 0;
     let starredTo = 0;
+    let found = 0;
     for (let a = digits.indexOf(pan); a !== -1; a = digits.indexOf(pan, a + 1)) {
       spend(context, pan.length);
+      if (++found % STEP === 0) yield;
       const b = a + pan.length;
       if (chain[a] !== chain[b - 1]) continue;
       claimed.fill(1, Math.max(a, claimedTo), b);
@@ -451,6 +467,7 @@ function matchDigits(view: TView, context: TContext, edits: Edits): void {
     return between <= limit && !lettersBetween(text, at[groupFrom[g]! - 1]! + 1, at[groupFrom[g]!]!);
   };
 
+  yield;
   for (let first = 0; first < groups; ) {
     let last = first;
     while (last + 1 < groups && joined(last + 1, GROUP_GAP)) last += 1;
@@ -460,7 +477,9 @@ function matchDigits(view: TView, context: TContext, edits: Edits): void {
       const b = groupTo[g]!;
       if (b - a >= 13 && b - a <= 19 && luhn(a, b) && free(a, b)) maskCard(a, b);
     }
+    yield;
     for (let s = first; s <= last; s += 1) {
+      if ((s - first) % STEP === STEP - 1) yield;
       const a = groupFrom[s]!;
       if (!BRAND_FIRST_DIGITS.has(digits[a]!)) continue;
       for (let e = s + 1; e <= last; e += 1) {
@@ -478,7 +497,9 @@ function matchDigits(view: TView, context: TContext, edits: Edits): void {
   }
 
   if (cvv) {
-    for (let a = 0; a < m; ) {
+    yield;
+    for (let a = 0, steps = 0; a < m; ) {
+      if (++steps % STEP === 0) yield;
       let b = a + 1;
       while (b < m && gap(b) <= CVV_GAP && !lettersBetween(text, at[b - 1]! + 1, at[b]!)) b += 1;
       if (b - a === cvv.length && digits.startsWith(cvv, a) && free(a, b)) maskRange(a, b, '***');
@@ -713,7 +734,7 @@ function* collectEdits(text: string, depth: number, context: TContext, edits: Ed
   const seen = new Map<string, TSeenBlock>();
   for (const view of views) {
     yield;
-    matchDigits(view, context, edits);
+    yield* matchDigits(view, context, edits);
     yield;
     if (context.name) matchName(view, context, edits);
     yield;
