@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TResolvedDestination } from '@folio-vault/shared/vault/forward/destinations';
-import { GatewayClients, GatewayError, MAX_GATEWAY_ANSWER_BYTES, NotSentError, type TGatewayRequest } from '@folio-vault/worker/vault/forward/gateway-client';
+import { GatewayClients, GatewayError, NotSentError, type TGatewayRequest } from '@folio-vault/worker/vault/forward/gateway-client';
 import { answerBytes, createTestPki, neverAnswer, redirectTo, startGateway, startPlainGateway } from '@folio-vault/test-kit/gateway';
 import type { TGatewayHandler, TTestGateway, TTestPki } from '@folio-vault/test-kit/gateway';
 
@@ -46,8 +46,11 @@ function destination(origin: string, overrides: Partial<TResolvedDestination> = 
   };
 }
 
+/** FORWARD_MAX_ANSWER_BYTES's default. */
+const MAX_ANSWER_BYTES = 262_144;
+
 function clients(...destinations: TResolvedDestination[]): GatewayClients {
-  const built = new GatewayClients(destinations);
+  const built = new GatewayClients(destinations, { maxAnswerBytes: MAX_ANSWER_BYTES });
   opened.push(built);
   return built;
 }
@@ -141,10 +144,22 @@ describe('a request that reaches the gateway', () => {
     expect(gw.requests[0]!.path).toBe('/charges/ch_1');
   });
 
-  it('answers a body of exactly 1 MiB', async () => {
-    const gw = await gateway({ handler: answerBytes(MAX_GATEWAY_ANSWER_BYTES, { declareLength: false }) });
+  it("keeps content-type, date and the headers a destination's answer allowlist names, nothing else", async () => {
+    const handler: TGatewayHandler = ({ res }) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'a', 'x-outcome': 'approved', 'set-cookie': 'sid=1' });
+      res.end('{}');
+    };
+    const gw = await gateway({ handler });
+    const listed = clients(destination(gw.origin, { answer: { headers: ['x-outcome'] } }));
+    expect((await listed.send('acme-pay', POST)).headers).toEqual({ 'content-type': 'application/json', date: expect.any(String), 'x-outcome': 'approved' });
+    const none = clients(destination(gw.origin, { answer: { json: [['id']] } }));
+    expect((await none.send('acme-pay', POST)).headers).toEqual({ 'content-type': 'application/json', date: expect.any(String) });
+  });
+
+  it('answers a body of exactly the cap', async () => {
+    const gw = await gateway({ handler: answerBytes(MAX_ANSWER_BYTES, { declareLength: false }) });
     const answer = await clients(destination(gw.origin)).send('acme-pay', POST);
-    expect(answer.body.length).toBe(MAX_GATEWAY_ANSWER_BYTES);
+    expect(answer.body.length).toBe(MAX_ANSWER_BYTES);
     expect(answer.body.startsWith('{"pad":"x')).toBe(true);
     expect(answer.body.endsWith('x"}')).toBe(true);
   });
@@ -154,7 +169,7 @@ describe('a request that reaches the gateway', () => {
     opened.push(gw);
     const answer = await clients(destination(gw.origin, { allowInsecure: true, tls: {} })).send('acme-pay', POST);
     expect(answer.status).toBe(200);
-    expect(() => new GatewayClients([destination(gw.origin, { tls: {} })])).toThrow(
+    expect(() => new GatewayClients([destination(gw.origin, { tls: {} })], { maxAnswerBytes: MAX_ANSWER_BYTES })).toThrow(
       'forward destination "acme-pay" must use https (or allow insecure http)',
     );
   });
@@ -208,10 +223,13 @@ describe('answers refused', () => {
     expect(target.calls()).toBe(0);
   });
 
-  it.each([true, false])('refuses a 5 MB answer (content-length declared: %s)', async (declareLength) => {
-    const gw = await gateway({ handler: answerBytes(5 * 1024 * 1024, { declareLength }) });
+  it.each([true, false])('refuses an answer one byte over the cap (content-length declared: %s)', async (declareLength) => {
+    const gw = await gateway({ handler: answerBytes(MAX_ANSWER_BYTES + 1, { declareLength }) });
     const error = await gatewayError(clients(destination(gw.origin)).send('acme-pay', POST));
-    expect({ code: error.code, failure: error.failure }).toEqual({ code: 'GATEWAY_UNREACHABLE', failure: 'too_large' });
+    expect({ code: error.code, failure: error.failure }).toEqual({ code: 'FORWARD_ANSWER_TOO_LARGE', failure: 'too_large' });
+    expect(error.message).toBe(
+      'the payment gateway "acme-pay" answered with a body over 262144 bytes (FORWARD_MAX_ANSWER_BYTES), which was not read: it received the request and may have acted on it',
+    );
   });
 
   it('answers malformed HTTP as protocol', async () => {

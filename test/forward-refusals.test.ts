@@ -35,7 +35,7 @@ beforeAll(async () => {
   const [gateway, elsewhere, huge, silent, impostor, port] = await Promise.all([
     startGateway({ pki }),
     startGateway({ pki }),
-    startGateway({ pki, handler: answerBytes(5 * 1024 * 1024) }),
+    startGateway({ pki, handler: answerBytes(1024 * 1024) }),
     startGateway({ pki, handler: neverAnswer() }),
     startGateway({ pki, useOtherCa: true }),
     closedPort(),
@@ -189,8 +189,24 @@ describe('destinations that fail', () => {
     expect(failing.elsewhere.calls()).toBe(0);
   });
 
-  it('an answer of 5 MB: 502', async () => {
-    await failedForward('huge', 502, 'GATEWAY_UNREACHABLE');
+  it('an answer of 1 MiB: 502 FORWARD_ANSWER_TOO_LARGE, recorded done without a body; its replay answers the same, never a second call', async () => {
+    const id = await tokenize(world, card());
+    const key = randomUUID();
+    const res = await forward(world, id, valid({ destination: 'huge' }), { key });
+    expect([res.status, res.body.errorCode]).toEqual([502, 'FORWARD_ANSWER_TOO_LARGE']);
+    expect(res.body.errorDetails).toBe(
+      'the payment gateway "huge" answered with a body over 262144 bytes (FORWARD_MAX_ANSWER_BYTES), which was not read: it received the request and may have acted on it',
+    );
+    expect(failing.huge.calls()).toBe(1);
+    const { rows } = await world.pool.query<{ state: string; answer: Record<string, unknown> }>(
+      'SELECT state, answer FROM vault_test.forward_attempts WHERE idempotency_key = $1', [key],
+    );
+    expect(rows).toEqual([{
+      state: 'done',
+      answer: { outcome: 'gateway_error', forwardId: expect.any(String), code: 'FORWARD_ANSWER_TOO_LARGE', details: res.body.errorDetails, durationMs: expect.any(Number) },
+    }]);
+    const replay = await forward(world, id, valid({ destination: 'huge' }), { key });
+    expect([replay.status, replay.body.errorCode, replay.body.errorDetails]).toEqual([502, 'FORWARD_ANSWER_TOO_LARGE', res.body.errorDetails]);
     expect(failing.huge.calls()).toBe(1);
   });
 

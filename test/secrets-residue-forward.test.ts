@@ -10,7 +10,7 @@ import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { findBinary, freePort } from '@folio-vault/dev-services/process-utils';
 import { startRedisServer, type TRunningService } from '@folio-vault/dev-services/redis-server';
 import { cardBody, futureYear } from '@folio-vault/test-kit/cards';
-import { createTestPki, startGateway, type TTestGateway } from '@folio-vault/test-kit/gateway';
+import { createTestPki, startGateway, type TGatewayHandler, type TTestGateway } from '@folio-vault/test-kit/gateway';
 import { dumpRedis, dumpRows, findCvvs, findPans, readAof, scanStore, withoutJsonNumbers, type TScan } from './support/secret-scan.js';
 import { createWorld, type TWorld } from './support/world.js';
 
@@ -18,7 +18,8 @@ import { createWorld, type TWorld } from './support/world.js';
  * Card-data residue of the held CVV and of a forward (secrets-residue.test.ts covers tokenize,
  * reads, deletes and exports). The public AMEX test card is tokenized with a 4-digit CVV held for a
  * forward (VAULT_CVV_HOLD_SECONDS > 0), forwarded once — number and CVV in the body, number in the
- * query string — to a local HTTPS gateway that echoes the body, replayed, and forwarded again (the
+ * query string — to a local HTTPS gateway that echoes the body, and the number in forms an answer
+ * may hide it in (the scanners read them: support/secret-scan.ts), replayed, and forwarded again (the
  * CVV is gone). Then every place data could rest is scanned: every key of a Redis of this file's
  * own and its append-only file, a pg_dump of the database, the audit rows, every log line, every
  * answer. The forward job holds no card data at all, not even sealed: the only transit envelope in
@@ -32,6 +33,27 @@ const canaries = { pans: [PAN], cvvs: [CVV] };
 const TEMPLATE = JSON.stringify({ amount: 1000, card: { number: '{{card.number}}', cvc: '{{card.cvv}}', exp_month: '{{card.exp_month}}' } });
 /** A transit envelope (packages/shared/src/vault/crypto/transit.ts): v2.<keyId>.<enc>.<ciphertext>, base64url. */
 const ENVELOPE = /v2\.[A-Za-z0-9_.-]+\.[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{20,}/g;
+
+const hex2 = (code: number) => code.toString(16).toUpperCase().padStart(2, '0');
+const eachDigit = (pan: string, write: (code: number) => string) => Array.from(pan, (digit) => write(digit.charCodeAt(0))).join('');
+const b64 = (text: string) => Buffer.from(text).toString('base64');
+/** The number in some of the forms an answer may carry it in: base64 three deep and wrapped, hex, double percent-encoding, references, quoted-printable. */
+function formsOf(number: string): Record<string, string> {
+  const inner = JSON.stringify({ number });
+  return {
+    base64_deep: b64(b64(b64(inner))).match(/.{1,76}/g)!.join('\n'),
+    hex: Buffer.from(inner).toString('hex'),
+    percent_double: eachDigit(number, (c) => `%25${hex2(c)}`),
+    references: eachDigit(number, (c) => `&#000${c}`),
+    quoted_printable: eachDigit(number, (c) => `=${hex2(c)}`),
+  };
+}
+/** 200 JSON: the body echoed, and the number it received in each of formsOf(). */
+const echoEncoded: TGatewayHandler = ({ res, body, n }) => {
+  const { number } = (JSON.parse(body) as { card: { number: string } }).card;
+  res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': `gw-${n}` });
+  res.end(JSON.stringify({ id: 'ch_1', status: 'succeeded', echo: body, forms: formsOf(number) }));
+};
 
 let redis: TRunningService;
 let redisDir: string;
@@ -74,7 +96,7 @@ const countHeldCvvs = async () => Number((await world.pool.query<{ n: string }>(
 beforeAll(async () => {
   redisDir = await mkdtemp(join(tmpdir(), 'folio-residue-forward-redis-'));
   const pki = await createTestPki();
-  [redis, gateway] = await Promise.all([startRedisServer({ dir: redisDir, port: await freePort(), appendOnly: true }), startGateway({ pki })]);
+  [redis, gateway] = await Promise.all([startRedisServer({ dir: redisDir, port: await freePort(), appendOnly: true }), startGateway({ pki, handler: echoEncoded })]);
   const destination = { name: 'acme', url: gateway.origin, modes: ['test'], paths: ['/v1/charges'], methods: ['POST'], ca: pki.ca };
   world = await createWorld({ env: { REDIS_URL: redis.url, VAULT_CVV_HOLD_SECONDS: '600', VAULT_FORWARD_DESTINATIONS: JSON.stringify([destination]) } });
   // Before any card: the canaries do not occur by chance in what is scanned.
@@ -119,6 +141,8 @@ describe('card-data residue of the held CVV and a forward', () => {
     const [received] = gateway.requests;
     expect(findPans(received!.path, [PAN])).toEqual([PAN]);
     expect(findPans(received!.body, [PAN])).toEqual([PAN]);
+    // They read the number in every form the gateway wrote it back in.
+    for (const [form, text] of Object.entries(formsOf(PAN))) expect(findPans(text, [PAN]), form).toEqual([PAN]);
     expect(findCvvs(received!.body, [CVV])).toEqual([CVV]);
     // Held at tokenize, destroyed by the forward that used it.
     expect(heldCvvs).toEqual([1, 0]);
@@ -192,6 +216,10 @@ describe('card-data residue of the held CVV and a forward', () => {
     const forwarded = JSON.parse(answers.find((text) => text.includes('"forward_id"'))!) as { body: string };
     const echoed = JSON.parse((JSON.parse(forwarded.body) as { echo: string }).echo) as { card: Record<string, string> };
     expect(echoed.card).toEqual({ number: maskPan(PAN), cvc: '***', exp_month: '07' });
+    const { forms } = JSON.parse(forwarded.body) as { forms: Record<string, string> };
+    const fromBase64 = (text: string) => Buffer.from(text, 'base64').toString('utf8');
+    expect(JSON.parse(fromBase64(fromBase64(fromBase64(forms.base64_deep!.replace(/\n/g, '')))))).toEqual({ number: maskPan(PAN) });
+    expect(JSON.parse(Buffer.from(forms.hex!, 'hex').toString('utf8'))).toEqual({ number: maskPan(PAN) });
     const text = answers.join('\n');
     const hits = scanned(scanStore('http answers', text, canaries, { cvvText: withoutJsonNumbers(text), units: `${answers.length / 2} answers` }));
     expect([...hits.pans, ...hits.cvvs]).toEqual([]);

@@ -1,3 +1,4 @@
+import type { THostileFigures } from '../scenarios/forward-hostile-answers.js';
 import type { TForwardFigures } from '../scenarios/forward-overhead.js';
 import type { TMachine } from '../support/machine.js';
 import { header, int, msText, table, type TRun } from './format.js';
@@ -10,6 +11,8 @@ export interface TForwardResult {
   concurrent: TForwardFigures;
   /** The floor of the forward's shape (bench/baselines/service-floor.ts), one client; absent from older results. */
   floor?: TForwardFigures;
+  /** Hostile answers (bench/scenarios/forward-hostile-answers.ts); absent from older results. */
+  hostile?: THostileFigures;
 }
 
 /** docs/benchmarks.md's "Forward" section: a forward through the vault against the same call made directly. */
@@ -52,5 +55,24 @@ export function forwardSection(run: TRun): string[] {
       '',
     );
   }
+  if (r.hostile) lines.push(...hostileLines(r.hostile));
   return lines;
+}
+
+/** The hostile answers' part: the worker's event-loop cost of each, and another property's tokenize beside them. */
+function hostileLines(h: THostileFigures): string[] {
+  const { idle, underLoad, parallelForwards, forwardsDuringLoad } = h.tokenize;
+  return [
+    '### Hostile answers',
+    '',
+    `Against the same API and worker, a gateway answering bodies built to be expensive (bench/scenarios/forward-hostile-answers.ts): one over the cap (FORWARD_MAX_ANSWER_BYTES, ${int(h.cap)} bytes), which the worker stops reading at the cap and answers 502 FORWARD_ANSWER_TOO_LARGE, and others just under it that the answer masking has most work with. Each forwarded ${h.runs} times, one at a time, after one that warms the worker's code: the worker's largest event-loop delay over a forward (its /metrics, \`nodejs_eventloop_lag_max_seconds\`, read before and after each), the forward end to end at p50, and the masking alone (\`clientAnswer\`, the function the worker runs) in the bench process, warm.`,
+    '',
+    table(
+      ['answer', 'bytes', 'answered', 'worker event-loop max', 'forward p50', 'masking alone'],
+      h.answers.map((a) => [a.shape, int(a.bytes), a.errorCode ? `502 ${a.errorCode}` : String(a.status), `**${msText(a.eventLoopMaxMs)}**`, msText(a.forwardMs.p50), a.maskMs === undefined ? '—' : msText(a.maskMs)]),
+    ),
+    '',
+    `Another property's tokenize, sequential requests: idle p50 ${msText(idle.p50)}, p99 ${msText(idle.p99)}; while ${parallelForwards} clients forward these answers without pause (${int(forwardsDuringLoad)} forwards) p50 **${msText(underLoad.p50)}**, p99 **${msText(underLoad.p99)}**.`,
+    '',
+  ];
 }

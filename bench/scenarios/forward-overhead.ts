@@ -15,7 +15,11 @@
  * the same gateway with an undici Pool and answers its status and body. No authentication,
  * validation, rate limit, database, card or log line: what the shape costs before the vault's work.
  *
- *   BENCH_FORWARD_REQUESTS=1000 BENCH_FORWARD_CLIENTS=10 npx tsx bench/scenarios/forward-overhead.ts
+ * Then, against the same API and worker, hostile answers (bench/scenarios/forward-hostile-answers.ts):
+ * the worker's event-loop cost of an answer over the cap and of answers built to make the masking
+ * work, and another property's tokenize latency while four clients forward such answers.
+ *
+ *   BENCH_FORWARD_REQUESTS=1000 BENCH_FORWARD_CLIENTS=10 BENCH_FORWARD_HOSTILE_RUNS=5 npx tsx bench/scenarios/forward-overhead.ts
  */
 import { randomBytes } from 'node:crypto';
 import { Pool } from 'undici';
@@ -23,6 +27,7 @@ import { createPgPool } from '@folio-vault/shared/connections';
 import { createTestPki, startGateway, type TReceivedRequest } from '@folio-vault/test-kit/gateway';
 import { futureYear } from '@folio-vault/test-kit/cards';
 import { startFloor } from '../baselines/service-floor.js';
+import { HOSTILE_CARD, hostileGateway, measureHostileAnswers, type THostileFigures } from './forward-hostile-answers.js';
 import { benchToken, freePort, liftedRateLimits, startService, type TServiceProcess } from '../support/service-processes.js';
 import { benchEnvironment, writeResult } from '../support/environment.js';
 import { machine, withLoad } from '../support/machine.js';
@@ -30,6 +35,8 @@ import { ms, summary } from '../support/stats.js';
 
 const REQUESTS = Number(process.env.BENCH_FORWARD_REQUESTS ?? 1000);
 const CLIENTS = Number(process.env.BENCH_FORWARD_CLIENTS ?? 10);
+/** Forwards of each hostile answer measured (after one that warms the worker's code for it). */
+const HOSTILE_RUNS = Number(process.env.BENCH_FORWARD_HOSTILE_RUNS ?? 5);
 /** Iterations per client in the concurrent part: as many forwards in all as the sequential part. */
 const PER_CLIENT = Math.max(10, Math.ceil(REQUESTS / CLIENTS));
 const WARMUP = 30;
@@ -53,23 +60,30 @@ export interface TForwardFigures {
 const { config, ownerUrl, services, rawEnv } = await benchEnvironment();
 {
   const pool = createPgPool(ownerUrl, { max: 1 });
-  await pool.query(`INSERT INTO properties (id, name, currency, timezone, gateway_mode) VALUES (1, 'Bench Hotel', 'EUR', 'Europe/Madrid', 'test')`);
+  await pool.query(
+    `INSERT INTO properties (id, name, currency, timezone, gateway_mode) VALUES (1, 'Bench Hotel', 'EUR', 'Europe/Madrid', 'test'), (2, 'Other Hotel', 'EUR', 'Europe/Madrid', 'test')`,
+  );
   await pool.end();
 }
 const pki = await createTestPki();
-const gateway = await startGateway({ pki });
+const [gateway, hostile] = await Promise.all([startGateway({ pki }), startGateway({ pki, handler: hostileGateway })]);
 const destination = {
   name: 'bench', url: gateway.origin, modes: ['test'], paths: ['/v1/charges'], methods: ['POST'],
   headers: { Authorization: 'env:BENCH_GATEWAY_KEY' }, timeoutMs: 15_000, ca: pki.ca,
 };
+const hostileDestination = { name: 'hostile', url: hostile.origin, modes: ['test'], paths: ['/v1/hostile/*'], methods: ['POST'], timeoutMs: 15_000, ca: pki.ca };
 const port = await freePort();
+const healthPort = await freePort();
+const metricsToken = randomBytes(16).toString('hex');
 const env = {
-  ...rawEnv(), ...liftedRateLimits(), NODE_ENV: 'production', PORT: String(port),
-  VAULT_FORWARD_DESTINATIONS: JSON.stringify([destination]), BENCH_GATEWAY_KEY: `Bearer sk_test_${randomBytes(12).toString('hex')}`,
+  ...rawEnv(), ...liftedRateLimits(), NODE_ENV: 'production', PORT: String(port), WORKER_HEALTH_PORT: String(healthPort), METRICS_TOKEN: metricsToken,
+  VAULT_FORWARD_DESTINATIONS: JSON.stringify([destination, hostileDestination]), BENCH_GATEWAY_KEY: `Bearer sk_test_${randomBytes(12).toString('hex')}`,
 };
 const api = `http://127.0.0.1:${port}`;
-const bearer = `Bearer ${benchToken(config, 'use:payment write:payment')}`;
-const vaultHeaders = { authorization: bearer, 'x-property-id': '1', 'svc-tokenization-mode': 'test', 'content-type': 'application/json' };
+const bearer = `Bearer ${benchToken(config, 'use:payment write:payment', [1, 2])}`;
+const headersOf = (property: string) => ({ authorization: bearer, 'x-property-id': property, 'svc-tokenization-mode': 'test', 'content-type': 'application/json' });
+const vaultHeaders = headersOf('1');
+const workerMetrics = async () => (await fetch(`http://127.0.0.1:${healthPort}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } })).text();
 
 async function tokenize(count: number): Promise<string[]> {
   const ids: string[] = [];
@@ -162,6 +176,7 @@ const processes: TServiceProcess[] = [];
 let sequential: TForwardFigures;
 let concurrent: TForwardFigures;
 let floor: TForwardFigures;
+let hostileFigures: THostileFigures;
 try {
   processes.push(await startService('worker', env));
   processes.push(await startService('api', env));
@@ -173,6 +188,11 @@ try {
   sequential = await measure(1, REQUESTS, tokens, direct);
   await measure(CLIENTS, 3, tokens, direct);
   concurrent = await measure(CLIENTS, PER_CLIENT, tokens, direct);
+  const hostileToken = await fetch(`${api}/vault/v1/tokens/card`, {
+    method: 'POST', headers: vaultHeaders, body: JSON.stringify({ ...HOSTILE_CARD, expiration: { month: '08', year: futureYear() } }),
+  });
+  const tokenId = ((await hostileToken.json()) as { id: string }).id;
+  hostileFigures = await measureHostileAnswers({ api, headers: headersOf, workerMetrics, tokenId, runs: HOSTILE_RUNS, tokenizeSamples: Math.min(REQUESTS, 300) });
   for (const spawned of processes.splice(0).reverse()) await spawned.stop();
   const floorPort = await freePort();
   const floorProcesses = await startFloor('express-queue', {
@@ -190,7 +210,7 @@ try {
 } finally {
   await apiClient.close();
   for (const spawned of processes.reverse()) await spawned.stop();
-  await gateway.close();
+  await Promise.all([gateway.close(), hostile.close()]);
   await services.stop();
 }
 
@@ -212,5 +232,13 @@ for (const [label, figures] of [
   console.log(`${'overhead (forward − direct)'.padEnd(30)} ${ms(figures.overhead.p50).padStart(10)} ${''.padStart(10)} ${ms(figures.overhead.p99).padStart(10)}`);
 }
 
-writeResult({ benchmark: 'forward', machine: m, services: services.sources, clients: CLIENTS, sequential, concurrent, floor });
+console.log(`\nhostile answers (cap ${hostileFigures.cap} bytes; ${hostileFigures.runs} forwards each): worker event-loop max delay, forward p50, masking alone`);
+for (const answer of hostileFigures.answers) {
+  const outcome = answer.errorCode ?? String(answer.status);
+  console.log(`${answer.shape.padEnd(44)} ${String(answer.bytes).padStart(8)} B  ${outcome.padEnd(24)} ${ms(answer.eventLoopMaxMs).padStart(10)} ${ms(answer.forwardMs.p50).padStart(10)} ${answer.maskMs === undefined ? '' : ms(answer.maskMs).padStart(10)}`);
+}
+const { idle, underLoad, parallelForwards, forwardsDuringLoad } = hostileFigures.tokenize;
+console.log(`another property's tokenize: idle p50 ${ms(idle.p50)} p99 ${ms(idle.p99)}; with ${parallelForwards} clients forwarding hostile answers (${forwardsDuringLoad} forwards) p50 ${ms(underLoad.p50)} p99 ${ms(underLoad.p99)}`);
+
+writeResult({ benchmark: 'forward', machine: m, services: services.sources, clients: CLIENTS, sequential, concurrent, floor, hostile: hostileFigures });
 process.exit(0);

@@ -23,6 +23,7 @@ export interface TDestinationEntry {
   cert?: string;
   key?: string;
   allowInsecure?: boolean;
+  answer?: { headers?: string[]; json?: string[]; form?: string[] };
 }
 
 /** Inline JSON for VAULT_FORWARD_DESTINATIONS; each entry takes test tokens on POST /v1/charges unless it says otherwise. */

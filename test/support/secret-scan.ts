@@ -4,18 +4,61 @@ import { Cluster } from 'ioredis';
 import type { TRedisClient } from '@folio-vault/shared/connections';
 
 /**
- * Finds card data in clear in a blob of text. A PAN is looked for as plain digits and in the
- * usual groupings; a CVV only as a whole token (not inside a longer run of digits or base64), as
- * a short number otherwise matches by chance inside any ciphertext or timestamp.
+ * Finds card data in a blob of text. A PAN is looked for as plain digits, with up to three
+ * characters that are not letters or digits between any two of them (groupings, separators), and
+ * in the encodings the forward's answer masking reads (its tests leave every one of them behind,
+ * masked): JSON \u escapes, percent-encoding (also of the '%'), character references, quoted-
+ * printable, fullwidth digits, hex, and base64 (any alignment, line breaks ignored, and inside
+ * base64 down to three levels). A CVV only as a whole token (not inside a longer run of digits or
+ * base64), as a short number otherwise matches by chance inside any ciphertext or timestamp.
  */
 export function findPans(text: string, pans: string[]): string[] {
-  const hits: string[] = [];
-  for (const pan of pans) {
-    const grouped = pan.match(/.{1,4}/g)!;
-    const variants = [pan, grouped.join(' '), grouped.join('-')];
-    if (variants.some((variant) => text.includes(variant))) hits.push(pan);
-  }
-  return hits;
+  return pans.filter((pan) => holdsPan(text, pan, 3));
+}
+
+function holdsPan(text: string, pan: string, depth: number): boolean {
+  const codes = Array.from(pan, (digit) => digit.charCodeAt(0));
+  const patterns = [
+    pan.split('').join('[^A-Za-z0-9]{0,3}'),
+    codes.map((code) => `&#0*${code};?`).join(''),
+    codes.map((code) => `&#[xX]0*${code.toString(16)};?`).join(''),
+  ];
+  if (patterns.some((pattern) => new RegExp(pattern).test(text)) || panForms(pan).some((form) => text.includes(form))) return true;
+  // Line breaks, and escaped ones however many times their backslash was escaped, out of base64.
+  const unwrapped = text.replace(/\s+|(?:\\)+[nr]/g, '');
+  if (base64Forms(pan).some((form) => unwrapped.includes(form))) return true;
+  if (depth === 0) return false;
+  return Array.from(unwrapped.matchAll(/[A-Za-z0-9+/_-]{16,}={0,2}/g), ([run]) => Buffer.from(run, 'base64').toString('latin1')).some((decoded) =>
+    holdsPan(decoded, pan, depth - 1),
+  );
+}
+
+const hex2 = (code: number) => code.toString(16).padStart(2, '0');
+
+/** The PAN written digit by digit in each escape an answer may carry it in (character references are patterns, above). */
+function panForms(pan: string): string[] {
+  const codes = Array.from(pan, (digit) => digit.charCodeAt(0));
+  const each = (write: (code: number) => string) => codes.map(write).join('');
+  const hex = Buffer.from(pan).toString('hex');
+  return [
+    each((c) => `\\u00${hex2(c)}`),
+    each((c) => `%${hex2(c).toUpperCase()}`),
+    each((c) => `%${hex2(c)}`),
+    each((c) => `%25${hex2(c).toUpperCase()}`),
+    each((c) => `=${hex2(c).toUpperCase()}`),
+    each((c) => String.fromCharCode(c + 0xfee0)),
+    hex,
+    hex.toUpperCase(),
+  ];
+}
+
+/** What base64 of any text holding the PAN holds, whatever the PAN's offset: the groups that only its bytes make. */
+function base64Forms(pan: string): string[] {
+  return [0, 1, 2].flatMap((offset) => {
+    const encoded = Buffer.from(`${'x'.repeat(offset)}${pan}`).toString('base64');
+    const stable = encoded.slice(offset === 0 ? 0 : 4, (offset + pan.length) % 3 === 0 ? undefined : -4);
+    return [stable, stable.replace(/\+/g, '-').replace(/\//g, '_')];
+  });
 }
 
 export function findCvvs(text: string, cvvs: string[]): string[] {

@@ -102,10 +102,16 @@ describe('parseDestinations: the rules of each field', () => {
     ]);
   });
 
-  it('reserves the headers the vault sets per request', () => {
+  it('reserves the headers the vault sets per request, and refuses hop-by-hop, proxy and compression headers', () => {
     expect(problemsOf({ headers: { 'Idempotency-Key': 'fixed', 'User-Agent': 'x' } })).toEqual([
       `${P}[0].headers.Idempotency-Key: is not allowed: the vault sets it`,
       `${P}[0].headers.User-Agent: is not allowed: the vault sets it`,
+    ]);
+    expect(problemsOf({ headers: { 'Keep-Alive': '5', Upgrade: 'h2c', 'Proxy-Authorization': 'x', 'Accept-Encoding': 'gzip', Cookie: 'ok=1' } })).toEqual([
+      `${P}[0].headers.Keep-Alive: is a hop-by-hop header and is not allowed`,
+      `${P}[0].headers.Upgrade: is a hop-by-hop header and is not allowed`,
+      `${P}[0].headers.Proxy-Authorization: is not allowed`,
+      `${P}[0].headers.Accept-Encoding: is not allowed: the answer is read as text, never compressed`,
     ]);
   });
 
@@ -198,6 +204,62 @@ describe('parseDestinations: options, and every problem at once', () => {
       `${P}[2].paths[0]: must start with /`,
     ]);
     expect(result.destinations.map((d) => d.name)).toEqual(['c']);
+  });
+});
+
+describe('parseDestinations: the answer allowlist', () => {
+  it('reads headers (lower case), JSON pointers and dotted paths as the keys they walk, and form keys', () => {
+    const [destination] = parse([{ ...acme, answer: { headers: ['X-Outcome'], json: ['/id', '/outcome/code', 'status.reason', '/a~1b/~0c', '/items/0'], form: ['result'] } }]).destinations;
+    expect(destination!.answer).toEqual({
+      headers: ['x-outcome'],
+      json: [['id'], ['outcome', 'code'], ['status', 'reason'], ['a/b', '~c'], ['items', '0']],
+      form: ['result'],
+    });
+    expect(parse([{ ...acme, answer: {} }]).destinations[0]!.answer).toEqual({});
+    expect(parse([acme]).destinations[0]!.answer).toBeUndefined();
+  });
+
+  it('refuses what is not an allowlist, at the field and the item', () => {
+    expect(problemsOf({ answer: ['/id'] })).toEqual([`${P}[0].answer: must be an object with headers, json or form`]);
+    expect(problemsOf({ answer: { json: '/id', body: true } })).toEqual([
+      `${P}[0].answer.json: must be an array of JSON pointers or dotted paths`,
+      `${P}[0].answer.body: is not a known field`,
+    ]);
+    expect(problemsOf({ answer: { headers: 'x-id', form: {} } })).toEqual([
+      `${P}[0].answer.headers: must be an array of header names`,
+      `${P}[0].answer.form: must be an array of form keys`,
+    ]);
+  });
+
+  it('checks each JSON path and refuses the same member twice, however it is written', () => {
+    const rule = 'must be a JSON pointer ("/outcome/code") or a dotted path of letters, digits, \'_\', \'-\' or \'$\' ("outcome.code")';
+    expect(problemsOf({ answer: { json: ['', 'a..b', 'a b', '/bad~2', 7, '/outcome/code', 'outcome.code'] } })).toEqual([
+      `${P}[0].answer.json[0]: ${rule}`,
+      `${P}[0].answer.json[1]: ${rule}`,
+      `${P}[0].answer.json[2]: ${rule}`,
+      `${P}[0].answer.json[3]: ${rule}`,
+      `${P}[0].answer.json[4]: ${rule}`,
+      `${P}[0].answer.json[6]: the same member is listed twice`,
+    ]);
+  });
+
+  it('checks header names: tokens, never the framing or a hop-by-hop header, each once', () => {
+    expect(problemsOf({ answer: { headers: ['X Id', 'Content-Length', 'Content-Encoding', 'Connection', 'x-id', 'X-Id', 3] } })).toEqual([
+      `${P}[0].answer.headers[0]: is not a valid header name`,
+      `${P}[0].answer.headers[1]: is not kept: it describes the gateway's body, not the one the vault returns`,
+      `${P}[0].answer.headers[2]: is not kept: it describes the gateway's body, not the one the vault returns`,
+      `${P}[0].answer.headers[3]: is a hop-by-hop header and is never kept`,
+      `${P}[0].answer.headers[6]: is not a valid header name`,
+      `${P}[0].answer.headers[5]: "X-Id" is listed twice`,
+    ]);
+  });
+
+  it('checks form keys: non-empty strings, each once', () => {
+    expect(problemsOf({ answer: { form: ['result', '', 'result', null] } })).toEqual([
+      `${P}[0].answer.form[1]: must be a non-empty string`,
+      `${P}[0].answer.form[3]: must be a non-empty string`,
+      `${P}[0].answer.form[2]: "result" is listed twice`,
+    ]);
   });
 });
 

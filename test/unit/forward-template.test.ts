@@ -350,6 +350,7 @@ describe('templateProblems: what the masking of the answer needs', () => {
     ['a JSON \\u escape', 'application/json', '{"c":"{{card.cvv}}\\u0031"}'],
     ['a decimal XML reference', 'application/xml', '<c>{{card.cvv}}&#49;</c>'],
     ['a hex XML reference before it', 'application/xml', '<c>&#x31;{{card.cvv}}</c>'],
+    ['a reference without its ;', 'application/xml', '<c>{{card.cvv}}&#0049</c>'],
   ])('refuses the CVV against %s (the gateway reads a digit there)', (_, contentType, body) => {
     expect(problemsOf({ headers: { 'Content-Type': contentType }, body })).toContainEqual({
       path: 'body', message: '{{card.cvv}} must not touch a digit or another placeholder (the answer could not be masked)',

@@ -262,7 +262,15 @@ const ZSharedSettings = z.object({
     description:
       'The payment gateways a token may be forwarded to; unset, none. Each entry has `name`, `url`, `modes`, `paths` and ' +
       'optionally `methods`, `headers` (`env:NAME` values read from the worker\'s environment), `timeoutMs`, `ca`, `cert`/`key` ' +
-      'and `allowInsecure`. Give the API and the workers the same list ([vault.md](vault.md#destinations)).',
+      'and `allowInsecure`, and `answer`, the allowlist of what a gateway\'s answer brings back: `{"headers": [names], "json": ' +
+      '[JSON pointers such as "/outcome/code", or dotted paths], "form": [keys]}` (without it, the whole body comes back masked). ' +
+      'Give the API and the workers the same list ([vault.md](vault.md#destinations)).',
+  }),
+  FORWARD_MAX_ANSWER_BYTES: wholeNumberIn(1024, 4_194_304).default(262_144).meta({
+    readBy: 'worker',
+    description:
+      'The largest gateway answer body a forward reads: the worker stops reading at the first byte past it and answers 502 ' +
+      '`FORWARD_ANSWER_TOO_LARGE`, recorded without the body ([vault.md](vault.md#safety)).',
   }),
   EXPORT_LINK_TTL_SECONDS: wholeNumberIn(1, 604_800).default(900).meta({
     readBy: 'both',

@@ -147,7 +147,7 @@ function vaultMetrics(registers: Registry[]): Pick<TMetrics, 'forwardDuration' |
   return {
     forwardDuration: new Histogram({
       name: 'vault_forward_duration_seconds',
-      help: 'Forwards to payment gateways by destination and result: the status class (2xx…5xx) or the gateway error (unreachable, timeout).',
+      help: 'Forwards to payment gateways by destination and result: the status class (2xx…5xx) or the gateway error (unreachable, timeout, too_large).',
       labelNames: ['destination', 'result'] as const,
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers,

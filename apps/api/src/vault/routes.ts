@@ -144,7 +144,9 @@ const forwardToken = defineRoute({
   description:
     "Sends the template to a configured destination with the stored card substituted for its placeholders; the card number goes to the gateway and never back. " +
     'Idempotency-Key is required and passed on to the gateway as <propertyId>:<key>: the same key and body answer the recorded answer without a second call, ' +
-    'and a forward whose earlier attempt may have reached the gateway answers 409 FORWARD_OUTCOME_UNKNOWN. Numbers that look like card numbers, and the cardholder name, are masked in the answer in whatever encoding it carries them.',
+    'and a forward whose earlier attempt may have reached the gateway answers 409 FORWARD_OUTCOME_UNKNOWN. The answer holds what the destination\'s answer allowlist keeps ' +
+    '(the status, content-type, date and the headers and members it names; any other body is dropped: body null, dropped true), or without one the whole body; ' +
+    'numbers that look like card numbers, and the cardholder name, are masked in it in whatever encoding it carries them. An answer body over FORWARD_MAX_ANSWER_BYTES is 502 FORWARD_ANSWER_TOO_LARGE.',
   tags: TAGS,
   scope: SCOPES.usePayment,
   limits: (deps: TVaultDeps) => deps.forwardLimits,

@@ -41,7 +41,7 @@ export function startVaultWorkers(config: TWorkerConfig, deps: TWorkerDeps, keys
   const vault = new CardVault(repository, keys, config.VAULT_CVV_HOLD_SECONDS, inserts);
   const attempts = new ForwardAttempts(pool);
   const sweep = new VaultSweep(repository, vault, audit, logger, attempts, metrics);
-  const gateways = new GatewayClients(config.forwardGateways);
+  const gateways = new GatewayClients(config.forwardGateways, { maxAnswerBytes: config.FORWARD_MAX_ANSWER_BYTES });
   const forwarder = new CardForwarder(vault, repository, attempts, gateways, config.forwardGateways, logger, metrics);
   // A forward still waiting on its gateway when the grace ends is handed back, and its client gets
   // FORWARD_OUTCOME_UNKNOWN: say so at start when a destination may wait longer than the grace.

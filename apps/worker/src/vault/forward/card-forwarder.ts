@@ -10,7 +10,8 @@ import type { z } from 'zod';
 import type { TMetrics } from '@folio-vault/shared/metrics';
 import { destinationRefusal, type TResolvedDestination } from '@folio-vault/shared/vault/forward/destinations';
 import type { TForwardCardResult, ZForwardCardPayload } from '@folio-vault/shared/vault/forward/forward-job';
-import { maskHeaders, maskSecrets, type TMaskedSecrets } from '@folio-vault/shared/vault/forward/mask';
+import { clientAnswer } from '@folio-vault/shared/vault/forward/answer';
+import { maskSecrets, type TMaskedSecrets } from '@folio-vault/shared/vault/forward/mask';
 import { cardValues, substitute, templateProblems, usesCvv } from '@folio-vault/shared/vault/forward/template';
 import type { Logger } from '@folio-vault/shared/logger';
 import { RecordDoesNotOpenError, type CardVault, type TOpenedCard } from '../card-vault.js';
@@ -25,6 +26,13 @@ interface TPrepared {
   filled: { path: string; body?: string };
   secrets: TMaskedSecrets;
 }
+
+/** The metric's `result` of a failed call: every 502 but an answer over the cap is `unreachable`. */
+const OBSERVED_FAILURE: Record<GatewayError['code'], string> = {
+  GATEWAY_TIMEOUT: 'timeout',
+  GATEWAY_UNREACHABLE: 'unreachable',
+  FORWARD_ANSWER_TOO_LARGE: 'too_large',
+};
 
 /**
  * The key the gateway receives: the property's id before the client's key. A destination's gateway
@@ -72,7 +80,7 @@ export class CardForwarder {
       this.logger.error({ tokenId, propertyId, mode, reason: error.reason }, 'record does not open under its property');
       return { outcome: 'record_does_not_open' };
     }
-    const result = await this.call(payload, prepared);
+    const result = await this.call(payload, destination, prepared);
     if (result.outcome === 'not_sent') return result;
     try {
       await this.record(payload, result);
@@ -146,8 +154,8 @@ export class CardForwarder {
     return { filled, secrets };
   }
 
-  /** Sends and masks the answer. */
-  private async call(payload: TForwardPayload, { filled, secrets }: TPrepared): Promise<TRecordedForward | TNotSent> {
+  /** Sends, and keeps of the answer what the destination's allowlist names, masked (answer.ts). */
+  private async call(payload: TForwardPayload, destination: TResolvedDestination, { filled, secrets }: TPrepared): Promise<TRecordedForward | TNotSent> {
     const started = performance.now();
     try {
       const answer = await this.gateways.send(payload.destination, {
@@ -163,9 +171,7 @@ export class CardForwarder {
           forward_id: payload.forwardId,
           destination: payload.destination,
           status: answer.status,
-          headers: maskHeaders(answer.headers, secrets),
-          // U+0000 (binary in an answer) cannot be stored in jsonb: it is U+FFFD for the caller and the record alike.
-          body: maskSecrets(answer.body.replaceAll('\0', '\uFFFD'), secrets),
+          ...(await clientAnswer(destination.answer, answer, secrets)),
           duration_ms: answer.durationMs,
         },
       };
@@ -177,8 +183,9 @@ export class CardForwarder {
       }
       if (!(error instanceof GatewayError)) throw error;
       const durationMs = Math.round(error.durationMs ?? performance.now() - started);
-      this.observe(payload.destination, error.code === 'GATEWAY_TIMEOUT' ? 'timeout' : 'unreachable', durationMs);
-      return { outcome: 'gateway_error', forwardId: payload.forwardId, code: error.code, details: maskSecrets(error.message, secrets), durationMs };
+      this.observe(payload.destination, OBSERVED_FAILURE[error.code], durationMs);
+      const details = maskSecrets(error.message, secrets) ?? 'the payment gateway call failed';
+      return { outcome: 'gateway_error', forwardId: payload.forwardId, code: error.code, details, durationMs };
     }
   }
 

@@ -86,8 +86,8 @@ export class ForwardAttempts {
   }
 
   /**
-   * The sweep: recorded answers older than `days` are dropped (they may hold up to 1 MB each). The
-   * row stays: its key is bound for good, and a replay past that answers outcome_unknown.
+   * The sweep: recorded answers older than `days` are dropped (each up to FORWARD_MAX_ANSWER_BYTES).
+   * The row stays: its key is bound for good, and a replay past that answers outcome_unknown.
    */
   async forgetAnswersOlderThan(mode: TTokenizationMode, days: number): Promise<number> {
     const result = await this.pool.query(

@@ -8,12 +8,16 @@
 //   used here); a 3xx answer is refused as a failure and its body dropped.
 // - TLS: the destination's `ca` replaces the default roots, `rejectUnauthorized` is always true,
 //   and the destination's client certificate is presented when it has one.
-// - One deadline for the whole exchange (sending to the last body byte), and a 1 MiB answer cap
-//   counted while the body streams in.
+// - One deadline for the whole exchange (sending to the last body byte), and an answer cap
+//   (FORWARD_MAX_ANSWER_BYTES) counted while the body streams in: reading stops at the first byte
+//   past it, so a hostile answer costs the worker no more than the cap.
+// - Headers (header-policy.ts): what the template and the configuration may put on the wire, and
+//   which answer headers are kept (the destination's allowlist, or the default set).
 // Nothing is logged here (the caller logs), and no error message holds the request's body or headers.
 
 import { Pool, type Dispatcher } from 'undici';
 import type { TResolvedDestination } from '@folio-vault/shared/vault/forward/destinations';
+import { keptAnswerHeaders, leavesForGateway } from '@folio-vault/shared/vault/forward/header-policy';
 
 export interface TGatewayRequest {
   method: string;
@@ -25,7 +29,7 @@ export interface TGatewayRequest {
 
 export interface TGatewayAnswer {
   status: number;
-  /** Lower-case names; only content-type, date and the gateway's request-id headers that are present. */
+  /** Lower-case names; only those header-policy.ts keeps for the destination, when present. */
   headers: Record<string, string>;
   /** UTF-8 text. */
   body: string;
@@ -35,20 +39,31 @@ export interface TGatewayAnswer {
 
 export type TGatewayFailure = 'connect' | 'reset' | 'tls' | 'redirect' | 'too_large' | 'timeout' | 'protocol';
 
-export const MAX_GATEWAY_ANSWER_BYTES = 1024 * 1024;
-
-const FAILURE_PHRASES: Record<TGatewayFailure, string> = {
+const FAILURE_PHRASES: Record<Exclude<TGatewayFailure, 'too_large'>, string> = {
   connect: 'could not be reached (nothing was sent)',
   reset: 'closed the connection without an answer: it may have received the request',
   tls: 'failed TLS verification against the certificates configured for it',
   redirect: 'answered with a redirect, which is never followed',
-  too_large: `answered more than ${MAX_GATEWAY_ANSWER_BYTES} bytes`,
   timeout: 'did not answer within its time-out',
   protocol: 'answered with malformed HTTP',
 };
 
+const CODE_OF: Record<TGatewayFailure, 'GATEWAY_UNREACHABLE' | 'GATEWAY_TIMEOUT' | 'FORWARD_ANSWER_TOO_LARGE'> = {
+  connect: 'GATEWAY_UNREACHABLE',
+  reset: 'GATEWAY_UNREACHABLE',
+  tls: 'GATEWAY_UNREACHABLE',
+  redirect: 'GATEWAY_UNREACHABLE',
+  protocol: 'GATEWAY_UNREACHABLE',
+  timeout: 'GATEWAY_TIMEOUT',
+  too_large: 'FORWARD_ANSWER_TOO_LARGE',
+};
+
+/** What a client is told of an answer over the cap: the gateway did answer, so it may have acted. */
+const tooLargePhrase = (maxAnswerBytes: number) =>
+  `answered with a body over ${maxAnswerBytes} bytes (FORWARD_MAX_ANSWER_BYTES), which was not read: it received the request and may have acted on it`;
+
 export class GatewayError extends Error {
-  readonly code: 'GATEWAY_UNREACHABLE' | 'GATEWAY_TIMEOUT';
+  readonly code: 'GATEWAY_UNREACHABLE' | 'GATEWAY_TIMEOUT' | 'FORWARD_ANSWER_TOO_LARGE';
 
   constructor(
     destinationName: string,
@@ -56,22 +71,15 @@ export class GatewayError extends Error {
     readonly durationMs: number,
     /** The low-level error code (ECONNREFUSED, UNABLE_TO_VERIFY_LEAF_SIGNATURE…), never any text. */
     readonly detail?: string,
+    /** The cap an answer passed (failure `too_large`). */
+    maxAnswerBytes = 0,
   ) {
-    super(`the payment gateway "${destinationName}" ${FAILURE_PHRASES[failure]}`);
+    super(`the payment gateway "${destinationName}" ${failure === 'too_large' ? tooLargePhrase(maxAnswerBytes) : FAILURE_PHRASES[failure]}`);
     this.name = 'GatewayError';
-    this.code = failure === 'timeout' ? 'GATEWAY_TIMEOUT' : 'GATEWAY_UNREACHABLE';
+    this.code = CODE_OF[failure];
   }
 }
 
-/** Answer headers kept, everything else the gateway sends is dropped. */
-const KEPT_ANSWER_HEADERS = [
-  'content-type', 'date', 'x-request-id', 'request-id', 'x-correlation-id', 'correlation-id', 'x-trace-id', 'traceparent',
-];
-/** Hop-by-hop and framing headers: never taken from the caller (undici refuses some, the rest are set here). */
-const DROPPED_REQUEST_HEADERS = new Set([
-  'host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'expect', 'te', 'trailer',
-  'proxy-connection', 'proxy-authorization', 'user-agent',
-]);
 /** X.509 verification codes OpenSSL gives Node (tls.TLSSocket#authorizationError). */
 const TLS_CODES = new Set([
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_GET_ISSUER_CERT',
@@ -110,24 +118,28 @@ function classify(error: unknown): { failure: TGatewayFailure; detail?: string }
   return { failure: code && NOT_SENT_CODES.has(code) ? 'connect' : 'reset', detail: errorCode(error) };
 }
 
+/**
+ * The template's headers, then the destination's (which win), each only when it may leave
+ * (header-policy.ts); then what the vault sets itself. The Idempotency-Key comes in `request`
+ * from the forwarder, never from a template (refused there) or a configuration.
+ */
 function outgoingHeaders(destination: TResolvedDestination, request: TGatewayRequest): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers)) {
     const lower = name.toLowerCase();
-    if (!DROPPED_REQUEST_HEADERS.has(lower)) headers[lower] = value;
+    if (leavesForGateway(lower) || lower === 'idempotency-key') headers[lower] = value;
+  }
+  for (const [name, value] of Object.entries(destination.resolvedHeaders)) {
+    if (leavesForGateway(name)) headers[name.toLowerCase()] = value;
   }
   headers['user-agent'] = 'folio-vault';
-  for (const [name, value] of Object.entries(destination.resolvedHeaders)) {
-    const lower = name.toLowerCase();
-    if (lower !== 'content-length' && lower !== 'transfer-encoding' && lower !== 'connection') headers[lower] = value;
-  }
   if (request.body !== undefined) headers['content-length'] = String(Buffer.byteLength(request.body, 'utf8'));
   return headers;
 }
 
-function keptAnswerHeaders(headers: Dispatcher.ResponseData['headers']): Record<string, string> {
+function answerHeaders(destination: TResolvedDestination, headers: Dispatcher.ResponseData['headers']): Record<string, string> {
   const kept: Record<string, string> = {};
-  for (const name of KEPT_ANSWER_HEADERS) {
+  for (const name of keptAnswerHeaders(destination.answer && (destination.answer.headers ?? []))) {
     const value = headers[name];
     if (value !== undefined) kept[name] = Array.isArray(value) ? value.join(', ') : value;
   }
@@ -143,12 +155,12 @@ function discard(body: Dispatcher.ResponseData['body']): void {
 }
 
 /** The body as UTF-8 text, refused (and the stream destroyed) as soon as it passes the cap. */
-async function readCapped(body: Dispatcher.ResponseData['body']): Promise<string> {
+async function readCapped(body: Dispatcher.ResponseData['body'], maxBytes: number): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_GATEWAY_ANSWER_BYTES) {
+    if (size > maxBytes) {
       discard(body);
       throw new TooLarge();
     }
@@ -157,7 +169,7 @@ async function readCapped(body: Dispatcher.ResponseData['body']): Promise<string
   return Buffer.concat(chunks, size).toString('utf8');
 }
 
-function buildPool(destination: TResolvedDestination): Pool {
+function buildPool(destination: TResolvedDestination, maxAnswerBytes: number): Pool {
   const url = new URL(destination.origin);
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && destination.allowInsecure)) {
     throw new Error(`forward destination "${destination.name}" must use https (or allow insecure http)`);
@@ -174,7 +186,8 @@ function buildPool(destination: TResolvedDestination): Pool {
     },
     headersTimeout: backstop,
     bodyTimeout: backstop,
-    maxResponseSize: MAX_GATEWAY_ANSWER_BYTES,
+    // A declared Content-Length over the cap is refused before any body byte is read.
+    maxResponseSize: maxAnswerBytes,
   });
 }
 
@@ -189,10 +202,13 @@ export class NotSentError extends Error {
 /** One undici Pool per destination, bound to its origin (it cannot talk to another host), with its CA and client certificate; built once at worker start. */
 export class GatewayClients {
   private readonly destinations = new Map<string, { destination: TResolvedDestination; pool: Pool }>();
+  private readonly maxAnswerBytes: number;
 
-  constructor(destinations: readonly TResolvedDestination[]) {
+  /** `maxAnswerBytes` is FORWARD_MAX_ANSWER_BYTES: the largest answer body read. */
+  constructor(destinations: readonly TResolvedDestination[], options: { maxAnswerBytes: number }) {
+    this.maxAnswerBytes = options.maxAnswerBytes;
     for (const destination of destinations) {
-      this.destinations.set(destination.name, { destination, pool: buildPool(destination) });
+      this.destinations.set(destination.name, { destination, pool: buildPool(destination, this.maxAnswerBytes) });
     }
   }
 
@@ -221,8 +237,8 @@ export class GatewayClients {
         discard(answer.body);
         throw new GatewayError(destinationName, 'redirect', elapsed(), String(answer.statusCode));
       }
-      const body = await readCapped(answer.body);
-      return { status: answer.statusCode, headers: keptAnswerHeaders(answer.headers), body, durationMs: elapsed() };
+      const body = await readCapped(answer.body, this.maxAnswerBytes);
+      return { status: answer.statusCode, headers: answerHeaders(destination, answer.headers), body, durationMs: elapsed() };
     } catch (error) {
       throw this.failure(destinationName, error, deadline.signal.aborted, elapsed());
     } finally {
@@ -232,14 +248,14 @@ export class GatewayClients {
 
   private failure(destinationName: string, error: unknown, timedOut: boolean, durationMs: number): Error {
     if (error instanceof GatewayError) return error;
-    if (error instanceof TooLarge) return new GatewayError(destinationName, 'too_large', durationMs);
+    if (error instanceof TooLarge) return new GatewayError(destinationName, 'too_large', durationMs, undefined, this.maxAnswerBytes);
     if (timedOut) return new GatewayError(destinationName, 'timeout', durationMs);
     if (errorCode(error) === 'UND_ERR_INVALID_ARG') {
       // A request undici refuses to send (a header value with control characters…): the caller's fault.
       return new NotSentError(`the request for forward destination "${destinationName}" was refused before sending (invalid argument)`);
     }
     const { failure, detail } = classify(error);
-    return new GatewayError(destinationName, failure, durationMs, detail);
+    return new GatewayError(destinationName, failure, durationMs, detail, this.maxAnswerBytes);
   }
 
   /** Closes every pool; an exchange in flight ends first (within its deadline). */

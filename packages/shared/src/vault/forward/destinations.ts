@@ -1,13 +1,28 @@
 // The payment gateways a card may be forwarded to (VAULT_FORWARD_DESTINATIONS, docs/vault.md):
-// inline JSON or the path of a JSON file. Every problem is one line that names the setting and the
-// place in it; all of them are reported at once. Problems never quote a URL (it might hold
-// credentials) or a header value (it might be a secret).
+// inline JSON or the path of a JSON file, each entry checked by one zod schema (ZDestination).
+// Every problem is one line that names the setting and the place in it ("[0].url: …"), entry by
+// entry and field by field in the documented order; all of them are reported at once. Problems
+// never quote a URL (it might hold credentials) or a header value (it might be a secret).
 
 import { readFileSync } from 'node:fs';
+import { z } from 'zod';
 import type { TTokenizationMode } from '../schemas.js';
+import { answerHeaderRefusal, destinationHeaderRefusal, HEADER_NAME } from './header-policy.js';
 
 export const FORWARD_METHODS = ['POST', 'PUT', 'PATCH', 'GET', 'DELETE'] as const;
 export type TForwardMethod = (typeof FORWARD_METHODS)[number];
+
+/**
+ * What of a gateway's answer comes back (docs/vault.md#the-answer): the status always,
+ * content-type and date and the `headers` named, the members of a JSON body at `json` (each a
+ * path of keys and array indices), the keys of a form body in `form`; any other body is dropped.
+ */
+export interface TAnswerAllowlist {
+  /** Lower-case names. */
+  headers?: string[];
+  json?: string[][];
+  form?: string[];
+}
 
 export interface TForwardDestination {
   name: string;
@@ -26,6 +41,7 @@ export interface TForwardDestination {
   cert?: string;
   key?: string;
   allowInsecure: boolean;
+  answer?: TAnswerAllowlist;
 }
 
 export interface TResolvedDestination extends TForwardDestination {
@@ -37,18 +53,203 @@ const SETTING = 'VAULT_FORWARD_DESTINATIONS';
 const DEFAULT_TIMEOUT_MS = 15_000;
 const MAX_TIMEOUT_MS = 60_000;
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const FIELDS = new Set(['name', 'url', 'modes', 'paths', 'methods', 'headers', 'timeoutMs', 'ca', 'cert', 'key', 'allowInsecure']);
-// The vault sets these per request: a fixed Idempotency-Key would make every forward one to the gateway.
-const RESERVED_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'idempotency-key', 'user-agent']);
+/** The fields of an entry, in the order its problems are listed. */
+const FIELDS = ['name', 'url', 'modes', 'paths', 'methods', 'headers', 'timeoutMs', 'ca', 'cert', 'key', 'allowInsecure', 'answer'] as const;
 const TLS_FIELDS = ['ca', 'cert', 'key'] as const;
+
+const NAME_RULE = "must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit";
+const MODES_RULE = 'must be a non-empty array of "test" and "live"';
+const METHODS_RULE = `must be a non-empty array of ${FORWARD_METHODS.join(', ')}`;
+const METHOD_RULE = `must be one of ${FORWARD_METHODS.join(', ')}`;
+const TIMEOUT_RULE = `must be an integer from 1 to ${MAX_TIMEOUT_MS}`;
+const PEM_RULE = 'must be PEM text or a file path';
+const POINTER_RULE = 'must be a JSON pointer ("/outcome/code") or a dotted path of letters, digits, \'_\', \'-\' or \'$\' ("outcome.code")';
 
 const defaultReadFile = (path: string) => readFileSync(path, 'utf8');
 const line = (location: string, message: string) => `${SETTING}: ${location}: ${message}`;
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
-const headerLocation = (name: string) => (TOKEN.test(name) ? `headers.${name}` : `headers[${JSON.stringify(name)}]`);
+/** `.name` for a plain key, `["a b"]` for any other, `[3]` for an index. */
+const segment = (key: PropertyKey) => (typeof key === 'number' ? `[${key}]` : HEADER_NAME.test(String(key)) ? `.${String(key)}` : `[${JSON.stringify(String(key))}]`);
+const headerLocation = (name: string) => `headers${segment(name)}`;
+/** Runs a check even when another part of the value failed its own, so every problem is listed at once. */
+const ALWAYS = { when: () => true } as const;
+
+/** Each element of an array that equals an earlier one, as `"x" is listed twice` at its index. */
+function listedTwice<T>(items: readonly T[], ctx: z.RefinementCtx, keyOf: (item: T) => string | undefined, show: (item: T) => string): void {
+  if (!Array.isArray(items)) return;
+  const seen = new Set<string>();
+  items.forEach((item, index) => {
+    const key = keyOf(item);
+    if (key === undefined) return;
+    if (seen.has(key)) ctx.addIssue({ code: 'custom', path: [index], message: `${show(item)} is listed twice` });
+    seen.add(key);
+  });
+}
+
+/**
+ * A JSON pointer (RFC 6901: "/outcome/code", "~1" for '/', "~0" for '~') or a dotted path
+ * ("outcome.code") as the keys and indices it walks, or undefined when it is neither.
+ */
+export function jsonPathOf(text: string): string[] | undefined {
+  if (text.startsWith('/')) {
+    if (/~(?![01])/.test(text)) return undefined;
+    return text.slice(1).split('/').map((key) => key.replace(/~1/g, '/').replace(/~0/g, '~'));
+  }
+  return /^[A-Za-z0-9_$-]+(?:\.[A-Za-z0-9_$-]+)*$/.test(text) ? text.split('.') : undefined;
+}
+
+const ZStringList = (rule: string) => z.array(z.unknown(), { error: rule });
+
+const ZModes = z
+  .array(z.enum(['test', 'live'], { error: 'must be "test" or "live"' }), { error: MODES_RULE })
+  .min(1, MODES_RULE)
+  .superRefine((modes, ctx) => listedTwice(modes, ctx, (mode) => (typeof mode === 'string' ? mode : undefined), (mode) => `"${mode}"`), ALWAYS);
+
+const ZPath = z.string({ error: 'must be a string' }).superRefine((path, ctx) => {
+  const problem = (message: string) => ctx.addIssue({ code: 'custom', message });
+  if (!path.startsWith('/')) problem('must start with /');
+  if (path.includes('..')) problem('must not contain ..');
+  if (path.includes('//')) problem('must not contain //');
+  if (path.indexOf('*') !== -1 && path.indexOf('*') !== path.length - 1) problem('may contain * only as its last character');
+});
+
+const ZMethods = z
+  .array(z.string({ error: METHOD_RULE }).transform((method) => method.toUpperCase()).pipe(z.enum(FORWARD_METHODS, { error: METHOD_RULE })), { error: METHODS_RULE })
+  .min(1, METHODS_RULE)
+  .transform((methods) => [...new Set(methods)])
+  .default(['POST']);
+
+/** Header name → value; one problem per header, the first rule it breaks. */
+const ZHeaders = z
+  .record(z.string(), z.unknown(), { error: 'must be an object of header names to strings' })
+  .superRefine((headers, ctx) => {
+    for (const [name, value] of Object.entries(headers)) {
+      const problem = (message: string) => ctx.addIssue({ code: 'custom', path: [name], message });
+      const refusal = HEADER_NAME.test(name) ? destinationHeaderRefusal(name) : 'is not a valid header name';
+      if (refusal) problem(refusal);
+      else if (typeof value !== 'string') problem('must be a string');
+      else if (/[\r\n]/.test(value)) problem('must not contain line breaks');
+      else if (/[^\t\x20-\x7e]/.test(value)) problem('must be visible ASCII, spaces or tabs');
+      else if (value.startsWith('env:') && !ENV_NAME.test(value.slice(4))) problem('must name an environment variable after env:');
+    }
+  })
+  .transform((headers) => headers as Record<string, string>)
+  .default({});
+
+const ZPem = z.string({ error: PEM_RULE }).refine((value) => value.trim() !== '', PEM_RULE).optional();
+
+const ZAnswerHeaders = ZStringList('must be an array of header names').superRefine((names, ctx) => {
+  names.forEach((name, index) => {
+    const problem = (message: string) => ctx.addIssue({ code: 'custom', path: [index], message });
+    if (typeof name !== 'string' || !HEADER_NAME.test(name)) return problem('is not a valid header name');
+    const refusal = answerHeaderRefusal(name);
+    if (refusal) problem(refusal);
+  });
+  listedTwice(names, ctx, (name) => (typeof name === 'string' ? name.toLowerCase() : undefined), (name) => `"${String(name)}"`);
+});
+
+const ZAnswerJson = ZStringList('must be an array of JSON pointers or dotted paths').superRefine((paths, ctx) => {
+  const walked = paths.map((path) => (typeof path === 'string' ? jsonPathOf(path) : undefined));
+  walked.forEach((keys, index) => keys === undefined && ctx.addIssue({ code: 'custom', path: [index], message: POINTER_RULE }));
+  listedTwice(walked, ctx, (keys) => (keys ? JSON.stringify(keys) : undefined), () => 'the same member');
+});
+
+const ZAnswerForm = ZStringList('must be an array of form keys').superRefine((keys, ctx) => {
+  keys.forEach((key, index) => {
+    if (typeof key !== 'string' || key === '') ctx.addIssue({ code: 'custom', path: [index], message: 'must be a non-empty string' });
+  });
+  listedTwice(keys, ctx, (key) => (typeof key === 'string' ? key : undefined), (key) => JSON.stringify(key));
+});
+
+const ZAnswer = z
+  .looseObject({ headers: ZAnswerHeaders.optional(), json: ZAnswerJson.optional(), form: ZAnswerForm.optional() }, { error: 'must be an object with headers, json or form' })
+  .superRefine((answer, ctx) => {
+    if (!isObject(answer)) return;
+    for (const field of Object.keys(answer)) {
+      if (!['headers', 'json', 'form'].includes(field)) ctx.addIssue({ code: 'custom', path: [field], message: 'is not a known field' });
+    }
+  }, ALWAYS)
+  .transform((answer): TAnswerAllowlist => ({
+    ...(answer.headers ? { headers: (answer.headers as string[]).map((name) => name.toLowerCase()) } : {}),
+    ...(answer.json ? { json: (answer.json as string[]).map((path) => jsonPathOf(path)!) } : {}),
+    ...(answer.form ? { form: answer.form as string[] } : {}),
+  }));
+
+function urlProblems(raw: unknown, allowInsecure: boolean): string[] {
+  if (raw === undefined) return ['is required'];
+  if (typeof raw !== 'string' || !URL.canParse(raw)) return ['must be an absolute URL'];
+  const url = new URL(raw);
+  const problems: string[] = [];
+  if (url.username !== '' || url.password !== '') problems.push('must not contain credentials (user:password@)');
+  if (raw.includes('?')) problems.push('must not contain a query');
+  if (raw.includes('#')) problems.push('must not contain a fragment');
+  const protocolOk = url.protocol === 'https:' || (allowInsecure && url.protocol === 'http:');
+  if (!protocolOk) problems.push('must be an https URL (or set allowInsecure: true outside production)');
+  return problems;
+}
+
+/** One entry of the setting; `production` is NODE_ENV=production, where allowInsecure is refused. */
+function destinationSchema(production: boolean) {
+  return z
+    .looseObject(
+      {
+        name: z.string({ error: (issue) => (issue.input === undefined ? 'is required' : NAME_RULE) }).regex(NAME, NAME_RULE),
+        url: z.unknown().optional(),
+        modes: ZModes,
+        paths: z.array(ZPath, { error: 'must be a non-empty array of paths' }).min(1, 'must be a non-empty array of paths'),
+        methods: ZMethods,
+        headers: ZHeaders,
+        timeoutMs: z.number({ error: TIMEOUT_RULE }).int(TIMEOUT_RULE).min(1, TIMEOUT_RULE).max(MAX_TIMEOUT_MS, TIMEOUT_RULE).default(DEFAULT_TIMEOUT_MS),
+        ca: ZPem,
+        cert: ZPem,
+        key: ZPem,
+        allowInsecure: z.boolean({ error: 'must be true or false' }).default(false),
+        answer: ZAnswer.optional(),
+      },
+      { error: 'must be an object' },
+    )
+    .superRefine((entry, ctx) => {
+      // Rules across fields: the URL's scheme, the TLS pair, where allowInsecure may stand.
+      if (!isObject(entry)) return;
+      const problem = (field: string, message: string) => ctx.addIssue({ code: 'custom', path: [field], message });
+      for (const field of Object.keys(entry)) if (!(FIELDS as readonly string[]).includes(field)) problem(field, 'is not a known field');
+      const insecure = entry.allowInsecure === true;
+      for (const message of urlProblems(entry.url, insecure && !production)) problem('url', message);
+      if (entry.cert !== undefined && entry.key === undefined) problem('key', 'is required with cert');
+      if (entry.key !== undefined && entry.cert === undefined) problem('cert', 'is required with key');
+      if (insecure && production) problem('allowInsecure', 'is not allowed in production');
+      if (insecure && Array.isArray(entry.modes) && entry.modes.includes('live')) {
+        problem('allowInsecure', 'is not allowed for a destination of live tokens (real cards go over https only)');
+      }
+    }, ALWAYS)
+    .transform((entry): TForwardDestination => {
+      const url = new URL(entry.url as string);
+      return {
+        name: entry.name,
+        url: (entry.url as string).replace(/\/+$/, ''),
+        origin: url.origin,
+        basePath: url.pathname.replace(/\/+$/, ''),
+        modes: entry.modes,
+        paths: entry.paths,
+        methods: entry.methods,
+        headers: entry.headers,
+        timeoutMs: entry.timeoutMs,
+        allowInsecure: entry.allowInsecure,
+        ...Object.fromEntries(TLS_FIELDS.filter((field) => entry[field] !== undefined).map((field) => [field, entry[field]])),
+        ...(entry.answer ? { answer: entry.answer } : {}),
+      };
+    });
+}
+
+/** Where a problem is listed: its entry's fields in FIELDS order, unknown fields after headers. */
+function rankOf(path: readonly PropertyKey[]): number {
+  const field = path[0];
+  if (field === undefined) return -1;
+  const index = (FIELDS as readonly PropertyKey[]).indexOf(field);
+  return index === -1 ? FIELDS.indexOf('headers') + 0.5 : index;
+}
 
 function errorCode(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
@@ -79,137 +280,6 @@ function readSetting(setting: string, readFile: (path: string) => string): { val
   return { value };
 }
 
-function urlProblems(raw: unknown, allowInsecure: boolean): { problems: string[]; url?: URL } {
-  if (raw === undefined) return { problems: ['is required'] };
-  if (typeof raw !== 'string' || !URL.canParse(raw)) return { problems: ['must be an absolute URL'] };
-  const url = new URL(raw);
-  const problems: string[] = [];
-  if (url.username !== '' || url.password !== '') problems.push('must not contain credentials (user:password@)');
-  if (raw.includes('?')) problems.push('must not contain a query');
-  if (raw.includes('#')) problems.push('must not contain a fragment');
-  const protocolOk = url.protocol === 'https:' || (allowInsecure && url.protocol === 'http:');
-  if (!protocolOk) problems.push('must be an https URL (or set allowInsecure: true outside production)');
-  return { problems, url: problems.length === 0 ? url : undefined };
-}
-
-function modesProblems(raw: unknown, at: string, out: string[]): TTokenizationMode[] {
-  if (!Array.isArray(raw) || raw.length === 0) {
-    out.push(line(`${at}.modes`, 'must be a non-empty array of "test" and "live"'));
-    return [];
-  }
-  const modes: TTokenizationMode[] = [];
-  raw.forEach((mode: unknown, j) => {
-    if (mode !== 'test' && mode !== 'live') out.push(line(`${at}.modes[${j}]`, 'must be "test" or "live"'));
-    else if (modes.includes(mode)) out.push(line(`${at}.modes[${j}]`, `"${mode}" is listed twice`));
-    else modes.push(mode);
-  });
-  return modes;
-}
-
-function pathsProblems(raw: unknown, at: string, out: string[]): string[] {
-  if (!Array.isArray(raw) || raw.length === 0) {
-    out.push(line(`${at}.paths`, 'must be a non-empty array of paths'));
-    return [];
-  }
-  raw.forEach((path: unknown, j) => {
-    const where = `${at}.paths[${j}]`;
-    if (typeof path !== 'string') return out.push(line(where, 'must be a string'));
-    if (!path.startsWith('/')) out.push(line(where, 'must start with /'));
-    if (path.includes('..')) out.push(line(where, 'must not contain ..'));
-    if (path.includes('//')) out.push(line(where, 'must not contain //'));
-    if (path.indexOf('*') !== -1 && path.indexOf('*') !== path.length - 1) out.push(line(where, 'may contain * only as its last character'));
-  });
-  return raw.filter((path): path is string => typeof path === 'string');
-}
-
-function methodsProblems(raw: unknown, at: string, out: string[]): TForwardMethod[] {
-  if (raw === undefined) return ['POST'];
-  if (!Array.isArray(raw) || raw.length === 0) {
-    out.push(line(`${at}.methods`, `must be a non-empty array of ${FORWARD_METHODS.join(', ')}`));
-    return [];
-  }
-  const methods = new Set<TForwardMethod>();
-  raw.forEach((method: unknown, j) => {
-    const upper = typeof method === 'string' ? method.toUpperCase() : '';
-    if ((FORWARD_METHODS as readonly string[]).includes(upper)) methods.add(upper as TForwardMethod);
-    else out.push(line(`${at}.methods[${j}]`, `must be one of ${FORWARD_METHODS.join(', ')}`));
-  });
-  return [...methods];
-}
-
-function headersProblems(raw: unknown, at: string, out: string[]): Record<string, string> {
-  if (raw === undefined) return {};
-  if (!isObject(raw)) {
-    out.push(line(`${at}.headers`, 'must be an object of header names to strings'));
-    return {};
-  }
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(raw)) {
-    const where = `${at}.${headerLocation(name)}`;
-    if (!TOKEN.test(name)) out.push(line(where, 'is not a valid header name'));
-    else if (RESERVED_HEADERS.has(name.toLowerCase())) out.push(line(where, 'is not allowed: the vault sets it'));
-    else if (typeof value !== 'string') out.push(line(where, 'must be a string'));
-    else if (/[\r\n]/.test(value)) out.push(line(where, 'must not contain line breaks'));
-    else if (/[^\t\x20-\x7e]/.test(value)) out.push(line(where, 'must be visible ASCII, spaces or tabs'));
-    else if (value.startsWith('env:') && !ENV_NAME.test(value.slice(4))) out.push(line(where, 'must name an environment variable after env:'));
-    else headers[name] = value;
-  }
-  return headers;
-}
-
-function optionProblems(entry: Record<string, unknown>, at: string, production: boolean, out: string[]): void {
-  for (const field of Object.keys(entry)) if (!FIELDS.has(field)) out.push(line(`${at}.${field}`, 'is not a known field'));
-  const timeout = entry.timeoutMs;
-  if (timeout !== undefined && !(Number.isInteger(timeout) && (timeout as number) >= 1 && (timeout as number) <= MAX_TIMEOUT_MS)) {
-    out.push(line(`${at}.timeoutMs`, `must be an integer from 1 to ${MAX_TIMEOUT_MS}`));
-  }
-  for (const field of TLS_FIELDS) {
-    const value = entry[field];
-    if (value !== undefined && (typeof value !== 'string' || value.trim() === '')) out.push(line(`${at}.${field}`, 'must be PEM text or a file path'));
-  }
-  if (entry.cert !== undefined && entry.key === undefined) out.push(line(`${at}.key`, 'is required with cert'));
-  if (entry.key !== undefined && entry.cert === undefined) out.push(line(`${at}.cert`, 'is required with key'));
-  if (entry.allowInsecure !== undefined && typeof entry.allowInsecure !== 'boolean') out.push(line(`${at}.allowInsecure`, 'must be true or false'));
-  if (entry.allowInsecure === true && production) out.push(line(`${at}.allowInsecure`, 'is not allowed in production'));
-  if (entry.allowInsecure === true && Array.isArray(entry.modes) && entry.modes.includes('live')) {
-    out.push(line(`${at}.allowInsecure`, 'is not allowed for a destination of live tokens (real cards go over https only)'));
-  }
-}
-
-function parseEntry(entry: unknown, at: string, production: boolean, out: string[]): TForwardDestination | undefined {
-  if (!isObject(entry)) {
-    out.push(line(at, 'must be an object'));
-    return undefined;
-  }
-  const before = out.length;
-  if (typeof entry.name !== 'string' || !NAME.test(entry.name)) {
-    out.push(line(`${at}.name`, entry.name === undefined ? 'is required' : "must be 1 to 64 letters, digits, '_', '.' or '-', starting with a letter or digit"));
-  }
-  const allowInsecure = entry.allowInsecure === true;
-  const { problems: urlIssues, url } = urlProblems(entry.url, allowInsecure && !production);
-  out.push(...urlIssues.map((message) => line(`${at}.url`, message)));
-  const modes = modesProblems(entry.modes, at, out);
-  const paths = pathsProblems(entry.paths, at, out);
-  const methods = methodsProblems(entry.methods, at, out);
-  const headers = headersProblems(entry.headers, at, out);
-  optionProblems(entry, at, production, out);
-  if (out.length > before || !url) return undefined;
-  const destination: TForwardDestination = {
-    name: entry.name as string,
-    url: (entry.url as string).replace(/\/+$/, ''),
-    origin: url.origin,
-    basePath: url.pathname.replace(/\/+$/, ''),
-    modes,
-    paths,
-    methods,
-    headers,
-    timeoutMs: (entry.timeoutMs as number | undefined) ?? DEFAULT_TIMEOUT_MS,
-    allowInsecure,
-  };
-  for (const field of TLS_FIELDS) if (typeof entry[field] === 'string') destination[field] = entry[field];
-  return destination;
-}
-
 export function parseDestinations(
   setting: string | undefined,
   options: { production: boolean; readFile?: (path: string) => string },
@@ -217,16 +287,20 @@ export function parseDestinations(
   if (setting === undefined || setting.trim() === '') return { destinations: [], problems: [] };
   const { value, problem } = readSetting(setting, options.readFile ?? defaultReadFile);
   if (problem !== undefined) return { destinations: [], problems: [problem] };
+  const schema = destinationSchema(options.production);
   const problems: string[] = [];
   const destinations: TForwardDestination[] = [];
   const firstIndexOf = new Map<string, number>();
   (value as unknown[]).forEach((entry, i) => {
+    const parsed = schema.safeParse(entry);
+    const issues = parsed.success ? [] : parsed.error.issues.map((issue, order) => ({ issue, order }));
+    issues.sort((a, b) => rankOf(a.issue.path) - rankOf(b.issue.path) || a.order - b.order);
+    problems.push(...issues.map(({ issue }) => line(`[${i}]${issue.path.map(segment).join('')}`, issue.message)));
     const name = isObject(entry) && typeof entry.name === 'string' ? entry.name : undefined;
     const duplicateOf = name === undefined ? undefined : firstIndexOf.get(name);
     if (name !== undefined && duplicateOf === undefined) firstIndexOf.set(name, i);
-    const destination = parseEntry(entry, `[${i}]`, options.production, problems);
     if (duplicateOf !== undefined) problems.push(line(`[${i}].name`, `"${name}" is already used by [${duplicateOf}]`));
-    else if (destination) destinations.push(destination);
+    else if (parsed.success) destinations.push(parsed.data);
   });
   return { destinations, problems };
 }

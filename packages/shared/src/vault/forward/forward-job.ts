@@ -20,12 +20,12 @@ export const ZForwardCardPayload = ZVaultJobBase.extend({
   body: z.string().optional(),
 });
 
-export const ZGatewayErrorCode = z.enum(['GATEWAY_UNREACHABLE', 'GATEWAY_TIMEOUT']);
+export const ZGatewayErrorCode = z.enum(['GATEWAY_UNREACHABLE', 'GATEWAY_TIMEOUT', 'FORWARD_ANSWER_TOO_LARGE']);
 
 export const ZForwardCardResult = z.discriminatedUnion('outcome', [
   /** The gateway answered (any status); `answer` is already masked. */
   z.object({ outcome: z.literal('forwarded'), answer: ZForwardResponse }),
-  /** The gateway could not be reached, failed TLS, redirected, answered too much or too late. */
+  /** The gateway could not be reached, failed TLS, redirected, answered too much (no body is kept) or too late. */
   z.object({
     outcome: z.literal('gateway_error'),
     forwardId: z.string(),

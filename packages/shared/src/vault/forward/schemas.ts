@@ -81,9 +81,18 @@ export const ZForwardResponse = z
   .object({
     forward_id: z.string(),
     destination: z.string(),
-    status: z.number().int(),
-    headers: z.record(z.string(), z.string()),
-    body: z.string(),
+    status: z.number().int().openapi({ description: "The gateway's status code" }),
+    headers: z.record(z.string(), z.string()).openapi({
+      description: "The gateway's answer headers the destination keeps (content-type, date and its request-id headers, or those its answer allowlist names), masked",
+    }),
+    body: z.string().nullable().openapi({
+      description:
+        "The gateway's body as text, masked; with an answer allowlist, only the members it names. null when the body was dropped (see dropped)",
+    }),
+    dropped: z.literal(true).optional().openapi({
+      description:
+        "Present when the gateway's body was dropped: its content type or shape is not one the destination's answer allowlist takes, or it could not be masked",
+    }),
     duration_ms: z.number().int(),
   })
   .openapi('ForwardResponse');

@@ -5,6 +5,8 @@
 // Problems never quote a header value or body text: a card number must not come back in an error.
 
 import { holdsPan } from '../card/redact-pan.js';
+import { decodeCharacterReferences } from './char-references.js';
+import { HEADER_NAME, templateHeaderRefusal } from './header-policy.js';
 
 export const CARD_PLACEHOLDERS: readonly string[] = [
   'card.number',
@@ -78,18 +80,6 @@ export type TTemplateProblem = { path: string; message: string };
 const MAX_PATH = 2048;
 const MAX_HEADERS = 30;
 const MAX_HEADER_VALUE = 8192;
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-
-/** Header names a client may not set, with the reason it is given. */
-const FORBIDDEN_HEADERS: Record<string, string> = {
-  host: 'is not allowed: the vault sets it from the destination',
-  authorization: "is not allowed: the destination's credentials come from its configuration",
-  cookie: 'is not allowed',
-  'content-length': 'is not allowed: the vault sets it',
-  'idempotency-key': 'is not allowed: the vault sets it',
-  'accept-encoding': 'is not allowed: the answer is read as text, never compressed',
-};
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
 /** A placeholder named in a problem only when it is a plain dotted name that cannot hold a card number. */
 function describe(name: string): string {
@@ -97,8 +87,11 @@ function describe(name: string): string {
   return plain ? `unknown placeholder {{${name}}}` : 'unknown placeholder';
 }
 
-/** A digit as the gateway will read it: plain, percent-encoded, a JSON \\u escape or an XML character reference. */
-const DIGIT = String.raw`(?:\d|%3\d|\\u003\d|&#0*(?:4[89]|5[0-7]);|&#x0*3\d;)`;
+/**
+ * A digit as the gateway will read it: plain, percent-encoded, a JSON \\u escape or a character
+ * reference, its ';' optional as char-references.ts reads it.
+ */
+const DIGIT = String.raw`(?:\d|%3\d|\\u003\d|&#0*(?:4[89]|5[0-7])(?:;|(?!\d))|&#x0*3\d(?:;|(?![0-9a-f])))`;
 const DIGIT_BEFORE = new RegExp(`${DIGIT}$`, 'i');
 const DIGIT_AFTER = new RegExp(`^${DIGIT}`, 'i');
 
@@ -154,12 +147,9 @@ function pathMessages(path: string): string[] {
 }
 
 function headerMessages(name: string, value: unknown): string[] {
-  const lower = name.toLowerCase();
-  if (!TOKEN.test(name)) return ['is not a valid header name'];
-  const reason = FORBIDDEN_HEADERS[lower];
-  if (reason) return [reason];
-  if (lower.startsWith('proxy-')) return ['is not allowed'];
-  if (HOP_BY_HOP.has(lower)) return ['is a hop-by-hop header and is not allowed'];
+  if (!HEADER_NAME.test(name)) return ['is not a valid header name'];
+  const refusal = templateHeaderRefusal(name);
+  if (refusal) return [refusal];
   if (typeof value !== 'string') return ['must be a string'];
   const messages: string[] = [];
   if (value.length > MAX_HEADER_VALUE) messages.push(`must be at most ${MAX_HEADER_VALUE} characters`);
@@ -215,13 +205,8 @@ function jsonNested(body: string): boolean {
   return walk(JSON.parse(body));
 }
 
-const XML_ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
-const xmlDecoded = (text: string) =>
-  text.replace(/&(?:#x([0-9a-f]+)|#([0-9]+)|([a-z]+));/gi, (whole, hex: string | undefined, dec: string | undefined, name: string | undefined) => {
-    if (name !== undefined) return XML_ENTITIES[name] ?? whole;
-    const code = hex !== undefined ? Number.parseInt(hex, 16) : Number(dec);
-    return code <= 0x10ffff ? String.fromCodePoint(code) : whole;
-  });
+/** XML text as the gateway reads it, with the reading the answer's masking uses (char-references.ts). */
+const xmlDecoded = decodeCharacterReferences;
 
 function xmlNested(body: string): boolean {
   let at = 0;
