@@ -21,7 +21,7 @@ const BUDGETED = 'The PostgreSQL database did not answer within this request\'s 
 describe('budgets of each role', () => {
   it('gives the API short budgets and the worker longer ones, each set on the connection', async () => {
     const env = { ...testKeys(), NODE_ENV: 'test' };
-    expect(pgBudgetOf(loadConfig(env, 'api'), 'api')).toEqual({ statementMs: 5_000, lockMs: 2_000, poolWaitMs: 2_000, idleInTransactionMs: 10_000 });
+    expect(pgBudgetOf(loadConfig(env, 'api'), 'api')).toEqual({ statementMs: 5_000, lockMs: 2_000, poolWaitMs: 2_000, idleInTransactionMs: 10_000, parallelWorkers: 0 });
     expect(pgBudgetOf(loadConfig(env, 'worker'), 'worker')).toEqual({ statementMs: 120_000, lockMs: 10_000, poolWaitMs: 30_000, idleInTransactionMs: 240_000 });
     const database = await createDatabase();
     const pool = createPgPool(database.url, { max: 1, budget: pgBudgetOf(loadConfig({ ...env, WORKER_PG_STATEMENT_TIMEOUT_MS: '90000' }, 'worker'), 'worker') });
@@ -32,6 +32,17 @@ describe('budgets of each role', () => {
       expect(shown.rows[0]).toEqual({ statement: '90s', lock: '10s', idle: '3min' });
     } finally {
       await pool.end();
+    }
+    // The API's statements run on one server process each: one property's heavy listing does not fan
+    // out over the cores the other properties' requests wait for.
+    const apiPool = createPgPool(database.url, { max: 1, budget: pgBudgetOf(loadConfig(env, 'api'), 'api') });
+    try {
+      const shown = await apiPool.query<{ parallel: string; statement: string }>(
+        "SELECT current_setting('max_parallel_workers_per_gather') AS parallel, current_setting('statement_timeout') AS statement",
+      );
+      expect(shown.rows[0]).toEqual({ parallel: '0', statement: '5s' });
+    } finally {
+      await apiPool.end();
     }
   });
 });

@@ -87,6 +87,12 @@ export interface TPgBudget {
   poolWaitMs: number;
   /** idle_in_transaction_session_timeout: a transaction left open and idle this long is ended with its connection. */
   idleInTransactionMs: number;
+  /**
+   * max_parallel_workers_per_gather, when set: 0 keeps each statement on one server process. The
+   * API's pool serves many properties' requests at once; a statement that fans out over parallel
+   * workers takes the cores every other property's short statements wait for (docs/operations.md#a-database-share-per-property).
+   */
+  parallelWorkers?: number;
 }
 
 /** What pgBudgetOf reads: the settings of the API's pool and of a worker's. */
@@ -109,7 +115,8 @@ export function pgBudgetOf(settings: TPgBudgetSettings, role: 'api' | 'worker'):
     role === 'api'
       ? [settings.PG_STATEMENT_TIMEOUT_MS, settings.PG_LOCK_TIMEOUT_MS, settings.PG_POOL_WAIT_MS]
       : [settings.WORKER_PG_STATEMENT_TIMEOUT_MS, settings.WORKER_PG_LOCK_TIMEOUT_MS, settings.WORKER_PG_POOL_WAIT_MS];
-  return { statementMs, lockMs, poolWaitMs, idleInTransactionMs: 2 * statementMs };
+  const budget = { statementMs, lockMs, poolWaitMs, idleInTransactionMs: 2 * statementMs };
+  return role === 'api' ? { ...budget, parallelWorkers: 0 } : budget;
 }
 
 /** node-postgres options for a budget: its timeouts are sent as startup parameters of each connection. */
@@ -119,6 +126,7 @@ function budgetOptions(budget: TPgBudget): pg.PoolConfig {
     lock_timeout: budget.lockMs,
     idle_in_transaction_session_timeout: budget.idleInTransactionMs,
     connectionTimeoutMillis: budget.poolWaitMs,
+    ...(budget.parallelWorkers === undefined ? {} : { options: `-c max_parallel_workers_per_gather=${budget.parallelWorkers}` }),
   };
 }
 
