@@ -171,7 +171,7 @@ describe('VAULT_KEY_PROVIDER=pkcs11 (SoftHSM2)', () => {
   it('a worker whose PKCS11_PIN_FILE is a folder stops at start with that one line', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'fvt-pin-folder-'));
     const run = spawnTs('apps/worker/src/main.ts', [], { ...world.env, PKCS11_PIN_FILE: folder, LOG_LEVEL: 'info' });
-    expect(await run.exited).toBe(1);
+    expect(await run.exited).toBe(2);
     expect(run.output().split('\n').filter((line) => line.includes('PKCS11_PIN_FILE'))).toEqual([`folio-vault worker: PKCS11_PIN_FILE: ${folder} is not a regular file`]);
     expect(run.output()).not.toMatch(/\n\s+at /);
   });
@@ -419,7 +419,7 @@ describe('VAULT_KEY_PROVIDER=components', () => {
     const file = brokenSet((c) => ({ components: [c[0]!, c[1]!, c[1]!] }));
     const env = { ...world.env, VAULT_KEY_COMPONENTS: file, LOG_LEVEL: 'info' };
     const run = spawnTs('apps/worker/src/main.ts', [], env);
-    expect(await run.exited).toBe(1);
+    expect(await run.exited).toBe(2);
     const lines = run.output().split('\n').filter((line) => line.includes('VAULT_KEY_COMPONENTS'));
     expect(lines).toEqual([expect.stringMatching(/^folio-vault worker: VAULT_KEY_COMPONENTS: kekLive key "folio-kek-live-1", component 3 \(check value [0-9a-f]{6}\): repeats component 2$/)]);
   });

@@ -61,8 +61,8 @@ describe('npm run start:worker and start:api as separate processes', () => {
     const env = { NODE_ENV: 'production', DATABASE_URL: world.env.DATABASE_URL!, REDIS_URL: world.env.REDIS_URL!, PORT: 'not-a-port' };
     const api = service('apps/api/src/main.ts', env);
     const worker = service('apps/worker/src/main.ts', env);
-    expect(await api.exited).toBe(1);
-    expect(await worker.exited).toBe(1);
+    expect(await api.exited).toBe(2);
+    expect(await worker.exited).toBe(2);
     const linesFor = (output: string, setting: string) => output.split('\n').filter((line) => line.includes(`setting ${setting}:`));
     // The API needs a JWT key, the workers' public transit keys, the link key (it checks download
     // links) and a key provider other than `local` for its job signing key, and never asks for a

@@ -1,4 +1,4 @@
-import { bootstrap } from '@folio-vault/shared/bootstrap';
+import { bootstrap, SETTINGS_REFUSED_EXIT_CODE } from '@folio-vault/shared/bootstrap';
 import { KeySetupError } from '@folio-vault/shared/vault/keys/key-provider';
 import { startApi, type TRunningApi } from './server.js';
 
@@ -11,6 +11,6 @@ try {
   // provider that also holds vault keys, stops the start with its one line.
   if (!(error instanceof KeySetupError)) throw error;
   process.stderr.write(`folio-vault api: ${error.message}\n`);
-  process.exit(1);
+  process.exit(SETTINGS_REFUSED_EXIT_CODE);
 }
 onShutdown(() => api.close());

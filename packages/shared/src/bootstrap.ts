@@ -6,6 +6,14 @@ import { ConfigError, loadConfig, ownDatabaseUrl, type TConfigOf, type TProcessR
 import { withDevKeys } from './dev-keys.js';
 import { ensureDatabase, migrate, pendingMigrations } from './db/migrate.js';
 import { createLogger, type Logger } from './logger.js';
+import { KeySetupError } from './vault/keys/key-provider.js';
+
+/**
+ * The exit code of a start refused for its settings or its keys (a bad value, a missing key, a PIN
+ * file that is not a file, a component that does not check): the operator's to fix, as a command's
+ * bad option is. Any other failure to start exits 1.
+ */
+export const SETTINGS_REFUSED_EXIT_CODE = 2;
 
 /** A started process's settings, its logger and its shutdown steps. */
 export interface TBootstrapped<R extends TProcessRole = TProcessRole> {
@@ -54,12 +62,18 @@ export async function bootstrap<R extends TProcessRole>(role: R, options: TBoots
   process.on('SIGINT', () => onSignal('SIGINT'));
   if (options.services) {
     // The servers started for this process must not outlive it: an error nobody caught (a port in
-    // use when the API starts listening, say) stops it as a signal does, with exit code 1.
+    // use when the API starts listening, say) stops it as a signal does, with exit code 1; keys that
+    // do not open, with their one line and exit code 2.
     process.on('uncaughtException', (error) => {
       // While stopping, such errors are expected and logged by the shutdown itself.
       if (stopping) return;
-      startupLog(`stopping after an uncaught error: ${error.stack ?? error.message}`);
-      process.exitCode = 1;
+      if (error instanceof KeySetupError) {
+        startupLog(error.message);
+        process.exitCode = SETTINGS_REFUSED_EXIT_CODE;
+      } else {
+        startupLog(`stopping after an uncaught error: ${error.stack ?? error.message}`);
+        process.exitCode = 1;
+      }
       onSignal('uncaught error');
     });
   }
@@ -89,7 +103,7 @@ export async function bootstrap<R extends TProcessRole>(role: R, options: TBoots
   } catch (error) {
     if (error instanceof ConfigError) {
       for (const problem of error.problems) startupLog(`setting ${problem}`);
-      return stopStartedServices(1);
+      return stopStartedServices(SETTINGS_REFUSED_EXIT_CODE);
     }
     throw error;
   }
