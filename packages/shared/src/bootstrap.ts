@@ -151,8 +151,10 @@ export async function bootstrap<R extends TProcessRole>(role: R, options: TBoots
         logger.error({ err: { message: (error as Error).message } }, 'shutdown step failed');
       }
     }
+    // stdout is written asynchronously (logger.ts): the steps' lines are out before the last one,
+    // and the last one before the exit (a write still pending at exit has landed after a later one).
+    await new Promise<void>((resolve) => logger.flush(() => resolve()));
     logger.info('stopped');
-    // stdout is written asynchronously (logger.ts): the lines still buffered go out before the exit.
     await new Promise<void>((resolve) => logger.flush(() => resolve()));
     process.exit(process.exitCode ?? 0);
   };
