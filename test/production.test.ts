@@ -1,8 +1,12 @@
-import { Queue } from 'bullmq';
+import { randomUUID } from 'node:crypto';
+import { FlowProducer, Queue, QueueEvents, type FlowJob } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@folio-vault/shared/config';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
+import { createRedis } from '@folio-vault/shared/connections';
+import { ExportStore } from '@folio-vault/shared/exports/export-store';
+import { startNightAudit } from '@folio-vault/shared/night-audit/batches';
 import { budgetLine, checkConnectionBudget, checkRedisAtStart, usableConnections } from '@folio-vault/shared/deployment-checks';
 import { freePort } from '@folio-vault/dev-services/process-utils';
 import { startRedisSentinel, type TRunningRedisSentinel } from '@folio-vault/dev-services/redis-sentinel';
@@ -28,8 +32,7 @@ let sentinels: Record<string, string>;
 
 beforeAll(async () => {
   sentinel = await startRedisSentinel();
-  // The first Sentinel listed does not answer: a client goes on to the next.
-  sentinels = { REDIS_SENTINELS: `127.0.0.1:${await freePort()},127.0.0.1:${sentinel.sentinelPort}`, REDIS_SENTINEL_NAME: sentinel.masterName };
+  sentinels = { REDIS_SENTINELS: `127.0.0.1:${sentinel.sentinelPort}`, REDIS_SENTINEL_NAME: sentinel.masterName };
   world = await createWorld({
     env: {
       ...sentinels,
@@ -59,8 +62,10 @@ async function masterClient(options: { username?: string; password?: string } = 
 const redisTarget = (redisUrl = 'redis://127.0.0.1:6379') => ({ ...world.config, REDIS_URL: redisUrl });
 
 describe('Redis at start', () => {
-  it('finds the master through the Sentinels and reads its policy with CONFIG GET', async () => {
-    expect(await checkRedisAtStart(redisTarget())).toEqual({ info: ['redis: maxmemory-policy noeviction (CONFIG GET)'], warnings: [] });
+  it('finds the master through the Sentinels, past one that does not answer, and reads its policy with CONFIG GET', async () => {
+    const listed = loadConfig({ ...world.env, REDIS_SENTINELS: `127.0.0.1:${await freePort()},127.0.0.1:${sentinel.sentinelPort}` });
+    expect(listed.REDIS_SENTINELS).toHaveLength(2);
+    expect(await checkRedisAtStart(listed)).toEqual({ info: ['redis: maxmemory-policy noeviction (CONFIG GET)'], warnings: [] });
   });
 
   it('reads it from INFO memory when CONFIG is denied, and says it could not be checked when INFO is denied too', async () => {
@@ -294,5 +299,84 @@ describe('an export whose job Redis lost', () => {
       await queue.close();
       await idle.close();
     }
+  });
+});
+
+/**
+ * A rolling upgrade (docs/production.md#a-rolling-upgrade): jobs an older release queued are taken
+ * by this release's worker. The payloads are written out as the release before the vault jobs were
+ * signed (commit 44b6969's parent) enqueued them; export, night-audit and webhook payloads have not
+ * changed since. A night-audit batch is also queued as the release before 55207f5 did, its pieces
+ * on the export queue. A vault job of that release (version 1, unsigned) is refused by design.
+ */
+describe('jobs a previous release queued', () => {
+  const queues: Array<Queue | QueueEvents | FlowProducer> = [];
+  const open = <T extends Queue | QueueEvents | FlowProducer>(made: T): T => {
+    queues.push(made);
+    return made;
+  };
+  beforeAll(async () => {
+    const headers = { Authorization: `Bearer ${world.token({ properties: [1] })}`, 'X-Property-Id': '1', 'Content-Type': 'application/json' };
+    expect((await fetch(`${world.url}/accounting/v1.0/import`, { method: 'POST', headers, body: JSON.stringify(LEDGER) })).status).toBe(200);
+  });
+  afterAll(async () => {
+    for (const made of queues) await made.close();
+  });
+  const queue = (name: string) => open(new Queue(name, { connection: world.redis, prefix: world.config.QUEUE_PREFIX }));
+  const events = (name: string) => open(new QueueEvents(name, { connection: createRedis(world.config, 'events'), prefix: world.config.QUEUE_PREFIX }));
+
+  it('export-folio: the file is rendered and the export completed', async () => {
+    const exportEvents = events(QUEUE_NAMES.export);
+    await exportEvents.waitUntilReady();
+    const exportId = randomUUID();
+    // What the older API wrote before it queued the job (the exports table is the same).
+    const request = { sourceKind: 'RESERVATION', sourceId: String(SOURCES[1]), creditDebitView: false, revenueCompact: false, descriptionFilters: [], includeVoided: true, subSourceIds: [], sort: [], format: 'XLSX' };
+    expect(await new ExportStore(world.pool).queue({ exportId, propertyId: '1', digest: `previous-${exportId}`, language: 'en', request: request as never }, 100)).toEqual({ kind: 'queued', exportId, status: 'queued' });
+    const job = await queue(QUEUE_NAMES.export).add('export-folio', { version: 1, exportId, propertyId: '1', language: 'en', request, requestId: 'previous-release' }, { jobId: exportId, attempts: 3 });
+    expect(await job.waitUntilFinished(exportEvents, 60_000)).toMatchObject({ key: expect.stringMatching(/\.xlsx$/), rows: 3 });
+    expect((await world.pool.query('SELECT status FROM exports WHERE id = $1', [exportId])).rows).toEqual([{ status: 'completed' }]);
+  });
+
+  it('a night-audit batch, its pieces on the night-audit-export queue or, older, on the export queue: every source exported', { timeout: 60_000 }, async () => {
+    const manifestEvents = events(QUEUE_NAMES.nightAudit);
+    await manifestEvents.waitUntilReady();
+    const flows = open(new FlowProducer({ connection: world.redis, prefix: world.config.QUEUE_PREFIX }));
+    for (const [date, piecesQueue] of [['2026-11-20', QUEUE_NAMES.nightAuditExport], ['2026-11-21', QUEUE_NAMES.export]] as const) {
+      // The batch as the older API started it; its flow kept to be queued as that release did.
+      const kept: FlowJob[] = [];
+      const keeping = { add: async (flow: FlowJob) => void kept.push(flow) } as unknown as FlowProducer;
+      const started = await startNightAudit(world.pool, keeping, '1', date, 'PDF');
+      const flow = kept[0]!;
+      // One piece per source (the four reservations have a night on each date).
+      expect(flow.children?.map((child) => child.data)).toEqual(
+        SOURCES.map((sourceId) => ({ version: 1, batchId: started.batchId, run: 1, propertyId: '1', businessDate: date, format: 'PDF', sources: [{ sourceKind: 'RESERVATION', sourceId: String(sourceId) }] })),
+      );
+      const added = await flows.add({ ...flow, children: flow.children!.map((child) => ({ ...child, queueName: piecesQueue })) });
+      expect(await added.job.waitUntilFinished(manifestEvents, 60_000)).toMatchObject({ total: 4, completed: 4, failed: 0 });
+    }
+    const batches = await world.pool.query(`SELECT to_char(business_date, 'YYYY-MM-DD') AS date, status FROM night_audit_batches ORDER BY business_date`);
+    expect(batches.rows).toEqual([{ date: '2026-11-20', status: 'completed' }, { date: '2026-11-21', status: 'completed' }]);
+  });
+
+  it('webhook-delivery: the payload is taken (a delivery PostgreSQL does not hold is skipped)', async () => {
+    const webhookEvents = events(QUEUE_NAMES.webhooks);
+    await webhookEvents.waitUntilReady();
+    const deliveryId = randomUUID();
+    const job = await queue(QUEUE_NAMES.webhooks).add('webhook-delivery', { deliveryId }, { jobId: deliveryId, attempts: 1 });
+    expect(await job.waitUntilFinished(webhookEvents, 30_000)).toEqual({ outcome: 'skipped', statusCode: null });
+  });
+
+  it('a vault job of the unsigned version 1 is refused for good, never run', async () => {
+    const vaultEvents = events(QUEUE_NAMES.vault);
+    await vaultEvents.waitUntilReady();
+    const tokenId = randomUUID();
+    const job = await queue(QUEUE_NAMES.vault).add(
+      'tokenize-card',
+      { version: 1, propertyId: '1', mode: 'test', requestId: 'previous-release', tokenId, sealedCard: 'v2.transit-1.AAAA', expiresAt: '2040-10-01T00:00:00.000Z' },
+      { attempts: 3 },
+    );
+    await expect(job.waitUntilFinished(vaultEvents, 30_000)).rejects.toThrow('vault job refused: unsigned');
+    expect((await queue(QUEUE_NAMES.vault).getJob(job.id!))?.attemptsMade).toBe(1);
+    expect((await world.pool.query('SELECT count(*)::int AS n FROM vault_test.cards WHERE id = $1', [tokenId])).rows).toEqual([{ n: 0 }]);
   });
 });

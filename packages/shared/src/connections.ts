@@ -48,10 +48,14 @@ function sentinelOptions(target: TRedisTarget): RedisOptions {
   return {
     sentinels: target.REDIS_SENTINELS!.map(({ host, port }) => ({ host, port })),
     name: target.REDIS_SENTINEL_NAME!,
-    // No failoverDetector: its connections to the Sentinels have no error listener, so a Sentinel
-    // that is down prints ioredis's "Unhandled error event" at every retry. A failover reaches the
-    // clients anyway: the old master, turned into a replica, refuses writes (READONLY: reconnect,
-    // and the command is sent again to the master the Sentinels name) and drops blocked commands.
+    // The Sentinels announce a failover (+switch-master) and the connection leaves the old master
+    // at once: the old master stays writable until the Sentinels turn it into a replica (seconds
+    // later), and what is written to it meanwhile is gone when it resyncs.
+    failoverDetector: true,
+    // The detector's own connections to the Sentinels have no error listener: a Sentinel that is
+    // down would print ioredis's "Unhandled error event" at every retry. It is tried once per
+    // (re)connection; the others' announcements still arrive.
+    sentinelReconnectStrategy: () => null,
     ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
     ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
     ...(Number.isInteger(db) && db > 0 ? { db } : {}),
