@@ -127,6 +127,8 @@ describe('npm run token', () => {
     expect(await run.exited).toBe(0);
     const lines = stdout.split('\n').filter(Boolean);
     expect(lines).toHaveLength(1);
+    // For development only, and it says so (docs/production.md#tokens-from-a-real-issuer).
+    expect(run.output().replace(stdout, '')).toBe('token: a development token (HS256, JWT_SECRET); production tokens come from your identity provider (docs/production.md)\n');
     const claims = jwt.verify(lines[0]!, secret, { algorithms: ['HS256'], issuer: 'folio-vault', audience: 'folio-vault' }) as jwt.JwtPayload;
     expect(claims).toMatchObject({ sub: 'night-auditor', scope: 'read:payment admin', property_ids: [1, 42] });
     expect(claims.exp! - claims.iat!).toBe(120);
