@@ -127,6 +127,8 @@ describe('npm run token', () => {
     expect(await run.exited).toBe(0);
     const lines = stdout.split('\n').filter(Boolean);
     expect(lines).toHaveLength(1);
+    // For development only, and it says so (docs/production.md#tokens-from-a-real-issuer).
+    expect(run.output().replace(stdout, '')).toBe('token: a development token (HS256, JWT_SECRET); production tokens come from your identity provider (docs/production.md)\n');
     const claims = jwt.verify(lines[0]!, secret, { algorithms: ['HS256'], issuer: 'folio-vault', audience: 'folio-vault' }) as jwt.JwtPayload;
     expect(claims).toMatchObject({ sub: 'night-auditor', scope: 'read:payment admin', property_ids: [1, 42] });
     expect(claims.exp! - claims.iat!).toBe(120);
@@ -288,7 +290,7 @@ describe('npm start', () => {
  * scripts/cli-support.ts. Each runs as its npm script runs it (`node --import tsx <file>`), all at once.
  */
 describe('the command-line tools', () => {
-  const TOOLS = ['start', 'demo', 'build', 'token', 'bench', 'openapi', 'docs:settings', 'ledger:import', 'ledger:demo', 'night-audit', 'einvoice:validate', 'einvoice:compile', 'db:migrate', 'keys:rotate', 'keys:public', 'keys:components', 'keys:hsm-init', 'webhook-receiver'];
+  const TOOLS = ['start', 'demo', 'build', 'token', 'bench', 'openapi', 'docs:settings', 'ledger:import', 'ledger:demo', 'night-audit', 'einvoice:validate', 'einvoice:compile', 'db:migrate', 'db:partitions', 'keys:rotate', 'keys:public', 'keys:components', 'keys:hsm-init', 'webhook-receiver'];
   const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
 
   /** The file an npm script runs, and the command name its messages start with. */

@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
+import type { TTrustProxy } from '@folio-vault/shared/config-fields';
 import type { Logger } from '@folio-vault/shared/logger';
 import { requestIdOf } from '@folio-vault/shared/request-id';
 import { errorHandler, notFoundHandler, requestLogOptions } from './http/error-handler.js';
@@ -11,13 +12,15 @@ import { adminRoutes, type TAdminDeps } from './ops/admin.js';
 /** Each domain's routes take the part of these they need. */
 export interface TAppDeps extends TDomainDeps, TAdminDeps {
   logger: Logger;
+  /** TRUST_PROXY: the proxies whose X-Forwarded-For names the client (req.ip, what audit rows record). */
+  trustProxy: TTrustProxy;
 }
 
 /** The Express app: request id, logging, security headers, routes, one error handler. No I/O at build time. */
 export function createApp(deps: TAppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', false);
+  app.set('trust proxy', deps.trustProxy);
   app.set('query parser', 'simple');
 
   app.use(

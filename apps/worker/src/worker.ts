@@ -2,6 +2,7 @@ import { FlowProducer, Queue } from 'bullmq';
 import type { TWorkerConfig } from '@folio-vault/shared/config';
 import { ConnectionLog, watchPgPool, watchRedis, watchStorage } from '@folio-vault/shared/connection-log';
 import { createPgPool, createRedis, pgBudgetOf, quiet } from '@folio-vault/shared/connections';
+import { workerPoolSize } from '@folio-vault/shared/connection-budget';
 import type { Logger } from '@folio-vault/shared/logger';
 import { createMetrics, type TMetrics } from '@folio-vault/shared/metrics';
 import { QUEUE_NAMES, queuesOf, type TQueueName } from '@folio-vault/shared/queues';
@@ -76,8 +77,8 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   const connections = options.connections ?? new ConnectionLog(logger);
   // As the workers' role (docs/operations.md#database-roles). Budgets for exports, night audits and
   // sweeps as well as the vault's jobs: longer than a request's.
-  const pool = watchPgPool(createPgPool(config.WORKER_DATABASE_URL, { max: Math.min(config.WORKER_CONCURRENCY, 20), budget: pgBudgetOf(config, 'worker') }), connections);
-  const connection = watchRedis(createRedis(config.REDIS_URL, 'worker'), connections);
+  const pool = watchPgPool(createPgPool(config.WORKER_DATABASE_URL, { max: workerPoolSize(config.WORKER_CONCURRENCY), budget: pgBudgetOf(config, 'worker') }), connections);
+  const connection = watchRedis(createRedis(config, 'worker'), connections);
 
   // WORKER_QUEUES: the queues this process takes jobs from; the others' workers are closed at once.
   const taken = queuesOf(config.WORKER_QUEUES);
@@ -128,7 +129,7 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   await Promise.all(workers.map((worker) => worker.waitUntilReady()));
   // Every property's daily night audit, as the properties table says (also kept in step on import),
   // and the vault sweep: job schedulers, upserted from here on every worker start.
-  const schedulerConnection = watchRedis(createRedis(config.REDIS_URL, 'producer'), connections);
+  const schedulerConnection = watchRedis(createRedis(config, 'producer'), connections);
   const nightAuditQueue = new Queue(QUEUE_NAMES.nightAudit, { connection: schedulerConnection, prefix: config.QUEUE_PREFIX });
   const vaultQueue = new Queue(QUEUE_NAMES.vault, { connection: schedulerConnection, prefix: config.QUEUE_PREFIX });
   const exportQueue = new Queue(QUEUE_NAMES.export, { connection: schedulerConnection, prefix: config.QUEUE_PREFIX });

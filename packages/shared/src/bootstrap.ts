@@ -5,6 +5,7 @@
 import { ConfigError, loadConfig, ownDatabaseUrl, type TConfigOf, type TProcessRole } from './config.js';
 import { withDevKeys } from './dev-keys.js';
 import { ensureDatabase, migrate, pendingMigrations } from './db/migrate.js';
+import { checkConnectionBudget, checkRedisAtStart, sharedFolderWarning } from './deployment-checks.js';
 import { createLogger, type Logger } from './logger.js';
 import { KeySetupError } from './vault/keys/key-provider.js';
 
@@ -131,6 +132,21 @@ export async function bootstrap<R extends TProcessRole>(role: R, options: TBoots
   } catch (error) {
     logger.fatal({ err: { message: (error as Error).message } }, 'database is not usable');
     return stopStartedServices(1);
+  }
+
+  // The machines around the process (deployment-checks.ts, docs/production.md): a Redis that may
+  // evict stops the start; the rest is said once, in the log.
+  const [redisCheck, budgetCheck] = await Promise.all([
+    checkRedisAtStart(config),
+    checkConnectionBudget(ownDatabaseUrl(config as TConfigOf<TProcessRole>), config.connectionBudget),
+  ]);
+  for (const line of redisCheck.info) logger.debug(line);
+  for (const line of budgetCheck.info) logger.info(line);
+  const folder = sharedFolderWarning(config);
+  for (const line of [...redisCheck.warnings, ...(folder ? [folder] : []), ...budgetCheck.warnings]) logger.warn(line);
+  if (redisCheck.refusal) {
+    startupLog(redisCheck.refusal);
+    return stopStartedServices(SETTINGS_REFUSED_EXIT_CODE);
   }
 
   const shutdown = async (signal: string) => {
