@@ -1,0 +1,131 @@
+// BullMQ's telemetry (its `telemetry` option) as this service uses it, loaded only with tracing on
+// (tracing/sdk.ts). bullmq-otel makes the spans: a producer span where a job is added, the job's
+// processing span as its child in the worker, the job's completion under that. Around it, four rules:
+// - A job carries its trace context as a W3C traceparent in BullMQ's job metadata, written and read
+//   here rather than through the global propagator, which stays unset so that no trace context is
+//   read from or sent over HTTP (docs/operations.md#what-crosses-a-boundary).
+// - BullMQ's own work outside any job makes no trace: polling for the next job, lock renewal, the
+//   stalled-job check, a job scheduler adding the next run of a repeated job. Each gets an unrecorded
+//   span whose context is valid but not sampled, so what it starts (a scheduled sweep) is not
+//   recorded either.
+// - A job whose metadata says `link` (spans.ts linkedJobOptions) starts a trace of its own, linked
+//   to the span that added it.
+// - A job's return value and progress are never span attributes: the return value of a vault job is
+//   a client's answer.
+
+import { randomBytes } from 'node:crypto';
+import { context, createContextKey, ROOT_CONTEXT, trace, TraceFlags, type Context, type SpanContext } from '@opentelemetry/api';
+import { SpanKind, type ContextManager, type Span, type Telemetry, type Tracer } from 'bullmq';
+import { BullMQOtel, BullMQOTelSpan } from 'bullmq-otel';
+import { spanContextOf, traceparentOf, type TTracingHooks } from './spans.js';
+
+/** Metadata of a job whose processing span is linked to its producer's, not parented by it. */
+const LINK_MARK = 'folio-link';
+const LINKED_FROM = createContextKey('folio-vault: the span a job is linked to');
+
+/** Attributes BullMQ would set that can hold a client's data. */
+const DROPPED_ATTRIBUTES = new Set(['bullmq.job.result', 'bullmq.job.progress']);
+
+type TAttributes = Parameters<Span['setAttributes']>[0];
+
+/** bullmq-otel's span, minus the attributes above; it also drops the link mark from the context it makes current. */
+class ServiceSpan implements Span<Context> {
+  constructor(private readonly inner: BullMQOTelSpan) {}
+
+  setSpanOnContext(ctx: Context): Context {
+    return this.inner.setSpanOnContext(ctx.deleteValue(LINKED_FROM));
+  }
+
+  setAttribute(key: string, value: Parameters<Span['setAttribute']>[1]): void {
+    if (!DROPPED_ATTRIBUTES.has(key)) this.inner.setAttribute(key, value);
+  }
+
+  setAttributes(attributes: TAttributes): void {
+    this.inner.setAttributes(Object.fromEntries(Object.entries(attributes).filter(([key]) => !DROPPED_ATTRIBUTES.has(key))));
+  }
+
+  addEvent(...args: Parameters<Span['addEvent']>): void {
+    this.inner.addEvent(...args);
+  }
+
+  recordException(...args: Parameters<Span['recordException']>): void {
+    this.inner.recordException(...args);
+  }
+
+  end(): void {
+    this.inner.end();
+  }
+}
+
+/** A span nobody records whose context is valid and not sampled: what starts under it is not recorded either. */
+function unrecorded(): ServiceSpan {
+  const spanContext: SpanContext = { traceId: randomBytes(16).toString('hex'), spanId: randomBytes(8).toString('hex'), traceFlags: TraceFlags.NONE };
+  return new ServiceSpan(new BullMQOTelSpan(trace.wrapSpanContext(spanContext)));
+}
+
+const hasRecordedSpan = (ctx: Context) => {
+  const spanContext = trace.getSpanContext(ctx);
+  return spanContext !== undefined && trace.isSpanContextValid(spanContext) && (spanContext.traceFlags & TraceFlags.SAMPLED) !== 0;
+};
+
+class ServiceTracer implements Tracer<Context> {
+  constructor(private readonly inner: Tracer<Context>) {}
+
+  /** `ctx`: the parent a job's metadata names; BullMQ passes none for its other spans, which start in the active context. */
+  startSpan(name: string, options?: { kind: SpanKind }, ctx?: Context): Span<Context> {
+    const kind = options?.kind ?? SpanKind.INTERNAL;
+    const parent = ctx ?? context.active();
+    const linked = parent.getValue(LINKED_FROM) as SpanContext | undefined;
+    if (linked && kind === SpanKind.CONSUMER) {
+      return new ServiceSpan(this.inner.startSpan(name, { kind, links: [{ context: linked }], root: true } as { kind: SpanKind }, parent) as BullMQOTelSpan);
+    }
+    // A job's processing span follows its producer's decision (or starts a trace for a job nobody
+    // traced); anything else of BullMQ's is recorded only under a recorded span.
+    if (name.startsWith('getNextJob') || (kind !== SpanKind.CONSUMER && !hasRecordedSpan(parent))) return unrecorded();
+    return new ServiceSpan(this.inner.startSpan(name, options, parent) as BullMQOTelSpan);
+  }
+}
+
+class ServiceContextManager implements ContextManager<Context> {
+  constructor(private readonly inner: ContextManager<Context>) {}
+
+  with<A extends (...args: unknown[]) => unknown>(ctx: Context, fn: A): ReturnType<A> {
+    return this.inner.with(ctx, fn);
+  }
+
+  active(): Context {
+    return this.inner.active();
+  }
+
+  root(): Context {
+    return ROOT_CONTEXT;
+  }
+
+  getMetadata(ctx: Context): string {
+    const spanContext = trace.getSpanContext(ctx);
+    return spanContext && trace.isSpanContextValid(spanContext) ? JSON.stringify({ traceparent: traceparentOf(spanContext) }) : '';
+  }
+
+  fromMetadata(activeContext: Context, metadata: string): Context {
+    let carrier: Record<string, unknown>;
+    try {
+      carrier = JSON.parse(metadata) as Record<string, unknown>;
+    } catch {
+      return activeContext;
+    }
+    const spanContext = spanContextOf(typeof carrier.traceparent === 'string' ? carrier.traceparent : undefined);
+    if (!spanContext) return activeContext;
+    return carrier[LINK_MARK] === true ? activeContext.setValue(LINKED_FROM, spanContext) : trace.setSpanContext(activeContext, spanContext);
+  }
+}
+
+/** The hooks the service's code reaches through tracing/spans.ts. */
+export function bullmqHooks(): TTracingHooks {
+  const otel = new BullMQOtel({ tracerName: 'bullmq' });
+  const telemetry: Telemetry<Context> = { tracer: new ServiceTracer(otel.tracer), contextManager: new ServiceContextManager(otel.contextManager) };
+  return {
+    telemetry,
+    // omitContext: a retry keeps the link rather than chaining to the failed attempt.
+    linkedJob: (parent) => ({ metadata: JSON.stringify({ traceparent: traceparentOf(parent), [LINK_MARK]: true }), omitContext: true }),
+  };
+}
