@@ -10,8 +10,8 @@
 //   recorded either.
 // - A job whose metadata says `link` (spans.ts linkedJobOptions) starts a trace of its own, linked
 //   to the span that added it.
-// - A job's return value and progress are never span attributes: the return value of a vault job is
-//   a client's answer.
+// - A job's return value and progress are never span attributes, nor event attributes: the return
+//   value of a vault job is a client's answer.
 
 import { randomBytes } from 'node:crypto';
 import { context, createContextKey, ROOT_CONTEXT, trace, TraceFlags, type Context, type SpanContext } from '@opentelemetry/api';
@@ -28,7 +28,7 @@ const DROPPED_ATTRIBUTES = new Set(['bullmq.job.result', 'bullmq.job.progress'])
 
 type TAttributes = Parameters<Span['setAttributes']>[0];
 
-/** bullmq-otel's span, minus the attributes above; it also drops the link mark from the context it makes current. */
+/** bullmq-otel's span, minus the attributes above (on the span and its events); it also drops the link mark from the context it makes current. */
 class ServiceSpan implements Span<Context> {
   constructor(private readonly inner: BullMQOTelSpan) {}
 
@@ -41,11 +41,15 @@ class ServiceSpan implements Span<Context> {
   }
 
   setAttributes(attributes: TAttributes): void {
-    this.inner.setAttributes(Object.fromEntries(Object.entries(attributes).filter(([key]) => !DROPPED_ATTRIBUTES.has(key))));
+    this.inner.setAttributes(this.kept(attributes));
   }
 
-  addEvent(...args: Parameters<Span['addEvent']>): void {
-    this.inner.addEvent(...args);
+  private kept(attributes: TAttributes): TAttributes {
+    return Object.fromEntries(Object.entries(attributes).filter(([key]) => !DROPPED_ATTRIBUTES.has(key)));
+  }
+
+  addEvent(name: string, attributes?: TAttributes): void {
+    this.inner.addEvent(name, attributes && this.kept(attributes));
   }
 
   recordException(...args: Parameters<Span['recordException']>): void {
