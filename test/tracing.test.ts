@@ -7,7 +7,7 @@ import { cardBody, futureYear } from '@folio-vault/test-kit/cards';
 import { createTestPki, startGateway, type TTestGateway } from '@folio-vault/test-kit/gateway';
 import { ROOT, type TSpawned } from '@folio-vault/test-kit/processes';
 import { killGroup, logLines, startApiProcess, startWorkerProcess, until } from './support/faults.js';
-import { startOtlpReceiver, type TOtlpReceiver, type TReceivedSpan } from './support/otlp-receiver.js';
+import { startOtlpReceiver, type TOtlpReceiver, type TReceivedSpan } from '@folio-vault/test-kit/otlp-receiver';
 import { findCvvs, findPans, withoutJsonNumbers } from './support/secret-scan.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
 import { createWorld, type TWorld } from './support/world.js';
@@ -78,14 +78,14 @@ async function arrived(what: string, match: (span: TReceivedSpan) => boolean): P
 /** The one child of `parent` named `name`, once it has arrived. */
 const child = (parent: TReceivedSpan, name: string) => arrived(`${name} under ${parent.name}`, (span) => span.parentSpanId === parent.spanId && span.traceId === parent.traceId && span.name === name);
 
-/** The API's server span of the one request to `route`, and its route handler's span. */
-async function request_(route: string, method = 'POST'): Promise<{ server: TReceivedSpan; handler: TReceivedSpan }> {
+/** The API's server span of the one request to `route` (named by the route's pattern). */
+async function serverSpan(route: string, method = 'POST'): Promise<TReceivedSpan> {
   const server = await arrived(`${method} ${route}`, (span) => span.kind === KIND.server && span.attributes['http.route'] === route && span.attributes['http.request.method'] === method);
   expect(service(server)).toBe('folio-vault-api');
   expect(server.parentSpanId).toBe('');
   expect(server.name).toBe(`${method} ${route}`);
   expect(server.attributes['url.query']).toBeUndefined();
-  return { server, handler: await child(server, 'request handler') };
+  return server;
 }
 
 beforeAll(async () => {
@@ -136,10 +136,14 @@ describe('one trace from the request to the worker, the render processes, the ga
     expect(res.status, res.text).toBe(200);
     tokenId = res.body.id;
 
-    const { server, handler } = await request_('/vault/v1/tokens/card');
+    const server = await serverSpan('/vault/v1/tokens/card');
     expect(server.attributes['http.response.status_code']).toBe(200);
-    const added = await child(handler, 'add vault.tokenize-card');
+    // The rate limiter's script, a Redis command under the request.
+    expect(childrenOf(server).map((span) => [span.name, span.kind, span.attributes['db.query.text']])).toContainEqual(['evalsha', KIND.client, 'evalsha']);
+    const added = await child(server, 'add vault.tokenize-card');
     expect(added.kind).toBe(KIND.producer);
+    // BullMQ's own Redis command is the producer span itself, not a span of its own.
+    expect(childrenOf(added).filter((span) => span.kind !== KIND.consumer)).toEqual([]);
     const processed = await child(added, 'process vault');
     expect([processed.kind, service(processed), processed.attributes['bullmq.job.name']]).toEqual([KIND.consumer, 'folio-vault-worker', 'tokenize-card']);
     expect(processed.resource['process.pid']).not.toBe(server.resource['process.pid']);
@@ -147,8 +151,8 @@ describe('one trace from the request to the worker, the render processes, the ga
     const statements = childrenOf(processed).filter((span) => span.attributes['db.system.name'] === 'postgresql');
     expect(statements.some((span) => /INSERT INTO vault_test\.cards/.test(String(span.attributes['db.query.text'])))).toBe(true);
     expect(statements.every((span) => span.attributes['db.postgresql.values'] === undefined)).toBe(true);
-    const completed = await child(processed, 'complete vault');
-    expect(childrenOf(completed).map((span) => [span.name, span.attributes['db.query.text']])).toContainEqual(['evalsha', 'evalsha']);
+    expect(processed.events.map((event) => event.name)).toEqual(['job completed']);
+    expect(childNamed(processed, 'complete vault')).toEqual([]);
 
     const [done] = logLines(worker, 'job done').filter((line) => line.jobId === processed.attributes['bullmq.job.id']);
     expect(done).toMatchObject({ trace_id: processed.traceId, span_id: processed.spanId });
@@ -160,8 +164,8 @@ describe('one trace from the request to the worker, the render processes, the ga
     expect(res.status, res.text).toBe(200);
     expect(gateway.calls()).toBe(1);
 
-    const { handler } = await request_('/vault/v1/tokens/:id/forward');
-    const added = await child(handler, 'add vault-forward.forward-card-token');
+    const server = await serverSpan('/vault/v1/tokens/:id/forward');
+    const added = await child(server, 'add vault-forward.forward-card-token');
     const processed = await child(added, 'process vault-forward');
     const call = await child(processed, 'forward gateway call');
     expect(call.attributes).toEqual({ 'folio.forward.destination': 'acme', 'http.request.method': 'POST', 'http.response.status_code': 200 });
@@ -180,10 +184,15 @@ describe('one trace from the request to the worker, the render processes, the ga
     expect(started.status, started.text).toBe(202);
     const [delivered] = await until(async () => (hooks.at('/done').length ? hooks.at('/done') : undefined), 30_000, 'export.completed');
     expect(delivered!.verified).toBe(true);
-    secrets.signatures.push(new URL(String(delivered!.body!.data.downloadUrl), api.url).searchParams.get('signature')!);
+    const link = String(delivered!.body!.data.downloadUrl);
+    secrets.signatures.push(new URL(link, api.url).searchParams.get('signature')!);
+    // The signed link, fetched through the traced API: its query string is never recorded.
+    const file = await request(api.url).get(link);
+    expect(file.status).toBe(200);
+    expect((await serverSpan('/fiscal-document/v1/folios/exports/:exportId/file', 'GET')).attributes['url.path']).toBe(new URL(link, api.url).pathname);
 
-    const { handler } = await request_('/fiscal-document/v1/folios/export');
-    const processed = await child(await child(handler, 'add folio-export.export-folio'), 'process folio-export');
+    const server = await serverSpan('/fiscal-document/v1/folios/export');
+    const processed = await child(await child(server, 'add folio-export.export-folio'), 'process folio-export');
     const render = await child(processed, 'render PDF');
     expect(render.attributes).toEqual({ 'folio.export.format': 'PDF', 'folio.render.priority': 'on-demand', 'folio.render.pages': 1, 'folio.render.rows': 1 });
     const piece = await child(render, 'render pdf-chunk');
@@ -209,12 +218,13 @@ describe('one trace from the request to the worker, the render processes, the ga
       return status.body.status === 'completed' ? status.body : undefined;
     }, 60_000, 'the batch to complete');
 
-    const { server, handler } = await request_('/fiscal-document/v1/night-audit/exports');
-    const batch = await child(handler, 'night-audit batch');
+    const server = await serverSpan('/fiscal-document/v1/night-audit/exports');
+    const batch = await child(server, 'night-audit batch');
     expect(batch.attributes).toMatchObject({ 'folio.night_audit.batch_id': batchId, 'folio.night_audit.run': 1, 'folio.night_audit.sources': SOURCES });
-    const flow = await child(batch, 'addFlow night-audit');
-    const manifestNode = await child(flow, 'addNode night-audit');
-    const manifest = await child(manifestNode, 'process night-audit');
+    // One producer span for the whole flow, none per node; the manifest's job is the batch's child.
+    await child(batch, 'addFlow night-audit');
+    expect(spans().filter((span) => span.name.startsWith('addNode'))).toEqual([]);
+    const manifest = await child(batch, 'process night-audit');
     const manifestUpload = await child(manifest, 'storage upload');
     expect(manifestUpload.attributes['folio.storage.key']).toBe(`night-audit/1/${BUSINESS_DATE}/manifest.json`);
 

@@ -19,7 +19,7 @@ import { findPropertyProfile } from '../properties/property-store.js';
 import { auditObjectKey, selectAuditSources, type TAuditSource } from './selection.js';
 import { batchRunSubject, webhookEvent } from '../webhooks/events.js';
 import { insertDeliveries } from '../webhooks/store.js';
-import { inSpan, linkedJobOptions, tracedOrNewTrace } from '../tracing/spans.js';
+import { inSpan, linkedJobOptions, parentedJobOptions, tracedOrNewTrace } from '../tracing/spans.js';
 
 /** The uuid v5 namespace of batch ids (batchIdOf). */
 const BATCH_NAMESPACE = '6f1d3c52-8b0e-4c6a-9a57-3f2b8f7e4d21';
@@ -204,7 +204,7 @@ async function addBatchFlow(
       name: nightAuditManifestJob.name,
       queueName: nightAuditManifestJob.queue,
       data: ref,
-      opts: { ...nightAuditManifestJob.options, jobId: `na-${batchId}-${run}` },
+      opts: { ...nightAuditManifestJob.options, jobId: `na-${batchId}-${run}`, ...parentedJobOptions() },
       children: chunks.map((chunk, index) => ({
         name: nightAuditSourceJob.name,
         queueName: nightAuditSourceJob.queue,

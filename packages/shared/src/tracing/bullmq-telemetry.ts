@@ -8,32 +8,49 @@
 //   stalled-job check, a job scheduler adding the next run of a repeated job. Each gets an unrecorded
 //   span whose context is valid but not sampled, so what it starts (a scheduled sweep) is not
 //   recorded either.
+// - A job is two spans: where it is added (the producer span) and where it is processed (the
+//   consumer span, which the job's completion or failure events are on). BullMQ's other operations
+//   on a job (completing it, moving it to delayed) and an operation inside another (a flow's nodes)
+//   make no span, and what BullMQ does within its operations makes none either: its Redis commands
+//   run in a context without an active span, so the ioredis instrumentation, which wants a parent,
+//   leaves them alone. A flow's jobs name their parent or link themselves (spans.ts
+//   parentedJobOptions, linkedJobOptions).
 // - A job whose metadata says `link` (spans.ts linkedJobOptions) starts a trace of its own, linked
 //   to the span that added it.
 // - A job's return value and progress are never span attributes, nor event attributes: the return
 //   value of a vault job is a client's answer.
 
-import { randomBytes } from 'node:crypto';
-import { context, createContextKey, ROOT_CONTEXT, trace, TraceFlags, type Context, type SpanContext } from '@opentelemetry/api';
+import { context, createContextKey, INVALID_SPAN_CONTEXT, ROOT_CONTEXT, trace, TraceFlags, type Context, type SpanContext } from '@opentelemetry/api';
 import { SpanKind, type ContextManager, type Span, type Telemetry, type Tracer } from 'bullmq';
 import { BullMQOtel, BullMQOTelSpan } from 'bullmq-otel';
+import { RandomIdGenerator } from '@opentelemetry/sdk-trace-node';
 import { spanContextOf, traceparentOf, type TTracingHooks } from './spans.js';
 
 /** Metadata of a job whose processing span is linked to its producer's, not parented by it. */
 const LINK_MARK = 'folio-link';
 const LINKED_FROM = createContextKey('folio-vault: the span a job is linked to');
+/** The span of the BullMQ operation a context runs in, kept apart from the active span (see above). */
+const WITHIN = createContextKey('folio-vault: within a BullMQ operation');
 
 /** Attributes BullMQ would set that can hold a client's data. */
 const DROPPED_ATTRIBUTES = new Set(['bullmq.job.result', 'bullmq.job.progress']);
 
 type TAttributes = Parameters<Span['setAttributes']>[0];
 
-/** bullmq-otel's span, minus the attributes above (on the span and its events); it also drops the link mark from the context it makes current. */
+/**
+ * bullmq-otel's span, minus the attributes above (on the span and its events). The context it makes
+ * current drops the link mark; a job's processing span is the active span of its handler, any other
+ * operation's is kept apart (WITHIN), so nothing under it makes a span of its own.
+ */
 class ServiceSpan implements Span<Context> {
-  constructor(private readonly inner: BullMQOTelSpan) {}
+  constructor(
+    private readonly inner: BullMQOTelSpan,
+    private readonly processing: boolean,
+  ) {}
 
   setSpanOnContext(ctx: Context): Context {
-    return this.inner.setSpanOnContext(ctx.deleteValue(LINKED_FROM));
+    const unlinked = ctx.deleteValue(LINKED_FROM);
+    return this.processing ? this.inner.setSpanOnContext(unlinked) : trace.deleteSpan(unlinked).setValue(WITHIN, this.inner.span.spanContext());
   }
 
   setAttribute(key: string, value: Parameters<Span['setAttribute']>[1]): void {
@@ -61,11 +78,16 @@ class ServiceSpan implements Span<Context> {
   }
 }
 
+const ids = new RandomIdGenerator();
+
 /** A span nobody records whose context is valid and not sampled: what starts under it is not recorded either. */
 function unrecorded(): ServiceSpan {
-  const spanContext: SpanContext = { traceId: randomBytes(16).toString('hex'), spanId: randomBytes(8).toString('hex'), traceFlags: TraceFlags.NONE };
-  return new ServiceSpan(new BullMQOTelSpan(trace.wrapSpanContext(spanContext)));
+  const spanContext: SpanContext = { traceId: ids.generateTraceId(), spanId: ids.generateSpanId(), traceFlags: TraceFlags.NONE };
+  return new ServiceSpan(new BullMQOTelSpan(trace.wrapSpanContext(spanContext)), false);
 }
+
+/** Part of something recorded, and no span itself: no context to hand on. */
+const PART = new ServiceSpan(new BullMQOTelSpan(trace.wrapSpanContext(INVALID_SPAN_CONTEXT)), false);
 
 const hasRecordedSpan = (ctx: Context) => {
   const spanContext = trace.getSpanContext(ctx);
@@ -79,14 +101,18 @@ class ServiceTracer implements Tracer<Context> {
   startSpan(name: string, options?: { kind: SpanKind }, ctx?: Context): Span<Context> {
     const kind = options?.kind ?? SpanKind.INTERNAL;
     const parent = ctx ?? context.active();
+    const processing = kind === SpanKind.CONSUMER;
     const linked = parent.getValue(LINKED_FROM) as SpanContext | undefined;
-    if (linked && kind === SpanKind.CONSUMER) {
-      return new ServiceSpan(this.inner.startSpan(name, { kind, links: [{ context: linked }], root: true } as { kind: SpanKind }, parent) as BullMQOTelSpan);
+    if (linked && processing) {
+      return new ServiceSpan(this.inner.startSpan(name, { kind, links: [{ context: linked }], root: true } as { kind: SpanKind }, parent) as BullMQOTelSpan, true);
     }
+    // Polling for a job (its callback starts nothing), an operation within another (a flow's
+    // node), BullMQ's work on a job under its processing span.
+    if (name.startsWith('getNextJob') || (!processing && parent.getValue(WITHIN)) || (kind === SpanKind.INTERNAL && hasRecordedSpan(parent))) return PART;
     // A job's processing span follows its producer's decision (or starts a trace for a job nobody
     // traced); anything else of BullMQ's is recorded only under a recorded span.
-    if (name.startsWith('getNextJob') || (kind !== SpanKind.CONSUMER && !hasRecordedSpan(parent))) return unrecorded();
-    return new ServiceSpan(this.inner.startSpan(name, options, parent) as BullMQOTelSpan);
+    if (!processing && !hasRecordedSpan(parent)) return unrecorded();
+    return new ServiceSpan(this.inner.startSpan(name, options, parent) as BullMQOTelSpan, processing);
   }
 }
 
@@ -106,7 +132,7 @@ class ServiceContextManager implements ContextManager<Context> {
   }
 
   getMetadata(ctx: Context): string {
-    const spanContext = trace.getSpanContext(ctx);
+    const spanContext = trace.getSpanContext(ctx) ?? (ctx.getValue(WITHIN) as SpanContext | undefined);
     return spanContext && trace.isSpanContextValid(spanContext) ? JSON.stringify({ traceparent: traceparentOf(spanContext) }) : '';
   }
 
@@ -131,5 +157,6 @@ export function bullmqHooks(): TTracingHooks {
     telemetry,
     // omitContext: a retry keeps the link rather than chaining to the failed attempt.
     linkedJob: (parent) => ({ metadata: JSON.stringify({ traceparent: traceparentOf(parent), [LINK_MARK]: true }), omitContext: true }),
+    parentedJob: (parent) => ({ metadata: JSON.stringify({ traceparent: traceparentOf(parent) }) }),
   };
 }

@@ -4,9 +4,10 @@
 // - http: the API's (and the worker's health server's) incoming requests, but not the probes and
 //   /metrics that a scraper calls every few seconds; the path with any card number masked, never
 //   the query string. Outgoing http (the S3 client, the exporter itself) is not traced.
-// - express: the route's handler (its template path names the server span); middleware and routers
-//   make no spans of their own.
-// - pg: statements with their text (never their parameters), and pool waits, only under a span.
+// - express: names the server span by the route's pattern; its layers (middleware, routers, the
+//   route's handler) make no spans of their own.
+// - pg: statements with their text (never their parameters), only under a span; no span for taking
+//   a pooled connection or opening one.
 // - ioredis: commands under a span only, recorded by name alone (BullMQ's scripts carry jobs'
 //   payloads in their arguments).
 // - undici: a gateway's or a webhook receiver's request, with its origin only: a forward's path can
@@ -40,8 +41,8 @@ function instrumentations(): Instrumentation[] {
       // undefined drops the attribute: a query string can hold a signed link's signature or a filter's text.
       startIncomingSpanHook: (request) => ({ 'url.path': redactPans((request.url ?? '/').split('?')[0]!), 'url.query': undefined }) as Attributes,
     }),
-    new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER] }),
-    new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false }),
+    new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER, ExpressLayerType.REQUEST_HANDLER] }),
+    new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false, ignoreConnectSpans: true }),
     new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command) => command }),
     new UndiciInstrumentation({
       requireParentforSpans: true,

@@ -43,16 +43,39 @@ function samplerOf(settings: TTracingSettings): Sampler {
   }
 }
 
-const scrubbed = (attributes: Attributes): Attributes =>
-  Object.fromEntries(Object.entries(attributes).map(([key, value]) => [key, typeof value === 'string' ? redactPans(value) : value]));
+/** redactPans of texts seen lately: most strings a span holds repeat (a statement's text, a route). */
+const seen = new Map<string, string>();
+function masked(text: string): string {
+  let result = seen.get(text);
+  if (result === undefined) {
+    result = redactPans(text);
+    if (seen.size >= 2_000) seen.clear();
+    seen.set(text, result);
+  }
+  return result;
+}
 
-/** The span as exported: its strings through redactPans (the span itself is left as the SDK holds it). */
+const scrubbed = (attributes: Attributes): Attributes =>
+  Object.fromEntries(Object.entries(attributes).map(([key, value]) => [key, typeof value === 'string' ? masked(value) : value]));
+
+const holdsMaskable = (attributes: Attributes | undefined) => attributes !== undefined && Object.values(attributes).some((value) => typeof value === 'string' && masked(value) !== value);
+
+/**
+ * The span as exported: its strings through redactPans (the span itself is left as the SDK holds
+ * it). A span with nothing to mask, which is every span unless something went wrong, goes as it is.
+ */
 function scrub(span: ReadableSpan): ReadableSpan {
+  const clean =
+    masked(span.name) === span.name &&
+    !holdsMaskable(span.attributes) &&
+    !span.events.some((event) => holdsMaskable(event.attributes)) &&
+    (span.status.message === undefined || masked(span.status.message) === span.status.message);
+  if (clean) return span;
   return Object.create(span, {
-    name: { value: redactPans(span.name) },
+    name: { value: masked(span.name) },
     attributes: { value: scrubbed(span.attributes) },
     events: { value: span.events.map((event) => ({ ...event, ...(event.attributes ? { attributes: scrubbed(event.attributes) } : {}) })) },
-    status: { value: span.status.message === undefined ? span.status : { ...span.status, message: redactPans(span.status.message) } },
+    status: { value: span.status.message === undefined ? span.status : { ...span.status, message: masked(span.status.message) } },
   }) as ReadableSpan;
 }
 

@@ -17,6 +17,8 @@ export interface TTracingHooks {
   telemetry: Telemetry;
   /** A job's telemetry options that link its processing span to the active span instead of parenting it. */
   linkedJob(parent: SpanContext): NonNullable<JobsOptions['telemetry']>;
+  /** A job's telemetry options that make the active span its processing span's parent. */
+  parentedJob(parent: SpanContext): NonNullable<JobsOptions['telemetry']>;
 }
 
 let hooks: TTracingHooks | undefined;
@@ -45,6 +47,15 @@ function recordedSpanContext(): SpanContext | undefined {
 export function linkedJobOptions(): { telemetry?: JobsOptions['telemetry'] } {
   const parent = recordedSpanContext();
   return hooks && parent ? { telemetry: hooks.linkedJob(parent) } : {};
+}
+
+/**
+ * Job options under which the job's processing span is a child of the active span: a flow's node,
+ * whose adding makes no span of its own (tracing/bullmq-telemetry.ts). Empty when nothing is traced.
+ */
+export function parentedJobOptions(): { telemetry?: JobsOptions['telemetry'] } {
+  const parent = recordedSpanContext();
+  return hooks && parent ? { telemetry: hooks.parentedJob(parent) } : {};
 }
 
 /** The active span as a W3C traceparent, for a process that has no other way to learn it (a render process). */
