@@ -24,7 +24,10 @@ export interface TReceivedSpan {
 
 export interface TOtlpReceiver {
   url: string;
+  /** Every span received (none kept with `countOnly`). */
   spans: TReceivedSpan[];
+  /** Spans and export requests received so far. */
+  counts: { spans: number; requests: number; bytes: number };
   /** Every export request's body as received (as UTF-8 text), for the residue scans. */
   bodies: string[];
   /** The content types the exports came in. */
@@ -196,8 +199,19 @@ function jsonSpans(body: Buffer): TReceivedSpan[] {
   });
 }
 
-export async function startOtlpReceiver(): Promise<TOtlpReceiver> {
+/** The number of spans in an export, read no deeper than it takes to count them. */
+function countSpans(body: Buffer, type: string): number {
+  if (type === 'application/json') return jsonSpans(body).length;
+  return bytesOf(fieldsOf(body), 1).reduce((sum, rs) => sum + bytesOf(fieldsOf(rs), 2).reduce((inner, ss) => inner + bytesOf(fieldsOf(ss), 2).length, 0), 0);
+}
+
+/**
+ * `countOnly`: spans are counted, not decoded or kept (the benchmarks, where the receiver shares the
+ * machine with the service: it should cost about what a collector's receiving costs).
+ */
+export async function startOtlpReceiver(options: { countOnly?: boolean } = {}): Promise<TOtlpReceiver> {
   const spans: TReceivedSpan[] = [];
+  const counts = { spans: 0, requests: 0, bytes: 0 };
   const bodies: string[] = [];
   const contentTypes = new Set<string>();
   const server: Server = createServer((req, res) => {
@@ -212,8 +226,15 @@ export async function startOtlpReceiver(): Promise<TOtlpReceiver> {
         return;
       }
       contentTypes.add(type);
-      bodies.push(body.toString('utf8'));
-      spans.push(...(type === 'application/json' ? jsonSpans(body) : protobufSpans(body)));
+      counts.requests += 1;
+      counts.bytes += body.length;
+      if (options.countOnly) counts.spans += countSpans(body, type);
+      else {
+        bodies.push(body.toString('utf8'));
+        const received = type === 'application/json' ? jsonSpans(body) : protobufSpans(body);
+        spans.push(...received);
+        counts.spans += received.length;
+      }
       // An empty ExportTraceServiceResponse: everything was accepted.
       if (type === 'application/json') res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       else res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
@@ -224,6 +245,7 @@ export async function startOtlpReceiver(): Promise<TOtlpReceiver> {
   return {
     url: `http://127.0.0.1:${port}`,
     spans,
+    counts,
     bodies,
     contentTypes,
     async until(done, timeoutMs = 20_000) {
