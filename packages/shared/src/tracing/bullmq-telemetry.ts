@@ -1,6 +1,6 @@
 // BullMQ's telemetry (its `telemetry` option) as this service uses it, loaded only with tracing on
-// (tracing/sdk.ts). bullmq-otel makes the spans: a producer span where a job is added, the job's
-// processing span as its child in the worker, the job's completion under that. Around it, four rules:
+// (tracing/instrument.ts). bullmq-otel makes the spans: a producer span where a job is added, the
+// job's processing span as its child in the worker. Around it, these rules:
 // - A job carries its trace context as a W3C traceparent in BullMQ's job metadata, written and read
 //   here rather than through the global propagator, which stays unset so that no trace context is
 //   read from or sent over HTTP (docs/operations.md#what-crosses-a-boundary).
