@@ -2,9 +2,9 @@
 // module that tracing instruments (the entry points: apps/api/src/main.ts, apps/worker/src/main.ts,
 // scripts/start.ts, and render-child.ts). Off — no collector named, OTEL_SDK_DISABLED, or a bad
 // OTEL_* value, which the start then refuses with its line (config.ts) — nothing of OpenTelemetry's
-// SDK or instrumentations is loaded: only this file and the settings' schema are.
+// SDK or instrumentations is loaded; without a collector named, not even the settings' schema (a
+// render process loads no zod).
 
-import { loadTracingSettings } from '../config.js';
 import type { TTracedRole } from './sdk.js';
 
 export interface TTracing {
@@ -16,9 +16,13 @@ export interface TTracing {
 
 const OFF: TTracing = { on: false, shutdown: async () => undefined };
 
+const named = (value: string | undefined) => value !== undefined && value.trim() !== '';
+
 export async function startTracing(role: TTracedRole, env: NodeJS.ProcessEnv = process.env): Promise<TTracing> {
+  if (!named(env.OTEL_EXPORTER_OTLP_ENDPOINT) && !named(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)) return OFF;
+  const { loadTracingSettings } = await import('../config.js');
   const settings = loadTracingSettings(env);
-  if (!settings || settings.OTEL_SDK_DISABLED || !(settings.OTEL_EXPORTER_OTLP_ENDPOINT ?? settings.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)) return OFF;
+  if (!settings || settings.OTEL_SDK_DISABLED) return OFF;
   const { startSdk } = await import('./sdk.js');
   const sdk = startSdk(role, settings);
   // A render process makes its own spans only: nothing of it is instrumented.
