@@ -156,6 +156,9 @@ describe('one trace from the request to the worker, the render processes, the ga
 
     const [done] = logLines(worker, 'job done').filter((line) => line.jobId === processed.attributes['bullmq.job.id']);
     expect(done).toMatchObject({ trace_id: processed.traceId, span_id: processed.spanId });
+    // pino-http's line of the request, in the API's process.
+    const [completed] = logLines(api.process, 'request completed').filter((line) => line.requestId === res.headers['x-request-id']);
+    expect(completed).toMatchObject({ trace_id: server.traceId, span_id: server.spanId });
   });
 
   it('a forward: the worker\'s gateway call names the destination and the status, and its HTTPS request only the origin', async () => {
@@ -230,15 +233,19 @@ describe('one trace from the request to the worker, the render processes, the ga
 
     // Every source's file, each uploaded in a piece's own trace, linked to the batch span.
     const sourceKey = (n: number) => `night-audit/1/${BUSINESS_DATE}/RESERVATION-${500 + n}.pdf`;
-    await receiver.until((all) => Array.from({ length: SOURCES }, (_, n) => sourceKey(n)).every((key) => all.some((span) => span.attributes['folio.storage.key'] === key)));
+    const jobs = Number(batch.attributes['folio.night_audit.jobs']);
+    // Each piece's spans come from the worker and from a render process, each exporting on its own.
+    const rendered = (piece: TReceivedSpan) => childNamed(piece, 'render PDF').some((render) => childNamed(render, 'render pdf-chunk').length === 1);
+    await receiver.until((all) => {
+      const uploaded = Array.from({ length: SOURCES }, (_, n) => sourceKey(n)).every((key) => all.some((span) => span.attributes['folio.storage.key'] === key));
+      const done = named('process night-audit-export', all);
+      return uploaded && done.length === jobs && done.every(rendered);
+    });
     const pieces = named('process night-audit-export');
-    expect(pieces.length).toBe(Number(batch.attributes['folio.night_audit.jobs']));
     for (const piece of pieces) {
       expect([piece.parentSpanId, piece.links]).toEqual(['', [{ traceId: batch.traceId, spanId: batch.spanId }]]);
       expect(piece.traceId).not.toBe(batch.traceId);
-      const render = childNamed(piece, 'render PDF');
-      expect(render).toHaveLength(1);
-      expect(childNamed(render[0]!, 'render pdf-chunk')).toHaveLength(1);
+      expect(childNamed(piece, 'render PDF')).toHaveLength(1);
     }
     const uploads = spans().filter((span) => span.name === 'storage upload' && String(span.attributes['folio.storage.key']).includes('RESERVATION-'));
     expect(uploads.map((span) => pieces.some((piece) => piece.spanId === span.parentSpanId))).toEqual(uploads.map(() => true));
