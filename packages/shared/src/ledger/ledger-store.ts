@@ -34,11 +34,13 @@ export type TSortedTransactionRow = TTransactionRow & Record<`sort_${number}`, s
 
 export async function upsertRecipients(client: PoolClient, propertyId: string, rows: TRecipient[]): Promise<void> {
   await client.query(
-    `INSERT INTO recipients (property_id, type, id, name, address, email, tax_id, document_number)
-     SELECT $1, r.type, r.id, r.name, r.address, r.email, r."taxId", r."documentNumber"
-       FROM jsonb_to_recordset($2::jsonb) AS r(type text, id bigint, name text, address text, email text, "taxId" text, "documentNumber" text)
+    `INSERT INTO recipients (property_id, type, id, name, address, email, tax_id, document_number, vat_id, company_id, postal_address, electronic_address)
+     SELECT $1, r.type, r.id, r.name, r.address, r.email, r."taxId", r."documentNumber", r."vatId", r."companyId", r."postalAddress", r."electronicAddress"
+       FROM jsonb_to_recordset($2::jsonb) AS r(type text, id bigint, name text, address text, email text, "taxId" text, "documentNumber" text,
+        "vatId" text, "companyId" text, "postalAddress" jsonb, "electronicAddress" jsonb)
      ON CONFLICT (property_id, type, id) DO UPDATE SET name = EXCLUDED.name, address = EXCLUDED.address, email = EXCLUDED.email,
-       tax_id = EXCLUDED.tax_id, document_number = EXCLUDED.document_number, updated_at = now()`,
+       tax_id = EXCLUDED.tax_id, document_number = EXCLUDED.document_number, vat_id = EXCLUDED.vat_id, company_id = EXCLUDED.company_id,
+       postal_address = EXCLUDED.postal_address, electronic_address = EXCLUDED.electronic_address, updated_at = now()`,
     [propertyId, JSON.stringify(rows)],
   );
 }
@@ -87,19 +89,19 @@ export async function upsertTransactions(client: PoolClient, propertyId: string,
         sub_source_identifier, transaction_datetime, service_date, internal_transaction_code, internal_code_group,
         origin_id, payment_method, description, notes, quantity, amount, currency, posted, parent_id, root_id, is_void, user_id,
         custom_transaction_code, general_ledger_custom_code, customer_id, external_relation_id, external_relation_kind,
-        account, foreign_currency, foreign_currency_amount, payment)
+        account, foreign_currency, foreign_currency_amount, payment, vat)
      SELECT $1, t.id, t."folioId", t."sourceKind", t."sourceId", t."sourceIdentifier", t."subSourceId", t."subSourceIdentifier",
         t."transactionDatetime", t."serviceDate", t."internalTransactionCode", t."internalCodeGroup", t."originId",
         t."paymentMethod", t.description, t.notes, t.quantity, t.amount, t.currency, t.posted, t."parentId", t."rootId",
         t."isVoid", t."userId", t."customTransactionCode", t."generalLedgerCustomCode", t."customerId", t."externalRelationId",
-        t."externalRelationKind", t.account, t."foreignCurrency", t."foreignCurrencyAmount", t.payment
+        t."externalRelationKind", t.account, t."foreignCurrency", t."foreignCurrencyAmount", t.payment, t.vat
        FROM jsonb_to_recordset($2::jsonb) AS t(id bigint, "folioId" bigint, "sourceKind" text, "sourceId" bigint,
         "sourceIdentifier" text, "subSourceId" bigint, "subSourceIdentifier" text, "transactionDatetime" timestamptz,
         "serviceDate" date, "internalTransactionCode" text, "internalCodeGroup" text, "originId" bigint, "paymentMethod" text,
         description text, notes text, quantity numeric, amount numeric, currency text, posted boolean, "parentId" bigint,
         "rootId" bigint, "isVoid" boolean, "userId" text, "customTransactionCode" text, "generalLedgerCustomCode" text,
         "customerId" text, "externalRelationId" text, "externalRelationKind" text, account jsonb, "foreignCurrency" text,
-        "foreignCurrencyAmount" numeric, payment jsonb)
+        "foreignCurrencyAmount" numeric, payment jsonb, vat jsonb)
      ON CONFLICT (property_id, id) DO UPDATE SET folio_id = EXCLUDED.folio_id, source_kind = EXCLUDED.source_kind,
         source_id = EXCLUDED.source_id, source_identifier = EXCLUDED.source_identifier, sub_source_id = EXCLUDED.sub_source_id,
         sub_source_identifier = EXCLUDED.sub_source_identifier, transaction_datetime = EXCLUDED.transaction_datetime,
@@ -111,7 +113,7 @@ export async function upsertTransactions(client: PoolClient, propertyId: string,
         general_ledger_custom_code = EXCLUDED.general_ledger_custom_code, customer_id = EXCLUDED.customer_id,
         external_relation_id = EXCLUDED.external_relation_id, external_relation_kind = EXCLUDED.external_relation_kind,
         account = EXCLUDED.account, foreign_currency = EXCLUDED.foreign_currency,
-        foreign_currency_amount = EXCLUDED.foreign_currency_amount, payment = EXCLUDED.payment, updated_at = now()`,
+        foreign_currency_amount = EXCLUDED.foreign_currency_amount, payment = EXCLUDED.payment, vat = EXCLUDED.vat, updated_at = now()`,
     [propertyId, JSON.stringify(rows)],
   );
 }

@@ -25,18 +25,25 @@ export interface TPropertyProfile {
 
 export async function upsertProperty(client: PoolClient, property: TProperty): Promise<void> {
   await client.query(
-    `INSERT INTO properties (id, name, address, currency, timezone, language, gateway_mode, night_audit_time, tax_id, phone, email, website)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+    `INSERT INTO properties (id, name, address, currency, timezone, language, gateway_mode, night_audit_time, tax_id, phone, email, website,
+        legal_name, vat_id, company_id, postal_address, iban, electronic_address, taxes)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
      ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, address = EXCLUDED.address, currency = EXCLUDED.currency,
        timezone = EXCLUDED.timezone, language = EXCLUDED.language, gateway_mode = EXCLUDED.gateway_mode,
        night_audit_time = EXCLUDED.night_audit_time, tax_id = EXCLUDED.tax_id, phone = EXCLUDED.phone,
-       email = EXCLUDED.email, website = EXCLUDED.website, updated_at = now()`,
+       email = EXCLUDED.email, website = EXCLUDED.website, legal_name = EXCLUDED.legal_name, vat_id = EXCLUDED.vat_id,
+       company_id = EXCLUDED.company_id, postal_address = EXCLUDED.postal_address, iban = EXCLUDED.iban,
+       electronic_address = EXCLUDED.electronic_address, taxes = EXCLUDED.taxes, updated_at = now()`,
     [
       property.id, property.name, property.address ?? null, property.currency, property.timezone, property.language ?? null, property.gatewayMode,
       property.nightAuditTime ?? null, property.taxId ?? null, property.phone ?? null, property.email ?? null, property.website ?? null,
+      property.legalName ?? null, property.vatId ?? null, property.companyId ?? null, jsonOrNull(property.postalAddress), property.iban ?? null,
+      jsonOrNull(property.electronicAddress), jsonOrNull(property.taxes),
     ],
   );
 }
+
+const jsonOrNull = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
 
 /**
  * What the listing, a document and a night audit read of the property, its currency without the
