@@ -127,7 +127,18 @@ export const ZPropertyTax = z
     checkVatCategory(tax, ctx, true);
   })
   .openapi('LedgerPropertyTax');
-export type TPropertyTax = z.output<typeof ZPropertyTax>;
+
+/** A tax of the property as stored and read (the schema's output, its absent fields optional). */
+export interface TPropertyTax {
+  id: string;
+  name: string;
+  kind: (typeof TAX_KINDS)[number];
+  rate: string;
+  category: (typeof VAT_CATEGORIES)[number];
+  exemptionReasonCode?: string;
+  exemptionReason?: string;
+  includedInPrice: boolean;
+}
 
 export const ZPropertyTaxes = z
   .array(ZPropertyTax)
@@ -152,7 +163,13 @@ export const ZTransactionVat = z
   })
   .superRefine((vat, ctx) => checkVatCategory(vat, ctx, false))
   .openapi('LedgerTransactionVat');
-export type TTransactionVat = z.output<typeof ZTransactionVat>;
+
+/** A charge's own VAT as stored and read. */
+export interface TTransactionVat {
+  category: (typeof VAT_CATEGORIES)[number];
+  rate: string;
+  exemptionReasonCode?: string;
+}
 
 /** The property's and the recipients' invoice identity, each optional. */
 export const partyFields = {
