@@ -288,7 +288,7 @@ describe('npm start', () => {
  * scripts/cli-support.ts. Each runs as its npm script runs it (`node --import tsx <file>`), all at once.
  */
 describe('the command-line tools', () => {
-  const TOOLS = ['start', 'demo', 'build', 'token', 'bench', 'openapi', 'docs:settings', 'ledger:import', 'ledger:demo', 'night-audit', 'db:migrate', 'keys:rotate', 'keys:public', 'keys:components', 'keys:hsm-init', 'webhook-receiver'];
+  const TOOLS = ['start', 'demo', 'build', 'token', 'bench', 'openapi', 'docs:settings', 'ledger:import', 'ledger:demo', 'night-audit', 'einvoice:validate', 'einvoice:compile', 'db:migrate', 'keys:rotate', 'keys:public', 'keys:components', 'keys:hsm-init', 'webhook-receiver'];
   const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
 
   /** The file an npm script runs, and the command name its messages start with. */

@@ -10,6 +10,8 @@ import { renderFolioPdf } from '../apps/worker/src/exports/pdf/folio-pdf.js';
 import { planFolioPdf } from '../apps/worker/src/exports/pdf/plan.js';
 import { createMetrics, type TMetrics } from '@folio-vault/shared/metrics';
 import { RenderPool } from '@folio-vault/worker/exports/render-pool';
+import { renderFacturX } from '../apps/worker/src/fiscal/facturx-pdf.js';
+import { hotelStayInvoice } from '@folio-vault/test-kit/fiscal-documents';
 import { folioDocument } from '@folio-vault/test-kit/folio-document';
 
 /**
@@ -93,6 +95,18 @@ describe('render pool', () => {
     } finally {
       await single.close();
     }
+  });
+
+  it('renders an invoice\'s Factur-X file in a render process beside an export: the same bytes as rendered in this process', async () => {
+    const cii = '<?xml version="1.0" encoding="UTF-8"?>\n<rsm:CrossIndustryInvoice>Hôtel</rsm:CrossIndustryInvoice>\n';
+    const invoice = join(dir, 'invoice.pdf');
+    const [, exported] = await Promise.all([
+      pool.renderInvoice(hotelStayInvoice(), cii, invoice),
+      pool.render('PDF', folioDocument({ rows: 3 }), join(dir, 'beside-invoice.pdf')),
+    ]);
+    expect(exported).toEqual({ pages: 1, rows: 3 });
+    expect((await readFile(invoice)).equals(await renderFacturX(hotelStayInvoice(), cii))).toBe(true);
+    expect((await pdfText(invoice)).trim().split(/\s+/).slice(0, 4)).toEqual(['Hôtel', 'Miramar', 'Lyon', 'Facture']);
   });
 
   it('fails the document with the reason when a chunk cannot be written, and leaves no chunk file', async () => {

@@ -1,12 +1,15 @@
 // The render process (forked by render-pool.ts): does one piece of rendering at a time off the
 // worker's event loop, so a long render never blocks BullMQ's lock renewal, and its memory goes
 // when the pool recycles it. A PDF arrives as chunks of pages (rendered by any of the pool's
-// processes, in parallel) and one merge of the chunks' files.
+// processes, in parallel) and one merge of the chunks' files; an invoice's Factur-X file is one
+// piece (fiscal/facturx-pdf.tsx).
 
-import { rm } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TFolioDocument, TRenderedFile } from '@folio-vault/shared/exports/folio-document';
+import type { TFiscalDocument } from '@folio-vault/shared/fiscal/document-model';
+import { renderFacturX } from '../fiscal/facturx-pdf.js';
 import { renderPdfChunk } from './pdf/folio-pdf.js';
 import { mergePdfs } from './pdf/merge-pdf.js';
 import { tableFonts } from './pdf/table-fonts.js';
@@ -14,11 +17,12 @@ import { chunkPlan, documentTitle, planFolioPdf, type TDocumentHead, type TPdfCh
 import { writeFolioXlsx } from './xlsx/folio-xlsx.js';
 import { RSS_LIMIT_FLAG, WARM_UP_FLAG, warmUpDocument } from './render-warm-up.js';
 
-/** One piece of rendering: a chunk of a PDF's pages, the merge of a PDF's chunks, or a whole XLSX. */
+/** One piece of rendering: a chunk of a PDF's pages, the merge of a PDF's chunks, a whole XLSX, or an invoice's Factur-X file. */
 export type TRenderWork =
   | { kind: 'pdf-chunk'; chunk: TPdfChunk; outputPath: string }
   | { kind: 'pdf-merge'; head: TDocumentHead; parts: string[]; outputPath: string }
-  | { kind: 'xlsx'; document: TFolioDocument; outputPath: string };
+  | { kind: 'xlsx'; document: TFolioDocument; outputPath: string }
+  | { kind: 'facturx'; document: TFiscalDocument; ciiXml: string; outputPath: string };
 
 export type TRenderRequest = TRenderWork & { id: number };
 
@@ -46,6 +50,9 @@ async function perform(work: TRenderWork): Promise<TRenderedFile | undefined> {
       return undefined;
     case 'xlsx':
       return writeFolioXlsx(work.document, work.outputPath);
+    case 'facturx':
+      await writeFile(work.outputPath, await renderFacturX(work.document, work.ciiXml));
+      return undefined;
   }
 }
 

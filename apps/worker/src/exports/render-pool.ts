@@ -10,12 +10,14 @@
 // full garbage collection (render-child.ts, settleMemory). With `metrics`, every document counts
 // its render time (export_render_seconds, from planning to the joined file, waits included) and
 // rows (export_rows_rendered_total) by format, and every replacement its reason
-// (export_render_process_replacements_total). Every export and night-audit file passes here.
+// (export_render_process_replacements_total). Every export and night-audit file passes here, and
+// every invoice's Factur-X file (renderInvoice: one piece, fiscal/facturx-pdf.tsx).
 
 import { fork, type ChildProcess } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { TFolioDocument, TRenderedFile } from '@folio-vault/shared/exports/folio-document';
+import type { TFiscalDocument } from '@folio-vault/shared/fiscal/document-model';
 import type { TMetrics } from '@folio-vault/shared/metrics';
 import { chunkPlan, planFolioPdf } from './pdf/plan.js';
 // Types only from render-child.ts: loading it would start a render process's work in this one.
@@ -101,6 +103,16 @@ export class RenderPool {
       this.options.metrics.exportRowsRendered.inc({ format }, file.rows);
     }
     return file;
+  }
+
+  /**
+   * Renders a fiscal document's Factur-X file (its CII attached) to `outputPath` in one piece. An
+   * invoice issued at the front desk is `on-demand`: it goes before every waiting batch piece, in
+   * turn with the on-demand exports.
+   */
+  async renderInvoice(document: TFiscalDocument, ciiXml: string, outputPath: string, priority: TRenderPriority = 'on-demand'): Promise<void> {
+    if (this.closed) throw new Error('render pool is closed');
+    await this.submit({ id: this.nextDocument++, priority }, { kind: 'facturx', document, ciiXml, outputPath });
   }
 
   async close(): Promise<void> {

@@ -53,9 +53,9 @@ export const ZElectronicAddress = z.strictObject({ scheme: z.string().min(1).max
 
 /** BG-4 seller / BG-7 buyer. */
 export const ZParty = z.strictObject({
-  /** BT-27 / BT-44: the trading or legal name printed on the invoice. */
+  /** The name printed on the invoice: BT-27 / BT-44 (the registered name) when `legalName` is absent, else BT-28 / BT-45 (the trading name). */
   name: z.string().min(1).max(200),
-  /** BT-28 / BT-45 when it differs from `name`. */
+  /** BT-27 / BT-44, the name in the register of companies, when it differs from `name`. */
   legalName: z.string().min(1).max(200).optional(),
   /** BT-31 / BT-48: VAT identifier with its country prefix ("FR32123456789"). */
   vatId: z.string().min(1).max(64).optional(),
@@ -162,6 +162,12 @@ export const ZFiscalDocument = z.strictObject({
   language: z.enum(LANGUAGES),
   /** BT-22: notes printed and carried (the issue's `note`, a credit note's reason). */
   notes: z.array(z.string().min(1).max(2000)).max(5),
+  /**
+   * BT-21 + BT-22: notes with a subject code (UNTDID 4451), each its own note in the XML: the
+   * mentions a French seller's invoice must carry (BR-FR-05: PMT recovery indemnity, PMD late-payment
+   * penalties, AAB early-payment discount), frozen with the document so that it renders the same later.
+   */
+  subjectNotes: z.array(z.strictObject({ subjectCode: z.string().regex(/^[A-Z]{3}$/), text: z.string().min(1).max(2000) })).max(10).optional(),
   /** BG-3, credit notes: the invoice it credits. */
   precedingInvoice: z.strictObject({ number: z.string(), issueDate: ZDate }).optional(),
   /** Where the lines come from (printed; BT-11/BT-18 are not used). */

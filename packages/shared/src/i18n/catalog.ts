@@ -1,6 +1,8 @@
 // Labels of the folio export in each language. Placeholders are {name}. A key added here must be
-// added to every language: the type makes a missing one a compile error.
+// added to every language: the type makes a missing one a compile error. The source's and the
+// invoice's labels live beside this file (source-catalog.ts, invoice-catalog.ts) and are merged here.
 
+import { INVOICE_CATALOGS, type TInvoiceLabel } from './invoice-catalog.js';
 import type { TLanguage } from './languages.js';
 import { SOURCE_CATALOGS, type TSourceLabel } from './source-catalog.js';
 
@@ -74,8 +76,8 @@ const en = {
 };
 
 type TBaseLabel = keyof typeof en;
-/** Every label: these and those of the source and its stay (source-catalog.ts). */
-export type TLabel = TBaseLabel | TSourceLabel;
+/** Every label: these, those of the source and its stay (source-catalog.ts) and the invoice's (invoice-catalog.ts). */
+export type TLabel = TBaseLabel | TSourceLabel | TInvoiceLabel;
 type TCatalog = Record<TBaseLabel, string>;
 
 const es: TCatalog = {
@@ -355,11 +357,11 @@ const de: TCatalog = {
 };
 
 const CATALOGS: Record<TLanguage, Record<TLabel, string>> = {
-  en: { ...en, ...SOURCE_CATALOGS.en },
-  es: { ...es, ...SOURCE_CATALOGS.es },
-  pt: { ...pt, ...SOURCE_CATALOGS.pt },
-  fr: { ...fr, ...SOURCE_CATALOGS.fr },
-  de: { ...de, ...SOURCE_CATALOGS.de },
+  en: { ...en, ...SOURCE_CATALOGS.en, ...INVOICE_CATALOGS.en },
+  es: { ...es, ...SOURCE_CATALOGS.es, ...INVOICE_CATALOGS.es },
+  pt: { ...pt, ...SOURCE_CATALOGS.pt, ...INVOICE_CATALOGS.pt },
+  fr: { ...fr, ...SOURCE_CATALOGS.fr, ...INVOICE_CATALOGS.fr },
+  de: { ...de, ...SOURCE_CATALOGS.de, ...INVOICE_CATALOGS.de },
 };
 
 export type TTranslate = (label: TLabel, values?: Record<string, string | number>) => string;

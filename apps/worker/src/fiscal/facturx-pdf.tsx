@@ -1,0 +1,63 @@
+// The Factur-X file of a fiscal document (docs/fiscal-documents.md#the-factur-x-pdf): the invoice
+// or credit note as the folio PDF looks, in the document's language, as PDF/A-3b with every font
+// embedded and the CII attached as factur-x.xml. React-PDF renders the pages with the folio's
+// embedded Noto Sans faces (conformance "PDF/A-3b"), and facturx-pdfa.ts completes the file (XMP,
+// Info, attachment, /ID). Runs in a render process (render-child.ts, kind "facturx") or anywhere.
+//
+// Deterministic: every date in the file is the document's issue date (never the clock), and the
+// /ID its UUID, so the same document and CII render the same bytes again.
+
+import { renderToBuffer } from '@react-pdf/renderer';
+import type { TFiscalDocument } from '@folio-vault/shared/fiscal/document-model';
+import { fontFamilyOf } from '../exports/pdf/font-stack.js';
+import { tableFonts } from '../exports/pdf/table-fonts.js';
+import { glyphCoverage, mapStrings, printable } from './facturx-glyphs.js';
+import { completeFacturX } from './facturx-pdfa.js';
+import { invoiceTexts, type TInvoiceTexts } from './facturx-text.js';
+import { InvoicePdf } from './facturx-view.js';
+import type { TPdfProperties } from './facturx-xmp.js';
+
+/** Every text the document prints, for choosing the font stack (a CJK or Arabic name brings its fallback face). */
+function* printed(texts: TInvoiceTexts): Generator<string> {
+  yield texts.seller.name;
+  yield* texts.seller.lines;
+  yield texts.buyer.name;
+  yield* texts.buyer.lines;
+  yield* texts.stay;
+  for (const line of texts.lines) {
+    yield line.name;
+    if (line.description) yield line.description;
+  }
+  for (const entry of texts.breakdown) if (entry.exemption) yield entry.exemption;
+  yield* texts.payment;
+  yield* texts.notes;
+}
+
+/** What the Info dictionary and the XMP say: the title, the seller as author, the issue date as both dates. */
+export function pdfProperties(document: TFiscalDocument, texts: TInvoiceTexts): TPdfProperties {
+  // The issue date is a calendar date; midnight UTC stands for it.
+  const issued = new Date(`${document.issueDate}T00:00:00Z`);
+  return {
+    title: texts.documentTitle,
+    author: document.seller.name,
+    subject: `${texts.documentTitle} · ${document.seller.name} · ${document.buyer.name}`,
+    creator: 'Folio Vault',
+    producer: 'Folio Vault',
+    created: issued,
+    modified: issued,
+    language: document.language,
+  };
+}
+
+export async function renderFacturX(document: TFiscalDocument, ciiXml: string): Promise<Buffer> {
+  // The Noto Sans faces loaded once per process; documents then start without pdfkit's default Helvetica (never embedded).
+  await tableFonts();
+  const texts = invoiceTexts(document);
+  const properties = pdfProperties(document, texts);
+  const fontFamily = fontFamilyOf(printed(texts));
+  const covers = await glyphCoverage(fontFamily);
+  const rendered = await renderToBuffer(
+    <InvoicePdf texts={mapStrings(texts, (text) => printable(text, covers))} language={document.language} fontFamily={fontFamily} created={properties.created} />,
+  );
+  return completeFacturX(rendered, { properties, cii: ciiXml, documentId: document.id });
+}
