@@ -30,6 +30,7 @@ import type { TCodeGroup, TSourceKind } from '../ledger/enums.js';
 import type { TElectronicAddress, TPostalAddress, TPropertyTax, TTransactionVat } from '../ledger/invoice-fields.js';
 import { EXEMPT_CATEGORIES } from '../ledger/invoice-fields.js';
 import { currencyScale } from '../ledger/money.js';
+import { FRENCH_PAYMENT_MENTIONS } from './french-mentions.js';
 import { ZFiscalDocument, type TDocumentLine, type TFiscalDocument, type TParty, type TPaymentMeans, type TVat, type TVatBreakdown } from './document-model.js';
 
 /** The disbursement exemption: an amount the hotel collects for a third party (the city tax). */
@@ -397,6 +398,8 @@ export function invoiceFromLedger(input: TInvoiceInput): TInvoiceDerivation {
     currencyScale: scale,
     language: facts.language,
     notes: facts.note ? [facts.note] : [],
+    // A French seller's invoice carries the statutory payment mentions (BR-FR-05).
+    ...(french ? { subjectNotes: FRENCH_PAYMENT_MENTIONS.map((mention) => ({ ...mention })) } : {}),
     source: { kind: facts.source.kind, id: facts.source.id, ...(facts.source.identifier ? { identifier: facts.source.identifier } : {}), folioIds: facts.source.folioIds },
     period: { start: minDate([...serviceDates, ...stayDates]), end: maxDate([...serviceDates, ...stayDates]) },
     ...(guestName ? { guestName } : {}),

@@ -60,7 +60,7 @@ export const ZIssueInvoiceRequest = z
     }
   })
   .openapi('IssueInvoiceRequest', {
-    example: { sourceKind: 'RESERVATION', sourceId: 500, recipient: { type: 'COMPANY', id: 1001 }, formats: ['FACTURX', 'UBL'] },
+    example: { sourceKind: 'RESERVATION', sourceId: 500, recipient: { type: 'COMPANY', id: 1001 }, formats: ['FACTURX', 'UBL'], note: 'Conference, 20-21 November' },
   });
 export type TIssueInvoiceRequest = z.output<typeof ZIssueInvoiceRequest>;
 

@@ -12,6 +12,7 @@ import type { TSourceKind } from './enums.js';
 import { afterSql, orderBySql, sortValuesSql, type TSortKey } from './sort.js';
 import { SqlParams, transactionFilterSql, type TTransactionFilter } from './transaction-filter.js';
 import { transactionColumnsSql, transactionJoinsSql, type TTransactionRow } from './transaction-view.js';
+import type { TElectronicAddress, TPostalAddress, TTransactionVat } from './invoice-fields.js';
 import { prepared } from '../db/prepared.js';
 
 type TDb = TPgPool | PoolClient;
@@ -182,6 +183,94 @@ export async function findRecipient(db: TDb, propertyId: string, type: TRecipien
     ),
   );
   return result.rows[0];
+}
+
+/** The folios of a source: imported as folios, or named by its transactions; in id order. */
+export async function folioIdsOfSource(db: TDb, propertyId: string, sourceKind: TSourceKind, sourceId: string): Promise<string[]> {
+  const result = await db.query<{ id: string }>(
+    prepared(
+      'ledger-folio-ids-of-source',
+      `SELECT id::text AS id FROM folios WHERE property_id = $1 AND source_kind = $2 AND source_id = $3
+       UNION
+       SELECT DISTINCT folio_id::text FROM transactions WHERE property_id = $1 AND source_kind = $2 AND source_id = $3
+       ORDER BY 1`,
+      [propertyId, sourceKind, sourceId],
+    ),
+  );
+  return result.rows.map((row) => row.id).sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0));
+}
+
+/** The vault card tokens the payments of these folios name. */
+export async function cardTokenIdsOfFolios(db: TDb, propertyId: string, folioIds: string[]): Promise<string[]> {
+  const result = await db.query<{ token: string }>(
+    prepared(
+      'ledger-card-tokens-of-folios',
+      `SELECT DISTINCT payment->>'cardTokenId' AS token FROM transactions
+        WHERE property_id = $1 AND folio_id = ANY($2::bigint[]) AND internal_code_group = 'PAYMENT' AND payment ? 'cardTokenId'`,
+      [propertyId, folioIds],
+    ),
+  );
+  return result.rows.map((row) => row.token);
+}
+
+/** A recipient as an invoice's buyer reads it (docs/fiscal-documents.md#issuing). */
+export interface TRecipientPartyRow {
+  name: string;
+  email: string | null;
+  vat_id: string | null;
+  company_id: string | null;
+  postal_address: TPostalAddress | null;
+  electronic_address: TElectronicAddress | null;
+}
+
+export async function findRecipientParty(db: TDb, propertyId: string, type: TRecipientType, id: string): Promise<TRecipientPartyRow | undefined> {
+  const result = await db.query<TRecipientPartyRow>(
+    prepared(
+      'ledger-recipient-party',
+      'SELECT name, email, vat_id, company_id, postal_address, electronic_address FROM recipients WHERE property_id = $1 AND type = $2 AND id = $3',
+      [propertyId, type, id],
+    ),
+  );
+  return result.rows[0];
+}
+
+/** A transaction as an invoice reads it: its own columns and whether its chain holds a void. */
+export interface TInvoiceRowRecord {
+  id: string;
+  folio_id: string;
+  source_identifier: string | null;
+  transaction_datetime: Date;
+  service_date: string;
+  internal_code_group: TTransactionRow['internal_code_group'];
+  description: string;
+  notes: string | null;
+  quantity: string;
+  amount: string;
+  currency: string;
+  posted: boolean;
+  parent_id: string | null;
+  origin_id: string | null;
+  payment_method: string | null;
+  vat: TTransactionVat | null;
+  payment: TTransactionRow['payment'];
+  chain_voided: boolean;
+}
+
+/** Every transaction of the folios, voided and pending included, by folio, time and id. */
+export async function invoiceRowsOfFolios(db: TDb, propertyId: string, folioIds: string[]): Promise<TInvoiceRowRecord[]> {
+  const result = await db.query<TInvoiceRowRecord>(
+    prepared(
+      'ledger-invoice-rows',
+      `SELECT t.id, t.folio_id, t.source_identifier, t.transaction_datetime, to_char(t.service_date, 'YYYY-MM-DD') AS service_date, t.internal_code_group,
+              t.description, t.notes, t.quantity::text AS quantity, t.amount::text AS amount, t.currency, t.posted, t.parent_id,
+              t.origin_id, t.payment_method, t.vat, t.payment,
+              EXISTS (SELECT 1 FROM transactions v WHERE v.property_id = t.property_id AND v.root_id = t.root_id AND v.is_void) AS chain_voided
+         FROM transactions t WHERE t.property_id = $1 AND t.folio_id = ANY($2::bigint[])
+        ORDER BY t.folio_id, t.transaction_datetime, t.id`,
+      [propertyId, folioIds],
+    ),
+  );
+  return result.rows;
 }
 
 /**

@@ -163,15 +163,22 @@ export const ZImportRequest = z
     transactions: importList(ZTransaction),
   })
   .openapi('LedgerImportRequest', {
-    // A night's room charge and its card payment on one reservation's folio, the README's session's.
+    // A night's room charge and its card payment on one reservation's folio, the README's session's,
+    // with what an invoice to the company needs (the seller's identity and the charge's VAT).
     example: {
-      property: { id: 1, name: 'Hotel Miramar Lisboa', currency: 'EUR', timezone: 'Europe/Lisbon', gatewayMode: 'test' },
+      property: {
+        id: 1, name: 'Hotel Miramar Lisboa', currency: 'EUR', timezone: 'Europe/Lisbon', gatewayMode: 'test', vatId: 'PT509123456',
+        postalAddress: { lines: ['Rua da Prata 12'], city: 'Lisboa', postcode: '1100-419', countryCode: 'PT' },
+      },
+      recipients: [
+        { type: 'COMPANY', id: 1001, name: 'Atlântica Viagens, Lda.', vatId: 'PT509876543', postalAddress: { lines: ['Av. da Liberdade 110'], city: 'Lisboa', postcode: '1250-146', countryCode: 'PT' } },
+      ],
       folios: [{ id: 10, sourceKind: 'RESERVATION', sourceId: 500, sourceIdentifier: 'RES-500', name: 'Main folio' }],
       transactions: [
         {
           id: 1, folioId: 10, sourceKind: 'RESERVATION', sourceId: 500, transactionDatetime: '2026-11-20T23:00:00Z', serviceDate: '2026-11-20',
           internalTransactionCode: '1000', internalCodeGroup: 'ROOM_REVENUE_RATE', description: 'Room 204 — nightly rate',
-          quantity: '1', amount: '120.10', currency: 'EUR', posted: true,
+          quantity: '1', amount: '120.10', currency: 'EUR', posted: true, vat: { category: 'S', rate: '6' },
         },
         {
           id: 2, folioId: 10, sourceKind: 'RESERVATION', sourceId: 500, transactionDatetime: '2026-11-21T09:30:00Z', serviceDate: '2026-11-21',

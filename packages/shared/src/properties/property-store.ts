@@ -6,6 +6,7 @@ import type { PoolClient } from 'pg';
 import type { TPgPool } from '../connections.js';
 import type { TProperty } from '../ledger/schemas.js';
 import type { TTokenizationMode } from '../vault/schemas.js';
+import type { TElectronicAddress, TPostalAddress, TPropertyTax } from '../ledger/invoice-fields.js';
 import { prepared } from '../db/prepared.js';
 
 type TDb = TPgPool | PoolClient;
@@ -51,6 +52,31 @@ const jsonOrNull = (value: unknown) => (value === undefined ? null : JSON.string
  */
 export async function findPropertyProfile(db: TDb, propertyId: string): Promise<TPropertyProfile | undefined> {
   const result = await db.query<TPropertyProfile>(prepared('property-profile', 'SELECT name, address, currency, timezone, language, tax_id, phone, email, website FROM properties WHERE id = $1', [propertyId]));
+  const row = result.rows[0];
+  return row && { ...row, currency: row.currency.trim() };
+}
+
+/** The property as an invoice's seller reads it (docs/fiscal-documents.md#issuing). */
+export interface TPropertySellerRow extends TPropertyProfile {
+  legal_name: string | null;
+  vat_id: string | null;
+  company_id: string | null;
+  postal_address: TPostalAddress | null;
+  iban: string | null;
+  electronic_address: TElectronicAddress | null;
+  taxes: TPropertyTax[] | null;
+}
+
+export async function findPropertySeller(db: TDb, propertyId: string): Promise<TPropertySellerRow | undefined> {
+  const result = await db.query<TPropertySellerRow>(
+    prepared(
+      'property-seller',
+      `SELECT name, address, currency, timezone, language, tax_id, phone, email, website, legal_name, vat_id, company_id, postal_address, iban,
+              electronic_address, taxes
+         FROM properties WHERE id = $1`,
+      [propertyId],
+    ),
+  );
   const row = result.rows[0];
   return row && { ...row, currency: row.currency.trim() };
 }

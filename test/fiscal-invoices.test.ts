@@ -1,0 +1,269 @@
+import { writeFileSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startApi, type TRunningApi } from '@folio-vault/api/server';
+import { COMPANY, GUEST, importFrenchHotel, invoicedIds, until } from './support/fiscal-fixture.js';
+import { WebhookReceiver } from './support/webhook-receiver.js';
+import { createWorld, type TWorld } from './support/world.js';
+
+// Fiscal documents through the real API, queue, worker and stores (docs/fiscal-documents.md):
+// issuing, gap-free numbering under concurrent issues from two API processes, a render that fails
+// and is retried, Idempotency-Key replays, 422 and 409 answers, credit notes, another property's
+// documents, the listing's locks and the invoice webhooks. Property 1 is the French hotel; property
+// 2 only ever asks for property 1's documents.
+
+let world: TWorld;
+let token: string;
+const receiver = new WebhookReceiver();
+
+beforeAll(async () => {
+  world = await createWorld({ env: { WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '1,1,1' } });
+  token = world.token({ properties: [1] });
+  await receiver.start();
+  // Stays 501-510 for the single tests, 601-650 for the numbering.
+  await importFrenchHotel(world, token, [...Array.from({ length: 10 }, (_, i) => 501 + i), ...Array.from({ length: 50 }, (_, i) => 601 + i)]);
+});
+afterAll(async () => {
+  await world?.close();
+  await receiver.close();
+});
+
+const issue = (body: Record<string, unknown>, headers: Record<string, string> = {}, url = world.url) =>
+  request(url).post('/fiscal-document/v1/invoices').set('Authorization', `Bearer ${token}`).set('X-Property-Id', '1').set(headers).send(body);
+const get = (path: string, bearer = token, propertyId = '1') => request(world.url).get(path).set('Authorization', `Bearer ${bearer}`).set('X-Property-Id', propertyId);
+const credit = (id: string, reason = 'Mauvais destinataire') =>
+  request(world.url).post(`/fiscal-document/v1/invoices/${id}/credit-notes`).set('Authorization', `Bearer ${token}`).set('X-Property-Id', '1').send({ reason });
+const toCompany = (sourceId: number, extra: Record<string, unknown> = {}) => ({ sourceKind: 'RESERVATION', sourceId, recipient: { type: 'COMPANY', id: COMPANY.id }, ...extra });
+
+async function issued(id: string): Promise<Record<string, unknown>> {
+  return until(async () => {
+    const res = await get(`/fiscal-document/v1/invoices/${id}`);
+    return res.body.status === 'issued' ? (res.body as Record<string, unknown>) : undefined;
+  }, 20_000, `invoice ${id} issued`);
+}
+
+async function listing(sourceId: number) {
+  const res = await request(world.url)
+    .post('/accounting/v1.0/folios/transactions')
+    .set('Authorization', `Bearer ${token}`)
+    .set('X-Property-Id', '1')
+    .send({ sourceKind: 'RESERVATION', sourceId, sort: [{ field: 'id', direction: 'asc' }] });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return (res.body.groups.default.transactions as Array<{ id: string; locked: boolean; lockedByFiscalDocuments: unknown[] }>).map((row) => ({
+    id: row.id, locked: row.locked, lockedBy: row.lockedByFiscalDocuments,
+  }));
+}
+
+describe('issuing', () => {
+  it('issues INV-n with the frozen totals, renders its files in the workers and serves the same bytes at every read', async () => {
+    const res = await issue(toCompany(501, { formats: ['FACTURX', 'CII', 'UBL'], note: 'Séminaire ACME' }));
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.headers.location).toBe(`/fiscal-document/v1/invoices/${res.body.id}`);
+    expect(res.body).toMatchObject({
+      kind: 'INVOICE', series: 'INV', currency: 'EUR', sourceKind: 'RESERVATION', sourceId: '501', folioIds: ['5010'],
+      buyer: { name: 'ACME Conseil SAS', vatId: 'FR61987654321', companyId: { id: '987654321', scheme: '0002' } },
+      totals: { net: '311.00', vat: '31.00', gross: '342.00', prepaid: '100.00', rounding: '0.00', due: '242.00' },
+      vatBreakdown: [
+        { category: 'S', rate: '10', base: '300.00', tax: '30.00' },
+        { category: 'E', rate: '0', exemptionReasonCode: 'VATEX-EU-79-C', exemptionReason: 'Taxe de séjour perçue pour la commune (débours)', base: '6.00', tax: '0.00' },
+        { category: 'S', rate: '20', base: '5.00', tax: '1.00' },
+      ],
+      files: {
+        FACTURX: `/fiscal-document/v1/invoices/${res.body.id}/files/FACTURX`,
+        CII: `/fiscal-document/v1/invoices/${res.body.id}/files/CII`,
+        UBL: `/fiscal-document/v1/invoices/${res.body.id}/files/UBL`,
+      },
+    });
+    expect(res.body.number).toMatch(/^INV-\d+$/);
+    const done = await issued(res.body.id);
+    expect(done).toMatchObject({ status: 'issued', number: res.body.number });
+    const stored = await world.pool.query<{ files: Record<string, { key: string; size: number; sha256: string }> }>('SELECT files FROM fiscal_documents WHERE id = $1', [res.body.id]);
+    for (const [format, type] of [['FACTURX', 'application/pdf'], ['CII', 'application/xml'], ['UBL', 'application/xml']] as const) {
+      const first = await get(`/fiscal-document/v1/invoices/${res.body.id}/files/${format}`).buffer(true).parse((r, done_) => {
+        const chunks: Buffer[] = [];
+        r.on('data', (chunk: Buffer) => chunks.push(chunk));
+        r.on('end', () => done_(null, Buffer.concat(chunks)));
+      });
+      expect(first.status).toBe(200);
+      expect(first.headers['content-type']).toMatch(new RegExp(`^${type}`));
+      expect(first.headers['content-disposition']).toMatch(new RegExp(`^attachment; filename="${res.body.number}`));
+      const file = stored.rows[0]!.files[format]!;
+      expect(file.key).toMatch(new RegExp(`^fiscal/1/${res.body.id}/`));
+      expect((first.body as Buffer).length).toBe(file.size);
+    }
+  });
+
+  it('answers 404 for a file of a format the invoice was not issued in', async () => {
+    const res = await issue(toCompany(502, { formats: ['CII'] }));
+    expect(res.status).toBe(201);
+    await issued(res.body.id);
+    const missing = await get(`/fiscal-document/v1/invoices/${res.body.id}/files/UBL`);
+    expect(missing.status).toBe(404);
+    expect(missing.body.errorCode).toBe('ENTITY_NOT_FOUND');
+  });
+
+  it('replays an Idempotency-Key with the same invoice; the key with another body is 409 IDEMPOTENCY_KEY_REUSED', async () => {
+    const first = await issue(toCompany(503), { 'Idempotency-Key': 'issue-503' });
+    expect(first.status).toBe(201);
+    const again = await issue(toCompany(503), { 'Idempotency-Key': 'issue-503' });
+    expect(again.status).toBe(201);
+    expect(again.body.id).toBe(first.body.id);
+    expect(again.body.number).toBe(first.body.number);
+    const other = await issue(toCompany(503, { note: 'autre' }), { 'Idempotency-Key': 'issue-503' });
+    expect(other.status).toBe(409);
+    expect(other.body.errorCode).toBe('IDEMPOTENCY_KEY_REUSED');
+    const count = await world.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM fiscal_documents WHERE source_id = 503`);
+    expect(count.rows[0]!.n).toBe(1);
+  });
+
+  it('answers 409 ALREADY_INVOICED naming the transactions on a live invoice, and takes no number', async () => {
+    const first = await issue(toCompany(504));
+    expect(first.status).toBe(201);
+    const second = await issue(toCompany(504));
+    expect(second.status).toBe(409);
+    expect(second.body.errorCode).toBe('ALREADY_INVOICED');
+    expect(second.body.errorDetails).toBe(`Transactions ${invoicedIds(504).join(', ')} are already on invoice ${first.body.number}; credit it first, or invoice other folios.`);
+    const next = await issue(toCompany(505));
+    expect(Number(next.body.number.slice(4))).toBe(Number(first.body.number.slice(4)) + 1);
+  });
+
+  it('answers 422 INVOICE_DATA_INCOMPLETE with every missing item at its path, and takes no number', async () => {
+    // The guest has no address; a charge of stay 506 lost its VAT row's tax.
+    await world.pool.query(`UPDATE transactions SET origin_id = 99 WHERE property_id = 1 AND id = 50603`);
+    const before = await world.pool.query<{ last_number: string }>(`SELECT last_number FROM fiscal_series WHERE property_id = 1 AND series = 'INV'`);
+    const res = await issue({ sourceKind: 'RESERVATION', sourceId: 506, recipient: { type: 'GUEST', id: GUEST.id } });
+    expect(res.status, JSON.stringify(res.body)).toBe(422);
+    expect(res.body.errorCode).toBe('INVOICE_DATA_INCOMPLETE');
+    expect(res.body.fieldErrors).toEqual([
+      { path: 'transactions[50603].originId', message: 'names no tax of property.taxes (99)' },
+      { path: 'transactions[50602].vat', message: 'is required: no TAX row names this charge (parentId) and it has no vat of its own' },
+      { path: 'recipient.postalAddress.city', message: "is required: the buyer's address (BG-8)" },
+      { path: 'recipient.postalAddress.countryCode', message: "is required: the buyer's country (BT-55)" },
+      { path: 'recipient.electronicAddress', message: 'is required on an invoice of a French seller: the address it is delivered to (BT-49)' },
+    ]);
+    expect(res.body.errorDetails).toBe('The ledger lacks what the invoice needs: transactions[50603].originId names no tax of property.taxes (99) (and 4 more missing items).');
+    const after = await world.pool.query<{ last_number: string }>(`SELECT last_number FROM fiscal_series WHERE property_id = 1 AND series = 'INV'`);
+    expect(after.rows).toEqual(before.rows);
+  });
+
+  it('answers 404 for an unknown source, a folio of another source and an unknown recipient; 400 at each bad field', async () => {
+    expect((await issue(toCompany(999))).status).toBe(404);
+    expect((await issue(toCompany(507, { folioIds: ['5080'] }))).status).toBe(404);
+    expect((await issue({ sourceKind: 'RESERVATION', sourceId: 507, recipient: { type: 'COMPANY', id: 4242 } })).status).toBe(404);
+    const bad = await issue(toCompany(507, { series: 'INV 2026', formats: ['PDF'], folioIds: [], note: 'a\u0007b' }));
+    expect(bad.status).toBe(400);
+    expect(bad.body.fieldErrors.map((error: { path: string }) => error.path)).toEqual(['folioIds', 'series', 'formats.0', 'note']);
+    const early = await issue(toCompany(507, { dueDate: '2026-01-01', issueDate: '2026-02-01' }));
+    expect(early.body.fieldErrors).toEqual([{ path: 'dueDate', message: 'must not be before issueDate' }]);
+  });
+});
+
+describe('credit notes and the listing', () => {
+  it('locks the invoiced transactions in the listing, credits the invoice as <series>-CN-n, frees them, and invoices them again', async () => {
+    const unlocked = (await listing(508)).map((row) => ({ ...row }));
+    expect(unlocked.every((row) => !row.locked && row.lockedBy.length === 0)).toBe(true);
+
+    const invoice = await issue(toCompany(508));
+    expect(invoice.status).toBe(201);
+    const locked = await listing(508);
+    const summary = { id: invoice.body.id, number: invoice.body.number, kind: 'INVOICE', createdAt: invoice.body.createdAt };
+    expect(locked).toEqual([
+      ...invoicedIds(508).map((id) => ({ id, locked: true, lockedBy: [summary] })),
+      { id: '50813', locked: false, lockedBy: [] },
+      { id: '50814', locked: false, lockedBy: [] },
+    ]);
+
+    const note = await credit(invoice.body.id);
+    expect(note.status, JSON.stringify(note.body)).toBe(201);
+    expect(note.body).toMatchObject({
+      kind: 'CREDIT_NOTE', series: 'INV-CN', creditedInvoice: { id: invoice.body.id, number: invoice.body.number },
+      totals: { net: '311.00', vat: '31.00', gross: '342.00', prepaid: '0.00', rounding: '0.00', due: '342.00' },
+    });
+    expect(note.body.number).toMatch(/^INV-CN-\d+$/);
+    expect((await get(`/fiscal-document/v1/invoices/${invoice.body.id}`)).body.creditNote).toEqual({ id: note.body.id, number: note.body.number });
+    expect((await listing(508)).every((row) => !row.locked && row.lockedBy.length === 0)).toBe(true);
+
+    const again = await credit(invoice.body.id);
+    expect(again.status).toBe(409);
+    expect(again.body.errorCode).toBe('ALREADY_CREDITED');
+    // A credit note is not an invoice to credit.
+    expect((await credit(note.body.id)).status).toBe(404);
+
+    const reissued = await issue(toCompany(508));
+    expect(reissued.status, JSON.stringify(reissued.body)).toBe(201);
+    expect(reissued.body.number).not.toBe(invoice.body.number);
+    expect((await listing(508)).filter((row) => row.locked).map((row) => row.lockedBy)).toEqual(invoicedIds(508).map(() => [expect.objectContaining({ id: reissued.body.id })]));
+    await issued(note.body.id);
+
+    const list = await get('/fiscal-document/v1/invoices?sourceKind=RESERVATION&sourceId=508');
+    expect(list.status).toBe(200);
+    expect(list.body.invoices.map((doc: { id: string }) => doc.id)).toEqual([reissued.body.id, note.body.id, invoice.body.id]);
+  });
+
+  it("answers 404 for another property's invoice, its file, its credit and its list", async () => {
+    const invoice = await issue(toCompany(509));
+    const other = world.token({ properties: [2] });
+    expect((await get(`/fiscal-document/v1/invoices/${invoice.body.id}`, other, '2')).status).toBe(404);
+    expect((await get(`/fiscal-document/v1/invoices/${invoice.body.id}/files/FACTURX`, other, '2')).status).toBe(404);
+    const res = await request(world.url).post(`/fiscal-document/v1/invoices/${invoice.body.id}/credit-notes`).set('Authorization', `Bearer ${other}`).set('X-Property-Id', '2').send({ reason: 'x' });
+    expect(res.status).toBe(404);
+    expect((await get('/fiscal-document/v1/invoices?sourceKind=RESERVATION&sourceId=509', other, '2')).body).toEqual({ invoices: [] });
+  });
+});
+
+describe('rendering', () => {
+  it('a render that fails keeps its number, is retried to issued, and the next issue takes the next number; invoice.issued is delivered', async () => {
+    const endpoint = await request(world.url).post('/webhooks/v1/endpoints').set('Authorization', `Bearer ${token}`).set('X-Property-Id', '1')
+      .send({ url: receiver.url('/invoices'), events: ['invoice.issued', 'invoice.failed'] });
+    expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201);
+    receiver.register('/invoices', endpoint.body.secret);
+
+    // The property's folder is a file: every write under it fails until it is a folder again.
+    const folder = join(world.env.STORAGE_DIR!, 'fiscal', '1');
+    rmSync(folder, { recursive: true, force: true });
+    mkdirSync(join(world.env.STORAGE_DIR!, 'fiscal'), { recursive: true });
+    writeFileSync(folder, 'not a folder');
+    const res = await issue(toCompany(510, { formats: ['CII'] }));
+    expect(res.status).toBe(201);
+    const failing = await until(async () => {
+      const body = (await get(`/fiscal-document/v1/invoices/${res.body.id}`)).body;
+      return body.error ? body : undefined;
+    }, 20_000, 'a failed render attempt');
+    expect(failing).toMatchObject({ status: 'issuing', number: res.body.number, error: 'The file could not be written to object storage. Attempt 1 of 5 failed; it will be retried.' });
+    const early = await get(`/fiscal-document/v1/invoices/${res.body.id}/files/CII`);
+    expect(early.status).toBe(409);
+    expect(early.body.errorCode).toBe('INVOICE_NOT_READY');
+    expect(early.headers['retry-after']).toBe('2');
+    rmSync(folder);
+    const done = await issued(res.body.id);
+    expect(done.number).toBe(res.body.number);
+    expect(done.error).toBeUndefined();
+
+    const next = await issue(toCompany(507));
+    expect(Number(next.body.number.slice(4))).toBe(Number(res.body.number.slice(4)) + 1);
+    const delivered = await until(async () => receiver.at('/invoices').find((d) => d.body?.data.invoiceId === res.body.id), 20_000, 'invoice.issued delivered');
+    expect(delivered.verified).toBe(true);
+    expect(delivered.body).toMatchObject({ type: 'invoice.issued', data: { invoiceId: res.body.id, kind: 'INVOICE', number: res.body.number, propertyId: '1', status: 'issued' } });
+  });
+});
+
+describe('numbering under concurrent issues', () => {
+  let second: TRunningApi;
+  beforeAll(async () => {
+    second = await startApi(world.config, world.logger, { port: 0 });
+  });
+  afterAll(async () => second?.close());
+
+  it('gives 50 concurrent issues over two API processes 50 distinct consecutive numbers of a series of their own', async () => {
+    const urls = [world.url, `http://127.0.0.1:${second.port}`];
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => issue(toCompany(601 + i, { series: 'RACE', formats: ['CII'] }), {}, urls[i % 2])),
+    );
+    expect(answers.map((res) => res.status)).toEqual(Array(50).fill(201));
+    const numbers = answers.map((res) => Number(res.body.number.slice('RACE-'.length))).sort((a, b) => a - b);
+    expect(numbers).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+    const series = await world.pool.query(`SELECT last_number::int AS last FROM fiscal_series WHERE property_id = 1 AND series = 'RACE'`);
+    expect(series.rows).toEqual([{ last: 50 }]);
+  });
+});
