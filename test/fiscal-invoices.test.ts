@@ -1,16 +1,23 @@
-import { writeFileSync, mkdirSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { writeFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validateAll } from '@folio-vault/einvoice-validation/validate';
 import { startApi, type TRunningApi } from '@folio-vault/api/server';
-import { COMPANY, GUEST, importFrenchHotel, invoicedIds, until } from './support/fiscal-fixture.js';
+import {
+  COMPANY, frenchStayWithExtras, GERMAN_COMPANY, GERMAN_GUEST, germanLedger, GUEST, importFrenchHotel, invoicedIds, SELLER_PROPERTY, until,
+} from './support/fiscal-fixture.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
 import { createWorld, type TWorld } from './support/world.js';
 
 // Fiscal documents through the real API, queue, worker and stores (docs/fiscal-documents.md):
 // issuing, gap-free numbering under concurrent issues from two API processes, a render that fails
 // and is retried, Idempotency-Key replays, 422 and 409 answers, credit notes, another property's
-// documents, the listing's locks and the invoice webhooks. Property 1 is the French hotel; property
+// documents, the listing's locks and the invoice webhooks; and the stored files of every ledger case
+// through the official validators. Property 1 is the French hotel, property 3 a German one; property
 // 2 only ever asks for property 1's documents.
 
 let world: TWorld;
@@ -19,26 +26,26 @@ const receiver = new WebhookReceiver();
 
 beforeAll(async () => {
   world = await createWorld({ env: { WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '1,1,1' } });
-  token = world.token({ properties: [1] });
+  token = world.token({ properties: [1, 3] });
   await receiver.start();
-  // Stays 501-510 for the single tests, 601-650 for the numbering.
-  await importFrenchHotel(world, token, [...Array.from({ length: 10 }, (_, i) => 501 + i), ...Array.from({ length: 50 }, (_, i) => 601 + i)]);
+  // Stays 501-510 for the single tests, 520 for the validators, 601-650 for the numbering.
+  await importFrenchHotel(world, token, [...Array.from({ length: 10 }, (_, i) => 501 + i), 520, ...Array.from({ length: 50 }, (_, i) => 601 + i)]);
 });
 afterAll(async () => {
   await world?.close();
   await receiver.close();
 });
 
-const issue = (body: Record<string, unknown>, headers: Record<string, string> = {}, url = world.url) =>
-  request(url).post('/fiscal-document/v1/invoices').set('Authorization', `Bearer ${token}`).set('X-Property-Id', '1').set(headers).send(body);
+const issue = (body: Record<string, unknown>, headers: Record<string, string> = {}, url = world.url, propertyId = '1') =>
+  request(url).post('/fiscal-document/v1/invoices').set('Authorization', `Bearer ${token}`).set('X-Property-Id', propertyId).set(headers).send(body);
 const get = (path: string, bearer = token, propertyId = '1') => request(world.url).get(path).set('Authorization', `Bearer ${bearer}`).set('X-Property-Id', propertyId);
-const credit = (id: string, reason = 'Mauvais destinataire') =>
-  request(world.url).post(`/fiscal-document/v1/invoices/${id}/credit-notes`).set('Authorization', `Bearer ${token}`).set('X-Property-Id', '1').send({ reason });
+const credit = (id: string, reason = 'Mauvais destinataire', propertyId = '1') =>
+  request(world.url).post(`/fiscal-document/v1/invoices/${id}/credit-notes`).set('Authorization', `Bearer ${token}`).set('X-Property-Id', propertyId).send({ reason });
 const toCompany = (sourceId: number, extra: Record<string, unknown> = {}) => ({ sourceKind: 'RESERVATION', sourceId, recipient: { type: 'COMPANY', id: COMPANY.id }, ...extra });
 
-async function issued(id: string): Promise<Record<string, unknown>> {
+async function issued(id: string, propertyId = '1'): Promise<Record<string, unknown>> {
   return until(async () => {
-    const res = await get(`/fiscal-document/v1/invoices/${id}`);
+    const res = await get(`/fiscal-document/v1/invoices/${id}`, token, propertyId);
     return res.body.status === 'issued' ? (res.body as Record<string, unknown>) : undefined;
   }, 20_000, `invoice ${id} issued`);
 }
@@ -265,5 +272,79 @@ describe('numbering under concurrent issues', () => {
     expect(numbers).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
     const series = await world.pool.query(`SELECT last_number::int AS last FROM fiscal_series WHERE property_id = 1 AND series = 'RACE'`);
     expect(series.rows).toEqual([{ last: 50 }]);
+  });
+});
+
+describe('the stored files of every ledger case pass the official validators', () => {
+  const run = promisify(execFile);
+  const ALL = ['FACTURX', 'CII', 'UBL'];
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'fv-fiscal-e2e-'));
+    const extras = frenchStayWithExtras(521);
+    const german = germanLedger();
+    for (const [propertyId, body] of [
+      ['1', { property: SELLER_PROPERTY, folios: extras.folios, reservations: extras.reservations, transactions: extras.transactions }],
+      ['3', german],
+    ] as const) {
+      const res = await request(world.url).post('/accounting/v1.0/import').set('Authorization', `Bearer ${token}`).set('X-Property-Id', propertyId).send(body);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    }
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const file = async (id: string, format: string, propertyId: string) =>
+    (await get(`/fiscal-document/v1/invoices/${id}/files/${format}`, token, propertyId).buffer(true).parse((res, done) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => done(null, Buffer.concat(chunks)));
+    })).body as Buffer;
+
+  /** Every validator's failures of the document's CII and UBL, and whether the Factur-X PDF's factur-x.xml is the CII byte for byte. */
+  async function verdict(id: string, propertyId: string) {
+    await issued(id, propertyId);
+    const cii = await file(id, 'CII', propertyId);
+    const ubl = await file(id, 'UBL', propertyId);
+    const pdf = join(dir, `${id}.pdf`);
+    writeFileSync(pdf, await file(id, 'FACTURX', propertyId));
+    const attached = join(dir, `${id}.xml`);
+    const { stdout: list } = await run('pdfdetach', ['-list', pdf]);
+    expect(list.trim().split('\n')).toEqual(['1 embedded files', '1: factur-x.xml']);
+    await run('pdfdetach', ['-save', '1', '-o', attached, pdf]);
+    const failures = [...validateAll(cii.toString('utf8')), ...validateAll(ubl.toString('utf8'))].filter((v) => v.failures.length > 0);
+    return { failures: failures.map((v) => ({ validator: v.validator, rules: v.failures.map((f) => f.rule) })), attachmentIsCii: readFileSync(attached).equals(cii) };
+  }
+
+  it.each([
+    ['a French stay (city tax, card deposit, void chain) in French, and its credit note', '1', { ...toCompany(520, { formats: ALL }) }, 'fr', true],
+    ['a French stay with a VAT-inclusive breakfast and US dollar cash, in Spanish', '1', { ...toCompany(521, { formats: ALL }) }, 'es', false],
+    ['a German split folio: the rooms to the company, in German', '3', { sourceKind: 'RESERVATION', sourceId: 530, folioIds: ['5300'], recipient: { type: 'COMPANY', id: GERMAN_COMPANY.id }, formats: ALL }, 'de', false],
+    ['the German split folio: the extras to the guest, in English', '3', { sourceKind: 'RESERVATION', sourceId: 530, folioIds: ['5301'], recipient: { type: 'GUEST', id: GERMAN_GUEST.id }, formats: ALL }, 'en', false],
+    ['a German house account with per-line rounding, in Portuguese, and its credit note', '3', { sourceKind: 'HOUSE_ACCOUNT', sourceId: 540, recipient: { type: 'COMPANY', id: GERMAN_COMPANY.id }, formats: ALL }, 'pt', true],
+  ] as const)('%s', { timeout: 60_000 }, async (_name, propertyId, body, language, withCreditNote) => {
+    const invoice = await issue(body, { 'Accept-Language': language }, world.url, propertyId);
+    expect(invoice.status, JSON.stringify(invoice.body)).toBe(201);
+    expect(await verdict(invoice.body.id, propertyId)).toEqual({ failures: [], attachmentIsCii: true });
+    if (!withCreditNote) return;
+    const note = await credit(invoice.body.id, 'Erreur de destinataire', propertyId);
+    expect(note.status, JSON.stringify(note.body)).toBe(201);
+    expect(await verdict(note.body.id, propertyId)).toEqual({ failures: [], attachmentIsCii: true });
+  });
+
+  it('freezes the totals each case states (the German house account: BT-114 carries the cent)', async () => {
+    const list = await get('/fiscal-document/v1/invoices?sourceKind=HOUSE_ACCOUNT&sourceId=540', token, '3');
+    expect(list.body.invoices.map((doc: { kind: string; totals: unknown }) => [doc.kind, doc.totals])).toEqual([
+      ['CREDIT_NOTE', { net: '7.50', vat: '1.43', gross: '8.93', prepaid: '0.00', rounding: '0.01', due: '8.94' }],
+      ['INVOICE', { net: '7.50', vat: '1.43', gross: '8.93', prepaid: '8.94', rounding: '0.01', due: '0.00' }],
+    ]);
+    const split = await get('/fiscal-document/v1/invoices?sourceKind=RESERVATION&sourceId=530', token, '3');
+    expect(split.body.invoices.map((doc: { folioIds: string[]; totals: unknown }) => [doc.folioIds, doc.totals])).toEqual([
+      // Minibar 8.00 + 1.52 beside; the bar's 12.00 holds 1.92 (10.08 net): 18.08 × 19 % = 3.44.
+      [['5301'], { net: '18.08', vat: '3.44', gross: '21.52', prepaid: '0.00', rounding: '0.00', due: '21.52' }],
+      // Rooms 200.00 + 14.00 beside; breakfast 15.00 holds 0.98 (14.02 net): 214.02 × 7 % = 14.98.
+      [['5300'], { net: '214.02', vat: '14.98', gross: '229.00', prepaid: '50.00', rounding: '0.00', due: '179.00' }],
+    ]);
+    const extras = await get('/fiscal-document/v1/invoices?sourceKind=RESERVATION&sourceId=521', token, '1');
+    expect(extras.body.invoices[0].totals).toEqual({ net: '331.00', vat: '33.00', gross: '364.00', prepaid: '150.00', rounding: '0.00', due: '214.00' });
   });
 });
