@@ -129,7 +129,7 @@ export class InvoiceService {
    */
   async issue(propertyId: string, request: TIssueInvoiceRequest, context: TIssueContext): Promise<TIssued> {
     const db = this.shares.of(propertyId);
-    const language = context.acceptLanguage ? negotiateLanguage(context.acceptLanguage) : undefined;
+    const language = namedLanguage(context.acceptLanguage);
     const digest = createHash('sha256').update(JSON.stringify({ request, language: language ?? null })).digest('base64url');
     const replay = async (): Promise<TIssued | undefined> => {
       if (!context.idempotencyKey) return undefined;
@@ -337,6 +337,16 @@ function incomplete(problems: TFieldError[]): AppError {
   const first = problems[0]!;
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more missing item${problems.length === 2 ? '' : 's'})` : '';
   return new AppError('INVOICE_DATA_INCOMPLETE', `The ledger lacks what the invoice needs: ${first.path} ${first.message.replace(/[.\s]+$/, '')}${more}.`, { fieldErrors: problems });
+}
+
+/**
+ * The document's language as Accept-Language asks for it, when the header names one of the five
+ * (`*`, which fetch sends by default, or only other languages, leave it to the property's).
+ */
+function namedLanguage(header: string | undefined): TLanguage | undefined {
+  if (!header) return undefined;
+  const tags = header.split(',').map((part) => part.trim().split(';')[0]!.trim().toLowerCase().split('-')[0]!);
+  return tags.some((tag) => (LANGUAGES as readonly string[]).includes(tag)) ? negotiateLanguage(header) : undefined;
 }
 
 function languageOf(value: string | null): TLanguage {
