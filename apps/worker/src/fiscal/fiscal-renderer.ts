@@ -84,29 +84,33 @@ export class FiscalRenderer {
 
   /**
    * Builds and stores each requested file; the CII is built once for itself and for the Factur-X.
-   * The PDF is written to a temporary file and uploaded with its known length, as an export is.
+   * The PDF renders in a render process while the XML is built and stored here; it is written to a
+   * temporary file and uploaded with its known length, as an export is.
    */
   private async render(document: TFiscalDocument, formats: TFiscalFormat[], propertyId: string, log: Logger): Promise<Partial<Record<TFiscalFormat, TStoredFiscalFile>>> {
     const started = performance.now();
     const cii = formats.includes('CII') || formats.includes('FACTURX') ? this.builders.cii(document) : undefined;
-    const files: Partial<Record<TFiscalFormat, TStoredFiscalFile>> = {};
-    for (const format of formats) {
+    const store = async (format: TFiscalFormat): Promise<[TFiscalFormat, TStoredFiscalFile]> => {
       const key = fiscalObjectKey(propertyId, document.id, format);
-      if (format === 'FACTURX') {
-        const temp = join(tmpdir(), `folio-vault-${randomUUID()}.pdf`);
-        try {
-          await this.builders.facturX(document, cii!, temp);
-          files[format] = await this.storage.putFile(key, temp, FILES[format].contentType);
-        } finally {
-          await rm(temp, { force: true });
-        }
-      } else {
+      if (format !== 'FACTURX') {
         const xml = format === 'CII' ? cii! : this.builders.ubl(document);
-        files[format] = await this.storage.put(key, Buffer.from(xml, 'utf8'), FILES[format].contentType);
+        const { size, sha256 } = await this.storage.put(key, Buffer.from(xml, 'utf8'), FILES[format].contentType);
+        return [format, { key, size, sha256 }];
       }
-    }
+      const temp = join(tmpdir(), `folio-vault-${randomUUID()}.pdf`);
+      try {
+        await this.builders.facturX(document, cii!, temp);
+        const { size, sha256 } = await this.storage.putFile(key, temp, FILES[format].contentType);
+        return [format, { key, size, sha256 }];
+      } finally {
+        await rm(temp, { force: true });
+      }
+    };
+    // The PDF first: its render process starts on it while the XML is written.
+    const order = [...formats].sort((a, b) => Number(b === 'FACTURX') - Number(a === 'FACTURX'));
+    const files = Object.fromEntries(await Promise.all(order.map(store))) as Partial<Record<TFiscalFormat, TStoredFiscalFile>>;
     log.info({ documentId: document.id, formats, ms: Math.round(performance.now() - started) }, 'fiscal document rendered');
-    return Object.fromEntries(Object.entries(files).map(([format, file]) => [format, { key: file.key, size: file.size, sha256: file.sha256 }]));
+    return files;
   }
 
   /**
