@@ -8,7 +8,7 @@ import type { TPgPool } from '../connections.js';
 import { prepared } from '../db/prepared.js';
 import { inTransaction } from '../db/transaction.js';
 import { insertDeliveries, type TDeliveryEvent } from '../webhooks/store.js';
-import type { TFiscalDocument, TFiscalFormat } from './document-model.js';
+import { ZFiscalDocument, type TFiscalDocument, type TFiscalFormat } from './document-model.js';
 import type { TFiscalDocumentKind, TInvoiceStatus } from './schemas.js';
 
 type TDb = TPgPool | PoolClient;
@@ -154,9 +154,15 @@ export async function releaseTransactions(client: PoolClient, invoiceId: string)
   await client.query(prepared('fiscal-release', 'UPDATE fiscal_document_transactions SET live = false WHERE document_id = $1 AND live', [invoiceId]));
 }
 
+/**
+ * A stored document read back through the model: jsonb keeps no key order, the model's parse gives
+ * the document its fields in the model's order again (and checks it is one).
+ */
+const frozen = <T extends { document: TFiscalDocument }>(row: T): T => ({ ...row, document: ZFiscalDocument.parse(row.document) });
+
 export async function findDocument(db: TDb, propertyId: string, id: string): Promise<TFiscalDocumentRow | undefined> {
   const result = await db.query<TFiscalDocumentRow>(prepared('fiscal-find', `${SELECT_DOCUMENT} WHERE d.id = $1 AND d.property_id = $2`, [id, propertyId]));
-  return result.rows[0];
+  return result.rows[0] && frozen(result.rows[0]);
 }
 
 /** The invoice an issue with this Idempotency-Key made, if any. */
@@ -164,7 +170,7 @@ export async function findByIdempotencyKey(db: TDb, propertyId: string, key: str
   const result = await db.query<TFiscalDocumentRow>(
     prepared('fiscal-find-by-key', `${SELECT_DOCUMENT} WHERE d.property_id = $1 AND d.idempotency_key = $2`, [propertyId, key]),
   );
-  return result.rows[0];
+  return result.rows[0] && frozen(result.rows[0]);
 }
 
 /** A source's documents, newest first (at most `limit`). */
@@ -176,7 +182,7 @@ export async function listBySource(db: TDb, propertyId: string, sourceKind: stri
       [propertyId, sourceKind, sourceId, limit],
     ),
   );
-  return result.rows;
+  return result.rows.map(frozen);
 }
 
 /** A document as its render job reads it: by id alone (the job names it). */
@@ -184,7 +190,7 @@ export async function findForRender(db: TDb, id: string): Promise<Pick<TFiscalDo
   const result = await db.query<Pick<TFiscalDocumentRow, 'id' | 'property_id' | 'document' | 'formats' | 'status' | 'files'>>(
     prepared('fiscal-find-for-render', 'SELECT id, property_id, document, formats, status, files FROM fiscal_documents WHERE id = $1', [id]),
   );
-  return result.rows[0];
+  return result.rows[0] && frozen(result.rows[0]);
 }
 
 /**
