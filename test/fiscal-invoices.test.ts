@@ -5,10 +5,16 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Queue } from 'bullmq';
 import { validateAll } from '@folio-vault/einvoice-validation/validate';
+import { cardBody } from '@folio-vault/test-kit/cards';
+import { documentsToRender } from '@folio-vault/shared/fiscal/fiscal-store';
+import { renderFiscalDocumentJob, renderJobId } from '@folio-vault/shared/fiscal/render-fiscal-document-job';
+import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { startApi, type TRunningApi } from '@folio-vault/api/server';
+import { tokenize } from './support/forward.js';
 import {
-  COMPANY, frenchStayWithExtras, GERMAN_COMPANY, GERMAN_GUEST, germanLedger, GUEST, importFrenchHotel, invoicedIds, SELLER_PROPERTY, until,
+  COMPANY, frenchStay, frenchStayWithExtras, GERMAN_COMPANY, GERMAN_GUEST, germanLedger, GUEST, importFrenchHotel, invoicedIds, SELLER_PROPERTY, until,
 } from './support/fiscal-fixture.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
 import { createWorld, type TWorld } from './support/world.js';
@@ -28,8 +34,8 @@ beforeAll(async () => {
   world = await createWorld({ env: { WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '1,1,1' } });
   token = world.token({ properties: [1, 3] });
   await receiver.start();
-  // Stays 501-510 for the single tests, 520 for the validators, 601-650 for the numbering.
-  await importFrenchHotel(world, token, [...Array.from({ length: 10 }, (_, i) => 501 + i), 520, ...Array.from({ length: 50 }, (_, i) => 601 + i)]);
+  // Stays 501-514 for the single tests, 520 for the validators, 601-650 for the numbering.
+  await importFrenchHotel(world, token, [...Array.from({ length: 14 }, (_, i) => 501 + i), 520, ...Array.from({ length: 50 }, (_, i) => 601 + i)]);
 });
 afterAll(async () => {
   await world?.close();
@@ -166,6 +172,24 @@ describe('issuing', () => {
   });
 });
 
+describe('payment means', () => {
+  it("shows a card payment naming a vault token by the token's first six and last four digits", async () => {
+    const cardToken = await tokenize(world, cardBody());
+    const stay = frenchStay(511);
+    const deposit = stay.transactions[0]!;
+    deposit.payment = { paymentId: 'pay-511', transactionType: 'Purchase', cardTokenId: cardToken };
+    const imported = await request(world.url).post('/accounting/v1.0/import').set('Authorization', `Bearer ${token}`).set('X-Property-Id', '1').send(stay);
+    expect(imported.status, JSON.stringify(imported.body)).toBe(200);
+    const res = await issue(toCompany(511));
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const stored = await world.pool.query<{ means: unknown }>(`SELECT document->'paymentMeans' AS means FROM fiscal_documents WHERE id = $1`, [res.body.id]);
+    expect(stored.rows[0]!.means).toEqual([
+      { code: '54', text: 'Visa', cardNumber: '411111******1111', amount: '100.00' },
+      { code: '58', iban: 'FR7630006000011234567890189' },
+    ]);
+  });
+});
+
 describe('credit notes and the listing', () => {
   it('locks the invoiced transactions in the listing, credits the invoice as <series>-CN-n, frees them, and invoices them again', async () => {
     const unlocked = (await listing(508)).map((row) => ({ ...row }));
@@ -252,6 +276,46 @@ describe('rendering', () => {
     const delivered = await until(async () => receiver.at('/invoices').find((d) => d.body?.data.invoiceId === res.body.id), 20_000, 'invoice.issued delivered');
     expect(delivered.verified).toBe(true);
     expect(delivered.body).toMatchObject({ type: 'invoice.issued', data: { invoiceId: res.body.id, kind: 'INVOICE', number: res.body.number, propertyId: '1', status: 'issued' } });
+  });
+});
+
+describe('rendering again', () => {
+  it('renders a document again to the same bytes under the same keys', async () => {
+    const res = await issue(toCompany(512, { formats: ['FACTURX', 'CII', 'UBL'] }));
+    expect(res.status).toBe(201);
+    await issued(res.body.id);
+    const files = async () => (await world.pool.query<{ files: unknown }>('SELECT files FROM fiscal_documents WHERE id = $1', [res.body.id])).rows[0]!.files;
+    const first = await files();
+    // A second round of its render job, as the sweep queues one.
+    await world.pool.query(`UPDATE fiscal_documents SET status = 'issuing', files = '{}', render_round = 1 WHERE id = $1`, [res.body.id]);
+    const queue = new Queue(QUEUE_NAMES.export, { connection: world.redis, prefix: world.config.QUEUE_PREFIX });
+    try {
+      await queue.add(renderFiscalDocumentJob.name, { version: 1, documentId: res.body.id, propertyId: '1', requestId: 'render-again' }, { jobId: renderJobId(res.body.id, 1) });
+    } finally {
+      await queue.close();
+    }
+    await issued(res.body.id);
+    expect(await files()).toEqual(first);
+  });
+
+  it('the sweep queues what is issuing a minute after its issue and renders failed documents again, each in a new round', async () => {
+    const stale = await issue(toCompany(513, { formats: ['CII'] }));
+    const failed = await issue(toCompany(514, { formats: ['CII'] }));
+    await issued(stale.body.id);
+    await issued(failed.body.id);
+    await world.pool.query(`UPDATE fiscal_documents SET status = 'issuing', issued_at = NULL WHERE id = $1`, [stale.body.id]);
+    await world.pool.query(`UPDATE fiscal_documents SET status = 'failed', failed_at = now() - interval '1 hour' WHERE id = $1`, [failed.body.id]);
+    // created_at is frozen: the sweep's staleness is read against a clock an hour ahead.
+    const due = await documentsToRender(world.pool, -3600, 900);
+    expect(due.filter((row) => [stale.body.id, failed.body.id].includes(row.id)).sort((a, b) => a.render_round - b.render_round)).toEqual([
+      { id: stale.body.id, property_id: '1', render_round: 0 },
+      { id: failed.body.id, property_id: '1', render_round: 1 },
+    ]);
+    const rows = await world.pool.query(`SELECT id, status, render_round FROM fiscal_documents WHERE id = ANY($1::uuid[]) ORDER BY render_round`, [[stale.body.id, failed.body.id]]);
+    expect(rows.rows).toEqual([
+      { id: stale.body.id, status: 'issuing', render_round: 0 },
+      { id: failed.body.id, status: 'issuing', render_round: 1 },
+    ]);
   });
 });
 
