@@ -88,6 +88,12 @@ export async function bootstrap<R extends TProcessRole>(role: R, options: TBoots
       env = { ...env, ...services.env };
       steps.push(services.stop);
     } catch (error) {
+      // A setting the services cannot work with (a login the server refuses) stops the start as a
+      // bad setting does; anything else (nothing to start a server with) as a failure.
+      if (error instanceof ConfigError) {
+        for (const problem of error.problems) startupLog(`setting ${problem}`);
+        process.exit(SETTINGS_REFUSED_EXIT_CODE);
+      }
       startupLog((error as Error).message);
       process.exit(1);
     }
