@@ -63,7 +63,7 @@ describe('logger', () => {
     const [reason, typed, error] = out.text().trim().split('\n').map((line) => (JSON.parse(line) as { err: Record<string, unknown> }).err);
     expect(reason).toEqual({ message: 'webhook attempt 1 failed: connect ECONNREFUSED 127.0.0.1:4000' });
     expect(typed).toEqual({ type: 'WebhookAttemptFailed', message: 'answered 500' });
-    expect(error).toEqual({ type: 'RangeError', message: 'out of range', stack: expect.stringMatching(/^RangeError: out of range\n    at /) });
+    expect(error).toEqual({ type: 'RangeError', message: 'out of range', stack: expect.stringMatching(/^RangeError: out of range\n {4}at /) });
   });
 
   it('writes a line a person reads when pretty, masked the same way', async () => {
