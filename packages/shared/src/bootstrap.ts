@@ -37,6 +37,8 @@ export interface TBootstrapOptions {
    * (scripts/start.ts), which production processes neither install nor load. It is stopped last.
    */
   services?: (env: NodeJS.ProcessEnv, log: (line: string) => void) => Promise<TStartedServices>;
+  /** Lines a person reads (pino-pretty) wherever stdout goes (`npm run demo`); by default only at a terminal (logger.ts). */
+  prettyLogs?: boolean;
 }
 
 export async function bootstrap<R extends TProcessRole>(role: R, options: TBootstrapOptions = {}): Promise<TBootstrapped<R>> {
@@ -113,7 +115,7 @@ export async function bootstrap<R extends TProcessRole>(role: R, options: TBoots
     }
     throw error;
   }
-  const logger = createLogger({ level: config.LOG_LEVEL, name: `folio-vault-${role}` });
+  const logger = createLogger({ level: config.LOG_LEVEL, name: `folio-vault-${role}`, ...(options.prettyLogs ? { pretty: true } : {}) });
   serviceLog = (line) => {
     logger.info(line);
   };

@@ -77,7 +77,8 @@ type TPrettyFactory = (options: Record<string, unknown>) => DestinationStream;
 function prettyDestination(destination?: DestinationStream): DestinationStream | undefined {
   try {
     const pretty = createRequire(import.meta.url)('pino-pretty') as TPrettyFactory;
-    return pretty({ colorize: destination === undefined, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', ...(destination ? { destination } : {}) });
+    // Colours only on a terminal: a pipe or a file gets plain text.
+    return pretty({ colorize: destination === undefined && process.stdout.isTTY === true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', ...(destination ? { destination } : {}) });
   } catch {
     return undefined;
   }
