@@ -49,6 +49,21 @@ export async function findEndpoint(pool: TPgPool, propertyId: string, id: string
   return result.rows[0] ? endpointOf(result.rows[0]) : undefined;
 }
 
+/** Every live endpoint's sealed secret (the worker's key checks and `npm run keys:rotate` read them: of every property). */
+export async function endpointSecrets(pool: TPgPool): Promise<Array<{ id: string; secretCt: Buffer }>> {
+  const result = await pool.query<{ id: string; secret_ct: Buffer }>('SELECT id, secret_ct FROM webhook_endpoints WHERE deleted_at IS NULL ORDER BY id');
+  return result.rows.map((row) => ({ id: row.id, secretCt: row.secret_ct }));
+}
+
+/**
+ * An endpoint's secret sealed again (to other keys: `npm run keys:rotate`), only if it still holds
+ * what was read: true when it was replaced.
+ */
+export async function resealEndpointSecret(pool: TPgPool, id: string, was: Buffer, now: Buffer): Promise<boolean> {
+  const result = await pool.query('UPDATE webhook_endpoints SET secret_ct = $3 WHERE id = $1 AND secret_ct = $2', [id, was, now]);
+  return result.rowCount === 1;
+}
+
 /** Deletes (softly: deliveries keep their endpoint) and fails its pending deliveries, in one transaction. */
 export async function deleteEndpoint(client: TQueryable, propertyId: string, id: string): Promise<boolean> {
   const deleted = await client.query(`UPDATE webhook_endpoints SET deleted_at = now() WHERE id = $1 AND property_id = $2 AND deleted_at IS NULL`, [id, propertyId]);
