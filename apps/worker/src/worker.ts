@@ -29,6 +29,7 @@ import { closeWorkerParts } from './worker-shutdown.js';
 import { startWebhookWorker, type TWebhookInternals } from './webhooks/webhook-worker.js';
 import { startKeyHealthReporter } from './vault/key-health-reporter.js';
 import { countedKeys } from './vault/counted-keys.js';
+import { KeyCoverage } from './vault/key-coverage.js';
 
 export interface TRunningWorker {
   /** The port of the health server (WORKER_HEALTH_PORT; "ephemeral" gives a free one), when it runs. */
@@ -79,6 +80,10 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   // sweeps as well as the vault's jobs: longer than a request's.
   const pool = watchPgPool(createPgPool(config.WORKER_DATABASE_URL, { max: workerPoolSize(config.WORKER_CONCURRENCY), budget: pgBudgetOf(config, 'worker') }), connections);
   const connection = watchRedis(createRedis(config, 'worker'), connections);
+  // What these keys cannot open of what is stored (another provider's records and webhook
+  // secrets), in one line before any job runs; a database away at start leaves it to the vault sweep.
+  const coverage = new KeyCoverage(pool, keys, logger);
+  await coverage.report().catch(() => undefined);
 
   // WORKER_QUEUES: the queues this process takes jobs from; the others' workers are closed at once.
   const taken = queuesOf(config.WORKER_QUEUES);
@@ -106,7 +111,7 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
 
   const nightAuditSource = nightAuditSourceHandler(auditor, logger);
 
-  const vault = startVaultWorkers(config, deps, countedKeys(keys, metrics), jobKeys);
+  const vault = startVaultWorkers(config, deps, countedKeys(keys, metrics), jobKeys, coverage);
   await warming;
   const exportWorker = startExportWorker(config, {
     ...deps,
