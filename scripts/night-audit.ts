@@ -20,7 +20,7 @@ the batch already there.
   --date DATE       the business date, YYYY-MM-DD
   --format FORMAT   PDF (default) or XLSX
   --wait            show a progress bar until the batch ends; exit 1 when it did not complete
-Reads DATABASE_URL, REDIS_URL and QUEUE_PREFIX like the service. Exit code 0 = started (or
+Reads DATABASE_URL, REDIS_URL (REDIS_SENTINELS, REDIS_SENTINEL_NAME) and QUEUE_PREFIX like the service. Exit code 0 = started (or
 completed with --wait), 1 = failed, 2 = bad arguments.`;
 const { values } = parseCommandLine(COMMAND, USAGE, {
   options: { property: { type: 'string' }, date: { type: 'string' }, format: { type: 'string', default: 'PDF' }, wait: { type: 'boolean', default: false } },
@@ -34,11 +34,16 @@ const queuePrefix = ZConfig.shape.QUEUE_PREFIX.safeParse(process.env.QUEUE_PREFI
 if (!queuePrefix.success) fail(COMMAND, `QUEUE_PREFIX ${queuePrefix.error.issues[0]?.message ?? 'is not valid'}`);
 const maxRunning = ZConfig.shape.NIGHT_AUDIT_MAX_RUNNING_PER_PROPERTY.safeParse(process.env.NIGHT_AUDIT_MAX_RUNNING_PER_PROPERTY || undefined);
 if (!maxRunning.success) fail(COMMAND, `NIGHT_AUDIT_MAX_RUNNING_PER_PROPERTY ${maxRunning.error.issues[0]?.message ?? 'is not valid'}`);
+const sentinels = ZConfig.shape.REDIS_SENTINELS.safeParse(process.env.REDIS_SENTINELS || undefined);
+if (!sentinels.success) fail(COMMAND, `REDIS_SENTINELS ${sentinels.error.issues[0]?.message ?? 'is not valid'}`);
 const format = values.format?.toUpperCase();
 if (format !== 'PDF' && format !== 'XLSX') fail(COMMAND, '--format must be PDF or XLSX');
 
 const pool = await openDatabase();
-const connection = createRedis(process.env.REDIS_URL || DEFAULT_REDIS_URL, 'producer');
+const connection = createRedis(
+  { REDIS_URL: process.env.REDIS_URL || DEFAULT_REDIS_URL, REDIS_SENTINELS: sentinels.data, REDIS_SENTINEL_NAME: process.env.REDIS_SENTINEL_NAME },
+  'producer',
+);
 connection.on('error', () => undefined);
 const flows = new FlowProducer({ connection, prefix: queuePrefix.data });
 try {

@@ -1,6 +1,7 @@
 // `npm run token -- --property 1 [--property 2 …] [--scope "read:payment write:payment"] [--ttl 3600] [--sub NAME]`
 // (`--property '*' --scope admin` for the operator's token)
-// Prints one signed development JWT (HS256, JWT_SECRET) and nothing else on stdout.
+// Prints one signed development JWT (HS256, JWT_SECRET) and nothing else on stdout; stderr says it
+// is for development (production tokens come from the operator's issuer, docs/production.md).
 
 import jwt from 'jsonwebtoken';
 import { withDevKeys } from '@folio-vault/shared/dev-keys';
@@ -12,6 +13,8 @@ usage: npm run -s token -- --property ID [--property ID …] [--scope SCOPES] [-
        npm run -s token -- --property '*' --scope admin      (the operator's token)
 
 Prints one signed development JWT (HS256 with JWT_SECRET; from .data/dev-keys.json when unset) on stdout.
+For development only: in production clients and operators get their tokens from the identity
+provider whose keys JWT_JWKS_URL or JWT_PUBLIC_KEY names (docs/production.md#tokens-from-a-real-issuer).
   --property ID    a property the token may act for (repeat for several); '*' alone: every property
   --scope SCOPES   space-separated scopes (default "read:payment write:payment")
   --ttl SECONDS    lifetime (default 3600)
@@ -44,6 +47,7 @@ if (!Number.isInteger(ttl) || ttl < 1) fail('--ttl must be a positive number of 
 const env = process.env.JWT_SECRET ? process.env : withDevKeys(process.env, { log: (line) => console.error(line) });
 if (!env.JWT_SECRET) fail('JWT_SECRET is not set (development keys are not generated when NODE_ENV=production)');
 
+console.error(`${COMMAND}: a development token (HS256, JWT_SECRET); production tokens come from your identity provider (docs/production.md)`);
 process.stdout.write(
   `${jwt.sign({ scope: values.scope, property_ids: propertyIds }, env.JWT_SECRET, {
     algorithm: 'HS256',

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditLog, type TAuditRow } from '@folio-vault/shared/vault/audit-log';
@@ -21,13 +22,14 @@ const CVV = '739';
 const started = new Date();
 
 beforeAll(async () => {
-  world = await createWorld();
+  // Behind a proxy on 127.0.0.1 (docs/production.md#behind-a-tls-proxy); no other peer is trusted.
+  world = await createWorld({ env: { TRUST_PROXY: '127.0.0.1' } });
   audit = new AuditLog(world.pool);
 });
 afterAll(async () => world?.close());
 
 /** Sends a vault request with its own X-Request-Id; answers the response and the one event it left. */
-async function call(build: (requestId: string) => request.Test): Promise<{ res: request.Response; event: TAuditRow }> {
+async function call<R>(build: (requestId: string) => PromiseLike<R>): Promise<{ res: R; event: TAuditRow }> {
   const requestId = randomUUID();
   const res = await build(requestId);
   // Written once the answer is out: the row may land a moment after the answer.
@@ -36,7 +38,7 @@ async function call(build: (requestId: string) => request.Test): Promise<{ res: 
     await new Promise((resolve) => setTimeout(resolve, 200));
     events = await audit.recent({ requestId });
   }
-  expect(events, `${res.status} ${res.text}`).toHaveLength(1);
+  expect(events, JSON.stringify(res)).toHaveLength(1);
   return { res, event: events[0]! };
 }
 
@@ -165,6 +167,29 @@ describe('audit events', () => {
   it('events are append-only', async () => {
     await expect(world.pool.query(`UPDATE audit.vault_events SET outcome = 'success'`)).rejects.toThrow(/append-only/);
     await expect(world.pool.query('DELETE FROM audit.vault_events')).rejects.toThrow(/append-only/);
+  });
+
+  it('records the client a trusted proxy names (X-Forwarded-For), and the peer itself when the peer is not a trusted proxy', async () => {
+    const bearer = world.token({ sub: 'behind-the-proxy' });
+    // From 127.0.0.1, the trusted proxy: the nearest address it names that it does not trust is the client.
+    const proxied = await call((id) =>
+      vault('get', `/vault/v1/tokens/${randomUUID()}`, id, bearer, { 'X-Forwarded-For': '198.51.100.23, 203.0.113.7' }),
+    );
+    expect([proxied.res.status, proxied.event.client_address]).toEqual([404, '203.0.113.7']);
+    // From 127.0.0.2, which is no proxy of TRUST_PROXY: its header is not believed.
+    const direct = await call(
+      (id) =>
+        new Promise<{ status?: number }>((resolve, reject) => {
+          const req = httpRequest(`${world.url}/vault/v1/tokens/${randomUUID()}`, {
+            localAddress: '127.0.0.2',
+            headers: { 'X-Request-Id': id, 'X-Property-Id': '1', 'SVC-Tokenization-Mode': 'test', Authorization: `Bearer ${bearer}`, 'X-Forwarded-For': '203.0.113.7' },
+          });
+          req.once('response', (res) => res.resume().once('end', () => resolve({ status: res.statusCode })));
+          req.once('error', reject);
+          req.end();
+        }),
+    );
+    expect([direct.res.status, direct.event.client_address]).toEqual([404, '::ffff:127.0.0.2']);
   });
 
   it('other routes leave no vault event', async () => {

@@ -1,4 +1,6 @@
 import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -174,6 +176,26 @@ describe('in Chromium', () => {
       const tab = (status: string) => page.locator(`main a[href="/admin/queues/queue/${QUEUE_NAMES.vault}?status=${status}"]`);
       expect((await tab('completed').innerText()).replace(/\s+/g, '')).toBe('COMPLETED1');
       for (const status of ['waiting', 'active', 'failed', 'delayed']) expect((await tab(status).innerText()).replace(/\s+/g, '')).toBe(status.toUpperCase());
+      // In a 1,280 px window every status tab is inside its bar: the bar does not scroll sideways,
+      // and no tab reaches past its right edge (measured in the page).
+      expect(page.viewportSize()?.width).toBe(1280);
+      const bar = await page.locator('main ul:has(a[href*="?status="])').evaluate((element) => {
+        // The page's DOM, typed here as much as is read (the tests compile without the DOM library).
+        type TBox = { getBoundingClientRect(): { right: number } };
+        const list = element as unknown as TBox & { scrollWidth: number; clientWidth: number; querySelectorAll(selector: string): Iterable<TBox & { textContent: string }> };
+        return {
+          scrollWidth: list.scrollWidth,
+          clientWidth: list.clientWidth,
+          right: list.getBoundingClientRect().right,
+          tabs: [...list.querySelectorAll('a')].map((a) => ({ text: a.textContent, right: a.getBoundingClientRect().right })),
+        };
+      });
+      expect(bar.tabs.map((one) => one.text)).toEqual(['LATEST', 'ACTIVE', 'WAITING', 'WAITING CHILDREN', 'PRIORITIZED', 'COMPLETED1', 'FAILED', 'DELAYED']);
+      expect({ scrollWidth: bar.scrollWidth, past: bar.tabs.filter((one) => one.right > bar.right).map((one) => one.text) }).toEqual({ scrollWidth: bar.clientWidth, past: [] });
+      // Kept (overwritten each run) for a person to look at.
+      const shot = await page.screenshot({ path: join(tmpdir(), 'fv-dashboard-1280.png') });
+      // A PNG 1,280 px wide (its IHDR width).
+      expect([shot.subarray(1, 4).toString('latin1'), shot.readUInt32BE(16)]).toEqual(['PNG', 1280]);
       await page.getByText('tokenize-card', { exact: true }).waitFor({ state: 'visible' });
       await page.getByText('"[sealed]"').first().waitFor({ state: 'visible' });
       const text = await page.locator('body').innerText();
@@ -194,6 +216,8 @@ describe('in Chromium', () => {
       await page.getByRole('menuitem', { name: 'Delivery panel', exact: true }).click();
       await page.waitForURL(`${world.url}/admin/queues/delivery`);
       await page.getByRole('heading', { name: 'Webhook deliveries', exact: true }).waitFor({ state: 'visible' });
+      await page.getByRole('heading', { name: 'Pending and failed deliveries', exact: true }).waitFor({ state: 'visible' });
+      expect(await page.locator('#unfinished-deliveries th').allInnerTexts()).toEqual(['status', 'event', 'endpoint', 'property', 'attempts', 'last error', 'next attempt']);
 
       // Everything the dashboard and the panel asked for came from the service: no web font, no CDN.
       expect(requested.length).toBeGreaterThan(5);

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureDatabase, migrate, pendingMigrations } from '@folio-vault/shared/db/migrate';
+import { monthsFrom, partitionName } from '@folio-vault/shared/db/audit-partitions';
 import { DATABASE_ROLES, roleUrlOf } from '@folio-vault/shared/db/roles';
 import { freePort } from '@folio-vault/dev-services/process-utils';
 import { spawnTs } from '@folio-vault/test-kit/processes';
@@ -229,7 +230,8 @@ const CATALOG_TABLES = `
   SELECT c.oid, n.nspname AS schema, c.relname AS table,
          CASE WHEN n.nspname = 'public' THEN c.relname ELSE n.nspname || '.' || c.relname END AS name
     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-   WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'
+   WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND NOT c.relispartition
+     AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_%'
    ORDER BY 4`;
 
 describe('database roles', () => {
@@ -419,5 +421,113 @@ describe('database roles', () => {
       await admin.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(mine.name)} WITH (FORCE)`);
       await admin.query(`DROP ROLE IF EXISTS ${pg.escapeIdentifier(owner)}`);
     }
+  });
+});
+
+/**
+ * The audit trail by month (migration 020_audit_monthly_partitions.sql, `npm run db:partitions`;
+ * docs/production.md#the-audit-trails-monthly-partitions).
+ */
+describe('the audit trail\'s monthly partitions', () => {
+  const PARTITIONING = MIGRATION_FILES.find((file) => file.includes('audit_monthly_partitions'))!;
+  const events = (client: pg.Client) =>
+    client.query<{ id: string; request_id: string; partition: string; occurred_at: Date }>(
+      'SELECT id, request_id, tableoid::regclass::text AS partition, occurred_at FROM audit.vault_events ORDER BY id',
+    ).then((result) => result.rows);
+  const append = (client: pg.Client, occurredAt: string, requestId: string) =>
+    client.query(`INSERT INTO audit.vault_events (occurred_at, action, outcome, http_status, request_id) VALUES ($1, 'token.read', 'success', 200, $2)`, [occurredAt, requestId]);
+  const thisMonth = partitionName(monthsFrom(new Date(), 0)[0]!);
+
+  it('keeps every event of the table it replaces with its id, goes on after the highest, and stays append-only and insert-only for the roles', async () => {
+    const db = newDatabase();
+    await ensureDatabase(db.url);
+    // The schema as it was before the partitioning migration, with events of three months.
+    await withClient(db.url, async (client) => {
+      await client.query('CREATE TABLE schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+      for (const file of MIGRATION_FILES.filter((name) => name < PARTITIONING)) {
+        await client.query(readFileSync(join(MIGRATIONS_DIR, file), 'utf8'));
+        await client.query('INSERT INTO schema_migrations (name) VALUES ($1)', [file]);
+      }
+      await append(client, '2025-03-04T10:00:00Z', 'march');
+      await append(client, '2026-01-31T23:59:59.999Z', 'january');
+      await append(client, new Date().toISOString(), 'now');
+    });
+    expect(await migrate(db.url)).toEqual(MIGRATION_FILES.filter((name) => name >= PARTITIONING));
+
+    await withClient(db.url, async (client) => {
+      expect((await events(client)).map(({ id, request_id, partition }) => [id, request_id, partition])).toEqual([
+        ['1', 'march', 'audit.vault_events_2025_03'],
+        ['2', 'january', 'audit.vault_events_2026_01'],
+        ['3', 'now', `audit.${thisMonth}`],
+      ]);
+      const layout = await client.query<{ partitioned: string; months: number; indexes: number; triggers: number }>(
+        `SELECT (SELECT partstrat FROM pg_partitioned_table WHERE partrelid = 'audit.vault_events'::regclass) AS partitioned,
+                (SELECT count(*)::int FROM pg_inherits WHERE inhparent = 'audit.vault_events'::regclass) AS months,
+                (SELECT count(*)::int FROM pg_index WHERE indrelid = 'audit.vault_events_2025_03'::regclass) AS indexes,
+                (SELECT count(*)::int FROM pg_trigger WHERE tgrelid = 'audit.vault_events_2025_03'::regclass AND tgname = 'vault_events_append_only') AS triggers`,
+      );
+      // March 2025 (month 2 of 2025) to three months past this one, and the default partition.
+      const now = new Date();
+      const months = (now.getUTCFullYear() - 2025) * 12 + now.getUTCMonth() - 2 + 1 + 3;
+      expect(layout.rows[0]).toEqual({ partitioned: 'r', months: months + 1, indexes: 4, triggers: 1 });
+      for (const statement of ['UPDATE audit.vault_events SET subject = \'x\'', 'DELETE FROM audit.vault_events_2025_03', 'DELETE FROM audit.vault_events WHERE request_id = \'now\'']) {
+        await expect(client.query(statement), statement).rejects.toThrow('audit events are append-only');
+      }
+    });
+    // The roles insert through the parent (the identity goes on after the highest id) and read nothing, there or in a partition.
+    for (const role of ['api', 'worker'] as const) {
+      await withClient(roleUrlOf(db.url, role), async (client) => {
+        // As the service writes: no RETURNING, which would read the row back.
+        await client.query(`INSERT INTO audit.vault_events (action, outcome, http_status, request_id) VALUES ('token.read', 'success', 200, $1)`, [role]);
+        for (const table of ['audit.vault_events', `audit.${thisMonth}`, 'audit.vault_events_default']) {
+          await expect(client.query(`SELECT 1 FROM ${table} LIMIT 1`), `${role} reads ${table}`).rejects.toMatchObject({ code: '42501' });
+        }
+        await expect(client.query(`INSERT INTO audit.${thisMonth} (action, outcome, http_status, request_id) VALUES ('token.read', 'success', 200, 'direct')`)).rejects.toMatchObject({ code: '42501' });
+      });
+    }
+    await withClient(db.url, async (client) => {
+      expect((await events(client)).slice(3).map(({ id, request_id, partition }) => [id, request_id, partition])).toEqual([
+        ['4', 'api', `audit.${thisMonth}`],
+        ['5', 'worker', `audit.${thisMonth}`],
+      ]);
+    });
+  });
+
+  it('db:partitions makes the next months once, moving into each the events the default partition held for it', { timeout: 60_000 }, async () => {
+    const db = await createDatabase();
+    const ahead = monthsFrom(new Date(), 6);
+    const farMonth = ahead[6]!;
+    const far = `${farMonth.year}-${String(farMonth.month).padStart(2, '0')}-15T12:00:00Z`;
+    await withClient(db.url, async (client) => {
+      await append(client, far, 'early');
+      expect((await events(client)).map((row) => row.partition)).toEqual(['audit.vault_events_default']);
+    });
+    const run = async () => {
+      const spawned = spawnTs('scripts/db-partitions.ts', ['--months', '6'], { DATABASE_URL: db.url }, { direct: true });
+      return { code: await spawned.exited, output: spawned.output() };
+    };
+    const names = ahead.map((month) => `audit.${partitionName(month)}`);
+    const until = `${farMonth.year}-${String(farMonth.month).padStart(2, '0')}`;
+    expect(await run()).toEqual({
+      code: 0,
+      output: [
+        ...names.slice(0, 4).map((name) => `db:partitions: ${name} already there`),
+        ...names.slice(4, 6).map((name) => `db:partitions: ${name} created`),
+        `db:partitions: ${names[6]} created; 1 events moved into it from audit.vault_events_default`,
+        `db:partitions: 3 created; the audit trail has its partitions until ${until}`,
+        '',
+      ].join('\n'),
+    });
+    expect(await run()).toEqual({
+      code: 0,
+      output: [...names.map((name) => `db:partitions: ${name} already there`), `db:partitions: 0 created; the audit trail has its partitions until ${until}`, ''].join('\n'),
+    });
+    await withClient(db.url, async (client) => {
+      expect((await events(client)).map((row) => [row.request_id, row.partition])).toEqual([['early', names[6]]]);
+      // The moved month is append-only like the others, and the default partition's trigger is on again.
+      await expect(client.query(`DELETE FROM ${names[6]!}`)).rejects.toThrow('audit events are append-only');
+      await append(client, '2099-01-01T00:00:00Z', 'later');
+      await expect(client.query('DELETE FROM audit.vault_events_default')).rejects.toThrow('audit events are append-only');
+    });
   });
 });

@@ -6,6 +6,7 @@ import { Cluster, type Redis } from 'ioredis';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
+import { checkRedisAtStart } from '@folio-vault/shared/deployment-checks';
 import { startRedisCluster, type TRunningRedisCluster } from '@folio-vault/dev-services/redis-cluster';
 import { cardBody } from '@folio-vault/test-kit/cards';
 import { createWorld, type TWorld } from './support/world.js';
@@ -95,6 +96,12 @@ describe('the cluster', () => {
     expect(ranges[2]!.from).toBe(ranges[1]!.to + 1);
     expect(ranges[2]!.to).toBe(16383);
     expect(cluster.url).toBe(`redis+cluster://${cluster.ports.map((port) => `127.0.0.1:${port}`).join(',')}`);
+  });
+
+  it('has maxmemory-policy noeviction read on every master at start (docs/production.md#redis)', async () => {
+    const checked = await checkRedisAtStart(world.config);
+    expect(checked.refusal).toBeUndefined();
+    expect(checked.info.sort()).toEqual(cluster.ports.map((port) => `redis: maxmemory-policy noeviction on 127.0.0.1:${port} (CONFIG GET)`).sort());
   });
 
   it('answers /readyz with every master pinged', async () => {

@@ -148,7 +148,7 @@ export async function createWorld(
   // Its answers are checked against /openapi.json (support/validate-answers.ts).
   await registerApiOrigin(`http://127.0.0.1:${api.port}`);
   const pool = new pg.Pool({ connectionString: database.url, max: 3 });
-  const redis = createRedis(config.REDIS_URL, 'worker', { maxRetriesPerRequest: 3 });
+  const redis = createRedis(config, 'worker', { maxRetriesPerRequest: 3 });
 
   return {
     config,

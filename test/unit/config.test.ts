@@ -191,6 +191,15 @@ describe('loadConfig — one clear line per bad setting', () => {
     ['DB_SHARE_PER_PROPERTY=0', { DB_SHARE_PER_PROPERTY: '0' }, 'DB_SHARE_PER_PROPERTY', /more than 0 and at most 1/],
     ['DB_SHARE_PER_PROPERTY=1.5', { DB_SHARE_PER_PROPERTY: '1.5' }, 'DB_SHARE_PER_PROPERTY', /more than 0 and at most 1/],
     ['DB_SHARE_PER_PROPERTY=half', { DB_SHARE_PER_PROPERTY: 'half' }, 'DB_SHARE_PER_PROPERTY', /must be a number/],
+    ['TRUST_PROXY=0', { TRUST_PROXY: '0' }, 'TRUST_PROXY', /^TRUST_PROXY: a hop count must be 1-32$/],
+    ['TRUST_PROXY=10.0.0.0/33', { TRUST_PROXY: '10.0.0.5,10.0.0.0/33' }, 'TRUST_PROXY', /addresses and networks such as 10\.0\.0\.5,10\.1\.0\.0\/16 \(not "10\.0\.0\.0\/33"\)/],
+    ['TRUST_PROXY=proxy.internal', { TRUST_PROXY: 'proxy.internal' }, 'TRUST_PROXY', /\(not "proxy\.internal"\)/],
+    ['REDIS_SENTINELS without a port', { REDIS_SENTINELS: 'sentinel-1:26379,sentinel-2', REDIS_SENTINEL_NAME: 'folio' }, 'REDIS_SENTINELS', /^REDIS_SENTINELS: must be host:port,host:port,… \(not "sentinel-2"\)$/],
+    ['REDIS_SENTINELS without REDIS_SENTINEL_NAME', { REDIS_SENTINELS: 'sentinel-1:26379' }, 'REDIS_SENTINEL_NAME', /^REDIS_SENTINEL_NAME: is required with REDIS_SENTINELS$/],
+    ['REDIS_SENTINEL_NAME without REDIS_SENTINELS', { REDIS_SENTINEL_NAME: 'folio' }, 'REDIS_SENTINELS', /^REDIS_SENTINELS: is required with REDIS_SENTINEL_NAME$/],
+    ['REDIS_SENTINEL_NAME=my master', { REDIS_SENTINELS: 'sentinel-1:26379', REDIS_SENTINEL_NAME: 'my master' }, 'REDIS_SENTINEL_NAME', /must be a master name/],
+    ['REDIS_SENTINELS with a Cluster', { REDIS_SENTINELS: 'sentinel-1:26379', REDIS_SENTINEL_NAME: 'folio', REDIS_URL: 'redis+cluster://a:7000,b:7001' }, 'REDIS_SENTINELS', /a Redis Cluster \(redis\+cluster:\/\/\) has no Sentinel/],
+    ['FLEET_WORKER_PROCESSES=0', { FLEET_WORKER_PROCESSES: '0' }, 'FLEET_WORKER_PROCESSES', /1-1000/],
     ['PERFORMANCE_MEASURES_OFF=caching', { PERFORMANCE_MEASURES_OFF: 'audit-batching,caching' }, 'PERFORMANCE_MEASURES_OFF', /among tokenize-insert-batching, gateway-mode-cache, audit-batching, prepared-statements, request-prototypes, hpke-native \(not caching\)/],
   ];
 
@@ -578,6 +587,31 @@ describe('loadConfig — database roles', () => {
   it('reads a property\'s share of the API pool as a fraction, half by default', () => {
     expect([loadConfig(requiredKeys()).PG_POOL_SIZE, loadConfig(requiredKeys()).DB_SHARE_PER_PROPERTY]).toEqual([10, 0.5]);
     expect(loadConfig({ ...requiredKeys(), DB_SHARE_PER_PROPERTY: '0.25', PG_POOL_SIZE: '40' }, 'api')).toMatchObject({ DB_SHARE_PER_PROPERTY: 0.25, PG_POOL_SIZE: 40 });
+  });
+});
+
+describe('loadConfig — running on several machines', () => {
+  it('reads TRUST_PROXY as off, a hop count, or the proxies\' addresses and networks', () => {
+    const trust = (value?: string) => loadConfig({ ...requiredKeys(), ...(value === undefined ? {} : { TRUST_PROXY: value }) }).TRUST_PROXY;
+    expect(trust()).toBe(false);
+    expect(trust('false')).toBe(false);
+    expect(trust('2')).toBe(2);
+    expect(trust('10.0.0.5, 10.1.0.0/16,::1,fd00::/8,loopback')).toEqual(['10.0.0.5', '10.1.0.0/16', '::1', 'fd00::/8', 'loopback']);
+  });
+
+  it('reads the Sentinels as host and port, an IPv6 address without its brackets', () => {
+    const config = loadConfig({ ...requiredKeys(), REDIS_SENTINELS: 'sentinel-1:26379, [fd00::7]:26380', REDIS_SENTINEL_NAME: 'folio' });
+    expect([config.REDIS_SENTINELS, config.REDIS_SENTINEL_NAME]).toEqual([[{ host: 'sentinel-1', port: 26379 }, { host: 'fd00::7', port: 26380 }], 'folio']);
+  });
+
+  it('sums the fleet\'s PostgreSQL connections: each API its pool and probe, each worker min(WORKER_CONCURRENCY, 20) and its health probe', () => {
+    const budget = (env: Record<string, string>, role: 'api' | 'worker' = 'api') =>
+      loadConfig({ ...requiredKeys(), ...env }, role).connectionBudget;
+    expect(budget({})).toEqual({ perApi: 11, perWorker: 16, apis: 1, workers: 1, total: 27 });
+    // The same sum in every process of the fleet given the same settings, whichever role it is.
+    const fleet = { FLEET_API_PROCESSES: '2', FLEET_WORKER_PROCESSES: '3', PG_POOL_SIZE: '15', WORKER_CONCURRENCY: '64', WORKER_HEALTH_PORT: '9464' };
+    expect(budget(fleet)).toEqual({ perApi: 16, perWorker: 21, apis: 2, workers: 3, total: 95 });
+    expect(budget(fleet, 'worker')).toEqual(budget(fleet));
   });
 });
 

@@ -33,7 +33,7 @@ export interface TApiResources {
 
 /** `connections` logs an outage of Redis, PostgreSQL or storage once, however many requests meet it. */
 export async function openApiResources(config: TApiConfig, connections: ConnectionLog): Promise<TApiResources> {
-  const redis = watchRedis(createRedis(config.REDIS_URL, 'producer'), connections);
+  const redis = watchRedis(createRedis(config, 'producer'), connections);
   // As the API's role, which has no privilege on the vault's tables (docs/operations.md#database-roles).
   // Requests' budgets: a request over one answers 503 naming PostgreSQL (errors.ts).
   const pool = watchPgPool(createPgPool(config.API_DATABASE_URL, { max: config.PG_POOL_SIZE, budget: pgBudgetOf(config, 'api') }), connections);
@@ -43,7 +43,7 @@ export async function openApiResources(config: TApiConfig, connections: Connecti
   // QueueEvents read with a blocking XREAD: each gets a connection of its own.
   const eventConnections: TRedisClient[] = [];
   const openEvents = async (name: string) => {
-    const connection = watchRedis(createRedis(config.REDIS_URL, 'events'), connections);
+    const connection = watchRedis(createRedis(config, 'events'), connections);
     eventConnections.push(connection);
     const events = quiet(new QueueEvents(name, { connection, prefix: config.QUEUE_PREFIX }));
     await events.waitUntilReady();

@@ -109,6 +109,7 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
     queues,
     metricsToken: config.METRICS_TOKEN,
     secureCookies: config.NODE_ENV === 'production',
+    trustProxy: config.TRUST_PROXY,
     logger,
     verifier: createJwtVerifier(config),
     routeAudit,

@@ -120,7 +120,7 @@ export async function startWorkerHealthServer(
 ): Promise<TRunningHealthServer | undefined> {
   if (config.WORKER_HEALTH_PORT === undefined) return undefined;
   // Fail-fast like the API's connection, but a probe right after start waits for the first connect.
-  const probe = createRedis(config.REDIS_URL, 'producer', { enableOfflineQueue: true });
+  const probe = createRedis(config, 'producer', { enableOfflineQueue: true });
   probe.on('error', () => undefined);
   const pgProbe = createPgProbe(config.WORKER_DATABASE_URL);
   try {

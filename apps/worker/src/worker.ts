@@ -2,6 +2,7 @@ import { FlowProducer, Queue } from 'bullmq';
 import type { TWorkerConfig } from '@folio-vault/shared/config';
 import { ConnectionLog, watchPgPool, watchRedis, watchStorage } from '@folio-vault/shared/connection-log';
 import { createPgPool, createRedis, pgBudgetOf, quiet } from '@folio-vault/shared/connections';
+import { workerPoolSize } from '@folio-vault/shared/connection-budget';
 import type { Logger } from '@folio-vault/shared/logger';
 import { createMetrics, type TMetrics } from '@folio-vault/shared/metrics';
 import { QUEUE_NAMES, queuesOf, type TQueueName } from '@folio-vault/shared/queues';
@@ -28,6 +29,7 @@ import { closeWorkerParts } from './worker-shutdown.js';
 import { startWebhookWorker, type TWebhookInternals } from './webhooks/webhook-worker.js';
 import { startKeyHealthReporter } from './vault/key-health-reporter.js';
 import { countedKeys } from './vault/counted-keys.js';
+import { KeyCoverage } from './vault/key-coverage.js';
 import { FiscalRenderer, scheduleFiscalRenderSweep } from './fiscal/fiscal-renderer.js';
 import { fiscalFileBuilders } from './fiscal/file-builders.js';
 
@@ -78,8 +80,12 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   const connections = options.connections ?? new ConnectionLog(logger);
   // As the workers' role (docs/operations.md#database-roles). Budgets for exports, night audits and
   // sweeps as well as the vault's jobs: longer than a request's.
-  const pool = watchPgPool(createPgPool(config.WORKER_DATABASE_URL, { max: Math.min(config.WORKER_CONCURRENCY, 20), budget: pgBudgetOf(config, 'worker') }), connections);
-  const connection = watchRedis(createRedis(config.REDIS_URL, 'worker'), connections);
+  const pool = watchPgPool(createPgPool(config.WORKER_DATABASE_URL, { max: workerPoolSize(config.WORKER_CONCURRENCY), budget: pgBudgetOf(config, 'worker') }), connections);
+  const connection = watchRedis(createRedis(config, 'worker'), connections);
+  // What these keys cannot open of what is stored (another provider's records and webhook
+  // secrets), in one line before any job runs; a database away at start leaves it to the vault sweep.
+  const coverage = new KeyCoverage(pool, keys, logger);
+  await coverage.report().catch(() => undefined);
 
   // WORKER_QUEUES: the queues this process takes jobs from; the others' workers are closed at once.
   const taken = queuesOf(config.WORKER_QUEUES);
@@ -110,7 +116,7 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   const fiscalQueue = quiet(new Queue(QUEUE_NAMES.export, { connection, prefix: config.QUEUE_PREFIX }));
   const fiscal = new FiscalRenderer(pool, storage, fiscalFileBuilders(renderer), webhooks.outbox, fiscalQueue);
 
-  const vault = startVaultWorkers(config, deps, countedKeys(keys, metrics), jobKeys);
+  const vault = startVaultWorkers(config, deps, countedKeys(keys, metrics), jobKeys, coverage);
   await warming;
   const exportWorker = startExportWorker(config, {
     ...deps,
@@ -134,7 +140,7 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   await Promise.all(workers.map((worker) => worker.waitUntilReady()));
   // Every property's daily night audit, as the properties table says (also kept in step on import),
   // and the vault sweep: job schedulers, upserted from here on every worker start.
-  const schedulerConnection = watchRedis(createRedis(config.REDIS_URL, 'producer'), connections);
+  const schedulerConnection = watchRedis(createRedis(config, 'producer'), connections);
   const nightAuditQueue = new Queue(QUEUE_NAMES.nightAudit, { connection: schedulerConnection, prefix: config.QUEUE_PREFIX });
   const vaultQueue = new Queue(QUEUE_NAMES.vault, { connection: schedulerConnection, prefix: config.QUEUE_PREFIX });
   const exportQueue = new Queue(QUEUE_NAMES.export, { connection: schedulerConnection, prefix: config.QUEUE_PREFIX });

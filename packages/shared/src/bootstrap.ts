@@ -5,6 +5,7 @@
 import { ConfigError, loadConfig, ownDatabaseUrl, type TConfigOf, type TProcessRole } from './config.js';
 import { withDevKeys } from './dev-keys.js';
 import { ensureDatabase, migrate, pendingMigrations } from './db/migrate.js';
+import { checkConnectionBudget, checkRedisAtStart, sharedFolderWarning } from './deployment-checks.js';
 import { createLogger, type Logger } from './logger.js';
 import { KeySetupError } from './vault/keys/key-provider.js';
 
@@ -37,6 +38,8 @@ export interface TBootstrapOptions {
    * (scripts/start.ts), which production processes neither install nor load. It is stopped last.
    */
   services?: (env: NodeJS.ProcessEnv, log: (line: string) => void) => Promise<TStartedServices>;
+  /** Lines a person reads (pino-pretty) wherever stdout goes (`npm run demo`); by default only at a terminal (logger.ts). */
+  prettyLogs?: boolean;
 }
 
 export async function bootstrap<R extends TProcessRole>(role: R, options: TBootstrapOptions = {}): Promise<TBootstrapped<R>> {
@@ -88,6 +91,12 @@ export async function bootstrap<R extends TProcessRole>(role: R, options: TBoots
       env = { ...env, ...services.env };
       steps.push(services.stop);
     } catch (error) {
+      // A setting the services cannot work with (a login the server refuses) stops the start as a
+      // bad setting does; anything else (nothing to start a server with) as a failure.
+      if (error instanceof ConfigError) {
+        for (const problem of error.problems) startupLog(`setting ${problem}`);
+        process.exit(SETTINGS_REFUSED_EXIT_CODE);
+      }
       startupLog((error as Error).message);
       process.exit(1);
     }
@@ -107,7 +116,7 @@ export async function bootstrap<R extends TProcessRole>(role: R, options: TBoots
     }
     throw error;
   }
-  const logger = createLogger({ level: config.LOG_LEVEL, name: `folio-vault-${role}` });
+  const logger = createLogger({ level: config.LOG_LEVEL, name: `folio-vault-${role}`, ...(options.prettyLogs ? { pretty: true } : {}) });
   serviceLog = (line) => {
     logger.info(line);
   };
@@ -131,6 +140,21 @@ export async function bootstrap<R extends TProcessRole>(role: R, options: TBoots
   } catch (error) {
     logger.fatal({ err: { message: (error as Error).message } }, 'database is not usable');
     return stopStartedServices(1);
+  }
+
+  // The machines around the process (deployment-checks.ts, docs/production.md): a Redis that may
+  // evict stops the start; the rest is said once, in the log.
+  const [redisCheck, budgetCheck] = await Promise.all([
+    checkRedisAtStart(config),
+    checkConnectionBudget(ownDatabaseUrl(config as TConfigOf<TProcessRole>), config.connectionBudget),
+  ]);
+  for (const line of redisCheck.info) logger.debug(line);
+  for (const line of budgetCheck.info) logger.info(line);
+  const folder = sharedFolderWarning(config);
+  for (const line of [...redisCheck.warnings, ...(folder ? [folder] : []), ...budgetCheck.warnings]) logger.warn(line);
+  if (redisCheck.refusal) {
+    startupLog(redisCheck.refusal);
+    return stopStartedServices(SETTINGS_REFUSED_EXIT_CODE);
   }
 
   const shutdown = async (signal: string) => {

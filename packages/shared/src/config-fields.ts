@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isIP } from 'node:net';
 import { parseKeyring, parseSingleKey, type TKeyring } from './vault/crypto/keyring.js';
 import { isRedisClusterUrl, parseRedisClusterUrl } from './redis-url.js';
 import { PERFORMANCE_MEASURE_NAMES, type TPerformanceMeasure } from './performance-measures.js';
@@ -163,3 +164,66 @@ export const measureList = z.string().transform((value, ctx): TPerformanceMeasur
   }
   return [...new Set(names)] as TPerformanceMeasure[];
 });
+
+/** host:port (an IPv6 address in brackets) with the port required, as REDIS_SENTINELS lists them. */
+const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(\d{1,5})$/;
+
+/** REDIS_SENTINELS: `host:port,host:port,…`, at least one; unset is no Sentinel. */
+export const sentinelList = z
+  .string()
+  .optional()
+  .transform((value, ctx): Array<{ host: string; port: number }> | undefined => {
+    if (value === undefined || value.trim() === '') return undefined;
+    const entries = value.split(',').map((entry) => entry.trim());
+    const nodes = entries.map((entry) => HOST_PORT.exec(entry));
+    const bad = entries.filter((_, index) => {
+      const match = nodes[index];
+      return !match || Number(match[2]) < 1 || Number(match[2]) > 65535;
+    });
+    if (bad.length > 0) {
+      ctx.addIssue({ code: 'custom', message: `must be host:port,host:port,… (not "${bad[0]}")` });
+      return z.NEVER;
+    }
+    return nodes.map((match) => ({ host: match![1]!.startsWith('[') ? match![1]!.slice(1, -1) : match![1]!, port: Number(match![2]) }));
+  });
+
+/** What Express's `trust proxy` takes (apps/api/src/app.ts): off, a hop count, or addresses and networks. */
+export type TTrustProxy = false | number | string[];
+
+/** The names Express (proxy-addr) gives to address ranges. */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** An IP address, or a network as address/prefix length. */
+function isAddressOrNetwork(text: string): boolean {
+  const [address, prefix, ...rest] = text.split('/');
+  const version = isIP(address ?? '');
+  if (version === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128);
+}
+
+/**
+ * TRUST_PROXY: unset or `false` is off (the peer address is the client's); a whole number is the
+ * hops of proxies in front; otherwise a comma-separated list of the proxies' addresses, networks
+ * (CIDR) or Express's range names.
+ */
+export const trustProxySetting = z
+  .string()
+  .optional()
+  .transform((value, ctx): TTrustProxy => {
+    const text = value?.trim() ?? '';
+    if (text === '' || text.toLowerCase() === 'false') return false;
+    if (/^\d+$/.test(text)) {
+      const hops = Number(text);
+      if (hops >= 1 && hops <= 32) return hops;
+      ctx.addIssue({ code: 'custom', message: 'a hop count must be 1-32' });
+      return z.NEVER;
+    }
+    const entries = text.split(',').map((entry) => entry.trim());
+    const bad = entries.find((entry) => !PROXY_RANGE_NAMES.includes(entry) && !isAddressOrNetwork(entry));
+    if (bad !== undefined) {
+      ctx.addIssue({ code: 'custom', message: `must be a hop count (1-32) or addresses and networks such as 10.0.0.5,10.1.0.0/16 (not "${bad}")` });
+      return z.NEVER;
+    }
+    return entries;
+  });

@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import type { TKeyring } from './vault/crypto/keyring.js';
 import { parseDestinations, resolveDestinationSecrets, type TForwardDestination, type TResolvedDestination } from './vault/forward/destinations.js';
-import { booleanSetting, healthPort, keyLabelsSetting, keyringSetting, limitCount, measureList, optionalText, port, positiveMs, redisUrl, retrySchedule, singleKeySetting, urlWithProtocols, wholeNumberIn, workerQueueList } from './config-fields.js';
+import { booleanSetting, healthPort, keyLabelsSetting, keyringSetting, limitCount, measureList, optionalText, port, positiveMs, redisUrl, retrySchedule, sentinelList, singleKeySetting, trustProxySetting, urlWithProtocols, wholeNumberIn, workerQueueList } from './config-fields.js';
 import { WORKER_QUEUE_GROUP_NAMES } from './queues.js';
 import { PERFORMANCE_MEASURE_NAMES } from './performance-measures.js';
 import { DATABASE_ROLES, roleUrlOf } from './db/roles.js';
+import { connectionBudgetOf, type TConnectionBudget } from './connection-budget.js';
+import { isRedisClusterUrl } from './redis-url.js';
 
 // All settings, parsed once at start. A bad setting stops the start with one line per problem;
 // secrets are never echoed in those lines. Each process gets the settings of its role (loadConfig's
@@ -20,6 +22,46 @@ export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/folio_vault';
 
 const BOOLEAN_VALUES = '`true` or `false` (also `1`/`0`, `yes`/`no`)';
+
+/**
+ * Running on several machines (docs/production.md): the proxy in front of the API, Redis behind
+ * Sentinel, and how many processes share the PostgreSQL server (the connection budget each process
+ * logs at start, deployment-checks.ts). Every role keeps them.
+ */
+const DEPLOYMENT_SETTINGS = {
+  TRUST_PROXY: trustProxySetting.meta({
+    readBy: 'api',
+    accepts: '`false`, a hop count 1–32, or a comma-separated list of addresses, networks (CIDR) and `loopback`, `linklocal`, `uniquelocal`',
+    description:
+      'The proxies in front of the API whose `X-Forwarded-For` (and `X-Forwarded-Proto`) it believes: Express\'s `trust proxy`. The client ' +
+      'address it yields is what audit rows record (`client_address`). Unset: off, the peer address is the client\'s. Prefer the ' +
+      'proxies\' addresses to a hop count, which holds only when no request can reach the API but through them ' +
+      '([production.md](production.md#behind-a-tls-proxy)).',
+  }),
+  REDIS_SENTINELS: sentinelList.meta({
+    readBy: 'both',
+    accepts: '`host:port,host:port,…`',
+    description:
+      'Redis Sentinels that know the master `REDIS_SENTINEL_NAME`: every connection finds the master through them and follows a ' +
+      'failover. `REDIS_URL` then gives only the password, user and database (and TLS with `rediss://`), not the host ' +
+      '([production.md](production.md#redis)).',
+  }),
+  REDIS_SENTINEL_NAME: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be a master name of 1-64 of A-Z a-z 0-9 . _ -')
+    .optional()
+    .meta({ readBy: 'both', accepts: 'a master name (`A-Za-z0-9._-`)', description: 'The master the Sentinels of `REDIS_SENTINELS` monitor (`sentinel monitor <name> …`).' }),
+  FLEET_API_PROCESSES: wholeNumberIn(1, 1000).default(1).meta({
+    readBy: 'both',
+    description:
+      'API processes that share the PostgreSQL server, for the connection budget every process logs at start (a warning when the ' +
+      'fleet needs more than `max_connections` leaves). Give every process the same value ([production.md](production.md#postgresql)).',
+  }),
+  FLEET_WORKER_PROCESSES: wholeNumberIn(1, 1000).default(1).meta({
+    readBy: 'both',
+    description: 'Worker processes that share the PostgreSQL server, for the same budget. Give every process the same value.',
+  }),
+};
 
 /** What every process reads. */
 const ZSharedSettings = z.object({
@@ -327,7 +369,7 @@ const ZSharedSettings = z.object({
       '`true` lets a webhook endpoint be, or resolve to, a private, loopback or link-local address (development only: `NODE_ENV=production` ' +
       'refuses `true`); checked at creation and at every send.',
   }),
-});
+}).extend(DEPLOYMENT_SETTINGS);
 
 
 /** How the API checks a bearer token (auth/jwt-verifier.ts): one key source, an issuer, an audience. */
@@ -521,6 +563,8 @@ export type TConfig = Omit<z.output<typeof ZSharedSettings>, 'EXPORT_LINK_KEY' |
   /** The schema owner's URL, for migrations at start; absent when the process is not to migrate (databaseUrls). */
   DATABASE_URL: string | undefined;
   role: TProcessRole;
+  /** The PostgreSQL connections the fleet's processes hold (FLEET_*), as every process computes it (deployment-checks.ts). */
+  connectionBudget: TConnectionBudget;
   /** VAULT_FORWARD_DESTINATIONS parsed: what the API checks a forward against (no secret resolved). */
   forwardDestinations: TForwardDestination[];
 };
@@ -612,6 +656,12 @@ function crossSettingProblems(env: Record<string, string | undefined>, role: TPr
   if (env.NODE_ENV === 'production') {
     for (const name of ROLE_URL_NAMES[role]) if (!env[name]) problems.push(`${name}: is required with NODE_ENV=production`);
   }
+  if (Boolean(env.REDIS_SENTINELS) !== Boolean(env.REDIS_SENTINEL_NAME)) {
+    problems.push(env.REDIS_SENTINELS ? 'REDIS_SENTINEL_NAME: is required with REDIS_SENTINELS' : 'REDIS_SENTINELS: is required with REDIS_SENTINEL_NAME');
+  }
+  if (env.REDIS_SENTINELS && env.REDIS_URL && isRedisClusterUrl(env.REDIS_URL)) {
+    problems.push('REDIS_SENTINELS: a Redis Cluster (redis+cluster://) has no Sentinel; set one or the other');
+  }
   if (env.STORAGE_DRIVER === 'minio') {
     for (const name of ['MINIO_ENDPOINT', 'MINIO_ACCESS_KEY', 'MINIO_SECRET_KEY'] as const) {
       if (!env[name]) problems.push(`${name}: is required when STORAGE_DRIVER=minio`);
@@ -681,7 +731,7 @@ export function loadConfig<R extends TProcessRole = 'all'>(env: NodeJS.ProcessEn
   const names = parsed.VAULT_KEY_PROVIDER === 'local' ? NAMES_BY_ROLE[role] : NAMES_BY_ROLE[role].filter((name) => !isLocalKeyName(name));
   const kept = Object.fromEntries(names.map((name) => [name, parsed[name]]));
   const gateways = role === 'api' ? {} : { forwardGateways: forward.gateways };
-  return { ...kept, role, forwardDestinations: forward.destinations, ...gateways } as TConfigOf<R>;
+  return { ...kept, role, connectionBudget: connectionBudgetOf(parsed), forwardDestinations: forward.destinations, ...gateways } as TConfigOf<R>;
 }
 
 /**

@@ -1,7 +1,8 @@
 // Store clients: Redis connections by role, and the PostgreSQL pool. A
 // `redis+cluster://host:port,host:port,…` URL (redis-url.ts) gives an ioredis Cluster with the
-// same per-node options; BullMQ takes either. Every queue key carries the QUEUE_PREFIX hash tag
-// ("{folio}"), so BullMQ's multi-key scripts stay in one slot of one master.
+// same per-node options; REDIS_SENTINELS gives a client that finds the master through the
+// Sentinels and follows a failover; BullMQ takes any of them. Every queue key carries the
+// QUEUE_PREFIX hash tag ("{folio}"), so BullMQ's multi-key scripts stay in one slot of one master.
 
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import pg from 'pg';
@@ -24,13 +25,54 @@ function roleOptions(role: TRedisRole): RedisOptions {
 }
 
 /**
- * `extra` are per-connection options: on a cluster they go to every node (`redisOptions`), and
- * `clusterExtra` to the Cluster itself.
+ * Where the service's Redis is (the settings of that name): REDIS_URL, or with REDIS_SENTINELS the
+ * master REDIS_SENTINEL_NAME that the Sentinels name, REDIS_URL then giving only the credentials,
+ * the database and TLS.
  */
-export function createRedis(url: string, role: TRedisRole, extra: RedisOptions = {}, clusterExtra: ClusterOptions = {}): TRedisClient {
-  const base = roleOptions(role);
+export interface TRedisTarget {
+  REDIS_URL: string;
+  REDIS_SENTINELS?: ReadonlyArray<{ host: string; port: number }> | undefined;
+  REDIS_SENTINEL_NAME?: string | undefined;
+}
+
+/**
+ * A write refused by a master that has just become a replica (a failover): the connection is
+ * dropped and the command sent again, to the master the client finds anew.
+ */
+const reconnectOnReadOnly = (error: Error): 2 | false => (error.message.startsWith('READONLY') ? 2 : false);
+
+/** ioredis options for a master found through Sentinels, with REDIS_URL's credentials, database and TLS. */
+function sentinelOptions(target: TRedisTarget): RedisOptions {
+  const url = new URL(target.REDIS_URL);
+  const db = Number(url.pathname.slice(1) || 0);
+  return {
+    sentinels: target.REDIS_SENTINELS!.map(({ host, port }) => ({ host, port })),
+    name: target.REDIS_SENTINEL_NAME!,
+    // The Sentinels announce a failover (+switch-master) and the connection leaves the old master
+    // at once: the old master stays writable until the Sentinels turn it into a replica (seconds
+    // later), and what is written to it meanwhile is gone when it resyncs.
+    failoverDetector: true,
+    // The detector's own connections to the Sentinels have no error listener: a Sentinel that is
+    // down would print ioredis's "Unhandled error event" at every retry. It is tried once per
+    // (re)connection; the others' announcements still arrive.
+    sentinelReconnectStrategy: () => null,
+    ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
+    ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
+    ...(Number.isInteger(db) && db > 0 ? { db } : {}),
+    ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
+  };
+}
+
+/**
+ * A Redis client for `role`. `extra` are per-connection options: on a cluster they go to every
+ * node (`redisOptions`), and `clusterExtra` to the Cluster itself.
+ */
+export function createRedis(target: string | TRedisTarget, role: TRedisRole, extra: RedisOptions = {}, clusterExtra: ClusterOptions = {}): TRedisClient {
+  const { REDIS_URL: url, REDIS_SENTINELS: sentinels } = typeof target === 'string' ? { REDIS_URL: target, REDIS_SENTINELS: undefined } : target;
+  const base = { ...roleOptions(role), reconnectOnError: reconnectOnReadOnly };
+  if (sentinels && sentinels.length > 0) return new Redis({ ...base, ...sentinelOptions(target as TRedisTarget), lazyConnect: false, ...extra });
   if (!isRedisClusterUrl(url)) return new Redis(url, { ...base, lazyConnect: false, ...extra });
-  return new Cluster(...clusterArguments(url, { ...base, ...extra }, { lazyConnect: false, ...clusterExtra }));
+  return new Cluster(...clusterArguments(url, { ...roleOptions(role), ...extra }, { lazyConnect: false, ...clusterExtra }));
 }
 
 /** Cluster seed nodes and options from a cluster URL; node options under `redisOptions`. */

@@ -85,7 +85,13 @@ export class ExportService {
         retryAfterSeconds: CAP_RETRY_AFTER_SECONDS,
       });
     }
-    if (queued.kind === 'joined') return { exportId: queued.exportId, status: queued.status };
+    if (queued.kind === 'joined') {
+      // Its job again, under the same id: a no-op while Redis holds it (in any state), and the job
+      // anew when Redis lost it (the last writes before a failover, a restart without AOF), so an
+      // export in flight is never waited for in vain (docs/production.md#redis).
+      await this.waiter.add(exportFolioJob.name, { version: 1, exportId: queued.exportId, propertyId, language, request, requestId }, queued.exportId, exportFolioJob.options);
+      return { exportId: queued.exportId, status: queued.status };
+    }
     try {
       await this.waiter.add(exportFolioJob.name, { version: 1, exportId, propertyId, language, request, requestId }, exportId, exportFolioJob.options);
     } catch (error) {

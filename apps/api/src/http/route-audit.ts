@@ -45,7 +45,8 @@ export function auditEventOf(
     ...(req.get('x-property-id') !== undefined ? { propertyId: req.get('x-property-id')!.trim() } : {}),
     mode: tokenizationModeOf(req.get('svc-tokenization-mode')),
     requestId: String(req.id),
-    ...(req.socket.remoteAddress ? { clientAddress: req.socket.remoteAddress } : {}),
+    // The peer, or with TRUST_PROXY the client the trusted proxies name (app.ts).
+    ...(req.ip ? { clientAddress: req.ip } : {}),
     ...(typeof tokenId === 'string' ? { tokenId } : {}),
     ...(facts?.forward ? { forward: facts.forward } : {}),
   };

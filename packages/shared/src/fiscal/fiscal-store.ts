@@ -1,5 +1,5 @@
 // Every statement on `fiscal_series`, `fiscal_documents` and `fiscal_document_transactions`
-// (migration 020): the API's issue and credit (in their transactions), its reads, the listing's
+// (migration 023): the API's issue and credit (in their transactions), its reads, the listing's
 // locks, and the workers' rendering of a document. The document itself is written once, whole;
 // a trigger refuses any later change but its rendering.
 
