@@ -2,7 +2,8 @@
 // card tokenized, the card forwarded to a local demo payment gateway (the answer masked), a demo
 // ledger imported for a property of its own (stays, users, its visa payments naming that card's
 // token, a payment in a foreign currency), a folio exported to ./out/ (PDF in English and Spanish,
-// and XLSX). Starts local Redis/PostgreSQL like `npm start` when none answers. Runs alone or beside
+// and XLSX), and the folio as an invoice and its credit note (Factur-X, CII and UBL) in ./out/.
+// Starts local Redis/PostgreSQL like `npm start` when none answers. Runs alone or beside
 // `npm start`, apart from it (demo-settings.ts); its first line says which.
 
 import { randomUUID } from 'node:crypto';
@@ -21,9 +22,10 @@ usage: npm run demo [-- --data-dir DIR]
 
 The whole service in one go, through its HTTP API: a development token, a test card tokenized and
 forwarded to a local demo gateway, a demo ledger imported, a folio exported to ./out/ (PDF in English
-and Spanish, XLSX) for a property of its own (9001). It starts its own API and worker (its jobs under
-a queue prefix of its own, no webhook sent), alone or beside a running npm start, whose Redis and
-PostgreSQL it then uses; otherwise it starts local servers like npm start and stops them at the end.
+and Spanish, XLSX) and invoiced (Factur-X, CII, UBL) and credited, for a property of its own (9001).
+It starts its own API and worker (its jobs under a queue prefix of its own, no webhook sent), alone
+or beside a running npm start, whose Redis and PostgreSQL it then uses; otherwise it starts local
+servers like npm start and stops them at the end.
   --data-dir DIR   where local servers keep their data (default .data, as npm start)`, { options: { 'data-dir': { type: 'string', default: '.data' } } });
 
 const PROPERTY = DEMO_PROPERTY;
@@ -126,6 +128,46 @@ async function describePayments(ledger: ReturnType<typeof generateDemoLedger>, t
   if (foreign) step(`paid in a foreign currency: ${String(foreign.amount)} ${String(foreign.currency)} tendered as ${String(foreign.foreignCurrencyAmount)} ${String(foreign.foreignCurrency)} (${String(foreign.sourceIdentifier)})`);
 }
 
+/** Polls an invoice or credit note until the workers have stored its files, then writes them to ./out/. */
+async function writeFiscalFiles(document: { id: string; number: string }): Promise<void> {
+  const read = async () => (await (await fetch(`${base}/fiscal-document/v1/invoices/${document.id}`, { headers })).json()) as { status: string; error?: string };
+  const deadline = Date.now() + 60_000;
+  let status = await read();
+  while (status.status !== 'issued') {
+    if (Date.now() > deadline) throw new Error(`${document.number} was not issued within 60 s (${status.status}${status.error ? `: ${status.error}` : ''})`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    status = await read();
+  }
+  for (const [format, suffix] of [['FACTURX', '.pdf'], ['CII', '-cii.xml'], ['UBL', '-ubl.xml']] as const) {
+    const res = await fetch(`${base}/fiscal-document/v1/invoices/${document.id}/files/${format}`, { headers });
+    const file = join('out', `${document.number}${suffix}`);
+    writeFileSync(file, Buffer.from(await res.arrayBuffer()));
+    step(`  ${format}: ${file} (${res.headers.get('content-length')} bytes)`);
+  }
+}
+
+/**
+ * The folio as an invoice to the company (Factur-X, CII and UBL, numbered gap-free), the
+ * transactions it locks as the listing shows them, and the credit note that reverses it
+ * (docs/fiscal-documents.md).
+ */
+async function invoiceDemo(folio: Record<string, unknown>, company: Record<string, unknown>): Promise<void> {
+  const issued = await (await call('/fiscal-document/v1/invoices', {
+    sourceKind: folio.sourceKind, sourceId: folio.sourceId, recipient: { type: 'COMPANY', id: company.id }, formats: ['FACTURX', 'CII', 'UBL'],
+  }, { 'idempotency-key': `demo-invoice-${randomUUID()}` })).json() as { id: string; number: string; totals: Record<string, string> };
+  const { totals } = issued;
+  step(`invoice ${issued.number} to ${String(company.name)}: net ${totals.net}, VAT ${totals.vat}, gross ${totals.gross}, prepaid ${totals.prepaid}, due ${totals.due}`);
+  await writeFiscalFiles(issued);
+  const listing = await (await call('/accounting/v1.0/folios/transactions', { sourceKind: folio.sourceKind, sourceId: folio.sourceId })).json() as {
+    groups: Record<string, { transactions: Array<{ locked: boolean }> }>;
+  };
+  const rows = Object.values(listing.groups).flatMap((group) => group.transactions);
+  step(`the listing shows ${rows.filter((row) => row.locked).length} of the folio's ${rows.length} transactions locked by ${issued.number}`);
+  const credit = await (await call(`/fiscal-document/v1/invoices/${issued.id}/credit-notes`, { reason: 'Invoiced to the wrong company' })).json() as { id: string; number: string };
+  step(`credit note ${credit.number} reverses ${issued.number}; its transactions are free to invoice again`);
+  await writeFiscalFiles(credit);
+}
+
 try {
   step(`development token for property ${PROPERTY}: ${token.slice(0, 24)}…`);
   const card = await (await call('/vault/v1/tokens/card', {
@@ -157,6 +199,7 @@ try {
     writeFileSync(file, Buffer.from(await res.arrayBuffer()));
     step(`folio exported (${format}, ${language}): ${file} (${res.headers.get('content-length')} bytes)`);
   }
+  await invoiceDemo(folio, ledger.recipients.find((r) => r.type === 'COMPANY')!);
 } catch (error) {
   console.error(`demo: ${(error as Error).message}`);
   process.exitCode = 1;

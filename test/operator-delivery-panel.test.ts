@@ -99,7 +99,7 @@ describe('/admin/queues/delivery (the delivery panel)', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       webhookDeliveries: {
-        events: ['export.completed', 'export.failed', 'night_audit.completed', 'night_audit.failed'].map((event) => ({ event, all: ZERO, last24h: ZERO })),
+        events: ['export.completed', 'export.failed', 'night_audit.completed', 'night_audit.failed', 'invoice.issued', 'invoice.failed'].map((event) => ({ event, all: ZERO, last24h: ZERO })),
         total: { all: ZERO, last24h: ZERO },
         pending: [],
         failed: [],
@@ -135,6 +135,8 @@ describe('/admin/queues/delivery (the delivery panel)', () => {
           { event: 'export.failed', all: counts(0, 0, 1, 8), last24h: counts(0, 0, 1, 8) },
           { event: 'night_audit.completed', all: counts(0, 1, 0, 1), last24h: counts(0, 1, 0, 1) },
           { event: 'night_audit.failed', all: ZERO, last24h: ZERO },
+          { event: 'invoice.issued', all: ZERO, last24h: ZERO },
+          { event: 'invoice.failed', all: ZERO, last24h: ZERO },
         ],
         total: { all: counts(1, 3, 2, 23), last24h: counts(1, 2, 1, 12) },
         // One by one: the pending with their next attempt, the failed the latest first.
