@@ -13,6 +13,7 @@ import { Queue } from 'bullmq';
 import { VAULT_SWEEP_SCHEDULER_ID, vaultSweepJob } from '@folio-vault/shared/vault/vault-sweep-job';
 import { RETENTION_SWEEP_SCHEDULER_ID, retentionSweepJob } from '@folio-vault/shared/exports/retention-sweep-job';
 import { webhookSweepJob } from '@folio-vault/shared/webhooks/webhook-jobs';
+import { FISCAL_RENDER_SWEEP_SCHEDULER_ID, fiscalRenderSweepJob } from '@folio-vault/shared/fiscal/render-fiscal-document-job';
 
 /**
  * The operator's pages in a real browser: Debian's Chromium driven by playwright-core (which never
@@ -68,12 +69,13 @@ beforeAll(async () => {
   } finally {
     await worker.close();
   }
-  // The worker's housekeeping (the vault sweep, the retention sweep and the webhooks' lost-job sweep:
+  // The worker's housekeeping (the vault sweep, the retention and fiscal render sweeps, the webhooks' lost-job sweep:
   // their schedulers, first runs and next ones) is not this file's doing: removed, so the counts
   // below are the file's own.
   const housekeeping = [
     [QUEUE_NAMES.vault, VAULT_SWEEP_SCHEDULER_ID, vaultSweepJob.name],
     [QUEUE_NAMES.export, RETENTION_SWEEP_SCHEDULER_ID, retentionSweepJob.name],
+    [QUEUE_NAMES.export, FISCAL_RENDER_SWEEP_SCHEDULER_ID, fiscalRenderSweepJob.name],
     [QUEUE_NAMES.webhooks, webhookSweepJob.name, webhookSweepJob.name],
   ] as const;
   for (const [name, schedulerId, jobName] of housekeeping) {

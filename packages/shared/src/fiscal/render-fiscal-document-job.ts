@@ -45,6 +45,7 @@ export const fiscalRenderSweepJob = {
   payload: z.object({ version: z.literal(1) }),
   result: z.object({ enqueued: z.number().int().nonnegative() }),
   options: { attempts: 1, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },
+  housekeeping: true,
 } as const satisfies TJobDefinition;
 
 export const FISCAL_RENDER_SWEEP_SCHEDULER_ID = 'fiscal-render-sweep';
