@@ -5,7 +5,7 @@
  * HTML comment), so `--only` re-measures some benchmarks and keeps the others' last figures.
  *
  *   npm run bench                                   # everything, full sizes (slow: tens of minutes)
- *   npm run bench -- --only export,tokenize         # export | export-small | export-memory | tokenize | tokenize-open-loop | night-audit | render | listing | latency | forward | key-custody | tenants | tracing
+ *   npm run bench -- --only export,tokenize         # export | export-small | export-memory | invoice | tokenize | tokenize-open-loop | night-audit | render | listing | latency | forward | key-custody | tenants | tracing
  *   npm run bench:quick                             # small sizes, a smoke check; writes out/benchmarks-quick.md
  *   npm run bench -- --only export --export-rows 1000,5000   # some export sizes only
  *   npm run bench -- --out /tmp/bench.md
@@ -21,7 +21,7 @@ import type { TRun } from './report/format.js';
 import { machine } from './support/machine.js';
 import { parseCommandLine } from '../scripts/cli-support.js';
 
-const BENCHMARKS = ['render', 'listing', 'export', 'export-small', 'export-memory', 'tokenize', 'tokenize-open-loop', 'latency', 'forward', 'key-custody', 'night-audit', 'tenants', 'tracing'] as const;
+const BENCHMARKS = ['render', 'listing', 'export', 'export-small', 'export-memory', 'invoice', 'tokenize', 'tokenize-open-loop', 'latency', 'forward', 'key-custody', 'night-audit', 'tenants', 'tracing'] as const;
 type TName = (typeof BENCHMARKS)[number];
 
 /** Script, arguments and environment of each benchmark, full and quick. */
@@ -31,6 +31,7 @@ const PLAN: Record<TName, { script: string; full: { args?: string[]; env?: Recor
   export: { script: 'bench/scenarios/export-e2e.ts', full: {}, quick: { args: ['--rows', '1000'] } },
   'export-small': { script: 'bench/scenarios/export-small.ts', full: {}, quick: { env: { BENCH_EXPORT_SMALL_SEQUENTIAL: '50', BENCH_EXPORT_SMALL_ASYNC: '10', BENCH_EXPORT_SMALL_SECONDS: '3' } } },
   'export-memory': { script: 'bench/scenarios/export-memory.ts', full: {}, quick: { args: ['--formats', 'PDF', '--rows', '500,2000'] } },
+  invoice: { script: 'bench/scenarios/fiscal-invoice.ts', full: {}, quick: { env: { BENCH_INVOICE_FOLIOS: '10' } } },
   tokenize: { script: 'bench/scenarios/tokenize-load.ts', full: {}, quick: { args: ['--duration', '3'] } },
   'tokenize-open-loop': { script: 'bench/scenarios/tokenize-open-loop.ts', full: {}, quick: { args: ['--seconds', '3', '--step-seconds', '2', '--steps', '100,300,600', '--refine', '0'] } },
   latency: { script: 'bench/scenarios/tokenize-latency.ts', full: {}, quick: { env: { BENCH_REQUESTS: '200' } } },

@@ -1,9 +1,10 @@
 // `npm run demo`: the whole service in one go, through its HTTP API — a development token, a test
 // card tokenized, the card forwarded to a local demo payment gateway (the answer masked), a demo
-// ledger imported (stays, users, its visa payments naming that card's token, a payment in a foreign
-// currency), a folio exported to ./out/ (PDF in English and Spanish, and XLSX). Starts local
-// Redis/PostgreSQL like `npm start` when none answers. Runs alone or beside `npm start`, apart from
-// it (demo-settings.ts).
+// ledger imported for a property of its own (stays, users, its visa payments naming that card's
+// token, a payment in a foreign currency), a folio exported to ./out/ (PDF in English and Spanish,
+// and XLSX), and the folio as an invoice and its credit note (Factur-X, CII and UBL) in ./out/.
+// Starts local Redis/PostgreSQL like `npm start` when none answers. Runs alone or beside
+// `npm start`, apart from it (demo-settings.ts); its first line says which.
 
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -14,24 +15,28 @@ import { bootstrap } from '@folio-vault/shared/bootstrap';
 import { generateDemoLedger } from '@folio-vault/test-kit/demo-ledger';
 import { parseCommandLine } from './cli-support.js';
 import { startDemoGateway } from './demo-gateway.js';
-import { demoSettings, serviceAnswersOn } from './demo-settings.js';
+import { DEMO_LEDGER_SEED, DEMO_PROPERTY, demoSettings, serviceAnswersOn } from './demo-settings.js';
 
 const { values } = parseCommandLine('demo', `
 usage: npm run demo [-- --data-dir DIR]
 
 The whole service in one go, through its HTTP API: a development token, a test card tokenized and
 forwarded to a local demo gateway, a demo ledger imported, a folio exported to ./out/ (PDF in English
-and Spanish, XLSX). It starts its own API and worker (its jobs under a queue prefix of its own), alone
+and Spanish, XLSX) and invoiced (Factur-X, CII, UBL) and credited, for a property of its own (9001).
+It starts its own API and worker (its jobs under a queue prefix of its own, no webhook sent), alone
 or beside a running npm start, whose Redis and PostgreSQL it then uses; otherwise it starts local
 servers like npm start and stops them at the end.
   --data-dir DIR   where local servers keep their data (default .data, as npm start)`, { options: { 'data-dir': { type: 'string', default: '.data' } } });
 
-const PROPERTY = 1;
+const PROPERTY = DEMO_PROPERTY;
 const DESTINATION = 'demo-gateway';
-// The demo talks to a person: the service's own log lines only when something goes wrong.
+const step = (line: string) => console.log(`demo: ${line}`);
+// The demo talks to a person: the service's own log lines only when something goes wrong, and then
+// as lines a person reads (not JSON), wherever its output goes.
 process.env.LOG_LEVEL ??= 'warn';
 const isolation = demoSettings(process.env, await serviceAnswersOn(process.env.PORT || '3000'));
 Object.assign(process.env, isolation.env);
+step(isolation.line);
 
 // A local gateway over plain HTTP, as a test-mode destination (allowInsecure: development only).
 // Its key is read by the worker from the environment (env:NAME), as a real gateway's would be.
@@ -42,7 +47,7 @@ const added = addDestination({
   headers: { Authorization: 'env:DEMO_GATEWAY_KEY' }, timeoutMs: 5000, allowInsecure: true,
 });
 
-const bootstrapped = await bootstrap('all', { services: startLocalServices(values['data-dir']) });
+const bootstrapped = await bootstrap('all', { services: startLocalServices(values['data-dir']), prettyLogs: true });
 // Loaded after the command line is read: `--help` answers without the API and the worker.
 const { startApiAndWorker } = await import('./run-together.js');
 const { config, logger } = bootstrapped;
@@ -74,7 +79,6 @@ const token = jwt.sign({ scope: 'read:payment write:payment use:payment', proper
   algorithm: 'HS256', expiresIn: 600, subject: 'demo', issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE,
 });
 const headers = { authorization: `Bearer ${token}`, 'x-property-id': String(PROPERTY), 'content-type': 'application/json' };
-const step = (line: string) => console.log(`demo: ${line}`);
 
 async function call(path: string, body: unknown, extra: Record<string, string> = {}): Promise<Response> {
   const res = await fetch(`${base}${path}`, { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify(body) });
@@ -124,8 +128,47 @@ async function describePayments(ledger: ReturnType<typeof generateDemoLedger>, t
   if (foreign) step(`paid in a foreign currency: ${String(foreign.amount)} ${String(foreign.currency)} tendered as ${String(foreign.foreignCurrencyAmount)} ${String(foreign.foreignCurrency)} (${String(foreign.sourceIdentifier)})`);
 }
 
+/** Polls an invoice or credit note until the workers have stored its files, then writes them to ./out/. */
+async function writeFiscalFiles(document: { id: string; number: string }): Promise<void> {
+  const read = async () => (await (await fetch(`${base}/fiscal-document/v1/invoices/${document.id}`, { headers })).json()) as { status: string; error?: string };
+  const deadline = Date.now() + 60_000;
+  let status = await read();
+  while (status.status !== 'issued') {
+    if (Date.now() > deadline) throw new Error(`${document.number} was not issued within 60 s (${status.status}${status.error ? `: ${status.error}` : ''})`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    status = await read();
+  }
+  for (const [format, suffix] of [['FACTURX', '.pdf'], ['CII', '-cii.xml'], ['UBL', '-ubl.xml']] as const) {
+    const res = await fetch(`${base}/fiscal-document/v1/invoices/${document.id}/files/${format}`, { headers });
+    const file = join('out', `${document.number}${suffix}`);
+    writeFileSync(file, Buffer.from(await res.arrayBuffer()));
+    step(`  ${format}: ${file} (${res.headers.get('content-length')} bytes)`);
+  }
+}
+
+/**
+ * The folio as an invoice to the company (Factur-X, CII and UBL, numbered gap-free), the
+ * transactions it locks as the listing shows them, and the credit note that reverses it
+ * (docs/fiscal-documents.md).
+ */
+async function invoiceDemo(folio: Record<string, unknown>, company: Record<string, unknown>): Promise<void> {
+  const issued = await (await call('/fiscal-document/v1/invoices', {
+    sourceKind: folio.sourceKind, sourceId: folio.sourceId, recipient: { type: 'COMPANY', id: company.id }, formats: ['FACTURX', 'CII', 'UBL'],
+  }, { 'idempotency-key': `demo-invoice-${randomUUID()}` })).json() as { id: string; number: string; totals: Record<string, string> };
+  const { totals } = issued;
+  step(`invoice ${issued.number} to ${String(company.name)}: net ${totals.net}, VAT ${totals.vat}, gross ${totals.gross}, prepaid ${totals.prepaid}, due ${totals.due}`);
+  await writeFiscalFiles(issued);
+  const listing = await (await call('/accounting/v1.0/folios/transactions', { sourceKind: folio.sourceKind, sourceId: folio.sourceId })).json() as {
+    groups: Record<string, { transactions: Array<{ locked: boolean }> }>;
+  };
+  const rows = Object.values(listing.groups).flatMap((group) => group.transactions);
+  step(`the listing shows ${rows.filter((row) => row.locked).length} of the folio's ${rows.length} transactions locked by ${issued.number}`);
+  const credit = await (await call(`/fiscal-document/v1/invoices/${issued.id}/credit-notes`, { reason: 'Invoiced to the wrong company' })).json() as { id: string; number: string };
+  step(`credit note ${credit.number} reverses ${issued.number}; its transactions are free to invoice again`);
+  await writeFiscalFiles(credit);
+}
+
 try {
-  step(isolation.line);
   step(`development token for property ${PROPERTY}: ${token.slice(0, 24)}…`);
   const card = await (await call('/vault/v1/tokens/card', {
     card_number: '4111 1111 1111 1111', cvv: '123', cardholder_name: 'Zoë Łukasiewicz',
@@ -137,7 +180,7 @@ try {
   else step(`forward skipped: ${added.why}`);
 
   // The visa deposits name the card just tokenized; the import labels them from the vault.
-  const ledger = generateDemoLedger({ propertyId: PROPERTY, folios: 12, cardTokenId: card.id });
+  const ledger = generateDemoLedger({ propertyId: PROPERTY, folios: 12, seed: DEMO_LEDGER_SEED, cardTokenId: card.id });
   const counts = await (await call('/accounting/v1.0/import', ledger)).json() as Record<string, number>;
   step(`demo ledger imported: ${counts.folios} folios, ${counts.transactions} transactions, ${counts.reservations} stays, ${counts.users} users (${String(ledger.property.name)})`);
   await describePayments(ledger, card.id);
@@ -156,6 +199,7 @@ try {
     writeFileSync(file, Buffer.from(await res.arrayBuffer()));
     step(`folio exported (${format}, ${language}): ${file} (${res.headers.get('content-length')} bytes)`);
   }
+  await invoiceDemo(folio, ledger.recipients.find((r) => r.type === 'COMPANY')!);
 } catch (error) {
   console.error(`demo: ${(error as Error).message}`);
   process.exitCode = 1;

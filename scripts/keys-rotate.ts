@@ -5,8 +5,10 @@
 // service runs; a run killed half-way resumes where it stopped, and running it again is harmless.
 // Then it re-binds the records sealed without their property (record-binding.ts) under the active
 // KEK, and re-fingerprints the records whose fingerprint came from another key (or the old global
-// fingerprint), as the vault sweep does (record-passes.ts). With --verify it changes nothing and
-// opens every record with the configured keys: run it without the old keys before destroying them.
+// fingerprint), as the vault sweep does (record-passes.ts). Last, it seals the webhook endpoints'
+// secrets again to the active transit key, opened with the key each names (the active provider's
+// older ones or those of --from). With --verify it changes nothing and opens every record and
+// every secret with the configured keys: run it without the old keys before destroying them.
 // Prints key ids and counts, never keys; the progress bar goes to stderr.
 // Exit code 0 = done, 1 = records left that these keys cannot re-wrap or open, 2 = bad settings.
 
@@ -25,6 +27,10 @@ import { CardRepository } from '@folio-vault/worker/vault/card-repository';
 import { CardVault } from '@folio-vault/worker/vault/card-vault';
 import { KeyRotator } from '@folio-vault/worker/vault/key-rotation';
 import { runRecordPass } from '@folio-vault/worker/vault/record-passes';
+import { publicKeyring } from '@folio-vault/shared/vault/crypto/transit';
+import type { TKeyring } from '@folio-vault/shared/vault/crypto/keyring';
+import { openSecret, sealSecret, secretKeyId } from '@folio-vault/shared/webhooks/secrets';
+import { endpointSecrets, resealEndpointSecret } from '@folio-vault/shared/webhooks/store';
 import { fail, parseCommandLine } from './cli-support.js';
 
 const COMMAND = 'keys:rotate';
@@ -33,12 +39,13 @@ usage: npm run keys:rotate [-- --mode test|live] [--from local|components:FILE]�
 
 Re-wraps every vault record's data key under the active key-encryption key of the configured key
 provider (VAULT_KEY_PROVIDER), from its older keys and those --from names, then re-binds the records
-sealed without their property and re-fingerprints the records fingerprinted with another key. Safe
-while the service runs, and to run again.
+sealed without their property, re-fingerprints the records fingerprinted with another key, and seals
+the webhook endpoints' secrets again to the active transit key. Safe while the service runs, and to
+run again.
   --mode MODE          test or live (both when omitted)
   --from SOURCE        old keys to read: local (VAULT_KEK_* or .data/dev-keys.json) or components:FILE
   --batch-size N       records a batch, 1-10000 (default 500)
-  --verify             change nothing: open every record with the configured keys
+  --verify             change nothing: open every record and webhook secret with the configured keys
 Exit code 0 = done, 1 = records these keys cannot re-wrap or open, 2 = bad settings or arguments.`;
 const { values } = parseCommandLine(COMMAND, USAGE, {
   options: {
@@ -81,11 +88,23 @@ function oldProvider(source: string): TKeyProvider {
   fail(COMMAND, `--from must be local or components:<file> (got ${source})`);
 }
 
+/**
+ * Outside production, VAULT_KEY_PROVIDER=pkcs11 without PKCS11_* settings is `npm start`'s
+ * development token in .data/softhsm: this command opens the same one, so the line a start prints
+ * over a local start's data (`VAULT_KEY_PROVIDER=pkcs11 npm run keys:rotate -- --from local`) works
+ * as written. Loaded only then: the development services are not part of a production install.
+ */
+async function developmentToken(): Promise<Record<string, string>> {
+  if (process.env.NODE_ENV === 'production' || process.env.VAULT_KEY_PROVIDER !== 'pkcs11') return {};
+  const { devSoftHsmToken } = await import('@folio-vault/dev-services/softhsm');
+  return devSoftHsmToken(process.env, '.data', (line) => console.error(`${COMMAND}: ${line}`));
+}
+
 let active: TKeyProvider;
 let databaseUrl: string;
 try {
-  // The worker's settings (the only process with keys); development keys as `npm start` has them.
-  const config = loadConfig(withDevKeys(process.env, { role: 'worker' }), 'worker');
+  // The worker's settings (the only process with keys); development keys and token as `npm start` has them.
+  const config = loadConfig(withDevKeys({ ...process.env, ...(await developmentToken()) }, { role: 'worker' }), 'worker');
   // As the workers' role: the vault's tables and nothing more (docs/operations.md#database-roles).
   databaseUrl = config.WORKER_DATABASE_URL;
   active = await openKeyProvider(config);
@@ -101,6 +120,45 @@ const repository = new CardRepository(pool);
 const rotator = new KeyRotator(repository, active, old, batchSize);
 // The CVV hold is a tokenize setting; nothing here tokenizes.
 const vault = new CardVault(repository, active, 0, plainCardInserts(repository));
+/**
+ * Webhook endpoints' secrets (of no mode), each opened with the transit key it names — the active
+ * provider's, or an old provider's — and sealed again to the active one; with --verify only opened.
+ */
+async function webhookSecrets(): Promise<void> {
+  const rings: TKeyring[] = [active.transitKeys, ...old.map((provider) => provider.transitKeys)];
+  const publicKeys = publicKeyring(active.transitKeys);
+  const report = { checked: 0, resealed: 0, missingKey: 0, unreadable: 0 };
+  for (const { id, secretCt } of await endpointSecrets(pool)) {
+    report.checked += 1;
+    const keyId = secretKeyId(secretCt);
+    if (!values.verify && keyId === active.transitKeys.activeId) continue;
+    const ring = values.verify ? active.transitKeys : rings.find((keys) => keyId !== undefined && keys.keys.has(keyId));
+    if (!ring || keyId === undefined || !ring.keys.has(keyId)) {
+      report.missingKey += 1;
+      continue;
+    }
+    let secret: string;
+    try {
+      secret = await openSecret(ring, id, secretCt);
+    } catch {
+      report.unreadable += 1;
+      continue;
+    }
+    // Only over what was read: an endpoint deleted or sealed again meanwhile keeps what it has.
+    if (!values.verify && (await resealEndpointSecret(pool, id, secretCt, await sealSecret(publicKeys, id, secret)))) report.resealed += 1;
+  }
+  if (values.verify) {
+    const failing = report.missingKey + report.unreadable;
+    console.log(`${COMMAND} webhook secrets: ${report.checked} checked, ${failing} do not open with the configured keys`);
+  } else {
+    console.log(
+      `${COMMAND} webhook secrets: ${report.resealed} sealed again to ${active.transitKeys.activeId} (${active.kind}); ` +
+        `${report.missingKey} sealed to a key not configured, ${report.unreadable} unreadable`,
+    );
+  }
+  if (report.missingKey || report.unreadable) process.exitCode = 1;
+}
+
 const counts = (byKek: Record<string, number>) =>
   Object.entries(byKek).map(([id, n]) => `${id}=${n}`).join(', ') || 'none';
 
@@ -144,6 +202,7 @@ try {
     );
     if (refingerprint.unreadable) process.exitCode = 1;
   }
+  await webhookSecrets();
 } catch (error) {
   console.error(`${COMMAND}: ${(error as Error).message}`);
   process.exitCode = 1;

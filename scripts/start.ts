@@ -26,4 +26,18 @@ const bootstrapped = await bootstrap('all', { services: startLocalServices(value
 // Registered first, so it runs last: the spans of the closing are sent too.
 bootstrapped.onShutdown(() => tracing.shutdown());
 // One process, one metrics registry: the API's /metrics shows the jobs and renders too.
-await startApiAndWorker(bootstrapped, { metrics: createMetrics() });
+const { api } = await startApiAndWorker(bootstrapped, { metrics: createMetrics() });
+
+// Once, when it answers: where to go next. After the log lines written so far (stdout is written
+// asynchronously), on stderr with the start's other lines for a person.
+const origin = `http://localhost:${api.port}`;
+await new Promise<void>((resolve) => bootstrapped.logger.flush(() => resolve()));
+process.stderr.write(
+  [
+    `folio-vault all: ready at ${origin} (Ctrl-C stops it)`,
+    `  API reference  ${origin}/docs`,
+    '  a token        npm run -s token -- --property 1',
+    `  dashboard      ${origin}/admin/queues (its token: npm run -s token -- --property '*' --scope admin)`,
+    '',
+  ].join('\n'),
+);

@@ -2,8 +2,10 @@
 // A webhook receiver for trying the service on one machine (the README's session): it listens on
 // 127.0.0.1, verifies each delivery (Standard Webhooks) under the endpoint's secret, answers 204,
 // or 400 when the signature does not verify, and prints the event: a line with its type, its
-// webhook-id and the verdict, then the body as it came. With --count it exits after that many
-// verified deliveries (0 when they verified), else it runs until Ctrl-C.
+// webhook-id and the verdict, then the body as it came. A GET is answered with one line saying it
+// listens, and nothing printed: what a script waits on before it asks for an event (`curl
+// --retry-connrefused`). With --count it exits after that many verified deliveries (0 when they
+// verified), else it runs until Ctrl-C.
 
 import { createServer } from 'node:http';
 import { Webhook } from 'standardwebhooks';
@@ -13,7 +15,8 @@ const COMMAND = 'webhook-receiver';
 const HELP = `usage: npm run webhook-receiver -- --secret whsec_… [--port 4000] [--count N]
 
 Listens on 127.0.0.1 for webhook deliveries, verifies each under the endpoint's secret (the
-"secret" its creation answered) and prints it.
+"secret" its creation answered) and prints it. A GET answers "listening on 127.0.0.1:PORT" (wait
+for it with curl --retry-connrefused before asking for an event).
 
   --secret whsec_…  the endpoint's secret (required)
   --port N          the port to listen on (default 4000)
@@ -37,6 +40,10 @@ const webhook = new Webhook(values.secret);
 let verified = 0;
 
 const server = createServer((req, res) => {
+  if (req.method === 'GET') {
+    res.end(`listening on 127.0.0.1:${port}\n`);
+    return;
+  }
   const chunks: Buffer[] = [];
   req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('end', () => {

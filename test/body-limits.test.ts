@@ -27,6 +27,8 @@ describe('body limits per route (413 PAYLOAD_TOO_LARGE)', () => {
     [`POST ${EXPORT}`]: 64 * 1024,
     'POST /fiscal-document/v1/folio-export/pdf': 64 * 1024,
     'POST /fiscal-document/v1/night-audit/exports': 8 * 1024,
+    'POST /fiscal-document/v1/invoices': 16 * 1024,
+    'POST /fiscal-document/v1/invoices/{id}/credit-notes': 8 * 1024,
     'POST /webhooks/v1/endpoints': 8 * 1024,
   };
 

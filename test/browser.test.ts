@@ -1,4 +1,6 @@
 import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +13,7 @@ import { Queue } from 'bullmq';
 import { VAULT_SWEEP_SCHEDULER_ID, vaultSweepJob } from '@folio-vault/shared/vault/vault-sweep-job';
 import { RETENTION_SWEEP_SCHEDULER_ID, retentionSweepJob } from '@folio-vault/shared/exports/retention-sweep-job';
 import { webhookSweepJob } from '@folio-vault/shared/webhooks/webhook-jobs';
+import { FISCAL_RENDER_SWEEP_SCHEDULER_ID, fiscalRenderSweepJob } from '@folio-vault/shared/fiscal/render-fiscal-document-job';
 
 /**
  * The operator's pages in a real browser: Debian's Chromium driven by playwright-core (which never
@@ -66,12 +69,13 @@ beforeAll(async () => {
   } finally {
     await worker.close();
   }
-  // The worker's housekeeping (the vault sweep, the retention sweep and the webhooks' lost-job sweep:
+  // The worker's housekeeping (the vault sweep, the retention and fiscal render sweeps, the webhooks' lost-job sweep:
   // their schedulers, first runs and next ones) is not this file's doing: removed, so the counts
   // below are the file's own.
   const housekeeping = [
     [QUEUE_NAMES.vault, VAULT_SWEEP_SCHEDULER_ID, vaultSweepJob.name],
     [QUEUE_NAMES.export, RETENTION_SWEEP_SCHEDULER_ID, retentionSweepJob.name],
+    [QUEUE_NAMES.export, FISCAL_RENDER_SWEEP_SCHEDULER_ID, fiscalRenderSweepJob.name],
     [QUEUE_NAMES.webhooks, webhookSweepJob.name, webhookSweepJob.name],
   ] as const;
   for (const [name, schedulerId, jobName] of housekeeping) {
@@ -174,6 +178,26 @@ describe('in Chromium', () => {
       const tab = (status: string) => page.locator(`main a[href="/admin/queues/queue/${QUEUE_NAMES.vault}?status=${status}"]`);
       expect((await tab('completed').innerText()).replace(/\s+/g, '')).toBe('COMPLETED1');
       for (const status of ['waiting', 'active', 'failed', 'delayed']) expect((await tab(status).innerText()).replace(/\s+/g, '')).toBe(status.toUpperCase());
+      // In a 1,280 px window every status tab is inside its bar: the bar does not scroll sideways,
+      // and no tab reaches past its right edge (measured in the page).
+      expect(page.viewportSize()?.width).toBe(1280);
+      const bar = await page.locator('main ul:has(a[href*="?status="])').evaluate((element) => {
+        // The page's DOM, typed here as much as is read (the tests compile without the DOM library).
+        type TBox = { getBoundingClientRect(): { right: number } };
+        const list = element as unknown as TBox & { scrollWidth: number; clientWidth: number; querySelectorAll(selector: string): Iterable<TBox & { textContent: string }> };
+        return {
+          scrollWidth: list.scrollWidth,
+          clientWidth: list.clientWidth,
+          right: list.getBoundingClientRect().right,
+          tabs: [...list.querySelectorAll('a')].map((a) => ({ text: a.textContent, right: a.getBoundingClientRect().right })),
+        };
+      });
+      expect(bar.tabs.map((one) => one.text)).toEqual(['LATEST', 'ACTIVE', 'WAITING', 'WAITING CHILDREN', 'PRIORITIZED', 'COMPLETED1', 'FAILED', 'DELAYED']);
+      expect({ scrollWidth: bar.scrollWidth, past: bar.tabs.filter((one) => one.right > bar.right).map((one) => one.text) }).toEqual({ scrollWidth: bar.clientWidth, past: [] });
+      // Kept (overwritten each run) for a person to look at.
+      const shot = await page.screenshot({ path: join(tmpdir(), 'fv-dashboard-1280.png') });
+      // A PNG 1,280 px wide (its IHDR width).
+      expect([shot.subarray(1, 4).toString('latin1'), shot.readUInt32BE(16)]).toEqual(['PNG', 1280]);
       await page.getByText('tokenize-card', { exact: true }).waitFor({ state: 'visible' });
       await page.getByText('"[sealed]"').first().waitFor({ state: 'visible' });
       const text = await page.locator('body').innerText();
@@ -194,6 +218,8 @@ describe('in Chromium', () => {
       await page.getByRole('menuitem', { name: 'Delivery panel', exact: true }).click();
       await page.waitForURL(`${world.url}/admin/queues/delivery`);
       await page.getByRole('heading', { name: 'Webhook deliveries', exact: true }).waitFor({ state: 'visible' });
+      await page.getByRole('heading', { name: 'Pending and failed deliveries', exact: true }).waitFor({ state: 'visible' });
+      expect(await page.locator('#unfinished-deliveries th').allInnerTexts()).toEqual(['status', 'event', 'endpoint', 'property', 'attempts', 'last error', 'next attempt']);
 
       // Everything the dashboard and the panel asked for came from the service: no web font, no CDN.
       expect(requested.length).toBeGreaterThan(5);

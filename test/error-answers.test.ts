@@ -158,14 +158,14 @@ describe('bad bodies (docs/api.md#errors)', () => {
   });
 
   it('reports each of several unknown fields at its own path', async () => {
-    const res = log.seen('several unknown fields', await post(IMPORT).send({ property: { ...property(1), legalName: 'x', vatId: 'y' }, extra: 1 }));
+    const res = log.seen('several unknown fields', await post(IMPORT).send({ property: { ...property(1), stars: 'x', rating: 'y' }, extra: 1 }));
     expectError(res, 400, 'INVALID_REQUEST');
     expect(res.body.fieldErrors).toEqual([
-      { path: 'property.legalName', message: 'is not a known field' },
-      { path: 'property.vatId', message: 'is not a known field' },
+      { path: 'property.stars', message: 'is not a known field' },
+      { path: 'property.rating', message: 'is not a known field' },
       { path: 'extra', message: 'is not a known field' },
     ]);
-    expect(res.body.errorDetails).toBe('property.legalName: is not a known field (and 2 more field errors).');
+    expect(res.body.errorDetails).toBe('property.stars: is not a known field (and 2 more field errors).');
   });
 
   it('reads a body that starts with a UTF-8 byte order mark, on a JSON route and on the import', async () => {

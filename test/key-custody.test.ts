@@ -2,12 +2,18 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { Queue } from 'bullmq';
 import request from 'supertest';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiJobSigningKey, startApi } from '@folio-vault/api/server';
 import { LOCAL_KEY_NAMES, loadConfig, loadKeyCustody } from '@folio-vault/shared/config';
+import { createLogger } from '@folio-vault/shared/logger';
+import { openSecret } from '@folio-vault/shared/webhooks/secrets';
+import { deliveryJobOptions, webhookDeliveryJob } from '@folio-vault/shared/webhooks/webhook-jobs';
+import { startWorker } from '@folio-vault/worker/worker';
+import { SECRET_UNOPENABLE } from '@folio-vault/worker/webhooks/delivery-processor';
 import { KeySetupError } from '@folio-vault/shared/vault/keys/key-provider';
 import { newDataKey, sealField } from '@folio-vault/shared/vault/crypto/envelope';
 import { parseKeyring } from '@folio-vault/shared/vault/crypto/keyring';
@@ -520,4 +526,87 @@ describe('npm run keys:rotate from local keys into a PKCS#11 token', () => {
       await gateway.close();
     }
   }, 180_000);
+});
+
+/**
+ * A change of key provider over existing data (`VAULT_KEY_PROVIDER=pkcs11 npm start` after a start
+ * with the local keys): the worker says, in one line and before any job, which card records and
+ * webhook secrets its keys cannot open and the command that moves them; a delivery it cannot sign
+ * fails without an error line of its own. After `keys:rotate --from local` everything opens and a
+ * worker says nothing.
+ */
+describe('a worker on other keys than the data was made with', () => {
+  let world: TWorld;
+
+  beforeAll(async () => {
+    // Its endpoint is on this machine (never reached: the secret does not open first).
+    world = await createWorld({ env: { WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' } });
+  }, 60_000);
+  afterAll(async () => world?.close());
+
+  /** A worker on `env`'s keys whose log lines are kept. */
+  async function workerOn(env: Record<string, string>) {
+    const lines: string[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        lines.push(chunk.toString('utf8'));
+        callback();
+      },
+    });
+    const worker = await startWorker(loadConfig(env, 'worker'), createLogger({ level: 'debug', destination }), { warmRenderProcesses: false });
+    return { worker, logged: () => lines.map((line) => JSON.parse(line) as { level: number; msg: string }) };
+  }
+
+  it('says in one line what its keys cannot open and how to move it; after keys:rotate --from local, all opens', { timeout: 90_000 }, async () => {
+    for (const test of [true, true, false]) await tokenize(world, cardBody({ card_number: generatedPan(test ? '4' : '51', 16) }), { test });
+    const created = await request(world.url)
+      .post('/webhooks/v1/endpoints')
+      .set('Authorization', `Bearer ${world.token({ properties: [1] })}`)
+      .set('X-Property-Id', '1')
+      .send({ url: 'http://127.0.0.1:9/folio', events: ['export.completed'] });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    await world.worker!.close();
+    // A delivery of that endpoint waiting in its queue, as the outbox leaves one: the next worker takes it.
+    const deliveryId = uuidv7();
+    await world.pool.query(
+      `INSERT INTO webhook_deliveries (id, endpoint_id, property_id, event_id, type, payload, status, next_attempt_at)
+       VALUES ($1, $2, 1, $3, 'export.completed', '{}', 'pending', now())`,
+      [deliveryId, created.body.id, `evt_${deliveryId}`],
+    );
+    const queue = new Queue(QUEUE_NAMES.webhooks, { connection: world.redis, prefix: world.config.QUEUE_PREFIX });
+    await queue.add(webhookDeliveryJob.name, { deliveryId }, deliveryJobOptions(deliveryId, world.config.WEBHOOK_RETRY_SCHEDULE));
+    await queue.close();
+
+    const env = { ...world.env, ...worldPkcs11Env() };
+    const transit = (JSON.parse(env.PKCS11_KEY_LABELS!) as { transit: string[] }).transit[0]!;
+    const first = await workerOn(env);
+    const delivery = async () => (await world.pool.query('SELECT status, last_error FROM webhook_deliveries WHERE id = $1', [deliveryId])).rows[0];
+    for (let i = 0; i < 300 && (await delivery()).status === 'pending'; i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    await first.worker.close();
+    expect(await delivery()).toEqual({ status: 'failed', last_error: SECRET_UNOPENABLE });
+    expect(first.logged().filter((line) => line.level >= 40).map((line) => line.msg)).toEqual([
+      'vault keys (pkcs11) cannot open 3 card records (test: 2 under test-kek-1; live: 1 under live-kek-1) and 1 webhook secret (sealed to transit-1), ' +
+        'made with other keys: move them under these with VAULT_KEY_PROVIDER=pkcs11 npm run keys:rotate -- --from local ' +
+        "(until then those cards cannot be read or forwarded, and those endpoints' deliveries fail)",
+    ]);
+
+    const rotate = spawnTs('scripts/keys-rotate.ts', ['--from', 'local'], env);
+    expect(await rotate.exited, rotate.output()).toBe(0);
+    expect(rotate.output()).toContain(`keys:rotate webhook secrets: 1 sealed again to ${transit} (pkcs11); 0 sealed to a key not configured, 0 unreadable`);
+    const verify = spawnTs('scripts/keys-rotate.ts', ['--verify'], env);
+    expect(await verify.exited, verify.output()).toBe(0);
+    expect(verify.output()).toContain('keys:rotate webhook secrets: 1 checked, 0 do not open with the configured keys');
+
+    const second = await workerOn(env);
+    await second.worker.close();
+    expect(second.logged().filter((line) => line.level >= 40)).toEqual([]);
+    // The secret the endpoint's creation showed opens with the token's transit key alone.
+    const hsm = await openKeyProvider(loadConfig(env, 'worker'));
+    try {
+      const { rows } = await world.pool.query<{ secret_ct: Buffer }>('SELECT secret_ct FROM webhook_endpoints WHERE id = $1', [created.body.id]);
+      expect(await openSecret(hsm.transitKeys, created.body.id, rows[0]!.secret_ct)).toBe(created.body.secret);
+    } finally {
+      await hsm.close();
+    }
+  });
 });

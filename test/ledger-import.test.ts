@@ -12,7 +12,7 @@ let token: string;
 
 beforeAll(async () => {
   world = await createWorld({ worker: false });
-  token = world.token({ properties: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14] });
+  token = world.token({ properties: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] });
 });
 afterAll(async () => world?.close());
 
@@ -80,6 +80,44 @@ describe('accepted imports', () => {
     expect((await send(14, { property: property(14, { taxId: null, phone: '', email: null }) })).status).toBe(200);
     const cleared = await world.pool.query('SELECT tax_id, phone, email, website FROM properties WHERE id = 14');
     expect(cleared.rows).toEqual([{ tax_id: null, phone: null, email: null, website: null }]);
+  });
+
+  it('stores the invoice data: the seller, its taxes, a buyer and a charge\'s VAT, in canonical form (docs/ledger.md#invoice-data)', async () => {
+    const seller = {
+      legalName: 'Miramar Hôtellerie SAS', vatId: 'fr 32 123.456.789', companyId: '123456789', iban: 'FR76 3000 6000 0112 3456 7890 189',
+      postalAddress: { lines: ['12 rue de la République'], city: 'Lyon', postcode: '69002', countryCode: 'FR' },
+      electronicAddress: { scheme: '0225', id: '123456789' },
+      taxes: [
+        { id: 11, name: 'TVA 10 %', kind: 'VAT', rate: '10.00', category: 'S' },
+        { id: '21', name: 'Taxe de séjour', kind: 'CITY_TAX', rate: 0, category: 'E', includedInPrice: null },
+        { id: 31, name: 'Franchise', kind: 'VAT', rate: '0', category: 'E', exemptionReasonCode: 'VATEX-FR-FRANCHISE', includedInPrice: true },
+      ],
+    };
+    const buyer = recipient({ type: 'COMPANY', id: '901', name: 'ACME Conseil', vatId: 'FR61987654321', postalAddress: { lines: ['8 avenue de l’Opéra'], city: 'Paris', countryCode: 'FR' } });
+    const res = await send(15, {
+      property: property(15, seller),
+      recipients: [buyer],
+      transactions: [transaction({ id: '61', internalCodeGroup: 'ADDON', vat: { category: 'S', rate: 5.5 } })],
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const stored = await world.pool.query(
+      `SELECT p.legal_name, p.vat_id, p.company_id, p.iban, p.postal_address, p.electronic_address, p.taxes,
+              r.vat_id AS buyer_vat_id, r.postal_address AS buyer_address, t.vat
+         FROM properties p, recipients r, transactions t
+        WHERE p.id = 15 AND r.property_id = 15 AND r.id = 901 AND t.property_id = 15 AND t.id = 61`,
+    );
+    expect(stored.rows).toEqual([{
+      legal_name: 'Miramar Hôtellerie SAS', vat_id: 'FR32123456789', company_id: '123456789', iban: 'FR7630006000011234567890189',
+      postal_address: { lines: ['12 rue de la République'], city: 'Lyon', postcode: '69002', countryCode: 'FR' },
+      electronic_address: { scheme: '0225', id: '123456789' },
+      taxes: [
+        { id: '11', name: 'TVA 10 %', kind: 'VAT', rate: '10', category: 'S', includedInPrice: false },
+        { id: '21', name: 'Taxe de séjour', kind: 'CITY_TAX', rate: '0', category: 'E', includedInPrice: false },
+        { id: '31', name: 'Franchise', kind: 'VAT', rate: '0', category: 'E', exemptionReasonCode: 'VATEX-FR-FRANCHISE', includedInPrice: true },
+      ],
+      buyer_vat_id: 'FR61987654321', buyer_address: { lines: ['8 avenue de l’Opéra'], city: 'Paris', countryCode: 'FR' },
+      vat: { category: 'S', rate: '5.5' },
+    }]);
   });
 
   it('answers zero counts for an empty body', async () => {
@@ -225,6 +263,40 @@ describe('every field rule answers 400 with its path, and nothing is written', (
     ['property.email not an e-mail', { property: property(3, { email: 'reservas at hotel' }) }, 'property.email'],
     ['property.website without a scheme', { property: property(3, { website: 'hotel.example' }) }, 'property.website'],
     ['property.website not http(s)', { property: property(3, { website: 'ftp://hotel.example' }) }, 'property.website'],
+    // Invoice data (docs/ledger.md#invoice-data).
+    ['property.postalAddress.countryCode not a country ("EU")', { property: property(3, { postalAddress: { lines: ['1 Main St'], city: 'Lyon', countryCode: 'EU' } }) }, 'property.postalAddress.countryCode'],
+    ['property.postalAddress.countryCode in lower case', { property: property(3, { postalAddress: { lines: ['1 Main St'], city: 'Lyon', countryCode: 'fr' } }) }, 'property.postalAddress.countryCode'],
+    ['property.postalAddress without lines', { property: property(3, { postalAddress: { lines: [], city: 'Lyon', countryCode: 'FR' } }) }, 'property.postalAddress.lines'],
+    ['property.postalAddress with four lines', { property: property(3, { postalAddress: { lines: ['a', 'b', 'c', 'd'], city: 'Lyon', countryCode: 'FR' } }) }, 'property.postalAddress.lines'],
+    ['property.postalAddress.city missing', { property: property(3, { postalAddress: { lines: ['1 Main St'], countryCode: 'FR' } }) }, 'property.postalAddress.city'],
+    ['property.vatId without a country prefix', { property: property(3, { vatId: '32123456789' }) }, 'property.vatId'],
+    ['property.companyId with a line break', { property: property(3, { companyId: '123\n456' }) }, 'property.companyId'],
+    ['property.iban with a wrong check', { property: property(3, { iban: 'FR7630006000011234567890188' }) }, 'property.iban'],
+    ['property.iban too short', { property: property(3, { iban: 'FR76300' }) }, 'property.iban'],
+    ['property.electronicAddress.scheme unknown form', { property: property(3, { electronicAddress: { scheme: 'siren', id: '123456789' } }) }, 'property.electronicAddress.scheme'],
+    ['property.legalName with a line break', { property: property(3, { legalName: 'Miramar\nSAS' }) }, 'property.legalName'],
+    ['property.taxes.0.rate above 99.99', { property: property(3, { taxes: [{ id: 1, name: 'VAT', kind: 'VAT', rate: '100', category: 'S' }] }) }, 'property.taxes.0.rate'],
+    ['property.taxes.0.rate negative', { property: property(3, { taxes: [{ id: 1, name: 'VAT', kind: 'VAT', rate: -5, category: 'S' }] }) }, 'property.taxes.0.rate'],
+    ['property.taxes.0.rate with three decimals', { property: property(3, { taxes: [{ id: 1, name: 'VAT', kind: 'VAT', rate: '5.555', category: 'S' }] }) }, 'property.taxes.0.rate'],
+    ['property.taxes.0.category unknown', { property: property(3, { taxes: [{ id: 1, name: 'VAT', kind: 'VAT', rate: '10', category: 'X' }] }) }, 'property.taxes.0.category'],
+    ['property.taxes.0.kind unknown', { property: property(3, { taxes: [{ id: 1, name: 'VAT', kind: 'SALES', rate: '10', category: 'S' }] }) }, 'property.taxes.0.kind'],
+    ['property.taxes.0.rate 0 for category S', { property: property(3, { taxes: [{ id: 1, name: 'VAT', kind: 'VAT', rate: '0', category: 'S' }] }) }, 'property.taxes.0.rate'],
+    ['property.taxes.0.rate above 0 for category E', { property: property(3, { taxes: [{ id: 1, name: 'VAT', kind: 'VAT', rate: '10', category: 'E', exemptionReason: 'Exempt' }] }) }, 'property.taxes.0.rate'],
+    ['property.taxes.0 category E without a reason', { property: property(3, { taxes: [{ id: 1, name: 'VAT', kind: 'VAT', rate: '0', category: 'E' }] }) }, 'property.taxes.0.exemptionReasonCode'],
+    ['property.taxes.0 category S with a reason', { property: property(3, { taxes: [{ id: 1, name: 'VAT', kind: 'VAT', rate: '10', category: 'S', exemptionReasonCode: 'VATEX-EU-79-C' }] }) }, 'property.taxes.0.exemptionReasonCode'],
+    ['property.taxes.0.exemptionReasonCode not a VATEX code', { property: property(3, { taxes: [{ id: 1, name: 'VAT', kind: 'VAT', rate: '0', category: 'E', exemptionReasonCode: 'EXEMPT' }] }) }, 'property.taxes.0.exemptionReasonCode'],
+    ['property.taxes.0 a CITY_TAX of category S', { property: property(3, { taxes: [{ id: 1, name: 'City tax', kind: 'CITY_TAX', rate: '10', category: 'S' }] }) }, 'property.taxes.0.category'],
+    ['property.taxes.1.id repeated', { property: property(3, { taxes: [{ id: 1, name: 'VAT', kind: 'VAT', rate: '10', category: 'S' }, { id: '1', name: 'VAT 20', kind: 'VAT', rate: '20', category: 'S' }] }) }, 'property.taxes.1.id'],
+    ['property.taxes.0.includedInPrice not a boolean', { property: property(3, { taxes: [{ id: 1, name: 'VAT', kind: 'VAT', rate: '10', category: 'S', includedInPrice: 'yes' }] }) }, 'property.taxes.0.includedInPrice'],
+    ['recipients.0.vatId without a country prefix', { recipients: [recipient({ vatId: '61987654321' })] }, 'recipients.0.vatId'],
+    ['recipients.0.postalAddress.countryCode "XX"', { recipients: [recipient({ postalAddress: { lines: ['1 Main St'], city: 'Paris', countryCode: 'XX' } })] }, 'recipients.0.postalAddress.countryCode'],
+    ['recipients.0.electronicAddress.id missing', { recipients: [recipient({ electronicAddress: { scheme: 'EM' } })] }, 'recipients.0.electronicAddress.id'],
+    ['transactions.0.vat.category unknown', { transactions: [transaction({ vat: { category: 'Q', rate: '10' } })] }, 'transactions.0.vat.category'],
+    ['transactions.0.vat.rate out of range', { transactions: [transaction({ vat: { category: 'S', rate: '120' } })] }, 'transactions.0.vat.rate'],
+    ['transactions.0.vat category E without exemptionReasonCode', { transactions: [transaction({ vat: { category: 'E', rate: '0' } })] }, 'transactions.0.vat.exemptionReasonCode'],
+    ['transactions.0.vat with an unknown field', { transactions: [transaction({ vat: { category: 'S', rate: '10', exemptionReason: 'x' } })] }, 'transactions.0.vat.exemptionReason'],
+    ['transactions.0.vat on a TAX row', { transactions: [transaction({ internalCodeGroup: 'TAX', vat: { category: 'S', rate: '10' } })] }, 'transactions.0.vat'],
+    ['transactions.0.vat on a payment', { transactions: [transaction({ internalCodeGroup: 'PAYMENT', amount: '-120.00', vat: { category: 'S', rate: '10' } })] }, 'transactions.0.vat'],
     ['recipients.0.type unknown', { recipients: [recipient({ type: 'VIP' })] }, 'recipients.0.type'],
     ['recipients.0.email not an e-mail', { recipients: [recipient({ email: 'not-an-email' })] }, 'recipients.0.email'],
     ['recipients.0.name empty', { recipients: [recipient({ name: '' })] }, 'recipients.0.name'],

@@ -221,7 +221,7 @@ describe('npm start', () => {
     expect(messages(spawned).map((line) => line.msg).filter((msg) => steps.includes(msg))).toEqual(steps);
     // Redis and PostgreSQL outlived the service's work: no connection error, no warning at all.
     expect(messages(spawned).filter((line) => line.level >= 40)).toEqual([]);
-    expect(spawned.output()).not.toMatch(/ECONNREFUSED|Connection is closed|ERR_PARSE|Error:/);
+    expect(spawned.output()).not.toMatch(/ECONNREFUSED|Connection is closed|ERR_PARSE|Error:|"stack":""/);
     // Nothing left: not in npm's process group, nor in either server's own session.
     expect(processesIn([spawned.child.pid!, servers.postgres, servers.redis])).toEqual([]);
   }
@@ -245,11 +245,27 @@ describe('npm start', () => {
       // 1. Ctrl-C: SIGINT to the process group (npm, the service and its render process; the
       //    servers run in sessions of their own and get nothing).
       const first = npmStart(dir, env);
-      await waitForOutput(first, ready, 120_000);
+      await waitForOutput(first, /\(Ctrl-C stops it\)/, 120_000);
       expect(first.output()).toContain(`services: redis from local redis-server on port ${ports.redis}, postgres from local PostgreSQL on port ${ports.postgres}`);
+      // Once it answers, one block says where to go: the address, /docs, a token, the dashboard.
+      const origin = `http://localhost:${ports.api}`;
+      const output = first.output().split('\n');
+      const block = output.indexOf(`folio-vault all: ready at ${origin} (Ctrl-C stops it)`);
+      expect(output.slice(block, block + 4)).toEqual([
+        `folio-vault all: ready at ${origin} (Ctrl-C stops it)`,
+        `  API reference  ${origin}/docs`,
+        '  a token        npm run -s token -- --property 1',
+        `  dashboard      ${origin}/admin/queues (its token: npm run -s token -- --property '*' --scope admin)`,
+      ]);
+      expect(output.filter((line) => line.includes('ready at'))).toHaveLength(1);
+      // A person opening /docs in a browser: its page, its icon, the health check. Answered
+      // requests and the sweeps' runs are debug lines: none at LOG_LEVEL=info, and no warning.
+      const browse = request(origin.replace('localhost', '127.0.0.1'));
+      expect([(await browse.get('/docs/')).status, (await browse.get('/favicon.ico')).status, (await browse.get('/healthz')).status]).toEqual([200, 204, 200]);
       const firstServers = serverPids(dir);
       first.kill('SIGINT');
       await expectCleanStop(first, firstServers, ports);
+      expect(messages(first).filter((line) => line.msg === 'request completed' || line.msg === 'job done')).toEqual([]);
 
       // 2. A start killed outright once its servers answer: they are left running, orphaned.
       const killed = npmStart(dir, env);

@@ -8,8 +8,8 @@ import { createWorld, type TWorld } from './support/world.js';
 /**
  * The request examples of the OpenAPI document, the bodies "Try it out" on /docs starts from: each
  * is posted as documented through the real service, in the document's order (the forward uses the
- * card the tokenize example stored; the listing and the exports read the folio the import example
- * wrote), with a token and the headers the operation requires, and must be accepted. No example
+ * card the tokenize example stored; the listing, the exports and the invoice read the folio the import
+ * example wrote, and the credit note credits that invoice), with a token and the headers the operation requires, and must be accepted. No example
  * value is a generator's placeholder ("string").
  */
 type TSchema = { $ref?: string; example?: unknown };
@@ -87,9 +87,11 @@ describe('the request examples /docs offers', () => {
   it('each is accepted as documented, through the real service', { timeout: 60_000 }, async () => {
     const bearer = world.token({ properties: [1], scope: 'use:payment read:payment write:payment' });
     let cardToken: string | undefined;
+    let invoiceId: string | undefined;
     const statuses: Record<string, number> = {};
     for (const { path, method, operation, example } of withBodies) {
-      const url = path.replace('{id}', cardToken ?? 'no-card-yet');
+      // A path id is the card the tokenize example stored, or the invoice the issue example made.
+      const url = path.replace('{id}', (path.startsWith('/fiscal-document/v1/invoices/') ? invoiceId : cardToken) ?? 'not-made-yet');
       const req = request(world.url)[method as 'post'](url).set('Authorization', `Bearer ${bearer}`);
       // The headers as documented: every example value (Try it out fills them in), a new
       // Idempotency-Key (it has no example: a key is one request's), and no other.
@@ -104,6 +106,7 @@ describe('the request examples /docs offers', () => {
       statuses[operation.operationId] = res.status;
       expect(res.status, `${operation.operationId}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
       if (operation.operationId === 'tokenizeCard') cardToken = res.body.id as string;
+      if (operation.operationId === 'issueInvoice') invoiceId = res.body.id as string;
     }
     expect(statuses).toEqual({
       tokenizeCard: 200,
@@ -112,6 +115,8 @@ describe('the request examples /docs offers', () => {
       listFolioTransactions: 200,
       exportFolios: 200,
       exportFoliosAlias: 200,
+      issueInvoice: 201,
+      creditInvoice: 201,
       startNightAudit: 202,
       createWebhookEndpoint: 201,
     });

@@ -5,8 +5,9 @@ import { createWorld, type TWorld } from './support/world.js';
 
 /**
  * The operator's delivery panel (apps/api/src/ops/delivery-panel.ts) at /admin/queues/delivery,
- * behind the dashboard's admin check: webhook deliveries by event type and status, attempts, and
- * what retention has expired, read from PostgreSQL. The world runs the API without a worker, so
+ * behind the dashboard's admin check: webhook deliveries by event type and status, attempts, each
+ * pending and failed delivery (endpoint, property, last error, next attempt), and what retention
+ * has expired, read from PostgreSQL. The world runs the API without a worker, so
  * the API's own registry counts nothing: the figures can only come from the rows, written here
  * with SQL as the workers of any process would have left them.
  */
@@ -26,22 +27,31 @@ const panelJson = () => request(world.url).get('/admin/queues/delivery').set('Au
 const counts = (pending: number, succeeded: number, failed: number, attempts: number) => ({ pending, succeeded, failed, attempts });
 const ZERO = counts(0, 0, 0, 0);
 
-async function insertEndpoint(propertyId: number): Promise<string> {
+async function insertEndpoint(propertyId: number, url: string): Promise<string> {
   const id = randomUUID();
   await world.pool.query(
-    `INSERT INTO webhook_endpoints (id, property_id, url, events, secret_ct) VALUES ($1, $2, 'https://hooks.example.com/folio', $3, $4)`,
-    [id, propertyId, ['export.completed', 'export.failed', 'night_audit.completed'], randomBytes(48)],
+    `INSERT INTO webhook_endpoints (id, property_id, url, events, secret_ct) VALUES ($1, $2, $3, $4, $5)`,
+    [id, propertyId, url, ['export.completed', 'export.failed', 'night_audit.completed'], randomBytes(48)],
   );
   return id;
 }
 
-/** A delivery as a worker leaves it: `ageHours` ago, in `status` after `attempts` attempts. */
-async function insertDelivery(endpointId: string, propertyId: number, type: string, status: string, attempts: number, ageHours: number) {
+/**
+ * A delivery as a worker leaves it: `ageHours` ago, in `status` after `attempts` attempts, with the
+ * last attempt's outcome and, pending, its next attempt.
+ */
+async function insertDelivery(
+  endpointId: string, propertyId: number, type: string, status: string, attempts: number, ageHours: number,
+  last: { statusCode?: number; error?: string; nextAttempt?: string } = {},
+): Promise<string> {
+  const id = randomUUID();
   await world.pool.query(
-    `INSERT INTO webhook_deliveries (id, endpoint_id, property_id, event_id, type, payload, status, attempts, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, '{}', $6, $7, now() - make_interval(hours => $8), now() - make_interval(hours => $8))`,
-    [randomUUID(), endpointId, propertyId, `evt_${randomUUID()}`, type, status, attempts, ageHours],
+    `INSERT INTO webhook_deliveries (id, endpoint_id, property_id, event_id, type, payload, status, attempts, created_at, updated_at,
+                                     last_status_code, last_error, next_attempt_at)
+     VALUES ($1, $2, $3, $4, $5, '{}', $6, $7, now() - make_interval(hours => $8), now() - make_interval(hours => $8), $9, $10, $11)`,
+    [id, endpointId, propertyId, `evt_${randomUUID()}`, type, status, attempts, ageHours, last.statusCode ?? null, last.error ?? null, last.nextAttempt ?? null],
   );
+  return id;
 }
 
 /** An export in `status` whose retention ends (or ended) `expiresInHours` from now. */
@@ -89,21 +99,23 @@ describe('/admin/queues/delivery (the delivery panel)', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       webhookDeliveries: {
-        events: ['export.completed', 'export.failed', 'night_audit.completed', 'night_audit.failed'].map((event) => ({ event, all: ZERO, last24h: ZERO })),
+        events: ['export.completed', 'export.failed', 'night_audit.completed', 'night_audit.failed', 'invoice.issued', 'invoice.failed'].map((event) => ({ event, all: ZERO, last24h: ZERO })),
         total: { all: ZERO, last24h: ZERO },
+        pending: [],
+        failed: [],
       },
       retention: { exports: { all: 0, last24h: 0 }, nightAuditBatches: { all: 0, last24h: 0 } },
     });
   });
 
   it("shows the rows' figures over every property, all and the last 24 hours, though this process counted nothing", async () => {
-    const [first, second] = [await insertEndpoint(1), await insertEndpoint(2)];
-    await insertDelivery(first, 1, 'export.completed', 'succeeded', 1, 1);
-    await insertDelivery(first, 1, 'export.completed', 'succeeded', 3, 48);
-    await insertDelivery(second, 2, 'export.completed', 'failed', 8, 50);
-    await insertDelivery(second, 2, 'export.completed', 'pending', 2, 0);
-    await insertDelivery(first, 1, 'export.failed', 'failed', 8, 3);
-    await insertDelivery(second, 2, 'night_audit.completed', 'succeeded', 1, 2);
+    const [first, second] = [await insertEndpoint(1, 'https://hooks.example.com/folio'), await insertEndpoint(2, 'https://pms.example.org/hooks?site=<b>')];
+    await insertDelivery(first, 1, 'export.completed', 'succeeded', 1, 1, { statusCode: 204 });
+    await insertDelivery(first, 1, 'export.completed', 'succeeded', 3, 48, { statusCode: 204 });
+    const oldFailure = await insertDelivery(second, 2, 'export.completed', 'failed', 8, 50, { statusCode: 500, error: 'answered 500' });
+    const pending = await insertDelivery(second, 2, 'export.completed', 'pending', 2, 0, { error: 'connect ECONNREFUSED 10.0.0.7:443', nextAttempt: '2026-11-28T10:05:00Z' });
+    const failure = await insertDelivery(first, 1, 'export.failed', 'failed', 8, 3, { error: 'the endpoint secret cannot be opened' });
+    await insertDelivery(second, 2, 'night_audit.completed', 'succeeded', 1, 2, { statusCode: 200 });
     // Expired: two due an hour ago, one three days ago; a completed and a failed export are not.
     await insertExport(1, 'expired', -1);
     await insertExport(2, 'expired', -1);
@@ -123,8 +135,27 @@ describe('/admin/queues/delivery (the delivery panel)', () => {
           { event: 'export.failed', all: counts(0, 0, 1, 8), last24h: counts(0, 0, 1, 8) },
           { event: 'night_audit.completed', all: counts(0, 1, 0, 1), last24h: counts(0, 1, 0, 1) },
           { event: 'night_audit.failed', all: ZERO, last24h: ZERO },
+          { event: 'invoice.issued', all: ZERO, last24h: ZERO },
+          { event: 'invoice.failed', all: ZERO, last24h: ZERO },
         ],
         total: { all: counts(1, 3, 2, 23), last24h: counts(1, 2, 1, 12) },
+        // One by one: the pending with their next attempt, the failed the latest first.
+        pending: [
+          {
+            id: pending, event: 'export.completed', propertyId: '2', endpoint: { id: second, url: 'https://pms.example.org/hooks?site=<b>' }, attempts: 2,
+            lastStatusCode: null, lastError: 'connect ECONNREFUSED 10.0.0.7:443', nextAttemptAt: '2026-11-28T10:05:00.000Z', updatedAt: expect.any(String),
+          },
+        ],
+        failed: [
+          {
+            id: failure, event: 'export.failed', propertyId: '1', endpoint: { id: first, url: 'https://hooks.example.com/folio' }, attempts: 8,
+            lastStatusCode: null, lastError: 'the endpoint secret cannot be opened', nextAttemptAt: null, updatedAt: expect.any(String),
+          },
+          {
+            id: oldFailure, event: 'export.completed', propertyId: '2', endpoint: { id: second, url: 'https://pms.example.org/hooks?site=<b>' }, attempts: 8,
+            lastStatusCode: 500, lastError: 'answered 500', nextAttemptAt: null, updatedAt: expect.any(String),
+          },
+        ],
       },
       retention: { exports: { all: 3, last24h: 2 }, nightAuditBatches: { all: 2, last24h: 1 } },
     });
@@ -135,6 +166,16 @@ describe('/admin/queues/delivery (the delivery panel)', () => {
     expect(html.text).toContain(`<tr><td>total</td>${cells(1, 3, 2, 23, 1, 2, 1, 12)}</tr>`);
     expect(html.text).toContain(`<tr><td>exports</td>${cells(3, 2)}</tr>`);
     expect(html.text).toContain(`<tr><td>night-audit batches</td>${cells(2, 1)}</tr>`);
+    // Each unfinished delivery: status, event, endpoint (escaped), property, attempts, last error, next attempt.
+    expect(html.text).toContain('<p>1 pending, 2 failed: the pending by their next attempt, the failed the latest first. Times in UTC.</p>');
+    expect(html.text).toContain(
+      '<tr><td>pending</td><td>export.completed</td><td class="url">https://pms.example.org/hooks?site=&#60;b&#62;</td><td class="n">2</td><td class="n">2</td>' +
+        '<td>connect ECONNREFUSED 10.0.0.7:443</td><td>2026-11-28T10:05:00.000Z</td></tr>',
+    );
+    expect(html.text).toContain(
+      '<tr><td>failed</td><td>export.failed</td><td class="url">https://hooks.example.com/folio</td><td class="n">1</td><td class="n">8</td>' +
+        '<td>the endpoint secret cannot be opened</td><td>—</td></tr>',
+    );
 
     // The API's own registry has no delivery sample: the counters live in the worker that sends.
     const metrics = await request(world.url).get('/metrics').set('Authorization', `Bearer ${METRICS_TOKEN}`);

@@ -5,7 +5,8 @@
 // floor of the forward's shape, exports against raw pdfkit drawing the same table
 // (bench/baselines/raw-pdfkit.ts), the night audit and small exports against the render processes
 // alone on the same folios (bench/baselines/render-throughput.ts), the first export after start
-// against the same export warm. Absolute bounds: memory growth (a large export against a small one on
+// against the same export warm, an invoice's issue to its files against the same folio's plain PDF
+// export. Absolute bounds: memory growth (a large export against a small one on
 // the same worker), and what a hostile gateway answer may cost: the time it holds the worker's event
 // loop, and another property's tokenize latency beside it (a limit a tenant sees, whatever the
 // machine), and tracing every request against tracing none, in the same run. A goal whose figures
@@ -20,6 +21,7 @@ import type { TNightAuditResult } from './night-audit.js';
 import type { TTokenizeResult } from './tokenize-load.js';
 import { tenantGoals } from './tenants.js';
 import type { TTenantsResult } from '../scenarios/tenants.js';
+import type { TFiscalInvoiceResult } from '../scenarios/fiscal-invoice.js';
 import { PERFORMANCE_MEASURE_NAMES, PERFORMANCE_MEASURES, type TPerformanceMeasure } from '@folio-vault/shared/performance-measures';
 
 export const GOALS = {
@@ -34,6 +36,8 @@ export const GOALS = {
   ofRenderAlone: 0.7,
   /** The first 1,000-row export after start over the same export warm. */
   coldOfWarm: 1.5,
+  /** A 30-line invoice's issue to its three files over the same folio's plain PDF export, at p50. */
+  invoiceOfExport: 2,
   /** The worker main process's peak at the largest export over the smallest, per format (MB). */
   memoryGrowthMb: 60,
   /** The worker's largest event-loop delay over one forward of a hostile answer, any shape (ms). */
@@ -185,6 +189,16 @@ function exportSmallGoals(run: TRun | undefined): TGoal[] {
   ];
 }
 
+function invoiceGoal(run: TRun | undefined): TGoal {
+  const result = run?.result as TFiscalInvoiceResult | undefined;
+  return {
+    path: `invoice issue to its three files, ${result?.lines ?? 30} lines`,
+    goal: `≤ ${GOALS.invoiceOfExport}× the same folio's plain PDF export, p50`,
+    run,
+    outcome: result && { measured: `${ratio(result.ratio)}×: ${msText(result.invoice.p50)} against ${msText(result.export.p50)}`, met: result.ratio <= GOALS.invoiceOfExport },
+  };
+}
+
 function memoryGoals(run: TRun | undefined): TGoal[] {
   const growth = (run?.result as TExportMemoryResult | undefined)?.growth ?? [];
   return (['PDF', 'XLSX'] as const).map((format) => {
@@ -227,6 +241,7 @@ export function goalsTable(runs: Partial<Record<string, TRun>>): string {
     nightAuditGoal(runs['night-audit']),
     ...exportSmallGoals(runs['export-small']),
     ...memoryGoals(runs['export-memory']),
+    invoiceGoal(runs.invoice),
     ...tenantsGoals(runs.tenants),
     ...tracingGoals(runs.tracing),
   ];

@@ -6,6 +6,7 @@ import type { TMachine } from '../support/machine.js';
 import { exportE2eSection } from './export-e2e.js';
 import { exportMemorySection } from './export-memory.js';
 import { exportSmallSection } from './export-small.js';
+import { fiscalInvoiceSection } from './fiscal-invoice.js';
 import { machineLine, type TRun } from './format.js';
 import { forwardSection } from './forward-overhead.js';
 import { goalsTable, KEPT_MEASURE_MIN_GAIN, keptMeasuresTable } from './goals.js';
@@ -24,6 +25,7 @@ const SECTIONS: Array<[string, (run: TRun) => string[]]> = [
   ['export', exportE2eSection],
   ['export-small', exportSmallSection],
   ['export-memory', exportMemorySection],
+  ['invoice', fiscalInvoiceSection],
   ['tokenize', tokenizeSection],
   ['tokenize-open-loop', openLoopSection],
   ['night-audit', nightAuditSection],
@@ -79,7 +81,7 @@ export function renderReport(runs: Partial<Record<string, TRun>>, written: TMach
     '',
     '```sh',
     'npm run bench                                  # everything (tens of minutes on 2 cores)',
-    'npm run bench -- --only export,tokenize        # some: export | export-small | export-memory | tokenize | tokenize-open-loop | night-audit | render | listing | latency | forward | key-custody | tenants | tracing',
+    'npm run bench -- --only export,tokenize        # some: export | export-small | export-memory | invoice | tokenize | tokenize-open-loop | night-audit | render | listing | latency | forward | key-custody | tenants | tracing',
     'npm run bench:quick                            # smoke check at small sizes → out/benchmarks-quick.md',
     'npm run bench -- --report-only                 # this file again from its stored figures, no benchmark',
     'npx tsx bench/scenarios/export-e2e.ts --rows 1000,5000   # one benchmark by hand, printed only',
@@ -91,6 +93,7 @@ export function renderReport(runs: Partial<Record<string, TRun>>, written: TMach
     'npx tsx bench/baselines/raw-pdfkit.ts --rows 5000 --out /tmp/folio.pdf',
     'BENCH_NIGHT_AUDIT_FOLIOS=1000 BENCH_NIGHT_AUDIT_CONFIGS=1x1,2x1 npx tsx bench/scenarios/night-audit.ts',
     'BENCH_TENANTS_BATCH_FOLIOS=300 BENCH_TENANTS_IMPORT_FOLIOS=200 npx tsx bench/scenarios/tenants.ts',
+    'BENCH_INVOICE_FOLIOS=10 npx tsx bench/scenarios/fiscal-invoice.ts',
     'npx tsx bench/scenarios/tracing.ts --duration 10 --export-seconds 10',
     '```',
     '',

@@ -53,6 +53,19 @@ describe('logger', () => {
     expect(redactPans('id 567330-0004-4031 end')).toBe('id 567330****4031 end');
   });
 
+  it('writes a reason logged as an object without a blank stack or an "Object" type, and an Error with both', async () => {
+    const out = sink(3);
+    const logger = createLogger({ destination: out.stream });
+    logger.warn({ err: { message: 'webhook attempt 1 failed: connect ECONNREFUSED 127.0.0.1:4000' } }, 'job failed');
+    logger.warn({ err: { type: 'WebhookAttemptFailed', message: 'answered 500' } }, 'job failed');
+    logger.error({ err: new RangeError('out of range') }, 'unexpected error');
+    await out.done;
+    const [reason, typed, error] = out.text().trim().split('\n').map((line) => (JSON.parse(line) as { err: Record<string, unknown> }).err);
+    expect(reason).toEqual({ message: 'webhook attempt 1 failed: connect ECONNREFUSED 127.0.0.1:4000' });
+    expect(typed).toEqual({ type: 'WebhookAttemptFailed', message: 'answered 500' });
+    expect(error).toEqual({ type: 'RangeError', message: 'out of range', stack: expect.stringMatching(/^RangeError: out of range\n {4}at /) });
+  });
+
   it('writes a line a person reads when pretty, masked the same way', async () => {
     const out = sink();
     createLogger({ destination: out.stream, pretty: true, name: 'folio-vault-api' }).warn({ path: '/vault/4111111111111111' }, 'redis unavailable');

@@ -2,7 +2,7 @@ import express, { type Express } from 'express';
 import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import type { TTrustProxy } from '@folio-vault/shared/config-fields';
-import type { Logger } from '@folio-vault/shared/logger';
+import { withoutBlankErrorFields, type Logger } from '@folio-vault/shared/logger';
 import { requestIdOf } from '@folio-vault/shared/request-id';
 import { errorHandler, notFoundHandler, requestLogOptions } from './http/error-handler.js';
 import { requestMetrics } from './http/request-metrics.js';
@@ -39,13 +39,20 @@ export function createApp(deps: TAppDeps): Express {
       serializers: {
         req: (req: { method: string; url: string }) => ({ method: req.method, path: req.url.split('?')[0] }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+        err: withoutBlankErrorFields,
       },
-      // 503 and 4xx at warn, with the answer's error code; other 5xx at error (http/error-handler.ts).
+      // Answered requests at debug; 503 and 4xx at warn, with the answer's error code; other 5xx at
+      // error (http/error-handler.ts).
       ...requestLogOptions,
     }),
   );
   app.use(requestMetrics(deps.metrics));
   app.use(helmet());
+  // A browser opening /docs or the dashboard asks for an icon: none, answered as such (a 404
+  // would be a warning in the log for every page a person opens).
+  app.get('/favicon.ico', (_req, res) => {
+    res.status(204).end();
+  });
 
   for (const domain of DOMAINS) app.use(domain.router(deps));
   // The BullMQ dashboard is bull-board's, not route definitions: mounted, never documented (openapi.ts).

@@ -15,6 +15,7 @@ const TAGS = [
   { name: 'Card vault', description: 'Tokenize a card, read its metadata, delete it (crypto-shredding).' },
   { name: 'Ledger', description: 'Import a property\'s ledger and list a source\'s folio transactions.' },
   { name: 'Folio export', description: 'Folios as PDF or XLSX: answered at once, or accepted with a status to poll.' },
+  { name: 'Fiscal documents', description: 'Invoices and credit notes as EU e-invoices (Factur-X, CII, UBL): issued from the ledger, numbered gap-free, frozen, rendered by the workers.' },
   { name: 'Night audit', description: 'Every folio that moved on a business date, exported in one batch.' },
   { name: 'Webhooks', description: 'Endpoints that are told, signed per Standard Webhooks, when an export or a night audit ends.' },
   { name: 'Operations', description: 'Liveness, readiness, metrics and this document.' },

@@ -22,6 +22,7 @@ import { buildOpenApiDocument } from './openapi.js';
 import { VaultClient } from './vault/vault-client.js';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { WebhookService } from './webhooks/webhook-service.js';
+import { InvoiceService } from './fiscal/invoice-service.js';
 import { useNativeHpke } from '@folio-vault/shared/vault/crypto/transit';
 import type { TJobSigner } from '@folio-vault/shared/vault/job-signature';
 import { KeySetupError } from '@folio-vault/shared/vault/keys/key-provider';
@@ -90,6 +91,17 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
   const shares = new PropertyShares(pool, { poolSize: config.PG_POOL_SIZE, share: config.DB_SHARE_PER_PROPERTY, waitMs: config.PG_POOL_WAIT_MS });
   const auditLog = new AuditLog(pool);
   const routeAudit = new RouteAudit(measureOn(measures, 'audit-batching') ? writeBatched(auditLog) : writeEach(auditLog));
+  const vault = new VaultClient({
+    waiter: new JobWaiter(resources.vaultQueue, resources.vaultEvents),
+    forwardWaiter: new JobWaiter(resources.forwardQueue, resources.forwardEvents),
+    transit,
+    signer,
+    waitMs: config.TOKENIZE_WAIT_MS,
+    cvvHoldSeconds: config.VAULT_CVV_HOLD_SECONDS,
+    shredAfterExpiryDays: config.VAULT_SHRED_AFTER_EXPIRY_DAYS,
+    destinations: config.forwardDestinations,
+    gatewayModeOf: measureOn(measures, 'gateway-mode-cache') ? rememberedGatewayModes((id) => shares.of(id)) : gatewayModeOf((id) => shares.of(id)),
+  });
   const limits = { perSubject: config.TOKENIZE_RATE_LIMIT_PER_SUBJECT, perProperty: config.TOKENIZE_RATE_LIMIT_PER_PROPERTY, windowMs: config.RATE_LIMIT_WINDOW_MS };
 
   const app = createApp({
@@ -101,17 +113,8 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
     logger,
     verifier: createJwtVerifier(config),
     routeAudit,
-    vault: new VaultClient({
-      waiter: new JobWaiter(resources.vaultQueue, resources.vaultEvents),
-      forwardWaiter: new JobWaiter(resources.forwardQueue, resources.forwardEvents),
-      transit,
-      signer,
-      waitMs: config.TOKENIZE_WAIT_MS,
-      cvvHoldSeconds: config.VAULT_CVV_HOLD_SECONDS,
-      shredAfterExpiryDays: config.VAULT_SHRED_AFTER_EXPIRY_DAYS,
-      destinations: config.forwardDestinations,
-      gatewayModeOf: measureOn(measures, 'gateway-mode-cache') ? rememberedGatewayModes((id) => shares.of(id)) : gatewayModeOf((id) => shares.of(id)),
-    }),
+    vault,
+    invoices: new InvoiceService(shares, resources.exportQueue, storage, vault, logger),
     exports: new ExportService(shares, new JobWaiter(resources.exportQueue, resources.exportEvents), storage, config.EXPORT_QUEUE_CAP_PER_PROPERTY, {
       linkKey: config.EXPORT_LINK_KEY,
       ttlSeconds: config.EXPORT_LINK_TTL_SECONDS,

@@ -30,6 +30,9 @@ import { closeWorkerParts } from './worker-shutdown.js';
 import { startWebhookWorker, type TWebhookInternals } from './webhooks/webhook-worker.js';
 import { startKeyHealthReporter } from './vault/key-health-reporter.js';
 import { countedKeys } from './vault/counted-keys.js';
+import { KeyCoverage } from './vault/key-coverage.js';
+import { FiscalRenderer, scheduleFiscalRenderSweep } from './fiscal/fiscal-renderer.js';
+import { fiscalFileBuilders } from './fiscal/file-builders.js';
 
 export interface TRunningWorker {
   /** The port of the health server (WORKER_HEALTH_PORT; "ephemeral" gives a free one), when it runs. */
@@ -80,6 +83,10 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   // sweeps as well as the vault's jobs: longer than a request's.
   const pool = watchPgPool(createPgPool(config.WORKER_DATABASE_URL, { max: workerPoolSize(config.WORKER_CONCURRENCY), budget: pgBudgetOf(config, 'worker') }), connections);
   const connection = watchRedis(createRedis(config, 'worker'), connections);
+  // What these keys cannot open of what is stored (another provider's records and webhook
+  // secrets), in one line before any job runs; a database away at start leaves it to the vault sweep.
+  const coverage = new KeyCoverage(pool, keys, logger);
+  await coverage.report().catch(() => undefined);
 
   // WORKER_QUEUES: the queues this process takes jobs from; the others' workers are closed at once.
   const taken = queuesOf(config.WORKER_QUEUES);
@@ -106,8 +113,11 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   const auditor = new NightAuditor(pool, exporter, storage, flows, webhooks.outbox, config.NIGHT_AUDIT_RETENTION_DAYS, config.NIGHT_AUDIT_MAX_RUNNING_PER_PROPERTY);
 
   const nightAuditSource = nightAuditSourceHandler(auditor, logger);
+  // The render sweep queues fiscal renders on the export queue: a producer of its own for the worker's life.
+  const fiscalQueue = quiet(new Queue(QUEUE_NAMES.export, { connection, prefix: config.QUEUE_PREFIX }));
+  const fiscal = new FiscalRenderer(pool, storage, fiscalFileBuilders(renderer), webhooks.outbox, fiscalQueue);
 
-  const vault = startVaultWorkers(config, deps, countedKeys(keys, metrics), jobKeys);
+  const vault = startVaultWorkers(config, deps, countedKeys(keys, metrics), jobKeys, coverage);
   await warming;
   const exportWorker = startExportWorker(config, {
     ...deps,
@@ -116,6 +126,7 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
     outbox: webhooks.outbox,
     retention: new RetentionSweep(pool, storage, logger, metrics),
     nightAuditSource,
+    fiscal,
   });
   const nightAuditSourceWorker = startNightAuditExportWorker(config, { ...deps, nightAuditSource });
   const nightAuditWorker = startNightAuditWorker(config, { ...deps, auditor });
@@ -144,6 +155,7 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   await scheduleVaultSweep(vaultQueue, config.VAULT_SWEEP_SECONDS).catch(warnNotSynced('vault sweep schedule'));
   await webhooks.schedule().catch(warnNotSynced('webhook sweep schedule'));
   await scheduleRetentionSweep(exportQueue, config.RETENTION_SWEEP_SECONDS).catch(warnNotSynced('retention sweep schedule'));
+  await scheduleFiscalRenderSweep(exportQueue).catch(warnNotSynced('fiscal render sweep schedule'));
   await Promise.all([nightAuditQueue.close(), vaultQueue.close(), exportQueue.close()]);
   schedulerConnection.disconnect();
   logger.info({ queues: workers.map((worker) => worker.name), workerQueues: config.WORKER_QUEUES, concurrency: config.WORKER_CONCURRENCY, exportConcurrency: config.EXPORT_CONCURRENCY }, 'worker ready');
@@ -159,7 +171,7 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
     close: (graceMs = config.SHUTDOWN_GRACE_MS) => {
       if (!options.connections) connections.close();
       keyHealth.stop();
-      return closeWorkerParts({ health, workers, renderer, flows: { close: async () => void (await Promise.all([flows.close(), webhooks.queue.close()])) }, gateways: vault.gateways, keys, connection, pool }, graceMs, logger);
+      return closeWorkerParts({ health, workers, renderer, flows: { close: async () => void (await Promise.all([flows.close(), webhooks.queue.close(), fiscalQueue.close()])) }, gateways: vault.gateways, keys, connection, pool }, graceMs, logger);
     },
   };
 }

@@ -1,11 +1,18 @@
-import { existsSync, mkdirSync, chownSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, chownSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { commandLine, execFileAsync, findBinary, isAlive, runDetached } from './process-utils.js';
 import type { TRunningService } from './redis-server.js';
 
-export async function postgresAnswers(url: string, timeoutMs = 1_500): Promise<boolean> {
+/**
+ * What the PostgreSQL at `url` makes of its login: accepts it; refuses it (a wrong or missing
+ * password, no pg_hba.conf entry, no such role: why, in the server's words, never the password);
+ * or nothing answers there in time.
+ */
+export type TPostgresAnswer = { kind: 'accepts' } | { kind: 'refuses'; reason: string } | { kind: 'none' };
+
+export async function postgresAnswer(url: string, timeoutMs = 1_500): Promise<TPostgresAnswer> {
   const admin = new URL(url);
   admin.pathname = '/postgres';
   const client = new pg.Client({ connectionString: admin.toString(), connectionTimeoutMillis: timeoutMs });
@@ -13,10 +20,14 @@ export async function postgresAnswers(url: string, timeoutMs = 1_500): Promise<b
   try {
     await client.connect();
     await client.query('SELECT 1');
-    return true;
+    return { kind: 'accepts' };
   } catch (error) {
-    // A server that refuses our credentials still answers: starting a second one would not help.
-    return typeof (error as { code?: unknown }).code === 'string' && (error as { code: string }).code.startsWith('28');
+    const { code, message } = error as { code?: unknown; message: string };
+    // SQLSTATE class 28: invalid authorization (28P01 a wrong password, 28000 no pg_hba.conf entry or no such role).
+    if (typeof code === 'string' && code.startsWith('28')) return { kind: 'refuses', reason: message };
+    // The server asked for a password the URL does not give (node-postgres stops before sending one).
+    if (code === undefined && /password/i.test(message)) return { kind: 'refuses', reason: 'it asks for a password' };
+    return { kind: 'none' };
   } finally {
     await client.end().catch(() => undefined);
   }
@@ -41,7 +52,12 @@ async function asPostgresUser(): Promise<{ wrap: (cmd: string, args: string[]) =
   return { wrap: (cmd, args) => [runuser, ['-u', 'postgres', '--', cmd, ...args]], uid, gid };
 }
 
-export async function startPostgresServer(options: { dir: string; port: number; durable: boolean }): Promise<TRunningService> {
+/**
+ * initdb (when `dir` holds no cluster yet) and pg_ctl start. The cluster trusts local connections,
+ * unless `password` is given: then it asks every login for a password (scram-sha-256), the user
+ * postgres's being that one — what Debian's `postgresql` package sets up, for the tests.
+ */
+export async function startPostgresServer(options: { dir: string; port: number; durable: boolean; password?: string }): Promise<TRunningService> {
   const initdb = findBinary('initdb');
   const pgCtl = findBinary('pg_ctl');
   if (!initdb || !pgCtl) throw new Error('PostgreSQL server binaries are not installed (Debian: apt-get install postgresql)');
@@ -55,7 +71,19 @@ export async function startPostgresServer(options: { dir: string; port: number; 
     await runDetached(file, argv, { cwd: tmpdir() });
   };
   if (!existsSync(join(dataDir, 'PG_VERSION'))) {
-    await run(initdb, ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C']);
+    if (options.password === undefined) {
+      await run(initdb, ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C']);
+    } else {
+      // initdb reads the password from a file (never the command line); beside the folder, gone after.
+      const passwordFile = `${dataDir}.password`;
+      writeFileSync(passwordFile, `${options.password}\n`, { mode: 0o600 });
+      if (user.uid !== undefined && user.gid !== undefined) chownSync(passwordFile, user.uid, user.gid);
+      try {
+        await run(initdb, ['-D', dataDir, '-U', 'postgres', '--auth=scram-sha-256', `--pwfile=${passwordFile}`, '--encoding=UTF8', '--locale=C']);
+      } finally {
+        rmSync(passwordFile, { force: true });
+      }
+    }
   }
   // Unix sockets have a short path limit; TCP on loopback is what the service uses anyway.
   const socketDir = dataDir.length < 80 ? dataDir : tmpdir();
@@ -95,6 +123,16 @@ export function runningPostgres(dir: string): { pid: number; port: number } | un
   const port = Number(lines[3]);
   if (!Number.isInteger(pid) || pid < 1 || !isAlive(pid) || !/postgres/.test(commandLine(pid))) return undefined;
   return { pid, port };
+}
+
+/** The port the PostgreSQL of `dir` listened on when it last ran (its postmaster.opts), if it ever ran. */
+export function lastPostgresPort(dir: string): number | undefined {
+  try {
+    const port = /"-p" "(\d+)"/.exec(readFileSync(join(dir, 'postmaster.opts'), 'utf8'))?.[1];
+    return port === undefined ? undefined : Number(port);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The PostgreSQL running on `dir` (runningPostgres), to be stopped like one this process started. */

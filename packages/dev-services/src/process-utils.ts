@@ -6,11 +6,20 @@ import { promisify } from 'node:util';
 
 export const execFileAsync = promisify(execFile);
 
-export function freePort(): Promise<number> {
+/** A port nothing listens on (127.0.0.1): `preferred` when it is free, else one the system picks. */
+export async function freePort(preferred?: number): Promise<number> {
+  if (preferred !== undefined) {
+    const free = await listenOnce(preferred).then(() => true, () => false);
+    if (free) return preferred;
+  }
+  return listenOnce(0);
+}
+
+function listenOnce(port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(port, '127.0.0.1', () => {
       const address = server.address();
       const port = typeof address === 'object' && address ? address.port : 0;
       server.close(() => resolve(port));

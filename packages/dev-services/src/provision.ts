@@ -4,14 +4,18 @@
 //   2. a reachable Docker engine → testcontainers (tests only);
 //   3. local binaries (redis-server, initdb/pg_ctl, s3rver) started on this machine;
 //   4. otherwise one clear message naming what to install.
+// `npm start` (persistent mode) uses what answers at the configured or default URLs. A PostgreSQL
+// that answers there but refuses the login (Debian's `postgresql` package asks for a password) is
+// left alone: with DATABASE_URL unset, one of our own runs in the data folder on a free port (one
+// line says so); with DATABASE_URL set, the start stops with one line saying what to set.
 
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL } from '@folio-vault/shared/config';
+import { ConfigError, DEFAULT_DATABASE_URL, DEFAULT_REDIS_URL } from '@folio-vault/shared/config';
 import { isRedisClusterUrl, parseRedisClusterUrl } from '@folio-vault/shared/redis-url';
 import { commandLine, execFileAsync, freePort, isAlive, stopPid } from './process-utils.js';
-import { adoptPostgresServer, postgresAnswers, runningPostgres, startPostgresServer } from './postgres-server.js';
+import { adoptPostgresServer, lastPostgresPort, postgresAnswer, runningPostgres, startPostgresServer } from './postgres-server.js';
 import { adoptRedisServer, redisAnswers, runningRedis, startRedisServer, type TRunningService } from './redis-server.js';
 import { S3RVER_CREDENTIALS, startS3Server } from './s3-server.js';
 import { devSoftHsmToken } from './softhsm.js';
@@ -36,6 +40,8 @@ export interface TProvisionOptions {
   mode: 'ephemeral' | 'persistent';
   dataDir?: string;
   log?: (line: string) => void;
+  /** The URL tried when the environment has no DATABASE_URL: the settings' default (a test points it at a server of its own). */
+  defaultDatabaseUrl?: string;
 }
 
 export async function dockerReachable(): Promise<boolean> {
@@ -108,6 +114,8 @@ interface TRun {
   env: Record<string, string>;
   sources: Record<string, string>;
   problems: string[];
+  /** Settings that cannot work (a login the server refuses): the start stops with these lines, as for a bad setting. */
+  settingProblems: string[];
 }
 
 export async function provisionServices(options: TProvisionOptions): Promise<TProvisioned> {
@@ -130,6 +138,7 @@ export async function provisionServices(options: TProvisionOptions): Promise<TPr
     env: {},
     sources: {},
     problems: [],
+    settingProblems: [],
   };
   const ownerFile = join(dataDir, OWNER_FILE);
   const stop = async () => {
@@ -149,6 +158,10 @@ export async function provisionServices(options: TProvisionOptions): Promise<TPr
     run.problems.push((error as Error).message);
   }
 
+  if (run.settingProblems.length > 0) {
+    await stop();
+    throw new ConfigError(run.settingProblems);
+  }
   if (run.problems.length > 0) {
     await stop();
     throw new Error(
@@ -218,22 +231,37 @@ async function providePostgres(run: TRun): Promise<void> {
     env.DATABASE_URL = `postgres://postgres@${container.host}:${container.port}/postgres`;
     sources.postgres = 'testcontainers';
   } else {
-    const url = configured ?? DEFAULT_DATABASE_URL;
+    const url = configured ?? options.defaultDatabaseUrl ?? DEFAULT_DATABASE_URL;
     const port = Number(new URL(url).port || 5432);
     const left = run.leftovers ? runningPostgres(run.scratch('postgres')) : undefined;
     if (left && left.port === port && isLoopback(url)) {
-      const service = await adoptPostgresServer({ dir: run.scratch('postgres'), port });
-      run.started.push({ label: `local PostgreSQL on port ${port}`, service });
-      env.DATABASE_URL = withDatabase(service.url, url);
-      sources.postgres = `local PostgreSQL on port ${port} (taken over)`;
-      options.log?.(`PostgreSQL left running in ${run.scratch('postgres')} by an earlier start (pid ${left.pid}): taken over, it stops with this service`);
+      await takeOverPostgres(run, left, url);
+      return;
+    }
+    const answer = options.mode === 'persistent' ? await postgresAnswer(url) : { kind: 'none' as const };
+    if (answer.kind === 'refuses') {
+      const { host, username, password } = new URL(url);
+      const login = `user ${decodeURIComponent(username) || 'postgres'} ${password ? 'with its password' : 'without a password'}`;
+      if (configured || !isLoopback(url)) {
+        run.settingProblems.push(
+          `DATABASE_URL: PostgreSQL at ${host} refuses its login, ${login} (${answer.reason}): set a user and password it accepts ` +
+            `(postgres://USER:PASSWORD@${host}/folio_vault), or leave DATABASE_URL unset for a PostgreSQL of our own in ${run.scratch('postgres')}`,
+        );
+        return;
+      }
+      await ownPostgresBeside(run, url, left);
+      options.log?.(
+        `PostgreSQL at ${host} refuses the default login, ${login} (${answer.reason}): running our own in ${run.scratch('postgres')} ` +
+          `on port ${new URL(env.DATABASE_URL!).port} instead (DATABASE_URL=${env.DATABASE_URL} for the other commands); ` +
+          `to use the one at ${host}, set DATABASE_URL to a login it accepts`,
+      );
       return;
     }
     if (left) {
       await (await adoptPostgresServer({ dir: run.scratch('postgres'), port: left.port })).stop();
       options.log?.(`PostgreSQL left running in ${run.scratch('postgres')} by an earlier start (pid ${left.pid}, port ${left.port}, not ${port}): stopped`);
     }
-    if (options.mode === 'persistent' && (await postgresAnswers(url))) {
+    if (answer.kind === 'accepts') {
       sources.postgres = url === configured ? 'DATABASE_URL' : 'default URL';
     } else if (options.mode === 'persistent' && !isLoopback(url)) {
       problems.push(`PostgreSQL does not answer at ${new URL(url).host}`);
@@ -245,6 +273,39 @@ async function providePostgres(run: TRun): Promise<void> {
       sources.postgres = `local PostgreSQL on port ${serverPort}`;
     }
   }
+}
+
+/** A PostgreSQL an earlier start left running in the data folder (it was killed): this run stops it at the end. */
+async function takeOverPostgres(run: TRun, left: { pid: number; port: number }, url: string): Promise<void> {
+  const service = await adoptPostgresServer({ dir: run.scratch('postgres'), port: left.port });
+  run.started.push({ label: `local PostgreSQL on port ${left.port}`, service });
+  run.env.DATABASE_URL = withDatabase(service.url, url);
+  run.sources.postgres = `local PostgreSQL on port ${left.port} (taken over)`;
+  run.options.log?.(`PostgreSQL left running in ${run.scratch('postgres')} by an earlier start (pid ${left.pid}): taken over, it stops with this service`);
+}
+
+/**
+ * Our own PostgreSQL in the data folder beside one that refuses the default login, on a port of its
+ * own: the one an earlier start left there (taken over), the one a live `npm start` runs there
+ * (used, it stays that start's), or a new one, on the port it had last time when that is free (so
+ * a DATABASE_URL set for the other commands keeps working), else on a free one.
+ */
+async function ownPostgresBeside(run: TRun, url: string, left: { pid: number; port: number } | undefined): Promise<void> {
+  if (left) {
+    await takeOverPostgres(run, left, url);
+    return;
+  }
+  const owned = runningPostgres(run.scratch('postgres'));
+  if (owned) {
+    run.env.DATABASE_URL = withDatabase(`postgres://postgres@127.0.0.1:${owned.port}/postgres`, url);
+    run.sources.postgres = `local PostgreSQL on port ${owned.port}`;
+    return;
+  }
+  const serverPort = await freePort(lastPostgresPort(run.scratch('postgres')));
+  const service = await startPostgresServer({ dir: run.scratch('postgres'), port: serverPort, durable: true });
+  run.started.push({ label: `local PostgreSQL on port ${serverPort}`, service });
+  run.env.DATABASE_URL = withDatabase(service.url, url);
+  run.sources.postgres = `local PostgreSQL on port ${serverPort}`;
 }
 
 async function provideS3(run: TRun): Promise<void> {

@@ -38,6 +38,8 @@ export interface TBootstrapOptions {
    * (scripts/start.ts), which production processes neither install nor load. It is stopped last.
    */
   services?: (env: NodeJS.ProcessEnv, log: (line: string) => void) => Promise<TStartedServices>;
+  /** Lines a person reads (pino-pretty) wherever stdout goes (`npm run demo`); by default only at a terminal (logger.ts). */
+  prettyLogs?: boolean;
 }
 
 export async function bootstrap<R extends TProcessRole>(role: R, options: TBootstrapOptions = {}): Promise<TBootstrapped<R>> {
@@ -89,6 +91,12 @@ export async function bootstrap<R extends TProcessRole>(role: R, options: TBoots
       env = { ...env, ...services.env };
       steps.push(services.stop);
     } catch (error) {
+      // A setting the services cannot work with (a login the server refuses) stops the start as a
+      // bad setting does; anything else (nothing to start a server with) as a failure.
+      if (error instanceof ConfigError) {
+        for (const problem of error.problems) startupLog(`setting ${problem}`);
+        process.exit(SETTINGS_REFUSED_EXIT_CODE);
+      }
       startupLog((error as Error).message);
       process.exit(1);
     }
@@ -108,7 +116,7 @@ export async function bootstrap<R extends TProcessRole>(role: R, options: TBoots
     }
     throw error;
   }
-  const logger = createLogger({ level: config.LOG_LEVEL, name: `folio-vault-${role}` });
+  const logger = createLogger({ level: config.LOG_LEVEL, name: `folio-vault-${role}`, ...(options.prettyLogs ? { pretty: true } : {}) });
   serviceLog = (line) => {
     logger.info(line);
   };

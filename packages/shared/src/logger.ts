@@ -52,6 +52,23 @@ export function wantsPrettyLogs(env: NodeJS.ProcessEnv = process.env, stdout: { 
   return stdout.isTTY === true && env.NODE_ENV !== 'production' && env.NODE_ENV !== 'test' && env.VITEST === undefined;
 }
 
+/**
+ * A serialized error without the fields pino's serializer fills for an object that is not an Error
+ * (`err: { message }`, as most lines here log a reason): no `"stack":""`, no `"type":"Object"`. An
+ * Error keeps its type and stack. Applied to what pino's serializer made, so pino-http's wrapper
+ * (which serializes first) can use it as is.
+ */
+export function withoutBlankErrorFields(serialized: unknown): unknown {
+  if (serialized === null || typeof serialized !== 'object' || Array.isArray(serialized)) return serialized;
+  const { type, stack, ...rest } = { ...(serialized as Record<string, unknown>) };
+  return { ...(type && type !== 'Object' ? { type } : {}), ...rest, ...(stack ? { stack } : {}) };
+}
+
+/** The `err` serializer: an Error as pino serializes it; a plain object as it was written. */
+function serializeErr(value: unknown): unknown {
+  return value instanceof Error ? withoutBlankErrorFields(pino.stdSerializers.err(value)) : value;
+}
+
 type TPrettyFactory = (options: Record<string, unknown>) => DestinationStream;
 
 /**
@@ -61,7 +78,8 @@ type TPrettyFactory = (options: Record<string, unknown>) => DestinationStream;
 function prettyDestination(destination?: DestinationStream): DestinationStream | undefined {
   try {
     const pretty = createRequire(import.meta.url)('pino-pretty') as TPrettyFactory;
-    return pretty({ colorize: destination === undefined, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', ...(destination ? { destination } : {}) });
+    // Colours only on a terminal: a pipe or a file gets plain text.
+    return pretty({ colorize: destination === undefined && process.stdout.isTTY === true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', ...(destination ? { destination } : {}) });
   } catch {
     return undefined;
   }
@@ -80,13 +98,16 @@ export function createLogger(options: TLoggerOptions = {}): Logger {
   const pretty = options.pretty ?? (options.destination === undefined && wantsPrettyLogs());
   // stdout written asynchronously: a busy API logs a line per request, and a synchronous write
   // is a system call each; this one coalesces the lines that arrive while a write is in flight
-  // (and flushes on exit).
-  const json = () => options.destination ?? pino.destination({ dest: 1, sync: false });
+  // (and flushes on exit). minLength 1 writes a line as soon as it comes, as 0 would, but makes
+  // flush(cb) wait for the writes in flight (with 0 it calls back at once, and the exit's
+  // synchronous flush can then land a later line before an earlier one still being written).
+  const json = () => options.destination ?? pino.destination({ dest: 1, sync: false, minLength: 1 });
   return pino(
     {
       level: options.level ?? 'info',
       name: options.name,
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      serializers: { err: serializeErr },
       // Redaction knows field names; a PAN in a value no path names (a URL path, a request id)
       // is masked to first six / last four in the finished line, before any pretty printing.
       hooks: { streamWrite: redactPans },

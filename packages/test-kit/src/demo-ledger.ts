@@ -41,6 +41,22 @@ const PROPERTIES = [
   { name: 'Ryokan Hanami', address: '京都市東山区祇園町南側570', taxId: 'T1234567890123', phone: '+81 75 000 0000', email: 'stay@ryokanhanami.example', website: 'https://ryokanhanami.example', currency: 'JPY', timezone: 'Asia/Tokyo', language: 'en' },
 ] as const;
 
+/**
+ * What an invoice needs (docs/ledger.md#invoice-data): the property's taxes (TAX rows name the VAT
+ * by originId 11), the VAT of charges no TAX row carries (the items, sold VAT-inclusive), and the
+ * city tax, posted as a fee, as an exempt disbursement.
+ */
+const DEMO_TAXES = [{ id: 11, name: 'VAT 10%', kind: 'VAT', rate: '10', category: 'S' }];
+const ITEM_VAT = { category: 'S', rate: '23' };
+const CITY_TAX_VAT = { category: 'E', rate: '0', exemptionReasonCode: 'VATEX-EU-79-C' };
+/** The Lisbon hotel's identity as a seller, and its company customer's as a buyer. */
+const LISBON_SELLER = {
+  vatId: 'PT509123456',
+  postalAddress: { lines: ['Rua da Prata 12'], city: 'Lisboa', postcode: '1100-419', countryCode: 'PT' },
+  iban: 'PT50000201231234567890154',
+};
+const LISBON_BUYER = { vatId: 'PT509876543', postalAddress: { lines: ['Av. da Liberdade 110'], city: 'Lisboa', postcode: '1250-146', countryCode: 'PT' } };
+
 const GUESTS = [
   'Zoë Łukasiewicz', '王小明', 'Анна Петрова', 'محمد علي', 'Ólafur Jónsson', 'Søren Kierkegaard',
   'José Ramírez', '佐藤 花子', 'Γιώργος Παπαδόπουλος', 'Nguyễn Thị Lan', 'Émilie Dubois', 'Jürgen Müller',
@@ -109,9 +125,11 @@ function startDemo(options: TDemoOptions): TDemo {
       language: profile.language,
       gatewayMode: 'test',
       nightAuditTime: '03:00',
+      taxes: DEMO_TAXES,
+      ...(profile.currency === 'EUR' && profile.timezone === 'Europe/Lisbon' ? LISBON_SELLER : {}),
     },
     recipients: [
-      { type: 'COMPANY', id: options.propertyId * 1000 + 1, name: 'Atlântica Viagens, Lda.', address: 'Av. da Liberdade 110, Lisboa', email: 'reservas@atlantica.example', taxId: 'PT509876543' },
+      { type: 'COMPANY', id: options.propertyId * 1000 + 1, name: 'Atlântica Viagens, Lda.', address: 'Av. da Liberdade 110, Lisboa', email: 'reservas@atlantica.example', taxId: 'PT509876543', ...LISBON_BUYER },
     ],
     reservations: [],
     users: demoUsers(options.propertyId),
@@ -207,7 +225,7 @@ function addRoomNights(demo: TDemo, folio: TRecord, room: { id: string; roomName
     const posted = day <= 0;
     const roomCharge = tx(folio, { ...where, ...CODES.rate, externalRelationId: room.id, posted, transactionDatetime: at(day, 23), internalTransactionCode: '1000', internalCodeGroup: 'ROOM_REVENUE_RATE', description: `Room ${room.roomName} — nightly rate`, amount: money(rate, scale) });
     tx(folio, { ...where, ...CODES.vat, posted, transactionDatetime: roomCharge.transactionDatetime, internalTransactionCode: '3000', internalCodeGroup: 'TAX', originId: '11', description: 'VAT 10%', amount: money(rate * 0.1, scale), parentId: roomCharge.id, rootId: roomCharge.id });
-    tx(folio, { ...where, ...CODES.cityTax, posted, transactionDatetime: roomCharge.transactionDatetime, internalTransactionCode: '4000', internalCodeGroup: 'FEE', originId: '21', description: 'City tax', amount: money(2 * unit, scale), parentId: roomCharge.id, rootId: roomCharge.id });
+    tx(folio, { ...where, ...CODES.cityTax, posted, transactionDatetime: roomCharge.transactionDatetime, internalTransactionCode: '4000', internalCodeGroup: 'FEE', originId: '21', description: 'City tax', amount: money(2 * unit, scale), parentId: roomCharge.id, rootId: roomCharge.id, vat: CITY_TAX_VAT });
   }
 }
 
@@ -215,18 +233,18 @@ function addRoomNights(demo: TDemo, folio: TRecord, room: { id: string; roomName
 function addExtras(demo: TDemo, folio: TRecord, r: number, { arrival, nights }: TStayDates): void {
   const { rand, tx, at, dateOf, scale, unit } = demo;
   if (rand() < 0.7) {
-    tx(folio, { ...CODES.minibar, externalRelationId: '301', transactionDatetime: at(arrival, 21), serviceDate: dateOf(arrival), internalTransactionCode: '2000', internalCodeGroup: 'ITEM_SERVICE', originId: '301', description: 'Minibar — sparkling water', quantity: '2', amount: money(6 * unit, scale) });
+    tx(folio, { ...CODES.minibar, externalRelationId: '301', transactionDatetime: at(arrival, 21), serviceDate: dateOf(arrival), internalTransactionCode: '2000', internalCodeGroup: 'ITEM_SERVICE', originId: '301', description: 'Minibar — sparkling water', quantity: '2', amount: money(6 * unit, scale), vat: ITEM_VAT });
   }
   if (rand() < 0.4) {
-    tx(folio, { ...CODES.spa, transactionDatetime: at(arrival, 17), serviceDate: dateOf(arrival), internalTransactionCode: '2100', internalCodeGroup: 'ADDON', originId: '401', description: 'Spa — massage 60 min', amount: money(85 * unit, scale) });
+    tx(folio, { ...CODES.spa, transactionDatetime: at(arrival, 17), serviceDate: dateOf(arrival), internalTransactionCode: '2100', internalCodeGroup: 'ADDON', originId: '401', description: 'Spa — massage 60 min', amount: money(85 * unit, scale), vat: ITEM_VAT });
   }
   if (r % 4 === 0) {
     // A charge posted by mistake and voided: the void carries the opposite amount.
-    const wrong = tx(folio, { transactionDatetime: at(arrival, 20), serviceDate: dateOf(arrival), internalTransactionCode: '2000', internalCodeGroup: 'ITEM_SERVICE', originId: '302', description: 'Minibar — champagne', amount: money(95 * unit, scale) });
+    const wrong = tx(folio, { transactionDatetime: at(arrival, 20), serviceDate: dateOf(arrival), internalTransactionCode: '2000', internalCodeGroup: 'ITEM_SERVICE', originId: '302', description: 'Minibar — champagne', amount: money(95 * unit, scale), vat: ITEM_VAT });
     tx(folio, { transactionDatetime: at(arrival, 22), serviceDate: dateOf(arrival), internalTransactionCode: '2000', internalCodeGroup: 'ITEM_SERVICE', originId: '302', description: 'Minibar — champagne (void)', notes: 'Posted to the wrong room', amount: money(-95 * unit, scale), isVoid: true, parentId: wrong.id, rootId: wrong.id });
   }
   if (r % 3 === 1) {
-    tx(folio, { transactionDatetime: at(arrival + nights - 1, 10), serviceDate: dateOf(arrival + nights - 1), internalTransactionCode: '2200', internalCodeGroup: 'CUSTOM_ITEM', originId: '501', description: 'Late check-out', posted: false, amount: money(30 * unit, scale) });
+    tx(folio, { transactionDatetime: at(arrival + nights - 1, 10), serviceDate: dateOf(arrival + nights - 1), internalTransactionCode: '2200', internalCodeGroup: 'CUSTOM_ITEM', originId: '501', description: 'Late check-out', posted: false, amount: money(30 * unit, scale), vat: ITEM_VAT });
   }
 }
 
@@ -270,7 +288,7 @@ function addHouseAccount(demo: TDemo): void {
   demo.ledger.folios.push(house);
   for (let d = -6; d <= 0; d += 1) {
     for (let k = 0; k < 3; k += 1) {
-      tx(house, { transactionDatetime: at(d, 18 + k), serviceDate: dateOf(d), internalTransactionCode: '2300', internalCodeGroup: 'ITEM_SERVICE', originId: String(600 + k), description: pick(['Café — espresso', 'Bar — caipirinha', 'Bar — vinho do Porto', 'Snack — pastel de nata']), quantity: String(1 + k), amount: money((3 + k * 4) * unit, scale) });
+      tx(house, { transactionDatetime: at(d, 18 + k), serviceDate: dateOf(d), internalTransactionCode: '2300', internalCodeGroup: 'ITEM_SERVICE', originId: String(600 + k), description: pick(['Café — espresso', 'Bar — caipirinha', 'Bar — vinho do Porto', 'Snack — pastel de nata']), quantity: String(1 + k), amount: money((3 + k * 4) * unit, scale), vat: ITEM_VAT });
     }
     tx(house, { transactionDatetime: at(d, 23), serviceDate: dateOf(d), internalTransactionCode: '9001', internalCodeGroup: 'PAYMENT', paymentMethod: 'cash', description: 'Cash — end of shift', amount: money(-(3 + 7 + 11) * unit, scale) });
   }

@@ -50,20 +50,21 @@ export function startErrorAnswer(appError: AppError, res: Response): Response {
   return res.status(appError.status);
 }
 
-type TLogLevel = 'info' | 'warn' | 'error';
+type TLogLevel = 'debug' | 'warn' | 'error';
 type TLogValues = Record<string, unknown>;
 const answeredErrorOf = (res: ServerResponse): TAnsweredError | undefined =>
   (res as ServerResponse & { locals?: { answeredError?: TAnsweredError } }).locals?.answeredError;
 
 /**
- * pino-http options for the request's line: 503 (a store away, a wait bounded) and 4xx at warn,
+ * pino-http options for the request's line: an answered request at debug (the metrics count them;
+ * the default level shows what needs a look), 503 (a store away, a wait bounded) and 4xx at warn,
  * other 5xx at error. The stack pino-http makes up for a 5xx ("failed with status code") is left
  * out: it points into pino-http, and the error handler has logged any real one.
  */
 export const requestLogOptions = {
   customLogLevel: (_req: IncomingMessage, res: ServerResponse, error?: Error): TLogLevel => {
     if (res.statusCode === 503 || (res.statusCode >= 400 && res.statusCode < 500)) return 'warn';
-    return error || res.statusCode >= 500 ? 'error' : 'info';
+    return error || res.statusCode >= 500 ? 'error' : 'debug';
   },
   customSuccessObject: (_req: IncomingMessage, res: ServerResponse, values: TLogValues): TLogValues => ({ ...values, ...answeredErrorOf(res) }),
   customErrorObject: (_req: IncomingMessage, res: ServerResponse, error: Error, values: TLogValues): TLogValues => {

@@ -38,6 +38,7 @@ const ERROR_RESPONSES: Record<number, TErrorDoc> = {
   410: { name: 'Gone', description: 'The entity existed and is gone for good (an export past its retention).' },
   413: { name: 'PayloadTooLarge', description: 'The body is larger than the operation accepts.' },
   415: { name: 'UnsupportedMediaType', description: 'The body is not UTF-8 JSON (Content-Type: application/json).' },
+  422: { name: 'UnprocessableContent', description: 'The request is valid, but the data it refers to lacks what the operation needs; fieldErrors names each missing item.' },
   429: {
     name: 'TooManyRequests',
     description: 'Over a request limit.',

@@ -7,7 +7,8 @@ import type { TRouteSpec } from './route.js';
 export interface TResponseDoc {
   description: string;
   json?: z.ZodType;
-  content?: { type: string; schema: Record<string, unknown> };
+  /** Another content type, or several that share a schema (a file that is a PDF or an XML). */
+  content?: { type: string | string[]; schema: Record<string, unknown> };
   headers?: Record<string, THeaderDoc>;
 }
 
@@ -29,7 +30,7 @@ function successResponse(doc: TResponseDoc) {
   const content = doc.json
     ? { 'application/json': { schema: doc.json } }
     : doc.content
-      ? { [doc.content.type]: { schema: doc.content.schema } }
+      ? Object.fromEntries([doc.content.type].flat().map((type) => [type, { schema: doc.content!.schema }]))
       : undefined;
   return { description: doc.description, headers: { 'X-Request-Id': REQUEST_ID_HEADER, ...doc.headers }, ...(content ? { content } : {}) };
 }

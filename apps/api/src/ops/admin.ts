@@ -78,10 +78,18 @@ function tokenFromQuery(deps: TAdminDeps) {
 const REMOTE_LINK = /<link\b[^>]*\bhref="(?:https?:)?\/\/[^"]*"[^>]*>\s*/gi;
 
 /**
+ * A queue's status tabs (Latest, Active, … Delayed, Paused) wrap onto a second line when the bar
+ * is too narrow for them, instead of scrolling sideways under a fade that hides the last ones (at a
+ * 1,280 px window, Failed and Delayed: test/browser.test.ts measures it). bull-board's CSS modules
+ * hash their class names: the selector names the module class's prefix.
+ */
+const DASHBOARD_STYLE = '<style>ul[class^="statusTabs-"]{flex-wrap:wrap;overflow-x:visible;-webkit-mask-image:none;mask-image:none}</style>';
+
+/**
  * bull-board's Express adapter with a self-contained page: the UI's index template links a web
  * font on fonts.googleapis.com, and that <link> is dropped, so the page loads only what the
  * dashboard serves itself (the UI's CSS names the system's sans-serif and monospace stacks after
- * the web font).
+ * the web font); and with DASHBOARD_STYLE in its head.
  */
 class SelfContainedAdapter extends ExpressAdapter {
   override setEntryRoute(routeDef: AppViewRoute): ExpressAdapter {
@@ -89,7 +97,7 @@ class SelfContainedAdapter extends ExpressAdapter {
       const { name, params } = routeDef.handler({ basePath: this.basePath, uiConfig: this.uiConfig });
       this.app.render(name, params, (error: Error | null, html?: string) => {
         if (error) return next(error);
-        res.type('html').send((html ?? '').replace(REMOTE_LINK, ''));
+        res.type('html').send((html ?? '').replace(REMOTE_LINK, '').replace('</head>', `${DASHBOARD_STYLE}</head>`));
       });
     });
     return this;

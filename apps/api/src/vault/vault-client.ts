@@ -50,6 +50,13 @@ export interface TVaultClientOptions {
 const DAY_MS = 86_400_000;
 
 /** A vault job's result once `keys_unavailable` has become its 503. */
+/** What the vault tells of a card token: brand code, first six and last four. */
+export interface TCardTokenLabels {
+  creditCardType: string;
+  cardTrailingDigits: string;
+  first6?: string;
+}
+
 type TAnswered<N extends TJobName> = Exclude<TJobResult<N>, { outcome: 'keys_unavailable' }>;
 
 /**
@@ -144,12 +151,13 @@ export class VaultClient {
   }
 
   /**
-   * The creditCardType and last four of those of `tokenIds` that are current tokens of the property,
-   * test or live (a ledger import's card payments): asked of the vault workers, in jobs of at most
-   * MAX_LABEL_TOKEN_IDS ids. An id missing from the answer names no such token.
+   * The creditCardType, first six and last four of those of `tokenIds` that are current tokens of the
+   * property, test or live (a ledger import's card payments, an invoice's payment means): asked of
+   * the vault workers, in jobs of at most MAX_LABEL_TOKEN_IDS ids. An id missing from the answer
+   * names no such token.
    */
-  async cardLabels(propertyId: string, tokenIds: string[], requestId: string): Promise<Map<string, { creditCardType: string; cardTrailingDigits: string }>> {
-    const labels = new Map<string, { creditCardType: string; cardTrailingDigits: string }>();
+  async cardLabels(propertyId: string, tokenIds: string[], requestId: string): Promise<Map<string, TCardTokenLabels>> {
+    const labels = new Map<string, TCardTokenLabels>();
     for (let i = 0; i < tokenIds.length; i += MAX_LABEL_TOKEN_IDS) {
       const payload = { version: 2 as const, propertyId, requestId, tokenIds: tokenIds.slice(i, i + MAX_LABEL_TOKEN_IDS) };
       const result = await this.run(cardTokenLabelsJob.name, payload, uuidv7());

@@ -1,4 +1,5 @@
-// The export queue's consumer: on-demand exports and the retention sweep; and the night-audit-export
+// The export queue's consumer: on-demand exports, fiscal documents' files, the retention and render
+// sweeps; and the night-audit-export
 // queue's: the night audit's source chunks (their handler is the night auditor's, passed in). A failed export attempt that will be
 // retried leaves the export queued (with the reason); the last one marks it failed and records
 // export.failed, so a status never waits forever.
@@ -16,6 +17,7 @@ import { queueWorker, type THandler, type THandlers, type TWorkerDeps } from '..
 import { attemptOf, isLastAttempt } from '../jobs/attempts.js';
 import { exportFailureReason } from '../jobs/failure-reason.js';
 import type { WebhookOutbox } from '../webhooks/outbox.js';
+import type { FiscalRenderer } from '../fiscal/fiscal-renderer.js';
 
 /**
  * Export jobs a worker runs at once: more than the pool has render processes, so one job's
@@ -30,16 +32,20 @@ export interface TExportParts {
   outbox: WebhookOutbox;
   retention: RetentionSweep;
   nightAuditSource: THandler<'night-audit-source'>;
+  /** Fiscal documents' files (docs/fiscal-documents.md#rendering): the front desk's too. */
+  fiscal: FiscalRenderer;
   logger: Logger;
 }
 
 // 'night-audit-source': batch pieces queued here before they had a queue of their own
 // (night-audit-export) are still taken.
 function exportHandlers(parts: TExportParts): THandlers<TExportJobName | 'night-audit-source'> {
-  const { exporter, store, outbox, retention, logger } = parts;
+  const { exporter, store, outbox, retention, fiscal, logger } = parts;
   return {
     'night-audit-source': parts.nightAuditSource,
     'retention-sweep': () => retention.run(),
+    'render-fiscal-document': (payload, job) => fiscal.run(payload, job, logger.child({ jobId: job.id, documentId: payload.documentId, requestId: payload.requestId })),
+    'fiscal-render-sweep': () => fiscal.sweep(logger),
     'export-folio': async (payload, job) => {
       try {
         return await exporter.run(payload, job, logger.child({ jobId: job.id, exportId: payload.exportId, requestId: payload.requestId }));

@@ -64,7 +64,9 @@ export function createProcessor<N extends TJobName>(handlers: THandlers<N>, logg
     };
     try {
       const result = definition.result.parse(await handler(parsed.data as never, job));
-      log.info({ ms: Math.round(performance.now() - started) }, 'job done');
+      const done = { ms: Math.round(performance.now() - started) };
+      if ('housekeeping' in definition && definition.housekeeping) log.debug(done, 'job done');
+      else log.info(done, 'job done');
       observe('completed');
       return result;
     } catch (error) {

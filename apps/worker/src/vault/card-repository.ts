@@ -99,9 +99,9 @@ const cardsWithCvv = (mode: TTokenizationMode) =>
 const CURRENT = 'c.deleted_at IS NULL AND c.expires_at > now()';
 
 /** Brand and last four of the property's current tokens among `ids`, test and live alike (a ledger import's payments; ledger:import calls it too). */
-export async function findCardLabels(db: TPgPool | PoolClient, propertyId: string, ids: string[]): Promise<Array<{ id: string; card_brand: string; last4: string }>> {
-  const select = (mode: TTokenizationMode) => `SELECT c.id, c.card_brand, c.last4 FROM ${SCHEMA[mode]}.cards c WHERE c.property_id = $1 AND c.id = ANY($2::uuid[]) AND ${CURRENT}`;
-  return (await db.query<{ id: string; card_brand: string; last4: string }>(`${select('test')} UNION ALL ${select('live')}`, [propertyId, ids])).rows;
+export async function findCardLabels(db: TPgPool | PoolClient, propertyId: string, ids: string[]): Promise<Array<{ id: string; card_brand: string; first6: string; last4: string }>> {
+  const select = (mode: TTokenizationMode) => `SELECT c.id, c.card_brand, c.first6, c.last4 FROM ${SCHEMA[mode]}.cards c WHERE c.property_id = $1 AND c.id = ANY($2::uuid[]) AND ${CURRENT}`;
+  return (await db.query<{ id: string; card_brand: string; first6: string; last4: string }>(`${select('test')} UNION ALL ${select('live')}`, [propertyId, ids])).rows;
 }
 
 /** The columns a record is opened with (TSealedRecordRow), of `cards c`. */
@@ -180,7 +180,7 @@ export class CardRepository {
   }
 
   /** Brand and last four of the property's current tokens among `ids`, test and live alike. */
-  cardLabels(propertyId: string, ids: string[]): Promise<Array<{ id: string; card_brand: string; last4: string }>> {
+  cardLabels(propertyId: string, ids: string[]): Promise<Array<{ id: string; card_brand: string; first6: string; last4: string }>> {
     return findCardLabels(this.pool, propertyId, ids);
   }
 

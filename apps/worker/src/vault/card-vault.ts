@@ -233,10 +233,10 @@ export class CardVault {
     return { tokens: rows.map((row) => toMetadata(row, ref.mode)) };
   }
 
-  /** A ledger import's card payments: brand code and last four of the property's current tokens, test or live. */
+  /** A ledger import's or an invoice's card payments: brand code, first six and last four of the property's current tokens, test or live. */
   async cardLabels(ref: z.output<typeof cardTokenLabelsJob.payload>): Promise<TJobResult<'card-token-labels'>> {
     const rows = await this.repository.cardLabels(ref.propertyId, ref.tokenIds);
-    return { tokens: rows.map((row) => ({ id: row.id, creditCardType: creditCardTypeOf(row.card_brand as TCardBrand), cardTrailingDigits: row.last4 })) };
+    return { tokens: rows.map((row) => ({ id: row.id, creditCardType: creditCardTypeOf(row.card_brand as TCardBrand), cardTrailingDigits: row.last4, first6: row.first6 })) };
   }
 
   async delete(ref: TTokenRef): Promise<TJobResult<'delete-card-token'>> {

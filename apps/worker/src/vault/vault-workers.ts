@@ -17,6 +17,7 @@ import { GatewayClients } from './forward/gateway-client.js';
 import { signedJobGate } from './job-gate.js';
 import { forwardHandlers, vaultHandlers } from './vault-processor.js';
 import { VaultSweep } from './vault-sweep.js';
+import type { KeyCoverage } from './key-coverage.js';
 
 export interface TVaultWorkers {
   workers: Worker[];
@@ -27,10 +28,10 @@ export interface TVaultWorkers {
 /**
  * The vault's consumers: the vault queue (tokenize, read, delete, search, sweep) and the forward
  * queue, each WORKER_CONCURRENCY wide, with the key provider and the destinations' credentials that
- * only a worker holds. Both check every job the API signs against `jobKeys` (the APIs' public job
+ * only a worker holds (and what those keys cannot open, which the sweep says again when it changes). Both check every job the API signs against `jobKeys` (the APIs' public job
  * signing keys) before anything else (job-gate.ts).
  */
-export function startVaultWorkers(config: TWorkerConfig, deps: TWorkerDeps, keys: TKeyProvider, jobKeys: TKeyring): TVaultWorkers {
+export function startVaultWorkers(config: TWorkerConfig, deps: TWorkerDeps, keys: TKeyProvider, jobKeys: TKeyring, coverage: KeyCoverage): TVaultWorkers {
   const { pool, logger, metrics } = deps;
   const audit = new AuditLog(pool);
   const gate = signedJobGate(jobVerifyKeys(jobKeys), audit, metrics);
@@ -40,7 +41,7 @@ export function startVaultWorkers(config: TWorkerConfig, deps: TWorkerDeps, keys
     : plainCardInserts(repository);
   const vault = new CardVault(repository, keys, config.VAULT_CVV_HOLD_SECONDS, inserts);
   const attempts = new ForwardAttempts(pool);
-  const sweep = new VaultSweep(repository, vault, audit, logger, attempts, metrics);
+  const sweep = new VaultSweep(repository, vault, audit, logger, attempts, coverage, metrics);
   const gateways = new GatewayClients(config.forwardGateways, { maxAnswerBytes: config.FORWARD_MAX_ANSWER_BYTES });
   const forwarder = new CardForwarder(vault, repository, attempts, gateways, config.forwardGateways, logger, metrics);
   // A forward still waiting on its gateway when the grace ends is handed back, and its client gets

@@ -18,7 +18,7 @@ import type { TMetrics } from '@folio-vault/shared/metrics';
 import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
 import type { TKeyring } from '@folio-vault/shared/vault/crypto/keyring';
 import type { TAddressRules, TResolver } from '@folio-vault/shared/webhooks/address-guard';
-import { openSecret } from '@folio-vault/shared/webhooks/secrets';
+import { openSecret, secretKeyId } from '@folio-vault/shared/webhooks/secrets';
 import { deliveryToSend, failDelivery, liveExportFile, overdueDeliveries, recordAttempt, type TDeliveryToSend } from '@folio-vault/shared/webhooks/store';
 import { deliveryJobOptions, scheduleDelayMs, webhookDeliveryJob } from '@folio-vault/shared/webhooks/webhook-jobs';
 import type { THandlers } from '../jobs/processor-base.js';
@@ -84,12 +84,20 @@ async function attempt(deps: TWebhookDeliveryDeps, delivery: TDeliveryToSend, we
   }
 }
 
-/** The endpoint's signer, or undefined when its sealed secret does not open (a key left the keyring, a corrupt row). */
+/**
+ * The endpoint's signer, or undefined when its sealed secret does not open. Sealed to a transit key
+ * this worker does not hold (another key provider's, before keys:rotate moved it), the worker's
+ * one line about its keys has said so (vault/key-coverage.ts): a debug line here. Otherwise (a
+ * corrupt row, a key with the right id and other bytes) an error.
+ */
 async function signerOf(deps: TWebhookDeliveryDeps, delivery: TDeliveryToSend): Promise<Webhook | undefined> {
   try {
     return new Webhook(await openSecret(deps.transit, delivery.endpointId, delivery.secretCt));
   } catch (error) {
-    deps.logger.error({ err: { message: (error as Error).message }, deliveryId: delivery.id, endpointId: delivery.endpointId }, 'webhook secret does not open');
+    const keyId = secretKeyId(delivery.secretCt);
+    const fields = { err: { message: (error as Error).message }, deliveryId: delivery.id, endpointId: delivery.endpointId };
+    if (keyId !== undefined && !deps.transit.keys.has(keyId)) deps.logger.debug(fields, 'webhook secret sealed to a key this worker does not hold');
+    else deps.logger.error(fields, 'webhook secret does not open');
     return undefined;
   }
 }

@@ -13,6 +13,7 @@ export const retentionSweepJob = {
   name: 'retention-sweep',
   queue: QUEUE_NAMES.export,
   version: 1,
+  housekeeping: true,
   payload: z.object({ version: z.literal(1) }),
   result: z.object({
     exports: z.number().int(),

@@ -20,6 +20,11 @@ export interface TJobDefinition<
    * and a worker refuses a job whose signature does not verify before it reads anything else.
    */
   signed?: true;
+  /**
+   * The workers' own housekeeping, run on a schedule whether or not there is anything to do: its
+   * "job done" line is at debug (what it did, when it did anything, has a line of its own).
+   */
+  housekeeping?: true;
   payload: TPayload;
   result: TResult;
   options: JobsOptions;

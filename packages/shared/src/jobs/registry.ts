@@ -10,6 +10,7 @@ import { cardTokenLabelsJob } from '../vault/card-token-labels-job.js';
 import { vaultSweepJob } from '../vault/vault-sweep-job.js';
 import { retentionSweepJob } from '../exports/retention-sweep-job.js';
 import { webhookDeliveryJob, webhookSweepJob } from '../webhooks/webhook-jobs.js';
+import { fiscalRenderSweepJob, renderFiscalDocumentJob } from '../fiscal/render-fiscal-document-job.js';
 
 /**
  * Every job the service runs, by name. `enqueue(name, payload)` and the processors are typed from
@@ -28,6 +29,8 @@ export const JOBS = {
   [nightAuditManifestJob.name]: nightAuditManifestJob,
   [nightAuditScheduledJob.name]: nightAuditScheduledJob,
   [retentionSweepJob.name]: retentionSweepJob,
+  [renderFiscalDocumentJob.name]: renderFiscalDocumentJob,
+  [fiscalRenderSweepJob.name]: fiscalRenderSweepJob,
   [webhookDeliveryJob.name]: webhookDeliveryJob,
   [webhookSweepJob.name]: webhookSweepJob,
 } as const;

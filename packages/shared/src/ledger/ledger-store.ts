@@ -12,6 +12,7 @@ import type { TSourceKind } from './enums.js';
 import { afterSql, orderBySql, sortValuesSql, type TSortKey } from './sort.js';
 import { SqlParams, transactionFilterSql, type TTransactionFilter } from './transaction-filter.js';
 import { transactionColumnsSql, transactionJoinsSql, type TTransactionRow } from './transaction-view.js';
+import type { TElectronicAddress, TPostalAddress, TTransactionVat } from './invoice-fields.js';
 import { prepared } from '../db/prepared.js';
 
 type TDb = TPgPool | PoolClient;
@@ -34,11 +35,13 @@ export type TSortedTransactionRow = TTransactionRow & Record<`sort_${number}`, s
 
 export async function upsertRecipients(client: PoolClient, propertyId: string, rows: TRecipient[]): Promise<void> {
   await client.query(
-    `INSERT INTO recipients (property_id, type, id, name, address, email, tax_id, document_number)
-     SELECT $1, r.type, r.id, r.name, r.address, r.email, r."taxId", r."documentNumber"
-       FROM jsonb_to_recordset($2::jsonb) AS r(type text, id bigint, name text, address text, email text, "taxId" text, "documentNumber" text)
+    `INSERT INTO recipients (property_id, type, id, name, address, email, tax_id, document_number, vat_id, company_id, postal_address, electronic_address)
+     SELECT $1, r.type, r.id, r.name, r.address, r.email, r."taxId", r."documentNumber", r."vatId", r."companyId", r."postalAddress", r."electronicAddress"
+       FROM jsonb_to_recordset($2::jsonb) AS r(type text, id bigint, name text, address text, email text, "taxId" text, "documentNumber" text,
+        "vatId" text, "companyId" text, "postalAddress" jsonb, "electronicAddress" jsonb)
      ON CONFLICT (property_id, type, id) DO UPDATE SET name = EXCLUDED.name, address = EXCLUDED.address, email = EXCLUDED.email,
-       tax_id = EXCLUDED.tax_id, document_number = EXCLUDED.document_number, updated_at = now()`,
+       tax_id = EXCLUDED.tax_id, document_number = EXCLUDED.document_number, vat_id = EXCLUDED.vat_id, company_id = EXCLUDED.company_id,
+       postal_address = EXCLUDED.postal_address, electronic_address = EXCLUDED.electronic_address, updated_at = now()`,
     [propertyId, JSON.stringify(rows)],
   );
 }
@@ -87,19 +90,19 @@ export async function upsertTransactions(client: PoolClient, propertyId: string,
         sub_source_identifier, transaction_datetime, service_date, internal_transaction_code, internal_code_group,
         origin_id, payment_method, description, notes, quantity, amount, currency, posted, parent_id, root_id, is_void, user_id,
         custom_transaction_code, general_ledger_custom_code, customer_id, external_relation_id, external_relation_kind,
-        account, foreign_currency, foreign_currency_amount, payment)
+        account, foreign_currency, foreign_currency_amount, payment, vat)
      SELECT $1, t.id, t."folioId", t."sourceKind", t."sourceId", t."sourceIdentifier", t."subSourceId", t."subSourceIdentifier",
         t."transactionDatetime", t."serviceDate", t."internalTransactionCode", t."internalCodeGroup", t."originId",
         t."paymentMethod", t.description, t.notes, t.quantity, t.amount, t.currency, t.posted, t."parentId", t."rootId",
         t."isVoid", t."userId", t."customTransactionCode", t."generalLedgerCustomCode", t."customerId", t."externalRelationId",
-        t."externalRelationKind", t.account, t."foreignCurrency", t."foreignCurrencyAmount", t.payment
+        t."externalRelationKind", t.account, t."foreignCurrency", t."foreignCurrencyAmount", t.payment, t.vat
        FROM jsonb_to_recordset($2::jsonb) AS t(id bigint, "folioId" bigint, "sourceKind" text, "sourceId" bigint,
         "sourceIdentifier" text, "subSourceId" bigint, "subSourceIdentifier" text, "transactionDatetime" timestamptz,
         "serviceDate" date, "internalTransactionCode" text, "internalCodeGroup" text, "originId" bigint, "paymentMethod" text,
         description text, notes text, quantity numeric, amount numeric, currency text, posted boolean, "parentId" bigint,
         "rootId" bigint, "isVoid" boolean, "userId" text, "customTransactionCode" text, "generalLedgerCustomCode" text,
         "customerId" text, "externalRelationId" text, "externalRelationKind" text, account jsonb, "foreignCurrency" text,
-        "foreignCurrencyAmount" numeric, payment jsonb)
+        "foreignCurrencyAmount" numeric, payment jsonb, vat jsonb)
      ON CONFLICT (property_id, id) DO UPDATE SET folio_id = EXCLUDED.folio_id, source_kind = EXCLUDED.source_kind,
         source_id = EXCLUDED.source_id, source_identifier = EXCLUDED.source_identifier, sub_source_id = EXCLUDED.sub_source_id,
         sub_source_identifier = EXCLUDED.sub_source_identifier, transaction_datetime = EXCLUDED.transaction_datetime,
@@ -111,7 +114,7 @@ export async function upsertTransactions(client: PoolClient, propertyId: string,
         general_ledger_custom_code = EXCLUDED.general_ledger_custom_code, customer_id = EXCLUDED.customer_id,
         external_relation_id = EXCLUDED.external_relation_id, external_relation_kind = EXCLUDED.external_relation_kind,
         account = EXCLUDED.account, foreign_currency = EXCLUDED.foreign_currency,
-        foreign_currency_amount = EXCLUDED.foreign_currency_amount, payment = EXCLUDED.payment, updated_at = now()`,
+        foreign_currency_amount = EXCLUDED.foreign_currency_amount, payment = EXCLUDED.payment, vat = EXCLUDED.vat, updated_at = now()`,
     [propertyId, JSON.stringify(rows)],
   );
 }
@@ -180,6 +183,94 @@ export async function findRecipient(db: TDb, propertyId: string, type: TRecipien
     ),
   );
   return result.rows[0];
+}
+
+/** The folios of a source: imported as folios, or named by its transactions; in id order. */
+export async function folioIdsOfSource(db: TDb, propertyId: string, sourceKind: TSourceKind, sourceId: string): Promise<string[]> {
+  const result = await db.query<{ id: string }>(
+    prepared(
+      'ledger-folio-ids-of-source',
+      `SELECT id::text AS id FROM folios WHERE property_id = $1 AND source_kind = $2 AND source_id = $3
+       UNION
+       SELECT DISTINCT folio_id::text FROM transactions WHERE property_id = $1 AND source_kind = $2 AND source_id = $3
+       ORDER BY 1`,
+      [propertyId, sourceKind, sourceId],
+    ),
+  );
+  return result.rows.map((row) => row.id).sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0));
+}
+
+/** The vault card tokens the payments of these folios name. */
+export async function cardTokenIdsOfFolios(db: TDb, propertyId: string, folioIds: string[]): Promise<string[]> {
+  const result = await db.query<{ token: string }>(
+    prepared(
+      'ledger-card-tokens-of-folios',
+      `SELECT DISTINCT payment->>'cardTokenId' AS token FROM transactions
+        WHERE property_id = $1 AND folio_id = ANY($2::bigint[]) AND internal_code_group = 'PAYMENT' AND payment ? 'cardTokenId'`,
+      [propertyId, folioIds],
+    ),
+  );
+  return result.rows.map((row) => row.token);
+}
+
+/** A recipient as an invoice's buyer reads it (docs/fiscal-documents.md#issuing). */
+export interface TRecipientPartyRow {
+  name: string;
+  email: string | null;
+  vat_id: string | null;
+  company_id: string | null;
+  postal_address: TPostalAddress | null;
+  electronic_address: TElectronicAddress | null;
+}
+
+export async function findRecipientParty(db: TDb, propertyId: string, type: TRecipientType, id: string): Promise<TRecipientPartyRow | undefined> {
+  const result = await db.query<TRecipientPartyRow>(
+    prepared(
+      'ledger-recipient-party',
+      'SELECT name, email, vat_id, company_id, postal_address, electronic_address FROM recipients WHERE property_id = $1 AND type = $2 AND id = $3',
+      [propertyId, type, id],
+    ),
+  );
+  return result.rows[0];
+}
+
+/** A transaction as an invoice reads it: its own columns and whether its chain holds a void. */
+export interface TInvoiceRowRecord {
+  id: string;
+  folio_id: string;
+  source_identifier: string | null;
+  transaction_datetime: Date;
+  service_date: string;
+  internal_code_group: TTransactionRow['internal_code_group'];
+  description: string;
+  notes: string | null;
+  quantity: string;
+  amount: string;
+  currency: string;
+  posted: boolean;
+  parent_id: string | null;
+  origin_id: string | null;
+  payment_method: string | null;
+  vat: TTransactionVat | null;
+  payment: TTransactionRow['payment'];
+  chain_voided: boolean;
+}
+
+/** Every transaction of the folios, voided and pending included, by folio, time and id. */
+export async function invoiceRowsOfFolios(db: TDb, propertyId: string, folioIds: string[]): Promise<TInvoiceRowRecord[]> {
+  const result = await db.query<TInvoiceRowRecord>(
+    prepared(
+      'ledger-invoice-rows',
+      `SELECT t.id, t.folio_id, t.source_identifier, t.transaction_datetime, to_char(t.service_date, 'YYYY-MM-DD') AS service_date, t.internal_code_group,
+              t.description, t.notes, t.quantity::text AS quantity, t.amount::text AS amount, t.currency, t.posted, t.parent_id,
+              t.origin_id, t.payment_method, t.vat, t.payment,
+              EXISTS (SELECT 1 FROM transactions v WHERE v.property_id = t.property_id AND v.root_id = t.root_id AND v.is_void) AS chain_voided
+         FROM transactions t WHERE t.property_id = $1 AND t.folio_id = ANY($2::bigint[])
+        ORDER BY t.folio_id, t.transaction_datetime, t.id`,
+      [propertyId, folioIds],
+    ),
+  );
+  return result.rows;
 }
 
 /**

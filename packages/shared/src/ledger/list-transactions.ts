@@ -12,7 +12,8 @@ import { foreignCurrencyCredits, pageOfTransactions, sourceExists, sumTransactio
 import { decodePageToken, encodePageToken, queryDigest } from './page-token.js';
 import { withTieBreak } from './sort.js';
 import type { TTransactionFilter } from './transaction-filter.js';
-import { toTransactionView } from './transaction-response.js';
+import { toTransactionView, type TFiscalLocks } from './transaction-response.js';
+import { lockSummaries } from '../fiscal/fiscal-store.js';
 import type { TTransactionRow } from './transaction-view.js';
 
 /** What the listing needs of the property: its currency (when it was imported) and its time zone. */
@@ -103,6 +104,9 @@ export async function listTransactions(pool: TPgPool, propertyId: string, reques
   const nextPageToken =
     page.length > request.limit && last ? encodePageToken(digest, keys.map((_, i) => last[`sort_${i}`] ?? null)) : null;
 
+  // Which of the page's transactions are on a live invoice: one statement for the page.
+  const locks: TFiscalLocks = await lockSummaries(pool, propertyId, rows.map((row) => row.id));
+
   // An ordered map: groups appear in the order of their first row on the page.
   const grouped = new Map<string, TTransactionRow[]>();
   for (const row of rows) {
@@ -113,7 +117,7 @@ export async function listTransactions(pool: TPgPool, propertyId: string, reques
   }
   // Keys are guests' and rooms' names and descriptions: a key "__proto__" must stay a key.
   const groups: TListing['groups'] = Object.create(null) as TListing['groups'];
-  for (const [key, list] of grouped) groups[key] = { transactions: list.map(toTransactionView), totals: groupTotalsOf(list) };
+  for (const [key, list] of grouped) groups[key] = { transactions: list.map((row) => toTransactionView(row, locks)), totals: groupTotalsOf(list) };
   if (rows.length === 0 && !request.groupBy) groups.default = { transactions: [], totals: groupTotalsOf([]) };
 
   const listing: TListing = { groups, nextPageToken };

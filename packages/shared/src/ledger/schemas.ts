@@ -10,6 +10,7 @@ import { LANGUAGES } from '../i18n/languages.js';
 import { optionalEmail, optionalFreeText, optionalId, optionalPhone, optionalStringId, optionalText, optionalWebsite, text, ZCurrency, ZDecimal, ZIsoDate, ZIsoDateTime, ZTimeZone } from './field-schemas.js';
 import { CODE_GROUPS, SOURCE_KINDS } from './enums.js';
 import { EXTERNAL_RELATION_KINDS, ZAccount, ZPayment, ZReservation, ZUser, ZUserId } from './stay-schemas.js';
+import { partyFields, ZIban, ZPropertyTaxes, ZTransactionVat } from './invoice-fields.js';
 
 export { ZCurrency, ZDecimal, ZIsoDate, ZIsoDateTime, ZTimeZone } from './field-schemas.js';
 
@@ -34,6 +35,12 @@ export const ZProperty = z
       .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a local time HH:MM')
       .nullish()
       .transform((v) => v ?? undefined),
+    /** The seller of its invoices (docs/ledger.md#invoice-data): legal name, VAT id, company id, postal and electronic address. */
+    legalName: optionalText(200),
+    ...partyFields,
+    iban: ZIban.nullish().transform((v) => v ?? undefined),
+    /** The taxes TAX rows name by their originId, with their VAT category and rate. */
+    taxes: ZPropertyTaxes.nullish().transform((v) => v ?? undefined),
   })
   .openapi('LedgerProperty');
 
@@ -49,6 +56,8 @@ export const ZRecipient = z
     email: optionalEmail,
     taxId: optionalText(64),
     documentNumber: optionalText(64),
+    /** The buyer of an invoice made out to this recipient (docs/ledger.md#invoice-data). */
+    ...partyFields,
     ...ownerProperty,
   })
   .openapi('LedgerRecipient');
@@ -64,6 +73,9 @@ export const ZFolio = z
     ...ownerProperty,
   })
   .openapi('LedgerFolio');
+
+/** Groups whose rows are sold (their own VAT may be given): every debit but TAX; ACCOUNTS_RECEIVABLE is a credit. */
+const CHARGE_GROUPS: ReadonlySet<string> = new Set(CODE_GROUPS.filter((group) => !['TAX', 'PAYMENT', 'ACCOUNTS_RECEIVABLE'].includes(group)));
 
 export const ZTransaction = z
   .strictObject({
@@ -103,12 +115,17 @@ export const ZTransaction = z
     foreignCurrency: ZCurrency.nullish().transform((v) => v ?? undefined),
     foreignCurrencyAmount: ZDecimal.nullish().transform((v) => v ?? undefined),
     payment: ZPayment.nullish().transform((v) => v ?? undefined),
+    /** A charge's own VAT, when no TAX row carries it (docs/fiscal-documents.md#vat-from-the-ledger). */
+    vat: ZTransactionVat.nullish().transform((v) => v ?? undefined),
     ...ownerProperty,
   })
   .superRefine((transaction, ctx) => {
     const problem = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
     if (transaction.isVoid && !transaction.parentId) problem('parentId', 'is required on a void (it names the transaction voided)');
     if (transaction.payment && transaction.internalCodeGroup !== 'PAYMENT') problem('payment', 'is only for transactions of internalCodeGroup PAYMENT');
+    if (transaction.vat && !CHARGE_GROUPS.has(transaction.internalCodeGroup)) {
+      problem('vat', 'is only for charges: a TAX row names its tax by originId, and payments carry no VAT');
+    }
     const { foreignCurrency, foreignCurrencyAmount, amount } = transaction;
     if (foreignCurrency !== undefined && foreignCurrencyAmount === undefined) problem('foreignCurrencyAmount', 'is required with foreignCurrency');
     if (foreignCurrencyAmount !== undefined && foreignCurrency === undefined) problem('foreignCurrency', 'is required with foreignCurrencyAmount');
@@ -146,15 +163,22 @@ export const ZImportRequest = z
     transactions: importList(ZTransaction),
   })
   .openapi('LedgerImportRequest', {
-    // A night's room charge and its card payment on one reservation's folio, the README's session's.
+    // A night's room charge and its card payment on one reservation's folio, the README's session's,
+    // with what an invoice to the company needs (the seller's identity and the charge's VAT).
     example: {
-      property: { id: 1, name: 'Hotel Miramar Lisboa', currency: 'EUR', timezone: 'Europe/Lisbon', gatewayMode: 'test' },
+      property: {
+        id: 1, name: 'Hotel Miramar Lisboa', currency: 'EUR', timezone: 'Europe/Lisbon', gatewayMode: 'test', vatId: 'PT509123456',
+        postalAddress: { lines: ['Rua da Prata 12'], city: 'Lisboa', postcode: '1100-419', countryCode: 'PT' },
+      },
+      recipients: [
+        { type: 'COMPANY', id: 1001, name: 'Atlântica Viagens, Lda.', vatId: 'PT509876543', postalAddress: { lines: ['Av. da Liberdade 110'], city: 'Lisboa', postcode: '1250-146', countryCode: 'PT' } },
+      ],
       folios: [{ id: 10, sourceKind: 'RESERVATION', sourceId: 500, sourceIdentifier: 'RES-500', name: 'Main folio' }],
       transactions: [
         {
           id: 1, folioId: 10, sourceKind: 'RESERVATION', sourceId: 500, transactionDatetime: '2026-11-20T23:00:00Z', serviceDate: '2026-11-20',
           internalTransactionCode: '1000', internalCodeGroup: 'ROOM_REVENUE_RATE', description: 'Room 204 — nightly rate',
-          quantity: '1', amount: '120.10', currency: 'EUR', posted: true,
+          quantity: '1', amount: '120.10', currency: 'EUR', posted: true, vat: { category: 'S', rate: '6' },
         },
         {
           id: 2, folioId: 10, sourceKind: 'RESERVATION', sourceId: 500, transactionDatetime: '2026-11-21T09:30:00Z', serviceDate: '2026-11-21',

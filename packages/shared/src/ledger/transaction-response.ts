@@ -1,9 +1,10 @@
 // One row of transaction-view.ts as the listing answers it: the reference accounting API's
 // FolioTransactionResponse (docs/ledger.md#listing). Ids are strings, money is JSON numbers from
 // the exact decimals, and an optional field the import did not carry is left out rather than
-// answered empty. The fields this service has no notion of are answered as their truthful empties
-// where the reference's type has one (no lock, no actions); the routing fields, whose types have no
-// empty (a string, an object, neither nullable), are left out.
+// answered empty. A transaction on a live invoice is `locked`, naming the invoice
+// (lockedByFiscalDocuments, docs/fiscal-documents.md#the-listing). The fields this service has no
+// notion of are answered as their truthful empties where the reference's type has one (no actions);
+// the routing fields, whose types have no empty (a string, an object, neither nullable), are left out.
 
 import type { TTransactionType, TTransactionView } from './listing-schemas.js';
 import { currencyScale, decimalToNumber } from './money.js';
@@ -12,6 +13,9 @@ import type { TPayment } from './stay-schemas.js';
 import type { TTransactionRow } from './transaction-view.js';
 
 export type { TTransactionView } from './listing-schemas.js';
+
+/** The live fiscal document each locked transaction is on, by transaction id (FiscalDocumentSummary). */
+export type TFiscalLocks = ReadonlyMap<string, TTransactionView['lockedByFiscalDocuments'][number]>;
 
 /** The reference's type of each code group. It has none for N_A; an unclassified row reads as an adjustment. */
 const TYPE_OF_GROUP: Record<TCodeGroup, TTransactionType> = {
@@ -103,7 +107,8 @@ function importedOf(row: TTransactionRow): Partial<TTransactionView> {
   return fields;
 }
 
-export function toTransactionView(row: TTransactionRow): TTransactionView {
+export function toTransactionView(row: TTransactionRow, locks: TFiscalLocks = new Map()): TTransactionView {
+  const lock = locks.get(row.id);
   const currency = row.currency.trim();
   const isPayment = row.internal_code_group === 'PAYMENT';
   return {
@@ -131,8 +136,8 @@ export function toTransactionView(row: TTransactionRow): TTransactionView {
     // The void itself holds the void, so chain_voided covers it; is_void is the belt to the braces.
     ...(row.is_void || row.chain_voided ? { state: 'VOIDED' as const } : {}),
     readOnly: false,
-    locked: false,
-    lockedByFiscalDocuments: [],
+    locked: lock !== undefined,
+    lockedByFiscalDocuments: lock ? [lock] : [],
     actions: [],
     guestName: row.guest_name,
     user: userOf(row),

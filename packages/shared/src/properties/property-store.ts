@@ -6,6 +6,7 @@ import type { PoolClient } from 'pg';
 import type { TPgPool } from '../connections.js';
 import type { TProperty } from '../ledger/schemas.js';
 import type { TTokenizationMode } from '../vault/schemas.js';
+import type { TElectronicAddress, TPostalAddress, TPropertyTax } from '../ledger/invoice-fields.js';
 import { prepared } from '../db/prepared.js';
 
 type TDb = TPgPool | PoolClient;
@@ -25,18 +26,25 @@ export interface TPropertyProfile {
 
 export async function upsertProperty(client: PoolClient, property: TProperty): Promise<void> {
   await client.query(
-    `INSERT INTO properties (id, name, address, currency, timezone, language, gateway_mode, night_audit_time, tax_id, phone, email, website)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+    `INSERT INTO properties (id, name, address, currency, timezone, language, gateway_mode, night_audit_time, tax_id, phone, email, website,
+        legal_name, vat_id, company_id, postal_address, iban, electronic_address, taxes)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
      ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, address = EXCLUDED.address, currency = EXCLUDED.currency,
        timezone = EXCLUDED.timezone, language = EXCLUDED.language, gateway_mode = EXCLUDED.gateway_mode,
        night_audit_time = EXCLUDED.night_audit_time, tax_id = EXCLUDED.tax_id, phone = EXCLUDED.phone,
-       email = EXCLUDED.email, website = EXCLUDED.website, updated_at = now()`,
+       email = EXCLUDED.email, website = EXCLUDED.website, legal_name = EXCLUDED.legal_name, vat_id = EXCLUDED.vat_id,
+       company_id = EXCLUDED.company_id, postal_address = EXCLUDED.postal_address, iban = EXCLUDED.iban,
+       electronic_address = EXCLUDED.electronic_address, taxes = EXCLUDED.taxes, updated_at = now()`,
     [
       property.id, property.name, property.address ?? null, property.currency, property.timezone, property.language ?? null, property.gatewayMode,
       property.nightAuditTime ?? null, property.taxId ?? null, property.phone ?? null, property.email ?? null, property.website ?? null,
+      property.legalName ?? null, property.vatId ?? null, property.companyId ?? null, jsonOrNull(property.postalAddress), property.iban ?? null,
+      jsonOrNull(property.electronicAddress), jsonOrNull(property.taxes),
     ],
   );
 }
+
+const jsonOrNull = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
 
 /**
  * What the listing, a document and a night audit read of the property, its currency without the
@@ -44,6 +52,31 @@ export async function upsertProperty(client: PoolClient, property: TProperty): P
  */
 export async function findPropertyProfile(db: TDb, propertyId: string): Promise<TPropertyProfile | undefined> {
   const result = await db.query<TPropertyProfile>(prepared('property-profile', 'SELECT name, address, currency, timezone, language, tax_id, phone, email, website FROM properties WHERE id = $1', [propertyId]));
+  const row = result.rows[0];
+  return row && { ...row, currency: row.currency.trim() };
+}
+
+/** The property as an invoice's seller reads it (docs/fiscal-documents.md#issuing). */
+export interface TPropertySellerRow extends TPropertyProfile {
+  legal_name: string | null;
+  vat_id: string | null;
+  company_id: string | null;
+  postal_address: TPostalAddress | null;
+  iban: string | null;
+  electronic_address: TElectronicAddress | null;
+  taxes: TPropertyTax[] | null;
+}
+
+export async function findPropertySeller(db: TDb, propertyId: string): Promise<TPropertySellerRow | undefined> {
+  const result = await db.query<TPropertySellerRow>(
+    prepared(
+      'property-seller',
+      `SELECT name, address, currency, timezone, language, tax_id, phone, email, website, legal_name, vat_id, company_id, postal_address, iban,
+              electronic_address, taxes
+         FROM properties WHERE id = $1`,
+      [propertyId],
+    ),
+  );
   const row = result.rows[0];
   return row && { ...row, currency: row.currency.trim() };
 }

@@ -1,7 +1,8 @@
 // The card fields of a ledger import's payments (docs/ledger.md#card-payments): for those of
-// `tokenIds` that are current tokens of the property, test or live, their accounting creditCardType
-// and last four. No mode: an imported payment may name a token of either schema. An id missing from
-// the answer names no such token.
+// `tokenIds` that are current tokens of the property, test or live, their accounting creditCardType,
+// first six and last four (what an invoice's payment means may show of a card, EN 16931 BR-51). No
+// mode: an imported payment may name a token of either schema. An id missing from the answer names
+// no such token.
 
 import { z } from 'zod';
 import { QUEUE_NAMES } from '../queues.js';
@@ -19,7 +20,9 @@ export const cardTokenLabelsJob = {
   signed: true,
   payload: ZVaultRequestBase.omit({ mode: true }).extend({ tokenIds: z.array(z.uuid()).min(1).max(MAX_LABEL_TOKEN_IDS) }),
   result: z.object({
-    tokens: z.array(z.object({ id: z.uuid(), creditCardType: z.string(), cardTrailingDigits: z.string().regex(/^\d{4}$/) })).max(MAX_LABEL_TOKEN_IDS),
+    tokens: z
+      .array(z.object({ id: z.uuid(), creditCardType: z.string(), cardTrailingDigits: z.string().regex(/^\d{4}$/), first6: z.string().regex(/^\d{6}$/).optional() }))
+      .max(MAX_LABEL_TOKEN_IDS),
   }),
   options: VAULT_JOB_OPTIONS,
 } as const satisfies TJobDefinition;

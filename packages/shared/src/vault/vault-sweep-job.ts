@@ -14,6 +14,7 @@ export const vaultSweepJob = {
   name: 'vault-sweep',
   queue: QUEUE_NAMES.vault,
   version: 1,
+  housekeeping: true,
   payload: z.object({ version: z.literal(1) }),
   result: z.object({
     shredded: z.number().int(),

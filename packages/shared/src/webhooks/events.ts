@@ -10,6 +10,10 @@ import type { TWebhookEvent } from './schemas.js';
 export interface TWebhookEventData {
   exportId?: string;
   batchId?: string;
+  /** invoice.*: the fiscal document (an invoice or a credit note), its kind and number. */
+  invoiceId?: string;
+  kind?: string;
+  number?: string;
   propertyId: string;
   status: string;
   size?: number;
@@ -63,4 +67,17 @@ export function nightAuditCompletedEvent(
 ): TWebhookEventRecord {
   const status = outcome.failed > 0 ? 'completed_with_failures' : 'completed';
   return webhookEvent('night_audit.completed', batchRunSubject(batch.batchId, batch.run), { batchId: batch.batchId, propertyId: batch.propertyId, status, ...outcome });
+}
+
+/**
+ * invoice.issued: a fiscal document's files are stored (docs/fiscal-documents.md#rendering). One
+ * event per document, whichever render round issued it.
+ */
+export function invoiceIssuedEvent(document: { id: string; kind: string; number: string }, propertyId: string): TWebhookEventRecord {
+  return webhookEvent('invoice.issued', document.id, { invoiceId: document.id, kind: document.kind, number: document.number, propertyId, status: 'issued' });
+}
+
+/** invoice.failed: a render's last attempt failed; the document keeps its number and is rendered again later. One event per document. */
+export function invoiceFailedEvent(document: { id: string; kind: string; number: string }, propertyId: string, error: string): TWebhookEventRecord {
+  return webhookEvent('invoice.failed', document.id, { invoiceId: document.id, kind: document.kind, number: document.number, propertyId, status: 'failed', error });
 }

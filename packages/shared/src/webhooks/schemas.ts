@@ -3,7 +3,7 @@
 
 import { z } from '../schemas/zod.js';
 
-export const WEBHOOK_EVENTS = ['export.completed', 'export.failed', 'night_audit.completed', 'night_audit.failed'] as const;
+export const WEBHOOK_EVENTS = ['export.completed', 'export.failed', 'night_audit.completed', 'night_audit.failed', 'invoice.issued', 'invoice.failed'] as const;
 export type TWebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;

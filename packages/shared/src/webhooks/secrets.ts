@@ -5,7 +5,7 @@
 
 import { randomBytes } from 'node:crypto';
 import type { TKeyring } from '../vault/crypto/keyring.js';
-import { openStored, sealStored } from '../vault/crypto/transit.js';
+import { openStored, sealStored, storedKeyId } from '../vault/crypto/transit.js';
 
 const SECRET_BYTES = 24;
 
@@ -24,4 +24,13 @@ export function sealSecret(publicKeys: TKeyring, endpointId: string, secret: str
 /** Opened with the worker's private transit keys (its key provider's). */
 export async function openSecret(privateKeys: TKeyring, endpointId: string, stored: Buffer): Promise<string> {
   return (await openStored(privateKeys, stored, aadOf(endpointId))).toString('utf8');
+}
+
+/** The transit key a sealed secret needs (its id), or undefined when the stored bytes have no known layout. */
+export function secretKeyId(stored: Buffer): string | undefined {
+  try {
+    return storedKeyId(stored);
+  } catch {
+    return undefined;
+  }
 }

@@ -49,6 +49,21 @@ export async function findEndpoint(pool: TPgPool, propertyId: string, id: string
   return result.rows[0] ? endpointOf(result.rows[0]) : undefined;
 }
 
+/** Every live endpoint's sealed secret (the worker's key checks and `npm run keys:rotate` read them: of every property). */
+export async function endpointSecrets(pool: TPgPool): Promise<Array<{ id: string; secretCt: Buffer }>> {
+  const result = await pool.query<{ id: string; secret_ct: Buffer }>('SELECT id, secret_ct FROM webhook_endpoints WHERE deleted_at IS NULL ORDER BY id');
+  return result.rows.map((row) => ({ id: row.id, secretCt: row.secret_ct }));
+}
+
+/**
+ * An endpoint's secret sealed again (to other keys: `npm run keys:rotate`), only if it still holds
+ * what was read: true when it was replaced.
+ */
+export async function resealEndpointSecret(pool: TPgPool, id: string, was: Buffer, now: Buffer): Promise<boolean> {
+  const result = await pool.query('UPDATE webhook_endpoints SET secret_ct = $3 WHERE id = $1 AND secret_ct = $2', [id, was, now]);
+  return result.rowCount === 1;
+}
+
 /** Deletes (softly: deliveries keep their endpoint) and fails its pending deliveries, in one transaction. */
 export async function deleteEndpoint(client: TQueryable, propertyId: string, id: string): Promise<boolean> {
   const deleted = await client.query(`UPDATE webhook_endpoints SET deleted_at = now() WHERE id = $1 AND property_id = $2 AND deleted_at IS NULL`, [id, propertyId]);
@@ -254,4 +269,43 @@ export async function deliveryTallies(pool: TPgPool): Promise<TDeliveryTally[]> 
   );
   const countsOf = ([pending = 0, succeeded = 0, failed = 0, attempts = 0]: number[]): TDeliveryCounts => ({ pending, succeeded, failed, attempts });
   return result.rows.map((row) => ({ event: row.type, all: countsOf(row.counts.slice(0, 4)), last24h: countsOf(row.counts.slice(4)) }));
+}
+
+/** A delivery not yet succeeded, as the operator's delivery panel lists it. */
+export interface TUnfinishedDelivery {
+  id: string;
+  event: string;
+  propertyId: string;
+  endpoint: { id: string; url: string };
+  attempts: number;
+  /** The last attempt's status code when the receiver answered, and its error ("answered 500", a connection's reason, why it failed). */
+  lastStatusCode: number | null;
+  lastError: string | null;
+  /** When the next attempt is due (a pending delivery's); null for a failed one. */
+  nextAttemptAt: string | null;
+  updatedAt: string;
+}
+
+/**
+ * Of every property, the pending deliveries by their next attempt (the soonest first) and the failed
+ * ones by their last change (the latest first), at most `limit` of each, with their endpoint.
+ */
+export async function unfinishedDeliveries(pool: TPgPool, limit: number): Promise<{ pending: TUnfinishedDelivery[]; failed: TUnfinishedDelivery[] }> {
+  const select = (status: 'pending' | 'failed', order: string) =>
+    pool.query<{
+      id: string; type: string; property_id: string; endpoint_id: string; url: string; attempts: number;
+      last_status_code: number | null; last_error: string | null; next_attempt_at: Date | null; updated_at: Date;
+    }>(
+      `SELECT d.id, d.type, d.property_id::text AS property_id, d.endpoint_id, e.url, d.attempts, d.last_status_code, d.last_error,
+              d.next_attempt_at, d.updated_at
+         FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+        WHERE d.status = $1 ORDER BY ${order}, d.id LIMIT $2`,
+      [status, limit],
+    );
+  const [pending, failed] = await Promise.all([select('pending', 'd.next_attempt_at NULLS LAST'), select('failed', 'd.updated_at DESC')]);
+  const of = (row: (typeof pending.rows)[number]): TUnfinishedDelivery => ({
+    id: row.id, event: row.type, propertyId: row.property_id, endpoint: { id: row.endpoint_id, url: row.url }, attempts: row.attempts,
+    lastStatusCode: row.last_status_code, lastError: row.last_error, nextAttemptAt: row.next_attempt_at?.toISOString() ?? null, updatedAt: row.updated_at.toISOString(),
+  });
+  return { pending: pending.rows.map(of), failed: failed.rows.map(of) };
 }

@@ -30,6 +30,7 @@ export const webhookSweepJob = {
   name: 'webhook-sweep',
   queue: QUEUE_NAMES.webhooks,
   version: 1,
+  housekeeping: true,
   payload: z.object({}).passthrough(),
   result: z.object({ requeued: z.int().min(0) }),
   options: { attempts: 1, removeOnComplete: { count: 10 }, removeOnFail: { count: 100 } },

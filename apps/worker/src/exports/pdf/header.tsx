@@ -2,7 +2,7 @@ import { View } from '@react-pdf/renderer';
 import { PaintedLine } from './painted-line.js';
 import type { TFolioDocument } from '@folio-vault/shared/exports/folio-document';
 import type { TTranslate } from '@folio-vault/shared/i18n/catalog';
-import { sourceText } from '../document-text.js';
+import { folioNumberText, propertyContactParts, propertyTaxIdText, sourceText } from '../document-text.js';
 import { canvasTextWidth } from './canvas-text.js';
 import { FONT_SIZE, fitText } from './layout.js';
 import { loadedTableFonts } from './table-fonts.js';
@@ -20,11 +20,8 @@ const PROPERTY_LINES = 4;
  * says whether a line does). Every line fits TEXT_WIDTH.headerLeft.
  */
 export function propertyLines(property: TProperty, t: TTranslate, fits: (line: string) => boolean): string[] {
-  // A web address is printed as people write it: without its scheme and final slash.
-  const website = property.website?.replace(/^https?:\/\//i, '').replace(/\/$/, '');
-  const contact = [property.phone ? `${t('phone')} ${property.phone}` : undefined, property.email, website].filter((part): part is string => !!part);
-  const lines = [property.address, property.taxId ? t('labelValue', { label: t('taxId'), value: property.taxId }) : undefined]
-    .filter((line): line is string => !!line);
+  const contact = propertyContactParts(property, t);
+  const lines = [property.address, propertyTaxIdText(property, t)].filter((line): line is string => !!line);
   let line = '';
   for (const part of contact) {
     const joined = line ? `${line} · ${part}` : part;
@@ -38,11 +35,6 @@ export function propertyLines(property: TProperty, t: TTranslate, fits: (line: s
   // Past the last line the rest joins it (only a very long address and contact); a line too long is cut with "…".
   const kept = lines.length > PROPERTY_LINES ? [...lines.slice(0, PROPERTY_LINES - 1), lines.slice(PROPERTY_LINES - 1).join(' · ')] : lines;
   return kept.map((text) => (fits(text) ? text : fitText(text, TEXT_WIDTH.headerLeft, FONT_SIZE.small)));
-}
-
-/** "Folio no. 7001" (or "Folio no. 7001, 7002" for a document of several folios); absent without folios. */
-export function folioNumberText(folioNumbers: readonly string[], t: TTranslate): string | undefined {
-  return folioNumbers.length ? t('folioNumber', { number: folioNumbers.join(', ') }) : undefined;
 }
 
 /**

@@ -4,6 +4,7 @@ import { PaintedLine } from './painted-line.js';
 import type { TDocumentTotals, TTaxLine } from '@folio-vault/shared/exports/folio-document';
 import type { TFormatters } from '@folio-vault/shared/i18n/format';
 import type { TTranslate } from '@folio-vault/shared/i18n/catalog';
+import { balanceLabel } from '../document-text.js';
 import { FONT_SIZE, fitText } from './layout.js';
 import { TEXT_WIDTH, styles, taxSummaryHeight } from './styles.js';
 
@@ -12,10 +13,7 @@ import { TEXT_WIDTH, styles, taxSummaryHeight } from './styles.js';
  * minus) what the hotel owes the guest, "Balance" at zero.
  */
 export function balanceLine(balance: string, t: TTranslate, fmt: TFormatters): { label: string; amount: string } {
-  const value = new Big(balance);
-  if (value.gt(0)) return { label: t('totals.balanceDue'), amount: fmt.money(balance) };
-  if (value.lt(0)) return { label: t('totals.credit'), amount: fmt.money(value.abs().toFixed()) };
-  return { label: t('totals.balance'), amount: fmt.money(balance) };
+  return { label: t(balanceLabel(balance)), amount: fmt.money(new Big(balance).abs().toFixed()) };
 }
 
 /**

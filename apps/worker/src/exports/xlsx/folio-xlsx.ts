@@ -3,15 +3,17 @@
 // committed as soon as it is added, so memory stays flat however many rows a folio has.
 //
 // One worksheet (catalog `sheet.name`), top to bottom:
-//   - the heading lines: property name and address, source, for a reservation whose stay was
+//   - the heading lines: the hotel as the PDF's letterhead has it (name, address, tax id, contact:
+//     one line each in column A), source, folio number(s), for a reservation whose stay was
 //     imported its stay (guest, arrival and departure as date cells, nights as a number, rooms,
 //     guests, status), recipient block (name, address, tax number under its taxLabel), the applied
 //     filters in one line, the generation time; label in column A, value in column B;
 //   - one table of every transaction of every folio: a single header row (frozen, autofilter over
 //     the table, repeated on every printed page), one row per transaction, nothing else between, so
 //     sorting and filtering never mix in a heading or subtotal row;
-//   - below it, per folio, the totals (with creditDebitView the debit and credit subtotals first),
-//     then the totals of all folios when the document has grandTotals.
+//   - below it, per folio, the totals (with creditDebitView the debit and credit subtotals first)
+//     and its tax summary, then the totals of all folios and their tax summary when the document
+//     has grandTotals.
 //
 // Table cells: the folio; date and time as a date cell holding the wall-clock time in the
 // property's time zone (named in the column heading: a spreadsheet date carries no zone); the
@@ -23,20 +25,33 @@
 // Totals are SUMIFS formulas over the table's amount column, picking a folio's rows by the folio
 // column and charges or payments by the debit/credit column, so they stay right when the table is
 // sorted or a row is edited; each carries the document's exact figure as its cached value, so a
-// viewer that does not recalculate shows it too.
+// viewer that does not recalculate shows it too. Signs are the PDF's: payments negative, as their
+// rows are, so charges + payments = balance down the column; the balance's label says "Balance
+// due", "Credit" (its amount then without the minus) or "Balance" by the sign of that sum, a formula
+// too. The tax summary (per tax: net, tax, gross) is the document's figures: a tax row's base is
+// the row it was posted against, which the table does not show.
 
 import ExcelJS from 'exceljs';
+import Big from 'big.js';
 import type {
   TDocumentFolio,
   TDocumentRow,
   TDocumentTotals,
   TFolioDocument,
   TRenderedFile,
+  TTaxLine,
 } from '@folio-vault/shared/exports/folio-document';
 import { translator, type TLabel, type TTranslate } from '@folio-vault/shared/i18n/catalog';
 import { formatters, type TFormatters } from '@folio-vault/shared/i18n/format';
 import { currencyScale } from '@folio-vault/shared/ledger/money';
-import { appliedFilters, sourceText } from '../document-text.js';
+import {
+  appliedFilters,
+  balanceLabel,
+  folioNumberText,
+  propertyContactParts,
+  propertyTaxIdText,
+  sourceText,
+} from '../document-text.js';
 import { cardText, stayTexts } from '../stay-text.js';
 
 /** The table's columns, in order; `col` letters are what the formulas and the autofilter name. */
@@ -47,7 +62,8 @@ const TABLE = [
   { key: 'code', label: 'column.code', width: 9 },
   { key: 'description', label: 'column.description', width: 34 },
   { key: 'notes', label: 'column.notes', width: 22 },
-  { key: 'quantity', label: 'column.quantity', width: 7 },
+  // Wide enough for the tax summary's tax figures below the table (net, tax, gross: columns F–H).
+  { key: 'quantity', label: 'column.quantity', width: 11 },
   { key: 'amount', label: 'column.amount', width: 12 },
   { key: 'entry', label: 'column.entry', width: 10, centered: true },
   { key: 'voided', label: 'column.voided', width: 10, centered: true },
@@ -177,6 +193,8 @@ interface TContext {
   t: TTranslate;
   f: TFormatters;
   moneyFormat: string;
+  /** The currency's decimals: the balance's sign is read from the sum rounded to them. */
+  scale: number;
   local: (instant: Date) => Date;
   /** The table rows' cell styles by the row's look. */
   styles: Record<'plain' | 'voided' | 'pending', TRowStyles>;
@@ -236,8 +254,11 @@ function calendarDate(date: string): Date | string {
 function headingLines(document: TFolioDocument, t: TTranslate, f: TFormatters, dateFormat: string): TLine[] {
   const lines: TLine[] = [{ values: [document.property.name], font: TITLE }];
   const pair = (label: string, value: string | undefined): TLine => ({ values: [label, value ?? ''] });
-  if (document.property.address) lines.push({ values: [document.property.address] });
+  const contact = propertyContactParts(document.property, t).join(' · ');
+  for (const line of [document.property.address, propertyTaxIdText(document.property, t), contact]) if (line) lines.push({ values: [line] });
   lines.push(pair(t('source'), sourceText(document.source, t)));
+  const folioNumber = folioNumberText(document.folios.map((folio) => folio.id), t);
+  if (folioNumber) lines.push({ values: [folioNumber] });
   if (document.stay) {
     const stay = document.stay;
     const texts = stayTexts(stay, document.language, t, f);
@@ -319,23 +340,76 @@ function sumIfs(table: TTableRange, criteria: Array<[TColumnKey, string]>): stri
   return `SUMIFS(${range('amount')}${pairs})`;
 }
 
-/** A label in column A and a figure in the amount column: a formula with its cached value, or the value alone when the table is empty. */
-function figure(out: TContext, table: TTableRange, label: string, formula: string, value: string, font?: Partial<ExcelJS.Font>): void {
+/** A number from an exact decimal string, never -0. */
+const numberOf = (value: string | Big): number => {
+  const number = Number(value instanceof Big ? value.toFixed() : value);
+  return number === 0 ? 0 : number;
+};
+
+/**
+ * A label in column A and a figure in the amount column: a formula with its cached value, or the
+ * value alone when the table is empty. Answers the figure's row number.
+ */
+function figure(out: TContext, table: TTableRange, label: string, formula: string, value: string, font?: Partial<ExcelJS.Font>): number {
   const values: ExcelJS.CellValue[] = [label];
-  const result = Number(value);
+  const result = numberOf(value);
   values[COL.amount - 1] = table.last >= table.first ? { formula, result } : result;
   const row = out.sheet.addRow(values);
   if (font) row.font = font;
   row.getCell(COL.amount).numFmt = out.moneyFormat;
   row.commit();
+  return row.number;
 }
 
-/** Charges, payments and balance of the rows matching `criteria` (none: the whole table). */
+/**
+ * Charges, payments (negative) and the balance of the rows matching `criteria` (none: the whole
+ * table). The balance's label and amount are formulas over the two cells above it: its label by
+ * the sign of their sum rounded to the currency's decimals, its amount without the minus.
+ */
 function totalsBlock(out: TContext, table: TTableRange, totals: TDocumentTotals, criteria: Array<[TColumnKey, string]>): void {
   const { t } = out;
-  figure(out, table, t('totals.charges'), sumIfs(table, [...criteria, ['entry', t('entry.debit')]]), totals.charges);
-  figure(out, table, t('totals.payments'), `-${sumIfs(table, [...criteria, ['entry', t('entry.credit')]])}`, totals.payments);
-  figure(out, table, t('totals.balance'), criteria.length ? sumIfs(table, criteria) : `SUM($${LETTER.amount}$${table.first}:$${LETTER.amount}$${table.last})`, totals.balance, BOLD);
+  const charges = figure(out, table, t('totals.charges'), sumIfs(table, [...criteria, ['entry', t('entry.debit')]]), totals.charges);
+  const payments = figure(out, table, t('totals.payments'), sumIfs(table, [...criteria, ['entry', t('entry.credit')]]), new Big(totals.payments).neg().toFixed());
+  const sum = `ROUND($${LETTER.amount}$${charges}+$${LETTER.amount}$${payments},${out.scale})`;
+  const label = t(balanceLabel(totals.balance));
+  const amount = numberOf(new Big(totals.balance).abs());
+  const values: ExcelJS.CellValue[] = [
+    { formula: `IF(${sum}>0,${formulaString(t('totals.balanceDue'))},IF(${sum}<0,${formulaString(t('totals.credit'))},${formulaString(t('totals.balance'))}))`, result: label },
+  ];
+  values[COL.amount - 1] = { formula: `ABS(${sum})`, result: amount };
+  const row = out.sheet.addRow(values);
+  row.font = BOLD;
+  row.getCell(COL.amount).numFmt = out.moneyFormat;
+  row.commit();
+}
+
+/**
+ * The tax summary under totals, as the PDF's: its title, then per tax its label and the net it was
+ * charged on, the tax and the gross under the Notes, Qty and Amount columns ("—" for a net the
+ * document cannot know: the taxed rows left out by a filter).
+ */
+function taxSummary(out: TContext, lines: TTaxLine[] | undefined, all: boolean): void {
+  if (!lines?.length) return;
+  const { t } = out;
+  const money = (amount: string | undefined) => (amount === undefined ? '—' : numberOf(amount));
+  const row = (label: string, net: ExcelJS.CellValue, tax: ExcelJS.CellValue, gross: ExcelJS.CellValue, font?: Partial<ExcelJS.Font>) => {
+    const values: ExcelJS.CellValue[] = [label];
+    values[COL.notes - 1] = net;
+    values[COL.quantity - 1] = tax;
+    values[COL.amount - 1] = gross;
+    const added = out.sheet.addRow(values);
+    if (font) added.font = font;
+    for (const column of [COL.notes, COL.quantity, COL.amount]) {
+      const cell = added.getCell(column);
+      cell.alignment = { horizontal: 'right' };
+      if (typeof cell.value === 'number') cell.numFmt = out.moneyFormat;
+    }
+    added.commit();
+  };
+  add(out, { values: [] });
+  add(out, { values: [`${t('taxSummary')}${all ? ` — ${t('totals.all')}` : ''}`], font: BOLD });
+  row(t('taxSummary.rate'), t('taxSummary.net'), t('taxSummary.tax'), t('taxSummary.gross'), BOLD);
+  for (const line of lines) row(line.label, money(line.net), money(line.tax), money(line.gross));
 }
 
 function folioTotals(out: TContext, table: TTableRange, folio: TDocumentFolio, label: string): void {
@@ -349,6 +423,7 @@ function folioTotals(out: TContext, table: TTableRange, folio: TDocumentFolio, l
     figure(out, table, t(subtotalLabel), sumIfs(table, [['folio', label], ...entry]), section.subtotal);
   }
   totalsBlock(out, table, folio.totals, [['folio', label]]);
+  taxSummary(out, folio.taxes, false);
 }
 
 export async function writeFolioXlsx(document: TFolioDocument, outputPath: string): Promise<TRenderedFile> {
@@ -390,6 +465,7 @@ export async function writeFolioXlsx(document: TFolioDocument, outputPath: strin
     t,
     f,
     moneyFormat: formats.money,
+    scale: currencyScale(document.currency),
     local: wallClock(document.timezone),
     styles: { plain: rowStyles(undefined, formats), voided: rowStyles(VOIDED_FONT, formats), pending: rowStyles(PENDING_FONT, formats) },
   };
@@ -417,6 +493,7 @@ export async function writeFolioXlsx(document: TFolioDocument, outputPath: strin
     add(out, { values: [] });
     add(out, { values: [t('totals.all')], font: BOLD });
     totalsBlock(out, table, document.grandTotals, []);
+    taxSummary(out, document.grandTaxes, true);
   }
 
   sheet.commit();

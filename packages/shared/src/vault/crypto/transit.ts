@@ -84,11 +84,17 @@ export async function sealStored(publicKeys: TKeyring, plaintext: Buffer, aad: s
 }
 
 export async function openStored(privateKeys: TKeyring, stored: Buffer, aad: string): Promise<Buffer> {
-  const idLength = stored[1] ?? 0;
-  if (stored[0] !== STORED_VERSION || stored.length < 2 + idLength + ENC_BYTES + 16) throw new Error('sealed secret has an unknown layout');
-  const keyId = stored.subarray(2, 2 + idLength).toString('utf8');
+  const keyId = storedKeyId(stored);
+  const idLength = Buffer.byteLength(keyId, 'utf8');
   const enc = stored.subarray(2 + idLength, 2 + idLength + ENC_BYTES);
   return openWith(privateKeys, { keyId, enc, ct: stored.subarray(2 + idLength + ENC_BYTES) }, aad);
+}
+
+/** The id of the worker key a stored secret was sealed to (what opens it), read without opening it. */
+export function storedKeyId(stored: Buffer): string {
+  const idLength = stored[1] ?? 0;
+  if (stored[0] !== STORED_VERSION || stored.length < 2 + idLength + ENC_BYTES + 16) throw new Error('sealed secret has an unknown layout');
+  return stored.subarray(2, 2 + idLength).toString('utf8');
 }
 
 // An X25519 private key in PKCS#8 DER is this fixed prefix and the 32 key bytes (RFC 8410).
