@@ -9,6 +9,7 @@ import { ROOT, type TSpawned } from '@folio-vault/test-kit/processes';
 import { killGroup, logLines, startApiProcess, startWorkerProcess, until } from './support/faults.js';
 import { startOtlpReceiver, type TOtlpReceiver, type TReceivedSpan } from '@folio-vault/test-kit/otlp-receiver';
 import { findCvvs, findPans, withoutJsonNumbers } from './support/secret-scan.js';
+import { COMPANY, importFrenchHotel } from './support/fiscal-fixture.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
 import { createWorld, type TWorld } from './support/world.js';
 
@@ -16,7 +17,8 @@ import { createWorld, type TWorld } from './support/world.js';
  * Tracing (docs/operations.md#tracing): the API and the worker run as processes of their own with
  * OTEL_* set, exporting to a real OTLP/HTTP receiver started here — the API in protobuf, the worker
  * (and its render processes) in JSON. A tokenize, a forward to an HTTPS gateway, an export that
- * delivers its webhook, and a night audit of 20 sources each make one trace across the processes,
+ * delivers its webhook, a night audit of 20 sources and an invoice issued (property 2, a French
+ * hotel: support/fiscal-fixture.ts) each make one trace across the processes,
  * checked by trace and span ids; then every exported span is scanned for the card, the CVV, the
  * holder's name, the JWTs, the webhook secret, the link's signature and the forward's template.
  * That the processes load no tracing code with tracing off is checked on the compiled service
@@ -52,10 +54,10 @@ const hooks = new WebhookReceiver();
 /** What must never be in a span, gathered as the tests make it. */
 const secrets = { jwts: [] as string[], webhookSecrets: [] as string[], signatures: [] as string[] };
 
-const headers = (scope = 'use:payment read:payment write:payment') => {
-  const token = world.token({ properties: [1], scope });
+const headers = (scope = 'use:payment read:payment write:payment', property = '1') => {
+  const token = world.token({ properties: [Number(property)], scope });
   secrets.jwts.push(token);
-  return { Authorization: `Bearer ${token}`, 'X-Property-Id': '1' };
+  return { Authorization: `Bearer ${token}`, 'X-Property-Id': property };
 };
 const vault = () => ({ ...headers(), 'SVC-Tokenization-Mode': 'test' });
 
@@ -104,6 +106,7 @@ beforeAll(async () => {
   // The ledger through this process's own API, which is not traced.
   const imported = await request(world.url).post('/accounting/v1.0/import').set(headers()).send(LEDGER);
   expect(imported.status, imported.text).toBe(200);
+  await importFrenchHotel(world, world.token({ properties: [2], scope: 'read:payment write:payment' }), [501], 2);
   modulesDir = mkdtempSync(join(tmpdir(), 'fvt-modules-'));
   const tracing = {
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
@@ -112,7 +115,7 @@ beforeAll(async () => {
     LOADED_MODULES_DIR: modulesDir,
   };
   [api, worker] = await Promise.all([
-    startApiProcess({ ...world.env, ...tracing, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' }),
+    startApiProcess({ ...world.env, ...tracing, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf', LOG_LEVEL: 'debug' }),
     startWorkerProcess({ ...world.env, ...tracing, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', EXPORT_CONCURRENCY: '2' }),
   ]);
 }, 90_000);
@@ -156,8 +159,8 @@ describe('one trace from the request to the worker, the render processes, the ga
 
     const [done] = logLines(worker, 'job done').filter((line) => line.jobId === processed.attributes['bullmq.job.id']);
     expect(done).toMatchObject({ trace_id: processed.traceId, span_id: processed.spanId });
-    // pino-http's line of the request, in the API's process.
-    const [completed] = logLines(api.process, 'request completed').filter((line) => line.requestId === res.headers['x-request-id']);
+    // pino-http's line of the request (at debug), in the API's process.
+    const completed = await until(async () => logLines(api.process, 'request completed').find((line) => line.requestId === res.headers['x-request-id']), 10_000, 'the request\'s log line');
     expect(completed).toMatchObject({ trace_id: server.traceId, span_id: server.spanId });
   });
 
@@ -254,6 +257,26 @@ describe('one trace from the request to the worker, the render processes, the ga
     expect(batchTrace.filter((span) => span.name.startsWith('render') || span.name === 'process night-audit-export')).toEqual([]);
   });
 
+  it('an invoice: its issue (the number taken) and validation in the API, its files rendered and stored by the worker', async () => {
+    const issued = await request(api.url).post('/fiscal-document/v1/invoices').set(headers('read:payment write:payment', '2'))
+      .send({ sourceKind: 'RESERVATION', sourceId: 501, recipient: { type: 'COMPANY', id: COMPANY.id }, formats: ['FACTURX', 'CII', 'UBL'] });
+    expect(issued.status, issued.text).toBe(201);
+    const invoiceId = issued.body.id as string;
+
+    const server = await serverSpan('/fiscal-document/v1/invoices');
+    const issue = await child(server, 'invoice issue');
+    expect(issue.attributes).toMatchObject({ 'folio.property_id': '2', 'folio.invoice.id': invoiceId, 'folio.invoice.number': issued.body.number, 'folio.invoice.folios': 1, 'folio.invoice.formats': ['FACTURX', 'CII', 'UBL'] });
+    const validation = await child(issue, 'invoice validation');
+    expect([validation.attributes['folio.invoice.rows'], validation.status.code]).toEqual([14, 0]);
+    const processed = await child(await child(server, 'add folio-export.render-fiscal-document'), 'process folio-export');
+    const render = await child(processed, 'render Factur-X');
+    await child(render, 'render facturx');
+    await receiver.until((all) => all.filter((span) => span.parentSpanId === processed.spanId && span.name === 'storage upload').length === 3);
+    expect(childNamed(processed, 'storage upload').map((span) => span.attributes['folio.storage.key']).sort()).toEqual(
+      ['cii.xml', 'factur-x.pdf', 'ubl.xml'].map((file) => `fiscal/2/${invoiceId}/${file}`),
+    );
+  });
+
   it('makes no trace of its own for BullMQ\'s polling and housekeeping, or for a Redis command outside a traced request or job', () => {
     const roots = spans().filter((span) => span.parentSpanId === '');
     const kinds = roots.map((span) => (span.kind === KIND.server ? 'request' : span.kind === KIND.consumer && span.links.length === 1 ? 'linked piece' : span.name));
@@ -280,11 +303,13 @@ describe('one trace from the request to the worker, the render processes, the ga
       jwts: secrets.jwts.filter((jwt) => text.includes(jwt) || text.includes(jwt.split('.')[2]!)),
       webhookSecrets: secrets.webhookSecrets.filter((secret) => text.includes(secret) || text.includes(secret.slice('whsec_'.length))),
       signatures: secrets.signatures.filter((signature) => text.includes(signature)),
+      // The invoice's buyer: never recorded.
+      buyer: [COMPANY.name, COMPANY.vatId, COMPANY.email].filter((value) => text.includes(value)),
       // Neither the template nor its path: a forward is named by its destination.
       template: text.includes('{{card') || text.includes('/v1/charges'),
     };
     expect(secrets.jwts.length * secrets.webhookSecrets.length * secrets.signatures.length).toBeGreaterThan(0);
-    expect(hits).toEqual({ pans: [], cvvs: [], holder: false, masked: false, jwts: [], webhookSecrets: [], signatures: [], template: false });
+    expect(hits).toEqual({ pans: [], cvvs: [], holder: false, masked: false, jwts: [], webhookSecrets: [], signatures: [], buyer: [], template: false });
   });
 
   it('the traced processes (render processes included) loaded the SDK, the instrumentations and bullmq-otel', async () => {

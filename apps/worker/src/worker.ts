@@ -114,7 +114,7 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
 
   const nightAuditSource = nightAuditSourceHandler(auditor, logger);
   // The render sweep queues fiscal renders on the export queue: a producer of its own for the worker's life.
-  const fiscalQueue = quiet(new Queue(QUEUE_NAMES.export, { connection, prefix: config.QUEUE_PREFIX }));
+  const fiscalQueue = quiet(new Queue(QUEUE_NAMES.export, { connection, prefix: config.QUEUE_PREFIX, ...queueTelemetry() }));
   const fiscal = new FiscalRenderer(pool, storage, fiscalFileBuilders(renderer), webhooks.outbox, fiscalQueue);
 
   const vault = startVaultWorkers(config, deps, countedKeys(keys, metrics), jobKeys, coverage);

@@ -251,7 +251,7 @@ export async function startOtlpReceiver(options: { countOnly?: boolean } = {}): 
     async until(done, timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;
       while (!done(spans)) {
-        if (Date.now() > deadline) throw new Error(`the spans expected did not arrive in ${timeoutMs} ms; received: ${spans.map((s) => s.name).join(', ')}`);
+        if (Date.now() > deadline) throw new Error(`the spans expected did not arrive in ${timeoutMs} ms; received: ${spans.map((s) => s.name).filter((name) => !/^(pg\.query|evalsha)/.test(name)).join(', ')}`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       return spans;

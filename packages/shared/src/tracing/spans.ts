@@ -8,6 +8,8 @@
 import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Context, type Link, type Span, type SpanContext } from '@opentelemetry/api';
 import type { JobsOptions, Telemetry } from 'bullmq';
 
+export type { Span };
+
 /** The tracer of the service's own spans (the provider's once one is registered: a proxy until then). */
 const tracer = () => trace.getTracer('folio-vault');
 
