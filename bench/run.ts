@@ -5,7 +5,7 @@
  * HTML comment), so `--only` re-measures some benchmarks and keeps the others' last figures.
  *
  *   npm run bench                                   # everything, full sizes (slow: tens of minutes)
- *   npm run bench -- --only export,tokenize         # export | export-small | export-memory | invoice | tokenize | tokenize-open-loop | night-audit | render | listing | latency | forward | key-custody | tenants
+ *   npm run bench -- --only export,tokenize         # export | export-small | export-memory | invoice | tokenize | tokenize-open-loop | night-audit | render | listing | latency | forward | key-custody | tenants | tracing
  *   npm run bench:quick                             # small sizes, a smoke check; writes out/benchmarks-quick.md
  *   npm run bench -- --only export --export-rows 1000,5000   # some export sizes only
  *   npm run bench -- --out /tmp/bench.md
@@ -21,7 +21,7 @@ import type { TRun } from './report/format.js';
 import { machine } from './support/machine.js';
 import { parseCommandLine } from '../scripts/cli-support.js';
 
-const BENCHMARKS = ['render', 'listing', 'export', 'export-small', 'export-memory', 'invoice', 'tokenize', 'tokenize-open-loop', 'latency', 'forward', 'key-custody', 'night-audit', 'tenants'] as const;
+const BENCHMARKS = ['render', 'listing', 'export', 'export-small', 'export-memory', 'invoice', 'tokenize', 'tokenize-open-loop', 'latency', 'forward', 'key-custody', 'night-audit', 'tenants', 'tracing'] as const;
 type TName = (typeof BENCHMARKS)[number];
 
 /** Script, arguments and environment of each benchmark, full and quick. */
@@ -47,6 +47,7 @@ const PLAN: Record<TName, { script: string; full: { args?: string[]; env?: Recor
     full: {},
     quick: { env: { BENCH_TENANTS_BATCH_FOLIOS: '200', BENCH_TENANTS_IMPORT_FOLIOS: '200', BENCH_TENANTS_IDLE_EXPORTS: '5', BENCH_TENANTS_LISTING_ROWS: '20000', BENCH_TENANTS_HEAVY_SECONDS: '4' } },
   },
+  tracing: { script: 'bench/scenarios/tracing.ts', full: {}, quick: { args: ['--duration', '3', '--export-seconds', '3'] } },
 };
 
 const USAGE = `

@@ -6,6 +6,7 @@
 import { startLocalServices } from '@folio-vault/dev-services/provision';
 import { bootstrap } from '@folio-vault/shared/bootstrap';
 import { createMetrics } from '@folio-vault/shared/metrics';
+import { startTracing } from '@folio-vault/shared/tracing/start';
 import { parseCommandLine } from './cli-support.js';
 
 const { values } = parseCommandLine('start', `
@@ -17,9 +18,13 @@ ports with their data in DIR, and stopped with the service. Ctrl-C or SIGTERM st
 worker, then those servers. A server an earlier start left running in DIR is taken over.
   --data-dir DIR   where the local servers keep their data (default .data)`, { options: { 'data-dir': { type: 'string', default: '.data' } } });
 
-// The API and the worker load after the command line is read: `--help` answers without them.
+// Tracing starts before the API and the worker load (tracing/start.ts), and they load after the
+// command line is read: `--help` answers without them.
+const tracing = await startTracing('all');
 const { startApiAndWorker } = await import('./run-together.js');
 const bootstrapped = await bootstrap('all', { services: startLocalServices(values['data-dir']) });
+// Registered first, so it runs last: the spans of the closing are sent too.
+bootstrapped.onShutdown(() => tracing.shutdown());
 // One process, one metrics registry: the API's /metrics shows the jobs and renders too.
 const { api } = await startApiAndWorker(bootstrapped, { metrics: createMetrics() });
 

@@ -28,7 +28,8 @@ import { binaryBody } from './support/binary-body.js';
  * is new: the compiled migration command creates it and applies every migration as the schema's
  * owner, then the API and the worker start with their own roles' URLs only, as production runs
  * them (docs/operations.md#database-roles). The build writes the workspaces' dist/ folders in place
- * (tsc -b: only what changed since the last build).
+ * (tsc -b: only what changed since the last build). No OTEL_* is set: tracing is off, and the
+ * processes, render processes included, load no tracing code (docs/operations.md#tracing).
  */
 const run = promisify(execFile);
 const MIGRATIONS = readdirSync(join(ROOT, 'packages/shared/src/db/migrations')).filter((file) => file.endsWith('.sql')).sort();
@@ -45,6 +46,8 @@ let queuePrefix: string;
 let token: string;
 let dir: string;
 let migrated: TSpawned;
+/** Where each service process lists the modules it loaded, at exit (support/record-modules.mjs). */
+let modulesDir: string;
 
 /** A compiled entry point as the image's CMD runs it: `node <file>`, only the given environment. */
 function spawnNode(script: string, env: Record<string, string>): TSpawned {
@@ -81,6 +84,7 @@ beforeAll(async () => {
   console.warn(`compiled-start: npm run build took ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
   dir = await mkdtemp(join(tmpdir(), 'fv-compiled-'));
+  modulesDir = mkdtempSync(join(dir, 'modules-'));
   s3 = await provisionServices({ env: process.env, mode: 'ephemeral', need: { s3: true } });
   const database = new URL(inject('postgresUrl'));
   database.pathname = `/${testDatabaseName()}`;
@@ -97,6 +101,8 @@ beforeAll(async () => {
     MINIO_SECRET_KEY: s3.env.MINIO_SECRET_KEY ?? process.env.MINIO_SECRET_KEY!,
     MINIO_BUCKET: `fvt-${randomBytes(4).toString('hex')}`,
     EXPORT_LINK_KEY: keys.EXPORT_LINK_KEY!,
+    NODE_OPTIONS: `--import=${join(ROOT, 'test/support/record-modules.mjs')}`,
+    LOADED_MODULES_DIR: modulesDir,
   };
   // Production keeps no key in the environment: the worker's are split components (two custodians),
   // and the API's job signing key is a set of its own.
@@ -248,5 +254,14 @@ describe('the compiled service under plain node', () => {
     expect(await api.exited).toBe(0);
     expect(await worker.exited).toBe(0);
     expect(worker.output()).toMatch(/"msg":"stopped"/);
+  });
+
+  it('loaded no OpenTelemetry SDK, exporter or instrumentation, nor bullmq-otel, with tracing off', () => {
+    const loaded = readdirSync(modulesDir).map((file) => readFileSync(join(modulesDir, file), 'utf8').split('\n'));
+    // The API, the worker and the worker's render processes; each loaded pg or React.
+    expect(loaded.length).toBe(2 + RENDER_PROCESSES);
+    expect(loaded.every((modules) => modules.some((file) => /node_modules\/(pg|react)\//.test(file)))).toBe(true);
+    const tracing = loaded.flat().filter((file) => /node_modules\/(@opentelemetry\/(?!api\/)|bullmq-otel\/|require-in-the-middle\/|import-in-the-middle\/)/.test(file));
+    expect(tracing).toEqual([]);
   });
 });

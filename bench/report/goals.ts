@@ -9,9 +9,11 @@
 // export. Absolute bounds: memory growth (a large export against a small one on
 // the same worker), and what a hostile gateway answer may cost: the time it holds the worker's event
 // loop, and another property's tokenize latency beside it (a limit a tenant sees, whatever the
-// machine). A goal whose figures the run lacks says so.
+// machine), and tracing every request against tracing none, in the same run. A goal whose figures
+// the run lacks says so.
 import type { TExportMemoryResult } from '../scenarios/export-memory.js';
 import type { TExportSmallResult } from '../scenarios/export-small.js';
+import type { TTracingResult } from '../scenarios/tracing.js';
 import type { TExportResult } from './export-e2e.js';
 import { int, mark, msText, renderProcesses, sec, table, type TRun } from './format.js';
 import type { TForwardResult } from './forward-overhead.js';
@@ -42,6 +44,8 @@ export const GOALS = {
   hostileAnswerEventLoopMs: 100,
   /** Another property's tokenize p99 while four clients forward hostile answers (ms). */
   tokenizeBesideHostileMs: 1000,
+  /** Tokenize's requests/s and small exports' exports/s with every request traced, over the same with tracing off. */
+  tracedOfUntraced: 0.85,
 } as const;
 
 /** The floor each of tokenize's shapes is read against: its own shape, with one job a request. */
@@ -211,6 +215,17 @@ function memoryGoals(run: TRun | undefined): TGoal[] {
   });
 }
 
+function tracingGoals(run: TRun | undefined): TGoal[] {
+  const result = run?.result as TTracingResult | undefined;
+  const goal = (path: string, ratio: number | undefined): TGoal => ({
+    path,
+    goal: `≥ ${GOALS.tracedOfUntraced} of the same with tracing off`,
+    run,
+    outcome: ratio === undefined ? undefined : { measured: ratio.toFixed(2), met: ratio >= GOALS.tracedOfUntraced },
+  });
+  return [goal('tokenize, every request traced (sampling 1.0)', result?.tokenizeRatio), goal('small exports, every request traced', result?.exportRatio)];
+}
+
 function tenantsGoals(run: TRun | undefined): TGoal[] {
   const result = run?.result as TTenantsResult | undefined;
   if (!result) return [{ path: 'many hotels on one service', goal: 'bench/report/tenants.ts', run }];
@@ -228,6 +243,7 @@ export function goalsTable(runs: Partial<Record<string, TRun>>): string {
     ...memoryGoals(runs['export-memory']),
     invoiceGoal(runs.invoice),
     ...tenantsGoals(runs.tenants),
+    ...tracingGoals(runs.tracing),
   ];
   return table(
     ['path', 'goal', 'measured', ''],

@@ -18,6 +18,7 @@ import { tenantsSection } from './tenants.js';
 import { tokenizeLatencySection } from './tokenize-latency.js';
 import { tokenizeSection } from './tokenize-load.js';
 import { openLoopSection } from './tokenize-open-loop.js';
+import { tracingSection } from './tracing.js';
 
 /** Each benchmark's section, in the report's order. */
 const SECTIONS: Array<[string, (run: TRun) => string[]]> = [
@@ -34,6 +35,7 @@ const SECTIONS: Array<[string, (run: TRun) => string[]]> = [
   ['forward', forwardSection],
   ['key-custody', keyCustodySection],
   ['listing', listingSection],
+  ['tracing', tracingSection],
 ];
 
 /** The machine the figures were measured on (each result names its own), or the writer's when there are none. */
@@ -79,7 +81,7 @@ export function renderReport(runs: Partial<Record<string, TRun>>, written: TMach
     '',
     '```sh',
     'npm run bench                                  # everything (tens of minutes on 2 cores)',
-    'npm run bench -- --only export,tokenize        # some: export | export-small | export-memory | invoice | tokenize | tokenize-open-loop | night-audit | render | listing | latency | forward | key-custody | tenants',
+    'npm run bench -- --only export,tokenize        # some: export | export-small | export-memory | invoice | tokenize | tokenize-open-loop | night-audit | render | listing | latency | forward | key-custody | tenants | tracing',
     'npm run bench:quick                            # smoke check at small sizes → out/benchmarks-quick.md',
     'npm run bench -- --report-only                 # this file again from its stored figures, no benchmark',
     'npx tsx bench/scenarios/export-e2e.ts --rows 1000,5000   # one benchmark by hand, printed only',
@@ -92,6 +94,7 @@ export function renderReport(runs: Partial<Record<string, TRun>>, written: TMach
     'BENCH_NIGHT_AUDIT_FOLIOS=1000 BENCH_NIGHT_AUDIT_CONFIGS=1x1,2x1 npx tsx bench/scenarios/night-audit.ts',
     'BENCH_TENANTS_BATCH_FOLIOS=300 BENCH_TENANTS_IMPORT_FOLIOS=200 npx tsx bench/scenarios/tenants.ts',
     'BENCH_INVOICE_FOLIOS=10 npx tsx bench/scenarios/fiscal-invoice.ts',
+    'npx tsx bench/scenarios/tracing.ts --duration 10 --export-seconds 10',
     '```',
     '',
     'Redis and PostgreSQL: `REDIS_URL` / `DATABASE_URL` when set, else local `redis-server` and PostgreSQL binaries started in a temporary directory (each run gets a fresh database). `pdfinfo` (poppler-utils) is used to check page counts when installed.',

@@ -5,6 +5,7 @@ import { createPgPool, createPgProbe, createRedis, pgBudgetOf, quiet, type TPgPo
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { closeConnections, type TCloser } from '@folio-vault/shared/shutdown';
 import { createStorage } from '@folio-vault/shared/storage/create-storage';
+import { queueTelemetry } from '@folio-vault/shared/tracing/spans';
 import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
 
 /**
@@ -38,7 +39,8 @@ export async function openApiResources(config: TApiConfig, connections: Connecti
   // Requests' budgets: a request over one answers 503 naming PostgreSQL (errors.ts).
   const pool = watchPgPool(createPgPool(config.API_DATABASE_URL, { max: config.PG_POOL_SIZE, budget: pgBudgetOf(config, 'api') }), connections);
   const pgProbe = createPgProbe(config.API_DATABASE_URL);
-  const queueOptions = { connection: redis, prefix: config.QUEUE_PREFIX };
+  // With tracing on, every job added carries the request's trace (tracing/bullmq-telemetry.ts).
+  const queueOptions = { connection: redis, prefix: config.QUEUE_PREFIX, ...queueTelemetry() };
   const openQueue = (name: string) => quiet(new Queue(name, queueOptions));
   // QueueEvents read with a blocking XREAD: each gets a connection of its own.
   const eventConnections: TRedisClient[] = [];

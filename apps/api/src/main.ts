@@ -1,9 +1,15 @@
-import { bootstrap, SETTINGS_REFUSED_EXIT_CODE } from '@folio-vault/shared/bootstrap';
-import { KeySetupError } from '@folio-vault/shared/vault/keys/key-provider';
-import { startApi, type TRunningApi } from './server.js';
+import { startTracing } from '@folio-vault/shared/tracing/start';
+
+// Tracing first: the modules it instruments (http, express, pg, ioredis) load after it has started.
+const tracing = await startTracing('api');
+const { bootstrap, SETTINGS_REFUSED_EXIT_CODE } = await import('@folio-vault/shared/bootstrap');
+const { KeySetupError } = await import('@folio-vault/shared/vault/keys/key-provider');
+const { startApi } = await import('./server.js');
 
 const { config, logger, onShutdown } = await bootstrap('api');
-let api: TRunningApi;
+// Registered first, so it runs last: the spans of the API's own closing are sent too.
+onShutdown(() => tracing.shutdown());
+let api: Awaited<ReturnType<typeof startApi>>;
 try {
   api = await startApi(config, logger);
 } catch (error) {

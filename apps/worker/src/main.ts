@@ -1,9 +1,15 @@
-import { bootstrap, SETTINGS_REFUSED_EXIT_CODE } from '@folio-vault/shared/bootstrap';
-import { KeySetupError } from '@folio-vault/shared/vault/keys/key-provider';
-import { startWorker, type TRunningWorker } from './worker.js';
+import { startTracing } from '@folio-vault/shared/tracing/start';
+
+// Tracing first: the modules it instruments (http, pg, ioredis) load after it has started.
+const tracing = await startTracing('worker');
+const { bootstrap, SETTINGS_REFUSED_EXIT_CODE } = await import('@folio-vault/shared/bootstrap');
+const { KeySetupError } = await import('@folio-vault/shared/vault/keys/key-provider');
+const { startWorker } = await import('./worker.js');
 
 const { config, logger, onShutdown } = await bootstrap('worker');
-let worker: TRunningWorker;
+// Registered first, so it runs last: the spans of the jobs finished while stopping are sent too.
+onShutdown(() => tracing.shutdown());
+let worker: Awaited<ReturnType<typeof startWorker>>;
 try {
   worker = await startWorker(config, logger);
 } catch (error) {

@@ -7,6 +7,7 @@ import type { Logger } from '@folio-vault/shared/logger';
 import { createMetrics, type TMetrics } from '@folio-vault/shared/metrics';
 import { QUEUE_NAMES, queuesOf, type TQueueName } from '@folio-vault/shared/queues';
 import { createStorage } from '@folio-vault/shared/storage/create-storage';
+import { queueTelemetry } from '@folio-vault/shared/tracing/spans';
 import { ExportStore } from '@folio-vault/shared/exports/export-store';
 import { namePreparedStatements } from '@folio-vault/shared/db/prepared';
 import { measureOn } from '@folio-vault/shared/performance-measures';
@@ -108,12 +109,12 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   // Webhook deliveries (their own queue); export and night-audit ends are announced through its outbox.
   const webhooks = startWebhookWorker(config, { ...deps, storage, transitKeys: keys.transitKeys }, options.webhookInternals);
   const exporter = new FolioExporter(pool, exportStore, storage, renderer, config.EXPORT_RETENTION_SECONDS, webhooks.outbox, config.EXPORT_MAX_ROWS);
-  const flows = quiet(new FlowProducer({ connection, prefix: config.QUEUE_PREFIX }));
+  const flows = quiet(new FlowProducer({ connection, prefix: config.QUEUE_PREFIX, ...queueTelemetry() }));
   const auditor = new NightAuditor(pool, exporter, storage, flows, webhooks.outbox, config.NIGHT_AUDIT_RETENTION_DAYS, config.NIGHT_AUDIT_MAX_RUNNING_PER_PROPERTY);
 
   const nightAuditSource = nightAuditSourceHandler(auditor, logger);
   // The render sweep queues fiscal renders on the export queue: a producer of its own for the worker's life.
-  const fiscalQueue = quiet(new Queue(QUEUE_NAMES.export, { connection, prefix: config.QUEUE_PREFIX }));
+  const fiscalQueue = quiet(new Queue(QUEUE_NAMES.export, { connection, prefix: config.QUEUE_PREFIX, ...queueTelemetry() }));
   const fiscal = new FiscalRenderer(pool, storage, fiscalFileBuilders(renderer), webhooks.outbox, fiscalQueue);
 
   const vault = startVaultWorkers(config, deps, countedKeys(keys, metrics), jobKeys, coverage);
@@ -141,9 +142,11 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   // Every property's daily night audit, as the properties table says (also kept in step on import),
   // and the vault sweep: job schedulers, upserted from here on every worker start.
   const schedulerConnection = watchRedis(createRedis(config, 'producer'), connections);
-  const nightAuditQueue = new Queue(QUEUE_NAMES.nightAudit, { connection: schedulerConnection, prefix: config.QUEUE_PREFIX });
-  const vaultQueue = new Queue(QUEUE_NAMES.vault, { connection: schedulerConnection, prefix: config.QUEUE_PREFIX });
-  const exportQueue = new Queue(QUEUE_NAMES.export, { connection: schedulerConnection, prefix: config.QUEUE_PREFIX });
+  // With tracing on, the scheduled runs are marked untraced from the first (tracing/bullmq-telemetry.ts).
+  const schedulerOptions = { connection: schedulerConnection, prefix: config.QUEUE_PREFIX, ...queueTelemetry() };
+  const nightAuditQueue = new Queue(QUEUE_NAMES.nightAudit, schedulerOptions);
+  const vaultQueue = new Queue(QUEUE_NAMES.vault, schedulerOptions);
+  const exportQueue = new Queue(QUEUE_NAMES.export, schedulerOptions);
   const warnNotSynced = (what: string) => (error: unknown) => {
     logger.warn({ err: { message: (error as Error).message } }, `${what} not synced`);
     return 0;

@@ -227,3 +227,32 @@ export const trustProxySetting = z
     }
     return entries;
   });
+
+/**
+ * OTEL_EXPORTER_OTLP_HEADERS: `name=value,name=value`, each value percent-decoded (the OpenTelemetry
+ * specification's form). The messages name the entry's position, never its text: a value is a
+ * collector's credential.
+ */
+export const otlpHeaders = z
+  .string()
+  .optional()
+  .transform((value, ctx) => {
+    if (value === undefined || value.trim() === '') return undefined;
+    const headers: Record<string, string> = {};
+    for (const [index, entry] of value.split(',').entries()) {
+      const at = entry.indexOf('=');
+      const name = at > 0 ? entry.slice(0, at).trim() : '';
+      let decoded: string | undefined;
+      try {
+        decoded = decodeURIComponent(entry.slice(at + 1).trim());
+      } catch {
+        decoded = undefined;
+      }
+      if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(name) || decoded === undefined || /[\r\n\0]/.test(decoded)) {
+        ctx.addIssue({ code: 'custom', message: `entry ${index + 1} must be name=value (the value percent-encoded)` });
+        return z.NEVER;
+      }
+      headers[name.toLowerCase()] = decoded;
+    }
+    return headers;
+  });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { TKeyring } from './vault/crypto/keyring.js';
 import { parseDestinations, resolveDestinationSecrets, type TForwardDestination, type TResolvedDestination } from './vault/forward/destinations.js';
-import { booleanSetting, healthPort, keyLabelsSetting, keyringSetting, limitCount, measureList, optionalText, port, positiveMs, redisUrl, retrySchedule, sentinelList, singleKeySetting, trustProxySetting, urlWithProtocols, wholeNumberIn, workerQueueList } from './config-fields.js';
+import { booleanSetting, healthPort, otlpHeaders, keyLabelsSetting, keyringSetting, limitCount, measureList, optionalText, port, positiveMs, redisUrl, retrySchedule, sentinelList, singleKeySetting, trustProxySetting, urlWithProtocols, wholeNumberIn, workerQueueList } from './config-fields.js';
 import { WORKER_QUEUE_GROUP_NAMES } from './queues.js';
 import { PERFORMANCE_MEASURE_NAMES } from './performance-measures.js';
 import { DATABASE_ROLES, roleUrlOf } from './db/roles.js';
@@ -60,6 +60,69 @@ const DEPLOYMENT_SETTINGS = {
   FLEET_WORKER_PROCESSES: wholeNumberIn(1, 1000).default(1).meta({
     readBy: 'both',
     description: 'Worker processes that share the PostgreSQL server, for the same budget. Give every process the same value.',
+  }),
+};
+
+/**
+ * Tracing (docs/operations.md#tracing): the OpenTelemetry settings of their standard names, off unless
+ * a collector is named. Every process reads them before anything else (tracing/start.ts), and with
+ * tracing off loads none of the tracing code; a bad value stops the start with its one line here.
+ */
+const TRACING_SETTINGS = {
+  OTEL_EXPORTER_OTLP_ENDPOINT: urlWithProtocols(['http:', 'https:'])
+    .optional()
+    .meta({
+      readBy: 'both',
+      accepts: '`http://` or `https://` URL',
+      description:
+        'The OTLP/HTTP collector\'s base URL: spans go to its `/v1/traces`. Tracing is on when this or ' +
+        '`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is set (and `OTEL_SDK_DISABLED` is not `true`); unset, no tracing code is loaded ' +
+        '([operations.md](operations.md#tracing)).',
+    }),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: urlWithProtocols(['http:', 'https:'])
+    .optional()
+    .meta({ readBy: 'both', accepts: '`http://` or `https://` URL', description: 'The full URL spans are sent to, used as it is; wins over `OTEL_EXPORTER_OTLP_ENDPOINT`.' }),
+  OTEL_EXPORTER_OTLP_PROTOCOL: z
+    .enum(['http/protobuf', 'http/json'], { error: 'must be http/protobuf or http/json (gRPC is not supported)' })
+    .default('http/protobuf')
+    .meta({ readBy: 'both', description: 'How spans are encoded over OTLP/HTTP.' }),
+  OTEL_EXPORTER_OTLP_HEADERS: otlpHeaders.meta({
+    readBy: 'both',
+    accepts: '`name=value,name=value` (values percent-encoded)',
+    description: 'Headers sent with every export (a collector\'s API key, say); never logged.',
+  }),
+  OTEL_SERVICE_NAME: z
+    .string()
+    .regex(/^[A-Za-z0-9._/-]{1,128}$/, 'must be 1-128 of A-Z a-z 0-9 . _ / -')
+    .optional()
+    .meta({
+      readBy: 'both',
+      accepts: '1–128 of `A-Za-z0-9._/-`',
+      description: 'The `service.name` of the process\'s spans; unset: `folio-vault-api`, `folio-vault-worker` or `folio-vault` (`npm start`). A worker\'s render processes take the worker\'s.',
+    }),
+  OTEL_TRACES_SAMPLER: z
+    .enum(['parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio', 'always_on', 'always_off', 'traceidratio'])
+    .default('parentbased_always_on')
+    .meta({
+      readBy: 'both',
+      description:
+        'Which traces are recorded. A trace starts at the API\'s request (or at a job nobody traced): the ratio samplers keep ' +
+        '`OTEL_TRACES_SAMPLER_ARG` of them, and a job\'s spans follow the decision made for the request that added it.',
+    }),
+  OTEL_TRACES_SAMPLER_ARG: z.coerce
+    .number({ error: 'must be a number from 0 to 1' })
+    .min(0, 'must be a number from 0 to 1')
+    .max(1, 'must be a number from 0 to 1')
+    .default(1)
+    .meta({ readBy: 'both', accepts: 'a fraction from 0 to 1', description: 'The ratio of the `traceidratio` samplers.' }),
+  OTEL_BSP_SCHEDULE_DELAY: wholeNumberIn(1, 60_000, 'ms').default(5000).meta({
+    readBy: 'both',
+    description: 'How long finished spans wait to be sent together; they are sent at once when 512 wait, and at shutdown.',
+  }),
+  OTEL_SDK_DISABLED: booleanSetting.default(false).meta({
+    accepts: BOOLEAN_VALUES,
+    readBy: 'both',
+    description: '`true` keeps tracing off whatever the other `OTEL_*` settings say.',
   }),
 };
 
@@ -369,7 +432,7 @@ const ZSharedSettings = z.object({
       '`true` lets a webhook endpoint be, or resolve to, a private, loopback or link-local address (development only: `NODE_ENV=production` ' +
       'refuses `true`); checked at creation and at every send.',
   }),
-}).extend(DEPLOYMENT_SETTINGS);
+}).extend(DEPLOYMENT_SETTINGS).extend(TRACING_SETTINGS);
 
 
 /** How the API checks a bearer token (auth/jwt-verifier.ts): one key source, an issuer, an audience. */
@@ -772,6 +835,19 @@ function forwardSettings(env: Record<string, string | undefined>, role: TProcess
 /** An empty value means unset, as it does in most .env files and compose files. */
 function presentSettings(env: NodeJS.ProcessEnv): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1].trim() !== ''));
+}
+
+/** The tracing settings (TRACING_SETTINGS) as parsed. */
+export type TTracingSettings = z.output<z.ZodObject<typeof TRACING_SETTINGS>>;
+
+/**
+ * The tracing settings alone, read before anything else is loaded (tracing/start.ts). undefined
+ * when one of them is bad: the process then starts untraced as far as this goes, and loadConfig
+ * refuses the start with that setting's line.
+ */
+export function loadTracingSettings(env: NodeJS.ProcessEnv): TTracingSettings | undefined {
+  const result = z.object(TRACING_SETTINGS).safeParse(presentSettings(env));
+  return result.success ? result.data : undefined;
 }
 
 /**

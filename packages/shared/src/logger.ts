@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import { redactPans } from './vault/card/redact-pan.js';
+import { activeSpanIds } from './tracing/spans.js';
 
 /**
  * The fields of a PostgreSQL error (node-postgres's DatabaseError) that can quote row data: the
@@ -111,6 +112,8 @@ export function createLogger(options: TLoggerOptions = {}): Logger {
       // is masked to first six / last four in the finished line, before any pretty printing.
       hooks: { streamWrite: redactPans },
       base: { pid: process.pid },
+      // With tracing on, a line logged in a recorded span names it (trace_id, span_id): it leads to its trace.
+      mixin: () => activeSpanIds() ?? {},
     },
     (pretty ? prettyDestination(options.destination) : undefined) ?? json(),
   );

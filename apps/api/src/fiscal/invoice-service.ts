@@ -3,7 +3,10 @@
 // transaction on the property's share of the pool: lock the series row, take the next number, build
 // the frozen document from the ledger (packages/shared/src/fiscal/from-ledger.ts), store it and
 // lock its transactions; commit; then queue its render. A transaction that fails gives its number
-// back, so numbers have no gap; the render never takes one.
+// back, so numbers have no gap; the render never takes one. With tracing on, the numbered
+// transaction is a span (`invoice issue`, `credit note issue`: the series, formats and the number
+// taken) and the document's derivation from the ledger another (`invoice validation`: the rows read
+// and the items missing); never the buyer, the seller or an amount (docs/operations.md#tracing).
 
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
@@ -27,6 +30,7 @@ import { findStay } from '@folio-vault/shared/ledger/stay-store';
 import type { Logger } from '@folio-vault/shared/logger';
 import { findPropertyProfile, findPropertySeller } from '@folio-vault/shared/properties/property-store';
 import { ObjectMissingError, type ObjectStorage } from '@folio-vault/shared/storage/object-storage';
+import { inSpan, spanFailed, type Span } from '@folio-vault/shared/tracing/spans';
 import type { VaultClient } from '../vault/vault-client.js';
 
 /** At most this many documents in a source's list (newest first). */
@@ -39,6 +43,21 @@ const FILE_TYPES: Record<TFiscalFormat, { contentType: string; suffix: string }>
   CII: { contentType: 'application/xml', suffix: '-cii.xml' },
   UBL: { contentType: 'application/xml', suffix: '-ubl.xml' },
 };
+
+/** The issue's span names the document it numbered. */
+function numberedIn(span: Span, row: TFiscalDocumentRow): TFiscalDocumentRow {
+  span.setAttributes({ 'folio.invoice.id': row.id, 'folio.invoice.number': row.number });
+  return row;
+}
+
+/** The validation's span counts what is missing (their paths are the answer's, not the span's). */
+function validated<T extends object>(span: Span, derived: T): T {
+  if ('problems' in derived && Array.isArray(derived.problems)) {
+    span.setAttribute('folio.invoice.missing', derived.problems.length);
+    spanFailed(span, 'INVOICE_DATA_INCOMPLETE');
+  }
+  return derived;
+}
 
 export const invoicePath = (id: string) => `/fiscal-document/v1/invoices/${id}`;
 export const invoiceFilePath = (id: string, format: TFiscalFormat) => `${invoicePath(id)}/files/${format}`;
@@ -147,8 +166,9 @@ export class InvoiceService {
 
     const id = uuidv7();
     let issued: TFiscalDocumentRow;
+    const attributes = { 'folio.property_id': propertyId, 'folio.invoice.series': request.series, 'folio.invoice.formats': request.formats, 'folio.invoice.folios': folioIds.length };
     try {
-      issued = await inTransaction(db, async (client) => {
+      issued = await inSpan('invoice issue', attributes, async (span) => numberedIn(span, await inTransaction(db, async (client) => {
         const sequence = await takeNextNumber(client, propertyId, request.series);
         // Another issue with this key may have committed while this one waited for the series.
         if (context.idempotencyKey && (await findByIdempotencyKey(client, propertyId, context.idempotencyKey))) throw new KeyTaken();
@@ -162,7 +182,7 @@ export class InvoiceService {
           transactionIds,
         );
         return (await findDocument(client, propertyId, id))!;
-      });
+      })));
     } catch (error) {
       // Raced: another issue (of another series) locked some of these transactions, or used the key.
       if (error instanceof KeyTaken || violates(error, 'fiscal_documents_by_idempotency_key')) {
@@ -192,7 +212,8 @@ export class InvoiceService {
     const found = await findDocument(db, propertyId, invoiceId);
     if (!found || found.kind !== 'INVOICE') throw AppError.notFound('The invoice');
     const series = `${found.series}-CN`;
-    const credited = await inTransaction(db, async (client) => {
+    const attributes = { 'folio.property_id': propertyId, 'folio.invoice.series': series, 'folio.invoice.credits': invoiceId };
+    const credited = await inSpan('credit note issue', attributes, async (span) => numberedIn(span, await inTransaction(db, async (client) => {
       // Credits of the invoice take its credit series in turn: the one after the first finds it credited.
       const sequence = await takeNextNumber(client, propertyId, series);
       const invoice = (await findDocument(client, propertyId, invoiceId))!;
@@ -202,7 +223,7 @@ export class InvoiceService {
       await insertDocument(client, { document, propertyId, sequence, recipient, credits: invoice.id, formats: invoice.formats }, []);
       await releaseTransactions(client, invoice.id);
       return (await findDocument(client, propertyId, id))!;
-    });
+    })));
     await this.enqueueRender(propertyId, id, requestId);
     return invoiceBody(credited);
   }
@@ -275,7 +296,7 @@ export class InvoiceService {
     const stay = request.sourceKind === 'RESERVATION' ? await findStay(client, propertyId, request.sourceId) : undefined;
     const issuedAt = new Date();
     const identifier = sourceIdentifierOf(rows, stay?.identifier);
-    const derived = invoiceFromLedger({
+    const derived = await inSpan('invoice validation', { 'folio.invoice.rows': rows.length }, async (span) => validated(span, invoiceFromLedger({
       facts: {
         id: issue.id,
         series: request.series,
@@ -312,7 +333,7 @@ export class InvoiceService {
       },
       rows: rows.map(ledgerRowOf),
       cards: issue.cards,
-    });
+    })));
     if ('problems' in derived) throw incomplete(derived.problems);
     return derived;
   }

@@ -2,13 +2,16 @@
 // worker's event loop, so a long render never blocks BullMQ's lock renewal, and its memory goes
 // when the pool recycles it. A PDF arrives as chunks of pages (rendered by any of the pool's
 // processes, in parallel) and one merge of the chunks' files; an invoice's Factur-X file is one
-// piece (fiscal/facturx-pdf.tsx).
+// piece (fiscal/facturx-pdf.tsx). With tracing on, a piece that comes with its document's trace
+// context is a span of this process under the worker's render span (render-pool.ts).
 
 import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TFolioDocument, TRenderedFile } from '@folio-vault/shared/exports/folio-document';
 import type { TFiscalDocument } from '@folio-vault/shared/fiscal/document-model';
+import { startTracing } from '@folio-vault/shared/tracing/start';
+import { contextOf, inSpan } from '@folio-vault/shared/tracing/spans';
 import { renderFacturX } from '../fiscal/facturx-pdf.js';
 import { renderPdfChunk } from './pdf/folio-pdf.js';
 import { mergePdfs } from './pdf/merge-pdf.js';
@@ -24,7 +27,8 @@ export type TRenderWork =
   | { kind: 'xlsx'; document: TFolioDocument; outputPath: string }
   | { kind: 'facturx'; document: TFiscalDocument; ciiXml: string; outputPath: string };
 
-export type TRenderRequest = TRenderWork & { id: number };
+/** `trace`: the W3C traceparent of the document's span in the worker, when it is recorded. */
+export type TRenderRequest = TRenderWork & { id: number; trace?: string };
 
 /**
  * `rss`: the process's resident memory after the piece. `collected`: a full garbage collection
@@ -35,6 +39,14 @@ export type TRenderReply = { id: number; rss: number; collected: boolean } & ({ 
 
 /** Sent once, when the process has warmed up (warmUp below) and renders at full speed. */
 export type TReadyMessage = { ready: true };
+
+/** What a piece's span says of it: its kind, and a chunk's pages or a merge's parts. */
+function pieceAttributes(work: TRenderWork): Record<string, string | number> {
+  const kind = { 'folio.render.piece': work.kind };
+  if (work.kind === 'pdf-chunk') return { ...kind, 'folio.render.pages': work.chunk.pages.length };
+  if (work.kind === 'pdf-merge') return { ...kind, 'folio.render.parts': work.parts.length };
+  return kind;
+}
 
 async function perform(work: TRenderWork): Promise<TRenderedFile | undefined> {
   switch (work.kind) {
@@ -87,6 +99,9 @@ async function warmUp(): Promise<void> {
   }
 }
 
+// Before the render code is at work: the process sends its spans only when tracing is on.
+const tracing = await startTracing('render');
+
 // Only the processes a worker starts with (RenderPool.warm) draw the warm-up document; the others
 // (replacements, pools started on first use) load their fonts now, while they wait for a piece.
 if (!process.argv.includes(WARM_UP_FLAG)) void tableFonts().catch(() => undefined);
@@ -122,7 +137,9 @@ process.on('message', (message: TRenderRequest) => {
     try {
       // One piece at a time, the warm-up included.
       await warmed;
-      const file = await perform(message);
+      const file = message.trace
+        ? await inSpan(`render ${message.kind}`, pieceAttributes(message), () => perform(message), { parent: contextOf(message.trace) })
+        : await perform(message);
       reply = { id: message.id, ok: true, ...(file ? { file } : {}), rss: process.memoryUsage.rss(), collected };
     } catch (error) {
       reply = { id: message.id, ok: false, error: (error as Error).message, rss: process.memoryUsage.rss(), collected };
@@ -131,7 +148,8 @@ process.on('message', (message: TRenderRequest) => {
     settleMemory(reply.rss);
   })();
 });
-process.on('disconnect', () => process.exit(0));
+// Its last spans are sent first, within a bound shorter than the pool's wait (RENDER_EXIT_MS).
+process.on('disconnect', () => void tracing.shutdown(1_000).finally(() => process.exit(0)));
 // The worker ends this process (the disconnect above) once its exports are done or handed back. A
 // terminal's Ctrl-C reaches the whole foreground process group, this process too, and a process
 // manager may signal every process of the service: such a signal must not cut a render short.

@@ -11,7 +11,10 @@
 // its render time (export_render_seconds, from planning to the joined file, waits included) and
 // rows (export_rows_rendered_total) by format, and every replacement its reason
 // (export_render_process_replacements_total). Every export and night-audit file passes here, and
-// every invoice's Factur-X file (renderInvoice: one piece, fiscal/facturx-pdf.tsx).
+// every invoice's Factur-X file (renderInvoice: one piece, fiscal/facturx-pdf.tsx). With tracing on,
+// a document is a span (its pages and rows as attributes once known), and each piece hands that
+// span's context to the render process that draws it, which adds its own span under it
+// (render-child.ts): a process of its own has no other way to learn it.
 
 import { fork, type ChildProcess } from 'node:child_process';
 import { rm } from 'node:fs/promises';
@@ -19,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import type { TFolioDocument, TRenderedFile } from '@folio-vault/shared/exports/folio-document';
 import type { TFiscalDocument } from '@folio-vault/shared/fiscal/document-model';
 import type { TMetrics } from '@folio-vault/shared/metrics';
+import { activeTraceparent, inSpan } from '@folio-vault/shared/tracing/spans';
 import { chunkPlan, planFolioPdf } from './pdf/plan.js';
 // Types only from render-child.ts: loading it would start a render process's work in this one.
 import type { TReadyMessage, TRenderReply, TRenderRequest, TRenderWork } from './render-child.js';
@@ -61,6 +65,8 @@ interface TGroup {
 
 interface TTask {
   work: TRenderWork;
+  /** The document's span, as a W3C traceparent, when it is recorded. */
+  trace: string | undefined;
   resolve: (file: TRenderedFile | undefined) => void;
   reject: (error: Error) => void;
 }
@@ -94,15 +100,18 @@ export class RenderPool {
 
   async render(format: 'PDF' | 'XLSX', document: TFolioDocument, outputPath: string, priority: TRenderPriority = 'on-demand'): Promise<TRenderedFile> {
     if (this.closed) throw new Error('render pool is closed');
-    const started = performance.now();
-    const group = { id: this.nextDocument++, priority };
-    const file =
-      format === 'XLSX' ? (await this.submit(group, { kind: 'xlsx', document, outputPath }))! : await this.renderPdf(group, document, outputPath);
-    if (this.options.metrics) {
-      this.options.metrics.exportRenderSeconds.observe({ format }, (performance.now() - started) / 1000);
-      this.options.metrics.exportRowsRendered.inc({ format }, file.rows);
-    }
-    return file;
+    return inSpan(`render ${format}`, { 'folio.export.format': format, 'folio.render.priority': priority }, async (span) => {
+      const started = performance.now();
+      const group = { id: this.nextDocument++, priority };
+      const file =
+        format === 'XLSX' ? (await this.submit(group, { kind: 'xlsx', document, outputPath }))! : await this.renderPdf(group, document, outputPath);
+      span.setAttributes({ 'folio.render.pages': file.pages, 'folio.render.rows': file.rows });
+      if (this.options.metrics) {
+        this.options.metrics.exportRenderSeconds.observe({ format }, (performance.now() - started) / 1000);
+        this.options.metrics.exportRowsRendered.inc({ format }, file.rows);
+      }
+      return file;
+    });
   }
 
   /**
@@ -112,7 +121,9 @@ export class RenderPool {
    */
   async renderInvoice(document: TFiscalDocument, ciiXml: string, outputPath: string, priority: TRenderPriority = 'on-demand'): Promise<void> {
     if (this.closed) throw new Error('render pool is closed');
-    await this.submit({ id: this.nextDocument++, priority }, { kind: 'facturx', document, ciiXml, outputPath });
+    await inSpan('render Factur-X', { 'folio.export.format': 'Factur-X', 'folio.render.priority': priority }, () =>
+      this.submit({ id: this.nextDocument++, priority }, { kind: 'facturx', document, ciiXml, outputPath }),
+    );
   }
 
   async close(): Promise<void> {
@@ -181,7 +192,7 @@ export class RenderPool {
     return new Promise((resolve, reject) => {
       const queue = this.queues[group.priority];
       const tasks = queue.get(group.id) ?? [];
-      tasks.push({ work, resolve, reject });
+      tasks.push({ work, trace: activeTraceparent(), resolve, reject });
       queue.set(group.id, tasks);
       this.dispatch();
     });
@@ -278,7 +289,7 @@ export class RenderPool {
     child.on('message', onMessage);
     child.once('exit', onExit);
     const timer = setTimeout(() => child.kill('SIGKILL'), this.options.timeoutMs ?? 10 * 60_000);
-    child.send({ id, ...task.work } satisfies TRenderRequest);
+    child.send({ id, ...task.work, ...(task.trace ? { trace: task.trace } : {}) } satisfies TRenderRequest);
   }
 
   /**

@@ -6,6 +6,7 @@ import { JOBS, type TJobName, type TJobResult, type TJobs } from '@folio-vault/s
 import type { Logger } from '@folio-vault/shared/logger';
 import type { TMetrics } from '@folio-vault/shared/metrics';
 import { queuesOf, type TQueueName } from '@folio-vault/shared/queues';
+import { queueTelemetry } from '@folio-vault/shared/tracing/spans';
 import { attemptOf } from './attempts.js';
 
 export type THandler<N extends TJobName> = (payload: z.output<TJobs[N]['payload']>, job: Job) => Promise<TJobResult<N>>;
@@ -102,6 +103,8 @@ export function queueWorker<N extends TJobName>(
     prefix: config.QUEUE_PREFIX,
     // A queue outside WORKER_QUEUES is never taken from: worker.ts closes its worker at once.
     autorun: queuesOf(config.WORKER_QUEUES).has(queue as TQueueName),
+    // With tracing on, each job's processing span continues the trace of the request that added it.
+    ...queueTelemetry(),
     ...deps.locking,
     ...workerOptions,
   });

@@ -23,6 +23,7 @@ import { deliveryToSend, failDelivery, liveExportFile, overdueDeliveries, record
 import { deliveryJobOptions, scheduleDelayMs, webhookDeliveryJob } from '@folio-vault/shared/webhooks/webhook-jobs';
 import type { THandlers } from '../jobs/processor-base.js';
 import { sendWebhook } from './http-client.js';
+import { inSpan, spanFailed } from '@folio-vault/shared/tracing/spans';
 
 export interface TWebhookDeliveryDeps {
   pool: TPgPool;
@@ -117,7 +118,18 @@ export async function deliver(deps: TWebhookDeliveryDeps, deliveryId: string, jo
     deps.metrics?.webhookDeliveries.inc({ event, outcome: 'failed' });
     return { outcome: 'failed', statusCode: null };
   }
-  const { statusCode, error } = await attempt(deps, delivery, webhook);
+  // With tracing on, each attempt is a span: the event, the delivery, the endpoint, the attempt's
+  // number and its answer's status, never the URL, the body or the signature.
+  const attributes = {
+    'folio.webhook.event': event, 'folio.webhook.delivery_id': deliveryId, 'folio.webhook.endpoint_id': delivery.endpointId,
+    'folio.webhook.attempt': job.attemptsMade + 1,
+  };
+  const { statusCode, error } = await inSpan('webhook delivery attempt', attributes, async (span) => {
+    const sent = await attempt(deps, delivery, webhook);
+    if (sent.statusCode !== null) span.setAttribute('http.response.status_code', sent.statusCode);
+    if (sent.error !== null) spanFailed(span, sent.statusCode === null ? 'no answer' : 'not 2xx');
+    return sent;
+  });
   const record = (next: Parameters<typeof recordAttempt>[3]['next']) => recordAttempt(deps.pool, deliveryId, delivery.version, { statusCode, error, next });
   if (error === null) {
     await record('succeeded');

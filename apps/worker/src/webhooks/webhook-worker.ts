@@ -6,6 +6,7 @@ import { Queue, type Worker } from 'bullmq';
 import type { TWorkerConfig } from '@folio-vault/shared/config';
 import { quiet } from '@folio-vault/shared/connections';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
+import { queueTelemetry } from '@folio-vault/shared/tracing/spans';
 import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
 import type { TKeyring } from '@folio-vault/shared/vault/crypto/keyring';
 import type { TResolver } from '@folio-vault/shared/webhooks/address-guard';
@@ -36,7 +37,7 @@ export function startWebhookWorker(
 ): { worker: Worker; queue: Queue; outbox: WebhookOutbox; schedule(): Promise<void> } {
   const { pool, connection, logger, metrics } = deps;
   const schedule = config.WEBHOOK_RETRY_SCHEDULE;
-  const queue = quiet(new Queue(QUEUE_NAMES.webhooks, { connection, prefix: config.QUEUE_PREFIX }));
+  const queue = quiet(new Queue(QUEUE_NAMES.webhooks, { connection, prefix: config.QUEUE_PREFIX, ...queueTelemetry() }));
   const handlers = webhookHandlers({
     pool, queue, logger, metrics, schedule,
     transit: deps.transitKeys,

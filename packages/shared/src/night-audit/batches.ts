@@ -19,6 +19,7 @@ import { findPropertyProfile } from '../properties/property-store.js';
 import { auditObjectKey, selectAuditSources, type TAuditSource } from './selection.js';
 import { batchRunSubject, webhookEvent } from '../webhooks/events.js';
 import { insertDeliveries } from '../webhooks/store.js';
+import { inSpan, linkedJobOptions, parentedJobOptions, tracedOrNewTrace } from '../tracing/spans.js';
 
 /** The uuid v5 namespace of batch ids (batchIdOf). */
 const BATCH_NAMESPACE = '6f1d3c52-8b0e-4c6a-9a57-3f2b8f7e4d21';
@@ -178,7 +179,10 @@ export async function dispatchWaiting(
 /**
  * The run's flow: `night-audit-source` children of `chunkSize` sources on the night-audit-export
  * queue, with a `night-audit-manifest` parent. Job ids name the run, so a re-run is a new flow
- * while a redelivered (or re-added) job stays the same job.
+ * while a redelivered (or re-added) job stays the same job. With tracing on, in the batch's span
+ * (under the request that started it, or a trace of its own): the manifest's job is its child, and
+ * each piece's job starts a trace of its own linked to it, so a batch of thousands of sources is
+ * not one trace (docs/operations.md#tracing).
  */
 async function addBatchFlow(
   flows: FlowProducer,
@@ -190,18 +194,25 @@ async function addBatchFlow(
   const ref = { version: 1 as const, ...batch };
   const size = chunkSize ?? sourcesPerJob(sources.length);
   const chunks = Array.from({ length: Math.ceil(sources.length / size) }, (_, i) => sources.slice(i * size, (i + 1) * size));
-  await flows.add({
-    name: nightAuditManifestJob.name,
-    queueName: nightAuditManifestJob.queue,
-    data: ref,
-    opts: { ...nightAuditManifestJob.options, jobId: `na-${batchId}-${run}` },
-    children: chunks.map((chunk, index) => ({
-      name: nightAuditSourceJob.name,
-      queueName: nightAuditSourceJob.queue,
-      data: { ...ref, sources: chunk },
-      opts: { ...nightAuditSourceJob.options, jobId: `na-${batchId}-${run}-${index + 1}` },
-    })),
-  });
+  const attributes = {
+    'folio.night_audit.batch_id': batchId, 'folio.night_audit.run': run, 'folio.property_id': batch.propertyId,
+    'folio.night_audit.business_date': batch.businessDate, 'folio.export.format': batch.format,
+    'folio.night_audit.sources': sources.length, 'folio.night_audit.jobs': chunks.length,
+  };
+  await inSpan('night-audit batch', attributes, async () => {
+    await flows.add({
+      name: nightAuditManifestJob.name,
+      queueName: nightAuditManifestJob.queue,
+      data: ref,
+      opts: { ...nightAuditManifestJob.options, jobId: `na-${batchId}-${run}`, ...parentedJobOptions() },
+      children: chunks.map((chunk, index) => ({
+        name: nightAuditSourceJob.name,
+        queueName: nightAuditSourceJob.queue,
+        data: { ...ref, sources: chunk },
+        opts: { ...nightAuditSourceJob.options, jobId: `na-${batchId}-${run}-${index + 1}`, ...linkedJobOptions() },
+      })),
+    });
+  }, { parent: tracedOrNewTrace() });
 }
 
 export async function nightAuditStatus(pool: TPgPool, propertyId: string, batchId: string): Promise<TBatchStatusBody> {

@@ -16,6 +16,7 @@
 // Nothing is logged here (the caller logs), and no error message holds the request's body or headers.
 
 import { Pool, type Dispatcher } from 'undici';
+import { inSpan } from '@folio-vault/shared/tracing/spans';
 import type { TResolvedDestination } from '@folio-vault/shared/vault/forward/destinations';
 import { keptAnswerHeaders, leavesForGateway } from '@folio-vault/shared/vault/forward/header-policy';
 
@@ -212,7 +213,25 @@ export class GatewayClients {
     }
   }
 
+  /**
+   * With tracing on, the call is a span naming the destination and the method, then the answer's
+   * status or the failure's kind: never the path, headers or body (the card is in them once filled).
+   */
   async send(destinationName: string, request: TGatewayRequest): Promise<TGatewayAnswer> {
+    const attributes = { 'folio.forward.destination': destinationName, 'http.request.method': request.method };
+    return inSpan('forward gateway call', attributes, async (span) => {
+      try {
+        const answer = await this.exchange(destinationName, request);
+        span.setAttribute('http.response.status_code', answer.status);
+        return answer;
+      } catch (error) {
+        if (error instanceof GatewayError) span.setAttribute('folio.forward.failure', error.failure);
+        throw error;
+      }
+    });
+  }
+
+  private async exchange(destinationName: string, request: TGatewayRequest): Promise<TGatewayAnswer> {
     const entry = this.destinations.get(destinationName);
     if (!entry) throw new NotSentError(`unknown forward destination "${destinationName}"`);
     const { destination, pool } = entry;
