@@ -1,22 +1,26 @@
 /**
  * `npm run bench`: every benchmark in turn, each in its own process, then docs/benchmarks.md with
  * the machine, a table per benchmark (figures, ratios to the baselines measured in the same run,
- * goals met or not) and the commands to reproduce. The raw figures are kept in the file too (an
- * HTML comment), so `--only` re-measures some benchmarks and keeps the others' last figures.
+ * goals met or not) and the commands to reproduce, rendered from the raw figures in
+ * bench/results.json (bench/report/results.ts), so `--only` re-measures some benchmarks and keeps
+ * the others' last figures. Exits 1 while the report marks a goal or a kept measure ✘, or a
+ * benchmark failed.
  *
  *   npm run bench                                   # everything, full sizes (slow: tens of minutes)
  *   npm run bench -- --only export,tokenize         # export | export-small | export-memory | invoice | tokenize | tokenize-open-loop | night-audit | render | listing | latency | forward | key-custody | tenants | tracing
  *   npm run bench:quick                             # small sizes, a smoke check; writes out/benchmarks-quick.md
  *   npm run bench -- --only export --export-rows 1000,5000   # some export sizes only
- *   npm run bench -- --out /tmp/bench.md
+ *   npm run bench -- --out /tmp/bench.md            # its figures in /tmp/bench.results.json
  *   npm run bench -- --report-only                  # no benchmark: the report again from its stored figures
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { ROOT } from '@folio-vault/test-kit/processes';
+import { failures } from './report/goals.js';
 import { renderReport } from './report/report.js';
+import { readResults, writeResults } from './report/results.js';
 import type { TRun } from './report/format.js';
 import { machine } from './support/machine.js';
 import { parseCommandLine } from '../scripts/cli-support.js';
@@ -55,11 +59,12 @@ usage: npm run bench [-- --only NAME,…] [--export-rows N,…] [--out FILE] [--
        npm run bench:quick
 
 Runs the benchmarks, each in its own process, and writes docs/benchmarks.md (figures, ratios to the
-baselines measured in the same run, goals met or not). Full sizes take tens of minutes.
+baselines measured in the same run, goals met or not) from the raw figures in bench/results.json.
+Exits 1 while a goal or a kept measure is not met. Full sizes take tens of minutes.
   --only NAMES        some benchmarks only, keeping the others' last figures: ${BENCHMARKS.join(', ')}
   --quick             small sizes, a smoke check; writes out/benchmarks-quick.md
   --export-rows N,…   some export sizes only
-  --out FILE          write the report there
+  --out FILE          write the report there, its figures beside it (FILE without .md + .results.json)
   --report-only       no benchmark: the report again from its stored figures`;
 const { values } = parseCommandLine('bench', USAGE, {
   options: {
@@ -81,16 +86,8 @@ const quick = values.quick;
 // resolve, not join: an absolute --out is used as it is (join put it under the repository).
 const out = resolve(ROOT, values.out ?? (quick ? 'out/benchmarks-quick.md' : 'docs/benchmarks.md'));
 
-const MARKER = /<!-- bench-results\n([\s\S]*?)\n-->/;
-function previousRuns(): Partial<Record<TName, TRun>> {
-  if (!existsSync(out)) return {};
-  const match = MARKER.exec(readFileSync(out, 'utf8'));
-  try {
-    return match ? (JSON.parse(match[1]!) as Partial<Record<TName, TRun>>) : {};
-  } catch {
-    return {};
-  }
-}
+const DEFAULT_OUT = resolve(ROOT, 'docs/benchmarks.md');
+const resultsFile = out === DEFAULT_OUT ? resolve(ROOT, 'bench/results.json') : `${out.replace(/\.md$/, '')}.results.json`;
 
 function runOne(name: TName): Promise<TRun> {
   const step = PLAN[name];
@@ -119,18 +116,20 @@ function runOne(name: TName): Promise<TRun> {
   });
 }
 
-const runs = previousRuns();
+const runs = readResults(resultsFile);
 for (const name of BENCHMARKS) {
   if (!selected.includes(name)) continue;
   runs[name] = await runOne(name);
 }
 
 mkdirSync(dirname(out), { recursive: true });
-const cleaned = JSON.stringify(runs, null, 1).replace(/--/g, '-\\u002d'); // "--" would end the comment
-writeFileSync(out, `${renderReport(runs, machine())}\n<!-- bench-results\n${cleaned}\n-->\n`);
-console.log(`\nbench: wrote ${out}`);
-const failed = selected.filter((name) => runs[name]?.error);
-if (failed.length) {
-  console.error(`bench: failed: ${failed.map((name) => `${name} (${runs[name]!.error})`).join(', ')}`);
-  process.exitCode = 1;
-}
+writeResults(resultsFile, runs);
+// Rendered from the file as written, so the report shows the figures the file keeps.
+const stored = readResults(resultsFile);
+writeFileSync(out, renderReport(stored, machine()));
+console.log(`\nbench: wrote ${out} and ${resultsFile}`);
+const failed = selected.filter((name) => stored[name]?.error);
+if (failed.length) console.error(`bench: failed: ${failed.map((name) => `${name} (${stored[name]!.error})`).join(', ')}`);
+const unmet = failures(stored);
+for (const line of unmet) console.error(`bench: ✘ ${line}`);
+if (failed.length || unmet.length) process.exitCode = 1;

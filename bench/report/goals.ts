@@ -232,9 +232,8 @@ function tenantsGoals(run: TRun | undefined): TGoal[] {
   return tenantGoals(result).map((goal) => ({ path: goal.row, goal: goal.goal, run, outcome: { measured: goal.measured, met: goal.met } }));
 }
 
-/** The goals table: every goal, measured or not; figures of a quick run are marked as such. */
-export function goalsTable(runs: Partial<Record<string, TRun>>): string {
-  const goals = [
+function allGoals(runs: Partial<Record<string, TRun>>): TGoal[] {
+  return [
     ...tokenizeGoals(runs.tokenize),
     ...forwardGoals(runs.forward),
     exportGoal(runs.export),
@@ -245,9 +244,13 @@ export function goalsTable(runs: Partial<Record<string, TRun>>): string {
     ...tenantsGoals(runs.tenants),
     ...tracingGoals(runs.tracing),
   ];
+}
+
+/** The goals table: every goal, measured or not; figures of a quick run are marked as such. */
+export function goalsTable(runs: Partial<Record<string, TRun>>): string {
   return table(
     ['path', 'goal', 'measured', ''],
-    goals.map(({ path, goal, run, outcome }) =>
+    allGoals(runs).map(({ path, goal, run, outcome }) =>
       outcome ? [path, goal, `${outcome.measured}${run?.quick ? ' — *quick run*' : ''}`, mark(outcome.met)] : [path, goal, 'not measured in this run', ''],
     ),
   );
@@ -307,6 +310,12 @@ function measurePairs(runs: Partial<Record<string, TRun>>): TPair[] {
   return [...tokenizePairs, ...exportPairs];
 }
 
+/** A pair's gain from the measure (0.1 is 10 %), when the run measured both sides. */
+function gainOf(pair: TPair): number | undefined {
+  if (pair.with === undefined || pair.without === undefined) return undefined;
+  return pair.higherIsBetter ? pair.with / pair.without - 1 : pair.without / pair.with - 1;
+}
+
 /**
  * Each kept measure's pairs from the same run: the figure with it, without it, and the gain. A
  * measure keeps its place while one of its pairs shows a gain of KEPT_MEASURE_MIN_GAIN or more.
@@ -314,8 +323,8 @@ function measurePairs(runs: Partial<Record<string, TRun>>): TPair[] {
 export function keptMeasuresTable(runs: Partial<Record<string, TRun>>): string {
   const rows = measurePairs(runs).map((pair) => {
     const name = `\`${pair.measure}\` (${PERFORMANCE_MEASURES[pair.measure]})`;
-    if (pair.with === undefined || pair.without === undefined) return [name, pair.figure, 'not measured in this run', '', '', ''];
-    const gain = pair.higherIsBetter ? pair.with / pair.without - 1 : pair.without / pair.with - 1;
+    const gain = gainOf(pair);
+    if (pair.with === undefined || pair.without === undefined || gain === undefined) return [name, pair.figure, 'not measured in this run', '', '', ''];
     return [
       name,
       pair.figure,
@@ -326,4 +335,24 @@ export function keptMeasuresTable(runs: Partial<Record<string, TRun>>): string {
     ];
   });
   return table(['measure', 'figure', 'with it', 'without it', 'gain', `≥ ${KEPT_MEASURE_MIN_GAIN * 100} %`], rows);
+}
+
+/**
+ * What the report marks ✘, one line each: every goal measured and not met, and every kept measure
+ * none of whose measured pairs shows KEPT_MEASURE_MIN_GAIN. `npm run bench` exits non-zero while
+ * this is not empty, so a report cannot say ✘ quietly.
+ */
+export function failures(runs: Partial<Record<string, TRun>>): string[] {
+  const goals = allGoals(runs)
+    .filter((goal) => goal.outcome && !goal.outcome.met)
+    .map((goal) => `goal not met: ${goal.path} — ${goal.outcome!.measured} (goal ${goal.goal})`);
+  const gains = new Map<TPerformanceMeasure, number[]>();
+  for (const pair of measurePairs(runs)) {
+    const gain = gainOf(pair);
+    if (gain !== undefined) gains.set(pair.measure, [...(gains.get(pair.measure) ?? []), gain]);
+  }
+  const measures = [...gains]
+    .filter(([, measured]) => measured.every((gain) => gain < KEPT_MEASURE_MIN_GAIN))
+    .map(([measure, measured]) => `kept measure without its gain: ${measure} (${measured.map((gain) => `${(gain * 100).toFixed(0)} %`).join(', ')}; needs ≥ ${KEPT_MEASURE_MIN_GAIN * 100} %)`);
+  return [...goals, ...measures];
 }
