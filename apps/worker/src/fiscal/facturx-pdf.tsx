@@ -14,7 +14,7 @@ import { tableFonts } from '../exports/pdf/table-fonts.js';
 import { glyphCoverage, mapStrings, printable } from './facturx-glyphs.js';
 import { completeFacturX } from './facturx-pdfa.js';
 import { invoiceTexts, type TInvoiceTexts } from './facturx-text.js';
-import { InvoicePdf } from './facturx-view.js';
+import { expectedPages, InvoicePdf, type TPageCount } from './facturx-view.js';
 import type { TPdfProperties } from './facturx-xmp.js';
 
 /** Every text the document prints, for choosing the font stack (a CJK or Arabic name brings its fallback face). */
@@ -56,8 +56,13 @@ export async function renderFacturX(document: TFiscalDocument, ciiXml: string): 
   const properties = pdfProperties(document, texts);
   const fontFamily = fontFamilyOf(printed(texts));
   const covers = await glyphCoverage(fontFamily);
-  const rendered = await renderToBuffer(
-    <InvoicePdf texts={mapStrings(texts, (text) => printable(text, covers))} language={document.language} fontFamily={fontFamily} created={properties.created} />,
-  );
+  const shown = mapStrings(texts, (text) => printable(text, covers));
+  const draw = (pages: number, count: TPageCount) =>
+    renderToBuffer(<InvoicePdf texts={shown} language={document.language} fontFamily={fontFamily} created={properties.created} pages={pages} count={count} />);
+  const expected = expectedPages(shown);
+  const count = { drawn: 0 };
+  let rendered = await draw(expected, count);
+  // The footers said `expected` pages: when the flow made another count, again with that one (drawn is 0 when the labels were render callbacks, which count themselves).
+  if (count.drawn && count.drawn !== expected) rendered = await draw(count.drawn, { drawn: 0 });
   return completeFacturX(rendered, { properties, cii: ciiXml, documentId: document.id });
 }
