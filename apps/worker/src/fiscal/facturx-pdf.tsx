@@ -49,7 +49,8 @@ export function pdfProperties(document: TFiscalDocument, texts: TInvoiceTexts): 
   };
 }
 
-export async function renderFacturX(document: TFiscalDocument, ciiXml: string): Promise<Buffer> {
+/** The file; `ciiXml` is needed only once the pages are drawn, so it may still be on its way. */
+export async function renderFacturX(document: TFiscalDocument, ciiXml: string | Promise<string>): Promise<Buffer> {
   // The Noto Sans faces loaded once per process; documents then start without pdfkit's default Helvetica (never embedded).
   await tableFonts();
   const texts = invoiceTexts(document);
@@ -64,5 +65,5 @@ export async function renderFacturX(document: TFiscalDocument, ciiXml: string): 
   let rendered = await draw(expected, count);
   // The footers said `expected` pages: when the flow made another count, again with that one (drawn is 0 when the labels were render callbacks, which count themselves).
   if (count.drawn && count.drawn !== expected) rendered = await draw(count.drawn, { drawn: 0 });
-  return completeFacturX(rendered, { properties, cii: ciiXml, documentId: document.id });
+  return completeFacturX(rendered, { properties, cii: await ciiXml, documentId: document.id });
 }
