@@ -335,4 +335,32 @@ describe('the Factur-X file: what it shows, in the document\'s language', () => 
     expect(headers).toHaveLength(2);
     expect(missing(await words((await rendered('no-rounding', base)).file), ['Rounding'])).toEqual(['Rounding']);
   });
+
+  it('wraps a long description and its note within the column, and numbers every page of its own count, however the lines fill them', async () => {
+    const base = hotelStayInvoice({ language: 'en' });
+    const note = 'A note long enough to wrap within the description column, twice over, so that the lines are of uneven heights';
+    for (const count of [20, 23, 26, 60]) {
+      const lines = Array.from({ length: count }, (_, index) => ({
+        ...base.lines[index % 3]!,
+        id: String(index + 1),
+        ...(index % 3 === 0 ? { name: 'Chambre Supérieure avec vue sur le Rhône et petit-déjeuner continental servi en chambre', description: note } : {}),
+      }));
+      const { file } = await rendered(`wrapped-${count}`, { ...base, lines });
+      const { stdout } = await run('pdfinfo', [file]);
+      const pages = Number(/Pages:\s+(\d+)/.exec(stdout)![1]);
+      const text = await words(file);
+      expect(missing(text, Array.from({ length: pages }, (_, index) => `Page ${index + 1} of ${pages}`)), `${count} lines`).toEqual([]);
+      expect(text.filter((word) => word === 'Page'), `${count} lines`).toHaveLength(pages);
+      expect(missing(text, ['Chambre Supérieure avec vue sur le Rhône et petit-déjeuner continental servi en chambre', note])).toEqual([]);
+    }
+  });
+
+  it('sets a text the canvases cannot (Arabic, right to left) with React-PDF\'s own text layout, its fallback face embedded', async () => {
+    const invoice = hotelStayInvoice({ language: 'en' });
+    const { file } = await rendered('arabic-buyer', { ...invoice, buyer: { ...invoice.buyer, name: 'شركة الفندق' } });
+    await run('qpdf', ['--check', file]);
+    const { stdout } = await run('pdffonts', [file]);
+    expect(stdout).toContain('NotoNaskhArabic');
+    expect(missing(await words(file), ['Bill to', 'Page 1 of 1'])).toEqual([]);
+  });
 });

@@ -25,7 +25,10 @@ export type TRenderWork =
   | { kind: 'pdf-chunk'; chunk: TPdfChunk; outputPath: string }
   | { kind: 'pdf-merge'; head: TDocumentHead; parts: string[]; outputPath: string }
   | { kind: 'xlsx'; document: TFolioDocument; outputPath: string }
-  | { kind: 'facturx'; document: TFiscalDocument; ciiXml: string; outputPath: string };
+  | { kind: 'facturx'; document: TFiscalDocument; outputPath: string };
+
+/** A Factur-X piece's CII, sent after the piece (render-pool.ts, renderInvoice), or why it could not be built. */
+export type TAttachmentMessage = { id: number; attachment: string } | { id: number; attachmentError: string };
 
 /** `trace`: the W3C traceparent of the document's span in the worker, when it is recorded. */
 export type TRenderRequest = TRenderWork & { id: number; trace?: string };
@@ -48,7 +51,22 @@ function pieceAttributes(work: TRenderWork): Record<string, string | number> {
   return kind;
 }
 
-async function perform(work: TRenderWork): Promise<TRenderedFile | undefined> {
+/** The CII of each Factur-X piece, by the piece's id: its message may come before or after the piece starts. */
+const attachments = new Map<number, { promise: Promise<string>; resolve(xml: string): void; reject(error: Error): void }>();
+
+function attachmentOf(id: number) {
+  let entry = attachments.get(id);
+  if (!entry) {
+    let resolve!: (xml: string) => void;
+    let reject!: (error: Error) => void;
+    const promise = new Promise<string>((yes, no) => ([resolve, reject] = [yes, no]));
+    promise.catch(() => undefined);
+    attachments.set(id, (entry = { promise, resolve, reject }));
+  }
+  return entry;
+}
+
+async function perform(work: TRenderWork, id: number): Promise<TRenderedFile | undefined> {
   switch (work.kind) {
     case 'pdf-chunk':
       await renderPdfChunk(work.chunk, work.outputPath);
@@ -63,7 +81,11 @@ async function perform(work: TRenderWork): Promise<TRenderedFile | undefined> {
     case 'xlsx':
       return writeFolioXlsx(work.document, work.outputPath);
     case 'facturx':
-      await writeFile(work.outputPath, await renderFacturX(work.document, work.ciiXml));
+      try {
+        await writeFile(work.outputPath, await renderFacturX(work.document, attachmentOf(id).promise));
+      } finally {
+        attachments.delete(id);
+      }
       return undefined;
   }
 }
@@ -89,8 +111,8 @@ async function warmUp(): Promise<void> {
     for (let pass = 0; pass < WARM_UP_PASSES; pass += 1) {
       const plan = planFolioPdf(warmUpDocument(pass));
       const chunks = chunkPlan(plan, Math.ceil(plan.pages.length / 2));
-      for (const [index, chunk] of chunks.entries()) await perform({ kind: 'pdf-chunk', chunk, outputPath: parts[index]! });
-      await perform({ kind: 'pdf-merge', head: plan.head, parts: parts.slice(0, chunks.length), outputPath: `${base}.pdf` });
+      for (const [index, chunk] of chunks.entries()) await perform({ kind: 'pdf-chunk', chunk, outputPath: parts[index]! }, 0);
+      await perform({ kind: 'pdf-merge', head: plan.head, parts: parts.slice(0, chunks.length), outputPath: `${base}.pdf` }, 0);
     }
   } catch {
     // Rendering will try again for real.
@@ -131,15 +153,17 @@ function settleMemory(rss: number): void {
   collected = true;
 }
 
-process.on('message', (message: TRenderRequest) => {
+process.on('message', (message: TRenderRequest | TAttachmentMessage) => {
+  if ('attachment' in message) return attachmentOf(message.id).resolve(message.attachment);
+  if ('attachmentError' in message) return attachmentOf(message.id).reject(new Error(`the CII could not be built: ${message.attachmentError}`));
   void (async () => {
     let reply: TRenderReply;
     try {
       // One piece at a time, the warm-up included.
       await warmed;
       const file = message.trace
-        ? await inSpan(`render ${message.kind}`, pieceAttributes(message), () => perform(message), { parent: contextOf(message.trace) })
-        : await perform(message);
+        ? await inSpan(`render ${message.kind}`, pieceAttributes(message), () => perform(message, message.id), { parent: contextOf(message.trace) })
+        : await perform(message, message.id);
       reply = { id: message.id, ok: true, ...(file ? { file } : {}), rss: process.memoryUsage.rss(), collected };
     } catch (error) {
       reply = { id: message.id, ok: false, error: (error as Error).message, rss: process.memoryUsage.rss(), collected };

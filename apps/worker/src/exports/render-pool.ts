@@ -25,7 +25,7 @@ import type { TMetrics } from '@folio-vault/shared/metrics';
 import { activeTraceparent, inSpan } from '@folio-vault/shared/tracing/spans';
 import { chunkPlan, planFolioPdf } from './pdf/plan.js';
 // Types only from render-child.ts: loading it would start a render process's work in this one.
-import type { TReadyMessage, TRenderReply, TRenderRequest, TRenderWork } from './render-child.js';
+import type { TAttachmentMessage, TReadyMessage, TRenderReply, TRenderRequest, TRenderWork } from './render-child.js';
 import { RSS_LIMIT_FLAG, WARM_UP_FLAG, warmUpDocument } from './render-warm-up.js';
 
 // Compiled (dist/, plain node) the child is JavaScript; from source (tsx, vitest) it is TypeScript.
@@ -65,6 +65,8 @@ interface TGroup {
 
 interface TTask {
   work: TRenderWork;
+  /** A Factur-X piece's CII, sent to its render process after the piece (renderInvoice). */
+  attachment?: Promise<string>;
   /** The document's span, as a W3C traceparent, when it is recorded. */
   trace: string | undefined;
   resolve: (file: TRenderedFile | undefined) => void;
@@ -117,12 +119,14 @@ export class RenderPool {
   /**
    * Renders a fiscal document's Factur-X file (its CII attached) to `outputPath` in one piece. An
    * invoice issued at the front desk is `on-demand`: it goes before every waiting batch piece, in
-   * turn with the on-demand exports.
+   * turn with the on-demand exports. The CII may still be being built: the piece goes to a render
+   * process at once, which lays out the pages meanwhile, and the CII follows it when it is ready (the
+   * piece fails when it cannot be built).
    */
-  async renderInvoice(document: TFiscalDocument, ciiXml: string, outputPath: string, priority: TRenderPriority = 'on-demand'): Promise<void> {
+  async renderInvoice(document: TFiscalDocument, ciiXml: string | Promise<string>, outputPath: string, priority: TRenderPriority = 'on-demand'): Promise<void> {
     if (this.closed) throw new Error('render pool is closed');
     await inSpan('render Factur-X', { 'folio.export.format': 'Factur-X', 'folio.render.priority': priority }, () =>
-      this.submit({ id: this.nextDocument++, priority }, { kind: 'facturx', document, ciiXml, outputPath }),
+      this.submit({ id: this.nextDocument++, priority }, { kind: 'facturx', document, outputPath }, Promise.resolve(ciiXml)),
     );
   }
 
@@ -187,12 +191,14 @@ export class RenderPool {
     return { pages: plan.pages.length, rows: plan.rows };
   }
 
-  private submit(group: TGroup, work: TRenderWork): Promise<TRenderedFile | undefined> {
+  private submit(group: TGroup, work: TRenderWork, attachment?: Promise<string>): Promise<TRenderedFile | undefined> {
     if (this.closed) return Promise.reject(new Error('render pool is closed'));
+    // Settled here too, so a CII that fails while its piece still waits is no unhandled rejection.
+    attachment?.catch(() => undefined);
     return new Promise((resolve, reject) => {
       const queue = this.queues[group.priority];
       const tasks = queue.get(group.id) ?? [];
-      tasks.push({ work, trace: activeTraceparent(), resolve, reject });
+      tasks.push({ work, ...(attachment ? { attachment } : {}), trace: activeTraceparent(), resolve, reject });
       queue.set(group.id, tasks);
       this.dispatch();
     });
@@ -290,6 +296,15 @@ export class RenderPool {
     child.once('exit', onExit);
     const timer = setTimeout(() => child.kill('SIGKILL'), this.options.timeoutMs ?? 10 * 60_000);
     child.send({ id, ...task.work, ...(task.trace ? { trace: task.trace } : {}) } satisfies TRenderRequest);
+    task.attachment?.then(
+      (ciiXml) => this.tell(child, { id, attachment: ciiXml }),
+      (error: unknown) => this.tell(child, { id, attachmentError: error instanceof Error ? error.message : String(error) }),
+    );
+  }
+
+  /** A message to a render process that may have ended meanwhile (its piece then fails by its exit). */
+  private tell(child: ChildProcess, message: TAttachmentMessage): void {
+    if (child.connected) child.send(message, (error) => void error);
   }
 
   /**

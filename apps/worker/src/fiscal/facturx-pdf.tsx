@@ -14,7 +14,7 @@ import { tableFonts } from '../exports/pdf/table-fonts.js';
 import { glyphCoverage, mapStrings, printable } from './facturx-glyphs.js';
 import { completeFacturX } from './facturx-pdfa.js';
 import { invoiceTexts, type TInvoiceTexts } from './facturx-text.js';
-import { InvoicePdf } from './facturx-view.js';
+import { expectedPages, InvoicePdf, type TPageCount } from './facturx-view.js';
 import type { TPdfProperties } from './facturx-xmp.js';
 
 /** Every text the document prints, for choosing the font stack (a CJK or Arabic name brings its fallback face). */
@@ -49,15 +49,21 @@ export function pdfProperties(document: TFiscalDocument, texts: TInvoiceTexts): 
   };
 }
 
-export async function renderFacturX(document: TFiscalDocument, ciiXml: string): Promise<Buffer> {
+/** The file; `ciiXml` is needed only once the pages are drawn, so it may still be on its way. */
+export async function renderFacturX(document: TFiscalDocument, ciiXml: string | Promise<string>): Promise<Buffer> {
   // The Noto Sans faces loaded once per process; documents then start without pdfkit's default Helvetica (never embedded).
   await tableFonts();
   const texts = invoiceTexts(document);
   const properties = pdfProperties(document, texts);
   const fontFamily = fontFamilyOf(printed(texts));
   const covers = await glyphCoverage(fontFamily);
-  const rendered = await renderToBuffer(
-    <InvoicePdf texts={mapStrings(texts, (text) => printable(text, covers))} language={document.language} fontFamily={fontFamily} created={properties.created} />,
-  );
-  return completeFacturX(rendered, { properties, cii: ciiXml, documentId: document.id });
+  const shown = mapStrings(texts, (text) => printable(text, covers));
+  const draw = (pages: number, count: TPageCount) =>
+    renderToBuffer(<InvoicePdf texts={shown} language={document.language} fontFamily={fontFamily} created={properties.created} pages={pages} count={count} />);
+  const expected = expectedPages(shown);
+  const count = { drawn: 0 };
+  let rendered = await draw(expected, count);
+  // The footers said `expected` pages: when the flow made another count, again with that one (drawn is 0 when the labels were render callbacks, which count themselves).
+  if (count.drawn && count.drawn !== expected) rendered = await draw(count.drawn, { drawn: 0 });
+  return completeFacturX(rendered, { properties, cii: await ciiXml, documentId: document.id });
 }

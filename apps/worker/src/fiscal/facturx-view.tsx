@@ -4,10 +4,14 @@
 // long invoice continues on the next page); the folio's fixed-row pagination exists for folios of
 // tens of thousands of rows and is not needed here. The texts come from facturx-text.ts.
 
-import { Document, Page, Text, View } from '@react-pdf/renderer';
-import { COLOURS, CONTENT_WIDTH, FONT_SIZE, MARGIN_X } from '../exports/pdf/layout.js';
+import { Canvas, Document, Page, Text, View } from '@react-pdf/renderer';
+import { COLOURS, CONTENT_WIDTH, FONT_SIZE, MARGIN_BOTTOM, MARGIN_TOP, MARGIN_X, PAGE_HEIGHT } from '../exports/pdf/layout.js';
+import { lineHeight, PaintedText, paintText, paintedText, type TPaintedText } from '../exports/pdf/painted-text.js';
+import { canvasDrawnPaint, canvasPaint, type TPainter } from '../exports/pdf/react-pdf-internals.js';
+import type { TInherited, TLineStyle } from '../exports/pdf/painted-line.js';
+import { loadedTableFonts } from '../exports/pdf/table-fonts.js';
 import { pageStyle } from '../exports/pdf/styles.js';
-import type { TInvoiceTexts } from './facturx-text.js';
+import type { TInvoiceTexts, TLineTexts } from './facturx-text.js';
 
 const { ink: INK, muted: MUTED, rule: RULE, hairline: HAIRLINE } = COLOURS;
 const bold = { fontWeight: 700 } as const;
@@ -18,7 +22,7 @@ const COLUMNS = { date: 58, description: 218, quantity: 38, unitPrice: 74, net: 
 const BREAKDOWN = { category: 120, rate: 45, base: 85, tax: 70 } as const;
 const TOTALS = { label: 130, amount: 80 } as const;
 
-const right = { textAlign: 'right' } as const;
+const RIGHT = { textAlign: 'right' } as const;
 const cell = (width: number) => ({ width, paddingRight: 4 });
 
 const s = {
@@ -28,14 +32,14 @@ const s = {
   sellerName: { fontSize: FONT_SIZE.propertyName, ...bold },
   partyLine: { fontSize: FONT_SIZE.small, color: MUTED, marginTop: 1 },
   title: { fontSize: FONT_SIZE.title, ...bold },
-  reference: { fontSize: FONT_SIZE.small, marginTop: 2, ...right },
+  reference: { fontSize: FONT_SIZE.small, marginTop: 2, ...RIGHT },
   parties: { flexDirection: 'row', justifyContent: 'space-between', paddingTop: 8 },
   buyer: { width: 300 },
   stay: { width: 230, alignItems: 'flex-end' },
   blockLabel: { fontSize: FONT_SIZE.row, color: MUTED, ...bold },
   buyerName: { fontSize: FONT_SIZE.heading, ...bold, marginTop: 1 },
   buyerLine: { fontSize: FONT_SIZE.small, marginTop: 1 },
-  stayLine: { fontSize: FONT_SIZE.small, marginTop: 1, ...right },
+  stayLine: { fontSize: FONT_SIZE.small, marginTop: 1, ...RIGHT },
   preceding: { fontSize: FONT_SIZE.heading, ...bold, marginTop: 8 },
   table: { marginTop: 12 },
   columnHeader: { flexDirection: 'row', borderBottomWidth: 0.75, borderBottomColor: RULE, paddingBottom: 2, fontSize: FONT_SIZE.columnHeader, color: MUTED, ...bold },
@@ -49,10 +53,10 @@ const s = {
   exemption: { fontSize: FONT_SIZE.detail, color: MUTED, marginBottom: 1.5 },
   totals: { width: TOTALS.label + TOTALS.amount },
   totalsRow: { flexDirection: 'row', paddingVertical: 1.5 },
-  totalsLabel: { width: TOTALS.label, paddingRight: 4, color: MUTED, ...right },
-  totalsAmount: { width: TOTALS.amount, ...right },
+  totalsLabel: { width: TOTALS.label, paddingRight: 4, color: MUTED, ...RIGHT },
+  totalsAmount: { width: TOTALS.amount, ...RIGHT },
   dueRow: { flexDirection: 'row', borderTopWidth: 0.75, borderTopColor: RULE, paddingTop: 2, marginTop: 1, fontSize: FONT_SIZE.heading, ...bold },
-  dueLabel: { width: TOTALS.label, paddingRight: 4, ...right },
+  dueLabel: { width: TOTALS.label, paddingRight: 4, ...RIGHT },
   section: { marginTop: 12 },
   paragraph: { fontSize: FONT_SIZE.small, marginTop: 1 },
   footer: {
@@ -70,23 +74,26 @@ const s = {
   },
 } as const;
 
+const FOOTER = { fontSize: s.footer.fontSize, color: s.footer.color };
+
+/** What a Text inherits from the page (pageStyle and INK). */
+const PAGE = { fontSize: FONT_SIZE.row, color: INK };
+
 function Header({ texts }: { texts: TInvoiceTexts }) {
+  const left = s.headerLeft.width;
+  const right = s.headerRight.width;
   return (
     <View style={s.header}>
       <View style={s.headerLeft}>
-        <Text style={s.sellerName}>{texts.seller.name}</Text>
+        <PaintedText style={{ ...s.sellerName, width: left }} text={texts.seller.name} inherited={PAGE} />
         {texts.seller.lines.map((line, index) => (
-          <Text key={index} style={s.partyLine}>
-            {line}
-          </Text>
+          <PaintedText key={index} style={{ ...s.partyLine, width: left }} text={line} inherited={PAGE} />
         ))}
       </View>
       <View style={s.headerRight}>
-        <Text style={s.title}>{texts.title}</Text>
+        <PaintedText style={{ ...s.title, width: right, ...RIGHT }} text={texts.title} inherited={PAGE} />
         {texts.references.map((line, index) => (
-          <Text key={index} style={s.reference}>
-            {line}
-          </Text>
+          <PaintedText key={index} style={{ ...s.reference, width: right }} text={line} inherited={PAGE} />
         ))}
       </View>
     </View>
@@ -94,26 +101,61 @@ function Header({ texts }: { texts: TInvoiceTexts }) {
 }
 
 function Parties({ texts }: { texts: TInvoiceTexts }) {
+  const buyer = s.buyer.width;
+  const stay = s.stay.width;
   return (
     <View style={s.parties}>
       <View style={s.buyer}>
-        <Text style={s.blockLabel}>{texts.buyerLabel}</Text>
-        <Text style={s.buyerName}>{texts.buyer.name}</Text>
+        <PaintedText style={{ ...s.blockLabel, width: buyer }} text={texts.buyerLabel} inherited={PAGE} />
+        <PaintedText style={{ ...s.buyerName, width: buyer }} text={texts.buyer.name} inherited={PAGE} />
         {texts.buyer.lines.map((line, index) => (
-          <Text key={index} style={s.buyerLine}>
-            {line}
-          </Text>
+          <PaintedText key={index} style={{ ...s.buyerLine, width: buyer }} text={line} inherited={PAGE} />
         ))}
       </View>
       <View style={s.stay}>
         {texts.stay.map((line, index) => (
-          <Text key={index} style={s.stayLine}>
-            {line}
-          </Text>
+          <PaintedText key={index} style={{ ...s.stayLine, width: stay }} text={line} inherited={PAGE} />
         ))}
       </View>
     </View>
   );
+}
+
+type TColumn = keyof typeof COLUMNS;
+const ORDER: readonly TColumn[] = ['date', 'description', 'quantity', 'unitPrice', 'net', 'vat'];
+const LEFT: Readonly<Record<TColumn, number>> = {
+  date: 0,
+  description: COLUMNS.date,
+  quantity: COLUMNS.date + COLUMNS.description,
+  unitPrice: COLUMNS.date + COLUMNS.description + COLUMNS.quantity,
+  net: COLUMNS.date + COLUMNS.description + COLUMNS.quantity + COLUMNS.unitPrice,
+  vat: COLUMNS.date + COLUMNS.description + COLUMNS.quantity + COLUMNS.unitPrice + COLUMNS.net,
+};
+const columnStyle = (column: TColumn) => (column === 'date' || column === 'description' ? cell(COLUMNS[column]) : { ...cell(COLUMNS[column]), ...RIGHT });
+const ROW = { fontSize: s.row.fontSize, color: INK };
+const COLUMN_HEADER = { fontSize: s.columnHeader.fontSize, color: s.columnHeader.color, bold: true };
+
+/** Texts set side by side at their columns' left edges, top-aligned, as one canvas as high as the highest. */
+function PaintedCells({ cells }: { cells: Array<{ left: number; top?: number; text: TPaintedText }> }) {
+  const height = Math.max(...cells.map((one) => (one.top ?? 0) + one.text.height));
+  return <Canvas style={{ width: CONTENT_WIDTH, height }} paint={canvasPaint((painter) => cells.forEach((one) => paintText(painter, one.text, one.left, one.top)))} />;
+}
+
+/** The column labels as one canvas; undefined when one of them cannot be painted. */
+function paintedColumnHeader(texts: TInvoiceTexts) {
+  const cells = ORDER.map((column) => ({ left: LEFT[column], text: paintedText(texts.columns[column], columnStyle(column), COLUMN_HEADER) }));
+  return cells.every((one) => one.text) ? <PaintedCells cells={cells as Array<{ left: number; text: TPaintedText }>} /> : undefined;
+}
+
+/** A line's cells as one canvas (the line's notes under its name); undefined when one of them cannot be painted. */
+function paintedLine(line: TLineTexts) {
+  const name = paintedText(line.name, cell(COLUMNS.description), ROW);
+  const description = line.description === undefined ? undefined : paintedText(line.description, { ...cell(COLUMNS.description), ...s.lineDescription }, ROW);
+  const others = (['date', 'quantity', 'unitPrice', 'net', 'vat'] as const).map((column) => ({ left: LEFT[column], text: paintedText(line[column], columnStyle(column), ROW) }));
+  if (!name || (line.description !== undefined && !description) || others.some((one) => !one.text)) return undefined;
+  const cells: Array<{ left: number; top?: number; text: TPaintedText }> = [...(others as Array<{ left: number; text: TPaintedText }>), { left: LEFT.description, text: name }];
+  if (description) cells.push({ left: LEFT.description, top: name.height + s.lineDescription.marginTop, text: description });
+  return <PaintedCells cells={cells} />;
 }
 
 function Lines({ texts }: { texts: TInvoiceTexts }) {
@@ -121,65 +163,77 @@ function Lines({ texts }: { texts: TInvoiceTexts }) {
   return (
     <View style={s.table}>
       <View style={s.columnHeader} fixed>
-        <Text style={cell(COLUMNS.date)}>{columns.date}</Text>
-        <Text style={cell(COLUMNS.description)}>{columns.description}</Text>
-        <Text style={{ ...cell(COLUMNS.quantity), ...right }}>{columns.quantity}</Text>
-        <Text style={{ ...cell(COLUMNS.unitPrice), ...right }}>{columns.unitPrice}</Text>
-        <Text style={{ ...cell(COLUMNS.net), ...right }}>{columns.net}</Text>
-        <Text style={{ ...cell(COLUMNS.vat), ...right }}>{columns.vat}</Text>
+        {paintedColumnHeader(texts) ?? (
+          <>
+            <Text style={cell(COLUMNS.date)}>{columns.date}</Text>
+            <Text style={cell(COLUMNS.description)}>{columns.description}</Text>
+            <Text style={{ ...cell(COLUMNS.quantity), ...RIGHT }}>{columns.quantity}</Text>
+            <Text style={{ ...cell(COLUMNS.unitPrice), ...RIGHT }}>{columns.unitPrice}</Text>
+            <Text style={{ ...cell(COLUMNS.net), ...RIGHT }}>{columns.net}</Text>
+            <Text style={{ ...cell(COLUMNS.vat), ...RIGHT }}>{columns.vat}</Text>
+          </>
+        )}
       </View>
       {texts.lines.map((line, index) => (
         // A line never splits across two pages.
         <View key={index} style={s.row} wrap={false}>
-          <Text style={cell(COLUMNS.date)}>{line.date}</Text>
-          <View style={cell(COLUMNS.description)}>
-            <Text>{line.name}</Text>
-            {line.description ? <Text style={s.lineDescription}>{line.description}</Text> : null}
-          </View>
-          <Text style={{ ...cell(COLUMNS.quantity), ...right }}>{line.quantity}</Text>
-          <Text style={{ ...cell(COLUMNS.unitPrice), ...right }}>{line.unitPrice}</Text>
-          <Text style={{ ...cell(COLUMNS.net), ...right }}>{line.net}</Text>
-          <Text style={{ ...cell(COLUMNS.vat), ...right }}>{line.vat}</Text>
+          {paintedLine(line) ?? (
+            <>
+              <Text style={cell(COLUMNS.date)}>{line.date}</Text>
+              <View style={cell(COLUMNS.description)}>
+                <Text>{line.name}</Text>
+                {line.description ? <Text style={s.lineDescription}>{line.description}</Text> : null}
+              </View>
+              <Text style={{ ...cell(COLUMNS.quantity), ...RIGHT }}>{line.quantity}</Text>
+              <Text style={{ ...cell(COLUMNS.unitPrice), ...RIGHT }}>{line.unitPrice}</Text>
+              <Text style={{ ...cell(COLUMNS.net), ...RIGHT }}>{line.net}</Text>
+              <Text style={{ ...cell(COLUMNS.vat), ...RIGHT }}>{line.vat}</Text>
+            </>
+          )}
         </View>
       ))}
     </View>
   );
 }
 
+const BREAKDOWN_HEADER = { fontSize: s.breakdownHeader.fontSize, color: s.breakdownHeader.color, bold: true };
+const DUE = { fontSize: s.dueRow.fontSize, color: INK, bold: true };
+
 function Summary({ texts }: { texts: TInvoiceTexts }) {
   const due = texts.totals.at(-1)!;
+  const breakdownWidth = s.breakdown.width;
   return (
     <View style={s.summary} wrap={false}>
       <View style={s.breakdown}>
-        <Text style={s.sectionTitle}>{texts.breakdownTitle}</Text>
+        <PaintedText style={{ ...s.sectionTitle, width: breakdownWidth }} text={texts.breakdownTitle} inherited={PAGE} />
         <View style={s.breakdownHeader}>
-          <Text style={cell(BREAKDOWN.category)}>{texts.breakdownColumns.category}</Text>
-          <Text style={{ ...cell(BREAKDOWN.rate), ...right }}>{texts.breakdownColumns.rate}</Text>
-          <Text style={{ ...cell(BREAKDOWN.base), ...right }}>{texts.breakdownColumns.base}</Text>
-          <Text style={{ ...cell(BREAKDOWN.tax), ...right }}>{texts.breakdownColumns.tax}</Text>
+          <PaintedText style={cell(BREAKDOWN.category)} text={texts.breakdownColumns.category} inherited={BREAKDOWN_HEADER} />
+          <PaintedText style={{ ...cell(BREAKDOWN.rate), ...RIGHT }} text={texts.breakdownColumns.rate} inherited={BREAKDOWN_HEADER} />
+          <PaintedText style={{ ...cell(BREAKDOWN.base), ...RIGHT }} text={texts.breakdownColumns.base} inherited={BREAKDOWN_HEADER} />
+          <PaintedText style={{ ...cell(BREAKDOWN.tax), ...RIGHT }} text={texts.breakdownColumns.tax} inherited={BREAKDOWN_HEADER} />
         </View>
         {texts.breakdown.map((entry, index) => (
           <View key={index}>
             <View style={s.breakdownRow}>
-              <Text style={cell(BREAKDOWN.category)}>{entry.category}</Text>
-              <Text style={{ ...cell(BREAKDOWN.rate), ...right }}>{entry.rate}</Text>
-              <Text style={{ ...cell(BREAKDOWN.base), ...right }}>{entry.base}</Text>
-              <Text style={{ ...cell(BREAKDOWN.tax), ...right }}>{entry.tax}</Text>
+              <PaintedText style={cell(BREAKDOWN.category)} text={entry.category} inherited={PAGE} />
+              <PaintedText style={{ ...cell(BREAKDOWN.rate), ...RIGHT }} text={entry.rate} inherited={PAGE} />
+              <PaintedText style={{ ...cell(BREAKDOWN.base), ...RIGHT }} text={entry.base} inherited={PAGE} />
+              <PaintedText style={{ ...cell(BREAKDOWN.tax), ...RIGHT }} text={entry.tax} inherited={PAGE} />
             </View>
-            {entry.exemption ? <Text style={s.exemption}>{entry.exemption}</Text> : null}
+            {entry.exemption ? <PaintedText style={{ ...s.exemption, width: breakdownWidth }} text={entry.exemption} inherited={PAGE} /> : null}
           </View>
         ))}
       </View>
       <View style={s.totals}>
         {texts.totals.slice(0, -1).map((line, index) => (
           <View key={index} style={s.totalsRow}>
-            <Text style={s.totalsLabel}>{line.label}</Text>
-            <Text style={s.totalsAmount}>{line.amount}</Text>
+            <PaintedText style={s.totalsLabel} text={line.label} inherited={PAGE} />
+            <PaintedText style={s.totalsAmount} text={line.amount} inherited={PAGE} />
           </View>
         ))}
         <View style={s.dueRow}>
-          <Text style={s.dueLabel}>{due.label}</Text>
-          <Text style={s.totalsAmount}>{due.amount}</Text>
+          <PaintedText style={s.dueLabel} text={due.label} inherited={DUE} />
+          <PaintedText style={s.totalsAmount} text={due.amount} inherited={DUE} />
         </View>
       </View>
     </View>
@@ -190,37 +244,155 @@ function Paragraphs({ title, lines }: { title: string; lines: readonly string[] 
   if (!lines.length) return null;
   return (
     <View style={s.section} wrap={false}>
-      <Text style={s.sectionTitle}>{title}</Text>
+      <PaintedText style={{ ...s.sectionTitle, width: CONTENT_WIDTH }} text={title} inherited={PAGE} />
       {lines.map((line, index) => (
-        <Text key={index} style={s.paragraph}>
-          {line}
-        </Text>
+        <PaintedText key={index} style={{ ...s.paragraph, width: CONTENT_WIDTH }} text={line} inherited={PAGE} />
       ))}
     </View>
   );
 }
 
+/** A text's height as painted (a text the canvas cannot set counted as one line), with its margins. */
+function paintedHeight(text: string, style: TLineStyle, inherited: TInherited): number {
+  const fonts = loadedTableFonts();
+  const set = paintedText(text, style, inherited);
+  const height = set?.height ?? lineHeight(fonts.regular, style.fontSize ?? inherited.fontSize ?? FONT_SIZE.row);
+  return height + (style.marginTop ?? 0) + (style.marginBottom ?? 0);
+}
+
+const sum = (heights: number[]) => heights.reduce((total, height) => total + height, 0);
+
 /**
- * The whole document. `conformance` makes pdfkit write a PDF/A-3b file (version 1.7, the sRGB
+ * How many pages React-PDF's flow will make of the texts: the blocks' heights as the view paints
+ * them, lines moved whole to the next page under the column header again, the summary and each
+ * paragraph section moved whole. It names the count the footers print; renderFacturX checks it
+ * against the pages drawn and renders again with theirs when it was wrong, so it only has to be
+ * right for the file to be made once.
+ */
+export function expectedPages(texts: TInvoiceTexts): number {
+  const header =
+    Math.max(
+      paintedHeight(texts.seller.name, { ...s.sellerName, width: s.headerLeft.width }, PAGE) +
+        sum(texts.seller.lines.map((line) => paintedHeight(line, { ...s.partyLine, width: s.headerLeft.width }, PAGE))),
+      paintedHeight(texts.title, { ...s.title, width: s.headerRight.width }, PAGE) +
+        sum(texts.references.map((line) => paintedHeight(line, { ...s.reference, width: s.headerRight.width }, PAGE))),
+    ) +
+    s.header.paddingBottom +
+    s.header.borderBottomWidth;
+  const parties =
+    s.parties.paddingTop +
+    Math.max(
+      paintedHeight(texts.buyerLabel, { ...s.blockLabel, width: s.buyer.width }, PAGE) +
+        paintedHeight(texts.buyer.name, { ...s.buyerName, width: s.buyer.width }, PAGE) +
+        sum(texts.buyer.lines.map((line) => paintedHeight(line, { ...s.buyerLine, width: s.buyer.width }, PAGE))),
+      sum(texts.stay.map((line) => paintedHeight(line, { ...s.stayLine, width: s.stay.width }, PAGE))),
+    );
+  const preceding = texts.precedingInvoice ? paintedHeight(texts.precedingInvoice, { ...s.preceding, width: CONTENT_WIDTH }, PAGE) : 0;
+  const columnHeader =
+    Math.max(...ORDER.map((column) => paintedHeight(texts.columns[column], columnStyle(column), COLUMN_HEADER))) + s.columnHeader.paddingBottom + s.columnHeader.borderBottomWidth;
+  const rows = texts.lines.map(
+    (line) =>
+      Math.max(
+        paintedHeight(line.name, cell(COLUMNS.description), ROW) + (line.description === undefined ? 0 : paintedHeight(line.description, { ...cell(COLUMNS.description), ...s.lineDescription }, ROW)),
+        ...(['date', 'quantity', 'unitPrice', 'net', 'vat'] as const).map((column) => paintedHeight(line[column], columnStyle(column), ROW)),
+      ) +
+      2 * s.row.paddingVertical +
+      s.row.borderBottomWidth,
+  );
+  const breakdownRow = (cells: string[], inherited: TInherited) =>
+    Math.max(...cells.map((text, index) => paintedHeight(text, cell(Object.values(BREAKDOWN)[index]!), inherited)));
+  const breakdown =
+    paintedHeight(texts.breakdownTitle, { ...s.sectionTitle, width: s.breakdown.width }, PAGE) +
+    breakdownRow(Object.values(texts.breakdownColumns), BREAKDOWN_HEADER) +
+    s.breakdownHeader.paddingBottom +
+    s.breakdownHeader.borderBottomWidth +
+    sum(
+      texts.breakdown.map(
+        (entry) =>
+          breakdownRow([entry.category, entry.rate, entry.base, entry.tax], PAGE) +
+          2 * s.breakdownRow.paddingVertical +
+          (entry.exemption ? paintedHeight(entry.exemption, { ...s.exemption, width: s.breakdown.width }, PAGE) : 0),
+      ),
+    );
+  const due = texts.totals.at(-1)!;
+  const totals =
+    sum(texts.totals.slice(0, -1).map((line) => Math.max(paintedHeight(line.label, s.totalsLabel, PAGE), paintedHeight(line.amount, s.totalsAmount, PAGE)) + 2 * s.totalsRow.paddingVertical)) +
+    s.dueRow.borderTopWidth +
+    s.dueRow.paddingTop +
+    s.dueRow.marginTop +
+    Math.max(paintedHeight(due.label, s.dueLabel, DUE), paintedHeight(due.amount, s.totalsAmount, DUE));
+  const summary = s.summary.marginTop + Math.max(breakdown, totals);
+  const paragraphs = (title: string, lines: readonly string[]) =>
+    lines.length
+      ? s.section.marginTop + paintedHeight(title, { ...s.sectionTitle, width: CONTENT_WIDTH }, PAGE) + sum(lines.map((line) => paintedHeight(line, { ...s.paragraph, width: CONTENT_WIDTH }, PAGE)))
+      : 0;
+
+  const room = PAGE_HEIGHT - MARGIN_TOP - MARGIN_BOTTOM;
+  let pages = 1;
+  let used = header + parties + preceding + s.table.marginTop + columnHeader;
+  for (const row of rows) {
+    if (used + row > room) {
+      pages += 1;
+      used = columnHeader;
+    }
+    used += row;
+  }
+  for (const block of [summary, paragraphs(texts.paymentTitle, texts.payment), paragraphs(texts.notesTitle, texts.notes)]) {
+    if (!block) continue;
+    if (used + block > room) {
+      pages += 1;
+      used = 0;
+    }
+    used += block;
+  }
+  return pages;
+}
+
+/** The pages whose footers have been drawn, in order: React-PDF draws the pages one after another, each page's fixed footer once. */
+export interface TPageCount {
+  drawn: number;
+}
+
+/**
+ * "Page X of Y" at the foot of every page, with Y given: painted, the page's X counted as the
+ * footers are drawn, so React-PDF lays the pages out once (a render callback would lay every page
+ * out again for the total). A label the canvas cannot set is a render callback's Text.
+ */
+function PageLabel({ texts, pages, count }: { texts: TInvoiceTexts; pages: number; count: TPageCount }) {
+  // Noto Sans's digits are all as wide: the last page's label is as wide as any.
+  const widest = paintedText(texts.page(pages, pages), {}, FOOTER);
+  if (!widest) return <Text render={({ pageNumber, totalPages }) => texts.page(pageNumber, totalPages)} />;
+  const paint = (painter: TPainter) => {
+    count.drawn += 1;
+    const label = paintedText(texts.page(count.drawn, pages), { width: widest.width, textAlign: 'right' }, FOOTER);
+    if (label) paintText(painter, label);
+  };
+  return <Canvas style={{ width: widest.width, height: widest.height }} paint={canvasDrawnPaint(paint)} />;
+}
+
+/**
+ * The whole document, its footers saying it has `pages` pages (expectedPages; `count` tells how
+ * many were drawn). `conformance` makes pdfkit write a PDF/A-3b file (version 1.7, the sRGB
  * OutputIntent, pdfaid in the XMP); facturx-pdfa.ts completes it. The Info fields given here are
  * replaced there, so both stay equal to the XMP.
  */
-export function InvoicePdf({ texts, language, fontFamily, created }: { texts: TInvoiceTexts; language: string; fontFamily: string[]; created: Date }) {
+export function InvoicePdf(props: { texts: TInvoiceTexts; language: string; fontFamily: string[]; created: Date; pages: number; count: TPageCount }) {
+  const { texts, language, fontFamily, created } = props;
   return (
     <Document conformance="PDF/A-3b" title={texts.documentTitle} language={language} creator="Folio Vault" producer="Folio Vault" creationDate={created}>
       <Page size="A4" style={{ ...pageStyle(fontFamily), color: INK }}>
         <View style={{ width: CONTENT_WIDTH }}>
           <Header texts={texts} />
           <Parties texts={texts} />
-          {texts.precedingInvoice ? <Text style={s.preceding}>{texts.precedingInvoice}</Text> : null}
+          {texts.precedingInvoice ? <PaintedText style={{ ...s.preceding, width: CONTENT_WIDTH }} text={texts.precedingInvoice} inherited={PAGE} /> : null}
           <Lines texts={texts} />
           <Summary texts={texts} />
           <Paragraphs title={texts.paymentTitle} lines={texts.payment} />
           <Paragraphs title={texts.notesTitle} lines={texts.notes} />
         </View>
         <View style={s.footer} fixed>
-          <Text>{texts.footer}</Text>
-          <Text render={({ pageNumber, totalPages }) => texts.page(pageNumber, totalPages)} />
+          <PaintedText style={{}} text={texts.footer} inherited={FOOTER} />
+          <PageLabel texts={texts} pages={props.pages} count={props.count} />
         </View>
       </Page>
     </Document>

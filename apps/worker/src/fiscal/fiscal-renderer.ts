@@ -27,8 +27,8 @@ import type { WebhookOutbox } from '../webhooks/outbox.js';
 export interface TFiscalFileBuilders {
   cii(document: TFiscalDocument): string;
   ubl(document: TFiscalDocument): string;
-  /** Writes the Factur-X PDF/A-3b, `cii` attached as factur-x.xml, to `outputPath`. */
-  facturX(document: TFiscalDocument, cii: string, outputPath: string): Promise<void>;
+  /** Writes the Factur-X PDF/A-3b, `cii` attached as factur-x.xml, to `outputPath` (it starts on the pages before the CII is there). */
+  facturX(document: TFiscalDocument, cii: Promise<string>, outputPath: string): Promise<void>;
 }
 
 /** Each format's object name under the document's folder, and its content type. */
@@ -84,33 +84,50 @@ export class FiscalRenderer {
 
   /**
    * Builds and stores each requested file; the CII is built once for itself and for the Factur-X.
-   * The PDF renders in a render process while the XML is built and stored here; it is written to a
-   * temporary file and uploaded with its known length, as an export is.
+   * The PDF's piece goes to a render process first, which lays out the pages while the XML is built
+   * here; the CII follows it there (RenderPool.renderInvoice), since it is attached only at the end.
+   * The PDF is written to a temporary file and uploaded with its known length, as an export is; each
+   * file is stored as soon as it is built.
    */
   private async render(document: TFiscalDocument, formats: TFiscalFormat[], propertyId: string, log: Logger): Promise<Partial<Record<TFiscalFormat, TStoredFiscalFile>>> {
     const started = performance.now();
-    const cii = formats.includes('CII') || formats.includes('FACTURX') ? this.builders.cii(document) : undefined;
-    const store = async (format: TFiscalFormat): Promise<[TFiscalFormat, TStoredFiscalFile]> => {
+    const storeXml = async (format: 'CII' | 'UBL', xml: string): Promise<[TFiscalFormat, TStoredFiscalFile]> => {
       const key = fiscalObjectKey(propertyId, document.id, format);
-      if (format !== 'FACTURX') {
-        const xml = format === 'CII' ? cii! : this.builders.ubl(document);
-        const { size, sha256 } = await this.storage.put(key, Buffer.from(xml, 'utf8'), FILES[format].contentType);
-        return [format, { key, size, sha256 }];
-      }
-      const temp = join(tmpdir(), `folio-vault-${randomUUID()}.pdf`);
-      try {
-        await this.builders.facturX(document, cii!, temp);
-        const { size, sha256 } = await this.storage.putFile(key, temp, FILES[format].contentType);
-        return [format, { key, size, sha256 }];
-      } finally {
-        await rm(temp, { force: true });
-      }
+      const { size, sha256 } = await this.storage.put(key, Buffer.from(xml, 'utf8'), FILES[format].contentType);
+      return [format, { key, size, sha256 }];
     };
-    // The PDF first: its render process starts on it while the XML is written.
-    const order = [...formats].sort((a, b) => Number(b === 'FACTURX') - Number(a === 'FACTURX'));
-    const files = Object.fromEntries(await Promise.all(order.map(store))) as Partial<Record<TFiscalFormat, TStoredFiscalFile>>;
+    const stored: Array<Promise<[TFiscalFormat, TStoredFiscalFile]>> = [];
+    let attach: { resolve(xml: string): void; reject(error: unknown): void } | undefined;
+    if (formats.includes('FACTURX')) {
+      const cii = new Promise<string>((resolve, reject) => (attach = { resolve, reject }));
+      stored.push(this.storeFacturX(document, cii, propertyId));
+    }
+    try {
+      const cii = formats.includes('CII') || attach ? this.builders.cii(document) : undefined;
+      attach?.resolve(cii!);
+      if (formats.includes('CII')) stored.push(storeXml('CII', cii!));
+      if (formats.includes('UBL')) stored.push(storeXml('UBL', this.builders.ubl(document)));
+    } catch (error) {
+      // The PDF's piece fails without its CII: no file of this round is still being written after.
+      attach?.reject(error);
+      await Promise.allSettled(stored);
+      throw error;
+    }
+    const files = Object.fromEntries(await Promise.all(stored)) as Partial<Record<TFiscalFormat, TStoredFiscalFile>>;
     log.info({ documentId: document.id, formats, ms: Math.round(performance.now() - started) }, 'fiscal document rendered');
     return files;
+  }
+
+  private async storeFacturX(document: TFiscalDocument, cii: Promise<string>, propertyId: string): Promise<[TFiscalFormat, TStoredFiscalFile]> {
+    const key = fiscalObjectKey(propertyId, document.id, 'FACTURX');
+    const temp = join(tmpdir(), `folio-vault-${randomUUID()}.pdf`);
+    try {
+      await this.builders.facturX(document, cii, temp);
+      const { size, sha256 } = await this.storage.putFile(key, temp, FILES.FACTURX.contentType);
+      return ['FACTURX', { key, size, sha256 }];
+    } finally {
+      await rm(temp, { force: true });
+    }
   }
 
   /**

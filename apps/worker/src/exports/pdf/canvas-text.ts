@@ -52,3 +52,48 @@ export function fitCanvasText(font: TFontkitFont, text: string, fontSize: number
   }
   return { text: '', width: 0 };
 }
+
+/**
+ * The text broken into lines of at most `width` points, measured, when the canvas can set it, else
+ * undefined. Greedy, at spaces (a line feed always breaks); a word wider than the line is cut
+ * between code points. Widths are summed advances (canvasTextWidth): never narrower than the set text.
+ */
+export function wrapCanvasText(font: TFontkitFont, text: string, fontSize: number, width: number): Array<{ text: string; width: number }> | undefined {
+  const lines: Array<{ text: string; width: number }> = [];
+  const space = canvasTextWidth(font, ' ', fontSize);
+  if (space === undefined) return undefined;
+  for (const paragraph of text.split('\n')) {
+    let line = '';
+    let lineWidth = 0;
+    for (const word of paragraph.split(' ')) {
+      const wordWidth = canvasTextWidth(font, word, fontSize);
+      if (wordWidth === undefined) return undefined;
+      if (!line) {
+        [line, lineWidth] = [word, wordWidth];
+      } else if (lineWidth + space + wordWidth <= width) {
+        line += ` ${word}`;
+        lineWidth += space + wordWidth;
+        continue;
+      } else {
+        lines.push({ text: line, width: lineWidth });
+        [line, lineWidth] = [word, wordWidth];
+      }
+      // A word alone wider than the line: cut it where it overflows.
+      while (lineWidth > width && Array.from(line).length > 1) {
+        const chars = Array.from(line);
+        let end = 1;
+        let cutWidth = canvasTextWidth(font, chars[0]!, fontSize)!;
+        for (; end < chars.length; end += 1) {
+          const next = cutWidth + canvasTextWidth(font, chars[end]!, fontSize)!;
+          if (next > width) break;
+          cutWidth = next;
+        }
+        lines.push({ text: chars.slice(0, end).join(''), width: cutWidth });
+        line = chars.slice(end).join('');
+        lineWidth = canvasTextWidth(font, line, fontSize)!;
+      }
+    }
+    lines.push({ text: line, width: lineWidth });
+  }
+  return lines;
+}

@@ -22,6 +22,7 @@ export interface TFontkitFont {
   unitsPerEm: number;
   ascent: number;
   descent: number;
+  lineGap: number;
   hasGlyphForCodePoint(codePoint: number): boolean;
   glyphForCodePoint(codePoint: number): { advanceWidth: number };
   getGlyph(id: number): object;
@@ -181,6 +182,19 @@ const _allListed: [Exclude<keyof TPainter, TListed>, Exclude<TListed, keyof TPai
 export function canvasPaint(paint: (painter: TPainter) => void): ComponentProps<typeof Canvas>['paint'] {
   return (painter: unknown) => {
     paint(painter as TPainter);
+    return null;
+  };
+}
+
+/**
+ * A Canvas `paint` prop that runs `paint` only when React-PDF draws the canvas on a page. Internal
+ * (@react-pdf/layout, @react-pdf/render): the layout may also call a Canvas's paint to measure it,
+ * with a measuring context alone, when its style leaves its size open; a drawing call passes the
+ * available width and height after the painter.
+ */
+export function canvasDrawnPaint(paint: (painter: TPainter) => void): ComponentProps<typeof Canvas>['paint'] {
+  return (painter: unknown, availableWidth?: unknown) => {
+    if (typeof availableWidth === 'number') paint(painter as TPainter);
     return null;
   };
 }
