@@ -3,9 +3,11 @@
 // instrumentations are the OpenTelemetry project's, each told what it may record:
 // - http: the API's (and the worker's health server's) incoming requests, but not the probes and
 //   /metrics that a scraper calls every few seconds; the path with any card number masked, never
-//   the query string. Outgoing http (the S3 client, the exporter itself) is not traced.
-// - express: names the server span by the route's pattern; its layers (middleware, routers, the
-//   route's handler) make no spans of their own.
+//   the query string. Outgoing http (the S3 client, the exporter itself) is not traced. The server
+//   span is named by the pattern of the Express route that answered (`POST /vault/v1/tokens/:id`,
+//   http.route), read off the request as its answer ends (routeOf below). Express's own
+//   instrumentation is not loaded: it would wrap every middleware and router layer a request passes
+//   (each made no span of its own) to learn the same pattern.
 // - pg: statements with their text (never their parameters), only under a span; no span for taking
 //   a pooled connection or opening one.
 // - ioredis: commands under a span only, recorded by name alone (BullMQ's scripts carry jobs'
@@ -15,9 +17,9 @@
 // - BullMQ: its own telemetry interface, with bullmq-otel (tracing/bullmq-telemetry.ts).
 
 import { createRequire } from 'node:module';
+import type { IncomingMessage } from 'node:http';
 import type { Attributes } from '@opentelemetry/api';
 import { registerInstrumentations, type Instrumentation } from '@opentelemetry/instrumentation';
-import { ExpressInstrumentation, ExpressLayerType } from '@opentelemetry/instrumentation-express';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
@@ -33,6 +35,16 @@ export type TInstrumentedRole = 'api' | 'worker' | 'all';
 /** Requests nobody waits on: the probes and the metrics scrape, every few seconds each. */
 const UNTRACED_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
+/**
+ * The pattern of the Express route that answered a request (its router's mount path, then the
+ * route's path: `/vault/v1/tokens/:id`), as apps/api's request metrics label it; undefined when no
+ * route did (a 404, a mounted app such as the queue dashboard, the worker's health server).
+ */
+function routeOf(request: IncomingMessage): string | undefined {
+  const { baseUrl, route } = request as IncomingMessage & { baseUrl?: unknown; route?: { path?: unknown } };
+  return typeof route?.path === 'string' ? `${typeof baseUrl === 'string' ? baseUrl : ''}${route.path}` : undefined;
+}
+
 function instrumentations(): Instrumentation[] {
   return [
     new HttpInstrumentation({
@@ -40,8 +52,13 @@ function instrumentations(): Instrumentation[] {
       ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.has((request.url ?? '/').split('?')[0]!),
       // undefined drops the attribute: a query string can hold a signed link's signature or a filter's text.
       startIncomingSpanHook: (request) => ({ 'url.path': redactPans((request.url ?? '/').split('?')[0]!), 'url.query': undefined }) as Attributes,
+      // Called once the answer has ended, before the span does; an outgoing request is never traced here.
+      applyCustomAttributesOnSpan: (span, request) => {
+        if (!('httpVersion' in request)) return;
+        const route = routeOf(request);
+        if (route !== undefined) span.setAttribute('http.route', route).updateName(`${request.method ?? 'GET'} ${route}`);
+      },
     }),
-    new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER, ExpressLayerType.REQUEST_HANDLER] }),
     new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false, ignoreConnectSpans: true }),
     new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command) => command }),
     new UndiciInstrumentation({
@@ -57,9 +74,9 @@ function instrumentations(): Instrumentation[] {
  * prototypes) but not the hook.
  */
 const PATCHED_MODULES: Record<TInstrumentedRole, string[]> = {
-  api: ['http', 'https', 'express', 'pg', 'ioredis'],
+  api: ['http', 'https', 'pg', 'ioredis'],
   worker: ['http', 'https', 'pg', 'ioredis'],
-  all: ['http', 'https', 'express', 'pg', 'ioredis'],
+  all: ['http', 'https', 'pg', 'ioredis'],
 };
 
 export function instrument(role: TInstrumentedRole, provider: NodeTracerProvider): void {
