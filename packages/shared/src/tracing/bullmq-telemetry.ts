@@ -43,30 +43,31 @@ type TAttributes = Parameters<Span['setAttributes']>[0];
  * operation's is kept apart (WITHIN), so nothing under it makes a span of its own.
  */
 class ServiceSpan implements Span<Context> {
+  /** Whether the inner span records: attributes and events of one that does not are dropped unread. */
+  private readonly recording: boolean;
+
   constructor(
     private readonly inner: BullMQOTelSpan,
     private readonly processing: boolean,
-  ) {}
+  ) {
+    this.recording = inner.span.isRecording();
+  }
 
   setSpanOnContext(ctx: Context): Context {
-    const unlinked = ctx.deleteValue(LINKED_FROM);
+    const unlinked = ctx.getValue(LINKED_FROM) === undefined ? ctx : ctx.deleteValue(LINKED_FROM);
     return this.processing ? this.inner.setSpanOnContext(unlinked) : trace.deleteSpan(unlinked).setValue(WITHIN, this.inner.span.spanContext());
   }
 
   setAttribute(key: string, value: Parameters<Span['setAttribute']>[1]): void {
-    if (!DROPPED_ATTRIBUTES.has(key)) this.inner.setAttribute(key, value);
+    if (this.recording && !DROPPED_ATTRIBUTES.has(key)) this.inner.setAttribute(key, value);
   }
 
   setAttributes(attributes: TAttributes): void {
-    this.inner.setAttributes(this.kept(attributes));
-  }
-
-  private kept(attributes: TAttributes): TAttributes {
-    return Object.fromEntries(Object.entries(attributes).filter(([key]) => !DROPPED_ATTRIBUTES.has(key)));
+    if (this.recording) this.inner.setAttributes(kept(attributes));
   }
 
   addEvent(name: string, attributes?: TAttributes): void {
-    this.inner.addEvent(name, attributes && this.kept(attributes));
+    if (this.recording) this.inner.addEvent(name, attributes && kept(attributes));
   }
 
   recordException(...args: Parameters<Span['recordException']>): void {
@@ -76,6 +77,14 @@ class ServiceSpan implements Span<Context> {
   end(): void {
     this.inner.end();
   }
+}
+
+/** `attributes` without the dropped ones (the same object when it holds none: the SDK copies what it keeps). */
+function kept(attributes: TAttributes): TAttributes {
+  for (const key of DROPPED_ATTRIBUTES) {
+    if (key in attributes) return Object.fromEntries(Object.entries(attributes).filter(([name]) => !DROPPED_ATTRIBUTES.has(name)));
+  }
+  return attributes;
 }
 
 const ids = new RandomIdGenerator();
@@ -91,7 +100,7 @@ const PART = new ServiceSpan(new BullMQOTelSpan(trace.wrapSpanContext(INVALID_SP
 
 const hasRecordedSpan = (ctx: Context) => {
   const spanContext = trace.getSpanContext(ctx);
-  return spanContext !== undefined && trace.isSpanContextValid(spanContext) && (spanContext.traceFlags & TraceFlags.SAMPLED) !== 0;
+  return spanContext !== undefined && (spanContext.traceFlags & TraceFlags.SAMPLED) !== 0 && trace.isSpanContextValid(spanContext);
 };
 
 class ServiceTracer implements Tracer<Context> {
@@ -108,10 +117,11 @@ class ServiceTracer implements Tracer<Context> {
     }
     // Polling for a job (its callback starts nothing), an operation within another (a flow's
     // node), BullMQ's work on a job under its processing span.
-    if (name.startsWith('getNextJob') || (!processing && parent.getValue(WITHIN)) || (kind === SpanKind.INTERNAL && hasRecordedSpan(parent))) return PART;
+    const recorded = hasRecordedSpan(parent);
+    if (name.startsWith('getNextJob') || (!processing && parent.getValue(WITHIN)) || (kind === SpanKind.INTERNAL && recorded)) return PART;
     // A job's processing span follows its producer's decision (or starts a trace for a job nobody
     // traced); anything else of BullMQ's is recorded only under a recorded span.
-    if (!processing && !hasRecordedSpan(parent)) return unrecorded();
+    if (!processing && !recorded) return unrecorded();
     return new ServiceSpan(this.inner.startSpan(name, options, parent) as BullMQOTelSpan, processing);
   }
 }

@@ -38,7 +38,7 @@ export function queueTelemetry(): { telemetry?: Telemetry } {
 /** The active span's context when it is recorded (sampled); undefined otherwise. */
 function recordedSpanContext(): SpanContext | undefined {
   const spanContext = trace.getSpan(context.active())?.spanContext();
-  return spanContext && trace.isSpanContextValid(spanContext) && (spanContext.traceFlags & TraceFlags.SAMPLED) !== 0 ? spanContext : undefined;
+  return spanContext && (spanContext.traceFlags & TraceFlags.SAMPLED) !== 0 && trace.isSpanContextValid(spanContext) ? spanContext : undefined;
 }
 
 /**
