@@ -13,10 +13,10 @@ export function tracingSection(run: TRun): string[] {
   const lines = ['## Tracing', '', ...header('tracing', run)];
   if (!r) return lines;
   lines.push(
-    `The service as deployed (API and worker as separate compiled processes, NODE_ENV=production, the rate limits lifted), started anew for each run, in the order off, on, on, off: tokenize with ${r.connections} connections for ${r.durationSeconds} s, then ${r.clients} clients exporting typical 30-row folios for ${r.exportSeconds} s. Tracing on: every request traced (sampling 1.0) and its spans sent over OTLP/HTTP in protobuf to a local receiver that counts them ([operations.md](operations.md#tracing)). "CPU" is each process's CPU time per answered request or export.`,
+    `The service as deployed (API and worker as separate compiled processes, NODE_ENV=production, the rate limits lifted), twice side by side on their own queues: tracing off, and every request traced (sampling 1.0) with its spans sent over OTLP/HTTP in protobuf to a local receiver that counts them ([operations.md](operations.md#tracing)). The two are measured in turn, on then off, ${r.rounds} rounds each after ${r.warmUpRounds} warm-up rounds each: a round is tokenize with ${r.connections} connections for ${r.durationSeconds} s, then ${r.clients} clients exporting typical 30-row folios for ${r.exportSeconds} s. "CPU" is each kind of process's CPU time per answered request or export (both services' processes; the idle one's share is small).`,
     '',
     table(
-      ['tracing', 'tokenize/s', 'p50', 'p99', 'CPU a tokenize (ms)', 'exports/s', 'export p50', 'export p99', 'CPU an export (ms)', 'spans received', 'load'],
+      ['tracing', 'tokenize/s', 'p50', 'p99', 'CPU a tokenize (ms)', 'exports/s', 'export p50', 'export p99', 'CPU an export (ms)', 'load'],
       r.runs.map((one) => [
         one.tracing,
         int(one.tokenize.perSecond),
@@ -27,12 +27,11 @@ export function tracingSection(run: TRun): string[] {
         msText(one.exports.e2e.p50),
         msText(one.exports.e2e.p99),
         cpuText(one.exports.cpuMsPerExport, 1),
-        one.received ? `${int(one.received.spans)} in ${int(one.received.requests)} exports` : '',
         `${one.tokenize.load.toFixed(1)} / ${one.exports.load.toFixed(1)}`,
       ]),
     ),
     '',
-    `Tracing on over off (the mean of each's two runs): tokenize ${r.tokenizeRatio.toFixed(2)}, small exports ${r.exportRatio.toFixed(2)}.`,
+    `Tracing on over off (the medians of each side's rounds): tokenize ${r.tokenizeRatio.toFixed(2)}, small exports ${r.exportRatio.toFixed(2)}. The receiver got ${int(r.received.spans)} spans over the measured rounds.`,
     '',
   );
   return lines;

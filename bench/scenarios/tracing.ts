@@ -1,17 +1,19 @@
 /**
  * What tracing costs (docs/operations.md#tracing): tokenize and small exports on the service as
  * deployed (API and worker as separate compiled processes, NODE_ENV=production, the rate limits
- * lifted), with tracing off, then on — every request traced (the default sampler, parent-based
- * always on: a ratio of 1.0) and its spans sent over OTLP/HTTP in protobuf to a local receiver
- * (packages/test-kit/src/otlp-receiver.ts, counting what it receives) — in the order off, on, on,
- * off, so a drift of the machine over the run weighs on both alike. Each service started anew:
- * tokenize with autocannon (--connections, a different card each request, --duration s after a
- * warm-up), then small exports of typical 30-row folios (packages/test-kit/src/typical-ledger.ts),
- * --clients clients each POSTing an export (the file in the answer) and reading the PDF, for
- * --export-seconds. The figures: requests/s and exports/s with tracing on over off (the mean of
- * the two runs each), the CPU each process spent a request, and the spans the receiver got.
+ * lifted), once with tracing off and once with every request traced (the default sampler,
+ * parent-based always on: a ratio of 1.0) and its spans sent over OTLP/HTTP in protobuf to a local
+ * receiver (packages/test-kit/src/otlp-receiver.ts, counting what it receives). The two services
+ * run side by side on their own queues and are measured in turn — on, off, on, off… (bench/support/
+ * pairs.ts) — after --warm-up-rounds of the same in turn, so a change in the machine's load falls on
+ * both alike and neither is measured cold. A round: tokenize with autocannon (--connections, a
+ * different card each request) for --duration s, then --clients clients each POSTing an export of a
+ * typical 30-row folio (packages/test-kit/src/typical-ledger.ts, the file in the answer) for
+ * --export-seconds. The figures: requests/s and exports/s with tracing on over off (the medians of
+ * each side's rounds), the CPU each kind of process spent a request (both services' processes:
+ * the idle one's share is small), and the spans the receiver got over the measured rounds.
  *
- *   npx tsx bench/scenarios/tracing.ts [--duration 10] [--connections 50] [--clients 20] [--export-seconds 10] [--order off,on,on,off]
+ *   npx tsx bench/scenarios/tracing.ts [--rounds 4] [--warm-up-rounds 3] [--duration 5] [--connections 50] [--clients 20] [--export-seconds 5]
  */
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -24,36 +26,36 @@ import { typicalLedger } from '@folio-vault/test-kit/typical-ledger';
 import { benchEnvironment, writeResult } from '../support/environment.js';
 import { machine, withLoad } from '../support/machine.js';
 import { cpuPer, cpuSnapshot, postgresServerOf } from '../support/process-cpu.js';
+import { alternated, otherQueuePrefix, type TPairSide } from '../support/pairs.js';
 import { benchToken, freePort, liftedRateLimits, startShape } from '../support/service-processes.js';
 import { summary } from '../support/stats.js';
 
 const { values } = parseArgs({
   options: {
-    duration: { type: 'string', default: '10' },
+    rounds: { type: 'string', default: '4' },
+    'warm-up-rounds': { type: 'string', default: '3' },
+    duration: { type: 'string', default: '5' },
     connections: { type: 'string', default: '50' },
     clients: { type: 'string', default: '20' },
-    'export-seconds': { type: 'string', default: '10' },
-    // Another order, or one run alone (profiling one shape: BENCH_CPU_PROF_DIR, bench/support/service-processes.ts).
-    order: { type: 'string', default: 'off,on,on,off' },
+    'export-seconds': { type: 'string', default: '5' },
   },
 });
 const DURATION = Number(values.duration);
 const CONNECTIONS = Number(values.connections);
 const CLIENTS = Number(values.clients);
 const EXPORT_SECONDS = Number(values['export-seconds']);
-const WARM_UP_SECONDS = 2;
+const ROUNDS = Number(values.rounds);
+const WARM_UP_ROUNDS = Number(values['warm-up-rounds']);
+const WARM_UP_SECONDS = 5;
 /** As tokenize-load.ts: the worker's render processes load while the service settles, not while it is measured. */
 const SETTLE_MS = 6_000;
 const FOLIOS = 600;
-const ORDER = values.order.split(',') as Array<'off' | 'on'>;
 
 type TSummary = ReturnType<typeof summary>;
 export interface TTracingRun {
   tracing: 'off' | 'on';
   tokenize: { perSecond: number; p50: number; p99: number; count: number; non2xx: number; errors: number; load: number; cpuMsPerRequest: Record<string, number> };
   exports: { perSecond: number; e2e: TSummary; count: number; load: number; cpuMsPerExport: Record<string, number> };
-  /** What the receiver got while the service ran (tracing on). */
-  received?: { spans: number; requests: number; bytes: number };
 }
 export interface TTracingResult {
   machine: ReturnType<typeof machine>;
@@ -62,8 +64,12 @@ export interface TTracingResult {
   durationSeconds: number;
   clients: number;
   exportSeconds: number;
+  rounds: number;
+  warmUpRounds: number;
   runs: TTracingRun[];
-  /** With tracing on over off, the mean of each's runs: tokenize's requests/s, small exports' exports/s. */
+  /** What the receiver got over the measured rounds (spans), and over the whole run (exports, bytes). */
+  received: { spans: number; requests: number; bytes: number };
+  /** With tracing on over off, the medians of each side's rounds: tokenize's requests/s, small exports' exports/s. */
   tokenizeRatio: number;
   exportRatio: number;
 }
@@ -116,79 +122,85 @@ async function exportFor(client: Pool, token: string, seconds: number): Promise<
   return times;
 }
 
-async function measure(tracing: 'off' | 'on'): Promise<TTracingRun> {
-  const receiver = tracing === 'on' ? await startOtlpReceiver({ countOnly: true }) : undefined;
-  const port = await freePort();
-  const env = {
-    ...rawEnv(), ...liftedRateLimits(), EXPORT_QUEUE_CAP_PER_PROPERTY: '1000000', NODE_ENV: 'production', PORT: String(port),
-    ...(receiver ? { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } : {}),
+interface TSide {
+  tracing: 'off' | 'on';
+  url: string;
+  client: Pool;
+  processes: Array<{ stop(): Promise<void> }>;
+}
+
+/** One run on one side: tokenize for `seconds`, then small exports for `exportSeconds`. */
+async function measureSide(side: TSide, seconds: number, exportSeconds: number): Promise<TTracingRun> {
+  const vaultToken = benchToken(config, 'write:payment');
+  const exportToken = benchToken(config, 'read:payment');
+  const postgres = postgresServerOf(ownerUrl);
+  let before = cpuSnapshot(postgres);
+  const { value: load, load: tokenizeLoad } = await withLoad(() => tokenize(side.url, vaultToken, seconds));
+  const tokenizeCpu = cpuPer(before, cpuSnapshot(postgres), load['2xx']);
+  before = cpuSnapshot(postgres);
+  const { value: times, load: exportLoad } = await withLoad(() => exportFor(side.client, exportToken, exportSeconds));
+  const exportCpu = cpuPer(before, cpuSnapshot(postgres), times.length);
+  return {
+    tracing: side.tracing,
+    tokenize: {
+      perSecond: load['2xx'] / load.duration, p50: load.latency.p50, p99: load.latency.p99, count: load['2xx'], non2xx: load.non2xx, errors: load.errors,
+      load: tokenizeLoad, cpuMsPerRequest: tokenizeCpu,
+    },
+    exports: { perSecond: times.length / exportSeconds, e2e: summary(times), count: times.length, load: exportLoad, cpuMsPerExport: exportCpu },
   };
-  const processes = await startShape('split', env);
-  const url = `http://127.0.0.1:${port}`;
-  const client = new Pool(url, { connections: CLIENTS });
-  try {
-    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-    const vaultToken = benchToken(config, 'write:payment');
-    const exportToken = benchToken(config, 'read:payment');
-    const postgres = postgresServerOf(ownerUrl);
-    await tokenize(url, vaultToken, WARM_UP_SECONDS);
-    let before = cpuSnapshot(postgres);
-    const { value: load, load: tokenizeLoad } = await withLoad(() => tokenize(url, vaultToken, DURATION));
-    const tokenizeCpu = cpuPer(before, cpuSnapshot(postgres), load['2xx']);
-    await exportFor(client, exportToken, WARM_UP_SECONDS);
-    before = cpuSnapshot(postgres);
-    const { value: times, load: exportLoad } = await withLoad(() => exportFor(client, exportToken, EXPORT_SECONDS));
-    const exportCpu = cpuPer(before, cpuSnapshot(postgres), times.length);
-    return {
-      tracing,
-      tokenize: {
-        perSecond: load['2xx'] / load.duration, p50: load.latency.p50, p99: load.latency.p99, count: load['2xx'], non2xx: load.non2xx, errors: load.errors,
-        load: tokenizeLoad, cpuMsPerRequest: tokenizeCpu,
-      },
-      exports: { perSecond: times.length / EXPORT_SECONDS, e2e: summary(times), count: times.length, load: exportLoad, cpuMsPerExport: exportCpu },
-      ...(receiver ? { received: { ...receiver.counts } } : {}),
-    };
-  } finally {
-    await client.close();
-    for (const spawned of processes.reverse()) await spawned.stop();
-    // The spans sent at the service's shutdown are counted too.
-    await receiver?.close();
-  }
 }
 
 const runs: TTracingRun[] = [];
+let received: TTracingResult['received'] = { spans: 0, requests: 0, bytes: 0 };
+const receiver = await startOtlpReceiver({ countOnly: true });
+const sides: Record<TPairSide, TSide | undefined> = { with: undefined, without: undefined };
 try {
   const pool = createPgPool(ownerUrl, { max: 2 });
   await importRecords(pool, '1', recordsOfDocument(ledger));
   await pool.end();
-  for (const tracing of ORDER) {
-    const run = await measure(tracing);
+  // Both services run side by side, each on its own queues, so that every round of the one is
+  // taken next to a round of the other on the same machine.
+  for (const side of ['with', 'without'] as const) {
+    const port = await freePort();
+    const base = { ...rawEnv(), ...liftedRateLimits(), EXPORT_QUEUE_CAP_PER_PROPERTY: '1000000', NODE_ENV: 'production', PORT: String(port) };
+    const env = side === 'with' ? { ...base, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } : { ...base, QUEUE_PREFIX: otherQueuePrefix(config.QUEUE_PREFIX, 'untraced') };
+    const url = `http://127.0.0.1:${port}`;
+    sides[side] = { tracing: side === 'with' ? 'on' : 'off', url, client: new Pool(url, { connections: CLIENTS }), processes: await startShape('split', env) };
+  }
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+  // A traced process takes tens of seconds of load to reach its speed (its instrumentation's code
+  // paths are optimised late); both sides are warmed alike, in turn, before any round counts.
+  await alternated(WARM_UP_ROUNDS, (side) => measureSide(sides[side]!, WARM_UP_SECONDS, WARM_UP_SECONDS));
+  const spansBefore = receiver.counts.spans;
+  for (const run of await alternated(ROUNDS, (side) => measureSide(sides[side]!, DURATION, EXPORT_SECONDS))) {
     runs.push(run);
     const t = run.tokenize;
     const e = run.exports;
     console.log(
-      `tracing ${tracing.padEnd(3)}: tokenize ${t.perSecond.toFixed(0)}/s p50 ${t.p50.toFixed(1)} ms p99 ${t.p99.toFixed(1)} ms (load ${t.load.toFixed(1)}); ` +
-        `exports ${e.perSecond.toFixed(1)}/s p50 ${e.e2e.p50.toFixed(0)} ms p99 ${e.e2e.p99.toFixed(0)} ms (load ${e.load.toFixed(1)})` +
-        (run.received ? `; ${run.received.spans} spans in ${run.received.requests} exports (${(run.received.bytes / 1e6).toFixed(1)} MB)` : ''),
+      `tracing ${run.tracing.padEnd(3)}: tokenize ${t.perSecond.toFixed(0)}/s p50 ${t.p50.toFixed(1)} ms p99 ${t.p99.toFixed(1)} ms (load ${t.load.toFixed(1)}); ` +
+        `exports ${e.perSecond.toFixed(1)}/s p50 ${e.e2e.p50.toFixed(0)} ms p99 ${e.e2e.p99.toFixed(0)} ms (load ${e.load.toFixed(1)})`,
     );
-    console.log(`  CPU ms a request: ${Object.entries(t.cpuMsPerRequest).map(([role, ms]) => `${role} ${ms.toFixed(2)}`).join(', ')}; an export: ${Object.entries(e.cpuMsPerExport).map(([role, ms]) => `${role} ${ms.toFixed(1)}`).join(', ')}`);
   }
+  received = { spans: receiver.counts.spans - spansBefore, requests: receiver.counts.requests, bytes: receiver.counts.bytes };
 } finally {
+  for (const side of ['without', 'with'] as const) {
+    await sides[side]?.client.close();
+    for (const spawned of (sides[side]?.processes ?? []).reverse()) await spawned.stop();
+  }
+  await receiver.close();
   await services.stop();
 }
 
-const mean = (tracing: 'off' | 'on', figure: (run: TTracingRun) => number) => {
-  const chosen = runs.filter((run) => run.tracing === tracing);
-  return chosen.reduce((sum, run) => sum + figure(run), 0) / chosen.length;
-};
-const tokenizeRatio = mean('on', (run) => run.tokenize.perSecond) / mean('off', (run) => run.tokenize.perSecond);
-const exportRatio = mean('on', (run) => run.exports.perSecond) / mean('off', (run) => run.exports.perSecond);
+const median = (tracing: 'off' | 'on', figure: (run: TTracingRun) => number) => summary(runs.filter((run) => run.tracing === tracing).map(figure)).p50;
+const tokenizeRatio = median('on', (run) => run.tokenize.perSecond) / median('off', (run) => run.tokenize.perSecond);
+const exportRatio = median('on', (run) => run.exports.perSecond) / median('off', (run) => run.exports.perSecond);
 console.log(`tracing on over off: tokenize ${tokenizeRatio.toFixed(2)}, small exports ${exportRatio.toFixed(2)}`);
 const result: TTracingResult = {
-  machine: machine(), services: services.sources, connections: CONNECTIONS, durationSeconds: DURATION, clients: CLIENTS, exportSeconds: EXPORT_SECONDS, runs, tokenizeRatio, exportRatio,
+  machine: machine(), services: services.sources, connections: CONNECTIONS, durationSeconds: DURATION, clients: CLIENTS, exportSeconds: EXPORT_SECONDS,
+  rounds: ROUNDS, warmUpRounds: WARM_UP_ROUNDS, runs, received, tokenizeRatio, exportRatio,
 };
 writeResult(result);
-if (failures.length > 0 || runs.some((run) => run.tokenize.errors > 0 || run.tokenize.count === 0 || (run.tracing === 'on' && !run.received?.spans))) {
+if (failures.length > 0 || runs.some((run) => run.tokenize.errors > 0 || run.tokenize.count === 0 || run.exports.count === 0) || received.spans === 0) {
   console.error(`tracing bench: ${failures.length} failed exports${failures.length ? ` (${failures.slice(0, 3).join('; ')})` : ''}, or a run answered nothing, or no span was received`);
   process.exitCode = 1;
 }
