@@ -4,6 +4,7 @@
 // long invoice continues on the next page); the folio's fixed-row pagination exists for folios of
 // tens of thousands of rows and is not needed here. The texts come from facturx-text.ts.
 
+import { Fragment, type ReactElement } from 'react';
 import { Canvas, Document, Page, Text, View } from '@react-pdf/renderer';
 import { COLOURS, CONTENT_WIDTH, FONT_SIZE, MARGIN_BOTTOM, MARGIN_TOP, MARGIN_X, PAGE_HEIGHT } from '../exports/pdf/layout.js';
 import { lineHeight, PaintedText, paintText, paintedText, type TPaintedText } from '../exports/pdf/painted-text.js';
@@ -21,6 +22,7 @@ const COLUMNS = { date: 58, description: 218, quantity: 38, unitPrice: 74, net: 
 /** The VAT breakdown (left) and the totals (right) share a line: together they fit CONTENT_WIDTH. */
 const BREAKDOWN = { category: 120, rate: 45, base: 85, tax: 70 } as const;
 const TOTALS = { label: 130, amount: 80 } as const;
+const BREAKDOWN_LEFT = { category: 0, rate: BREAKDOWN.category, base: BREAKDOWN.category + BREAKDOWN.rate, tax: BREAKDOWN.category + BREAKDOWN.rate + BREAKDOWN.base } as const;
 
 const RIGHT = { textAlign: 'right' } as const;
 const cell = (width: number) => ({ width, paddingRight: 4 });
@@ -78,6 +80,87 @@ const FOOTER = { fontSize: s.footer.fontSize, color: s.footer.color };
 
 /** What a Text inherits from the page (pageStyle and INK). */
 const PAGE = { fontSize: FONT_SIZE.row, color: INK };
+
+/** A text set at (left, top) of a canvas. */
+interface TCell {
+  left: number;
+  top: number;
+  text: TPaintedText;
+}
+
+/**
+ * A block of texts and rules painted as one canvas, placed as the View tree it stands for would
+ * place them (the same widths, margins, paddings and borders, flex rows top-aligned), so React-PDF
+ * lays out one node for it. `ok` turns false once a text cannot be painted: the block is then the
+ * View tree, whose PaintedTexts keep React-PDF's Text for that text (glyph fallback, bidi).
+ */
+class PaintedBlock {
+  readonly cells: TCell[] = [];
+  readonly rules: Array<{ left: number; top: number; width: number; weight: number; colour: string }> = [];
+  ok = true;
+
+  /** Sets the text under `top` after its marginTop; answers the y under it and its marginBottom. */
+  put(text: string, style: TLineStyle, inherited: TInherited, left: number, top: number): number {
+    const set = paintedText(text, style, inherited);
+    if (!set) {
+      this.ok = false;
+      return top;
+    }
+    const y = top + (style.marginTop ?? 0);
+    this.cells.push({ left, top: y, text: set });
+    return y + set.height + (style.marginBottom ?? 0);
+  }
+
+  /** Texts side by side from `top`, each at its left edge; answers the y under the highest. */
+  row(cells: Array<{ left: number; text: string; style: TLineStyle }>, inherited: TInherited, top: number): number {
+    return Math.max(top, ...cells.map((one) => this.put(one.text, one.style, inherited, one.left, top)));
+  }
+
+  /** A horizontal rule `weight` thick whose top edge is at `top`, as a View's border is drawn inside its box. */
+  rule(left: number, width: number, top: number, weight: number, colour: string): void {
+    this.rules.push({ left, top, width, weight, colour });
+  }
+
+  canvas(height: number, marginTop = 0) {
+    if (!this.ok) return undefined;
+    const { cells, rules } = this;
+    const paint = (painter: TPainter) => {
+      for (const one of rules) {
+        painter.save().lineWidth(one.weight).strokeColor(one.colour).moveTo(one.left, one.top + one.weight / 2).lineTo(one.left + one.width, one.top + one.weight / 2).stroke().restore();
+      }
+      for (const one of cells) paintText(painter, one.text, one.left, one.top);
+    };
+    return <Canvas style={{ width: CONTENT_WIDTH, height, marginTop }} paint={canvasPaint(paint)} />;
+  }
+}
+
+/** The header as one canvas: the seller on the left, the title and references on the right, the rule under both. */
+function paintedHeader(texts: TInvoiceTexts) {
+  const block = new PaintedBlock();
+  const left = { width: s.headerLeft.width };
+  const right = CONTENT_WIDTH - s.headerRight.width;
+  let leftBottom = block.put(texts.seller.name, { ...s.sellerName, ...left }, PAGE, 0, 0);
+  for (const line of texts.seller.lines) leftBottom = block.put(line, { ...s.partyLine, ...left }, PAGE, 0, leftBottom);
+  let rightBottom = block.put(texts.title, { ...s.title, width: s.headerRight.width, ...RIGHT }, PAGE, right, 0);
+  for (const line of texts.references) rightBottom = block.put(line, { ...s.reference, width: s.headerRight.width }, PAGE, right, rightBottom);
+  const rule = Math.max(leftBottom, rightBottom) + s.header.paddingBottom;
+  block.rule(0, CONTENT_WIDTH, rule, s.header.borderBottomWidth, s.header.borderBottomColor);
+  return block.canvas(rule + s.header.borderBottomWidth);
+}
+
+/** The parties as one canvas: the buyer on the left, the stay on the right. */
+function paintedParties(texts: TInvoiceTexts) {
+  const block = new PaintedBlock();
+  const top = s.parties.paddingTop;
+  const buyer = { width: s.buyer.width };
+  const stay = CONTENT_WIDTH - s.stay.width;
+  let buyerBottom = block.put(texts.buyerLabel, { ...s.blockLabel, ...buyer }, PAGE, 0, top);
+  buyerBottom = block.put(texts.buyer.name, { ...s.buyerName, ...buyer }, PAGE, 0, buyerBottom);
+  for (const line of texts.buyer.lines) buyerBottom = block.put(line, { ...s.buyerLine, ...buyer }, PAGE, 0, buyerBottom);
+  let stayBottom: number = top;
+  for (const line of texts.stay) stayBottom = block.put(line, { ...s.stayLine, width: s.stay.width }, PAGE, stay, stayBottom);
+  return block.canvas(Math.max(buyerBottom, stayBottom));
+}
 
 function Header({ texts }: { texts: TInvoiceTexts }) {
   const left = s.headerLeft.width;
@@ -147,16 +230,28 @@ function paintedColumnHeader(texts: TInvoiceTexts) {
   return cells.every((one) => one.text) ? <PaintedCells cells={cells as Array<{ left: number; text: TPaintedText }>} /> : undefined;
 }
 
-/** A line's cells as one canvas (the line's notes under its name); undefined when one of them cannot be painted. */
+/**
+ * A line as one canvas: its cells (the line's notes under its name) between the row's paddings,
+ * its hairline at the foot; undefined when one of them cannot be painted. A canvas never splits
+ * across two pages, as the row View it stands for (wrap={false}).
+ */
 function paintedLine(line: TLineTexts) {
-  const name = paintedText(line.name, cell(COLUMNS.description), ROW);
-  const description = line.description === undefined ? undefined : paintedText(line.description, { ...cell(COLUMNS.description), ...s.lineDescription }, ROW);
-  const others = (['date', 'quantity', 'unitPrice', 'net', 'vat'] as const).map((column) => ({ left: LEFT[column], text: paintedText(line[column], columnStyle(column), ROW) }));
-  if (!name || (line.description !== undefined && !description) || others.some((one) => !one.text)) return undefined;
-  const cells: Array<{ left: number; top?: number; text: TPaintedText }> = [...(others as Array<{ left: number; text: TPaintedText }>), { left: LEFT.description, text: name }];
-  if (description) cells.push({ left: LEFT.description, top: name.height + s.lineDescription.marginTop, text: description });
-  return <PaintedCells cells={cells} />;
+  const block = new PaintedBlock();
+  const top = s.row.paddingVertical;
+  const name = block.put(line.name, cell(COLUMNS.description), ROW, LEFT.description, top);
+  const description = line.description === undefined ? name : block.put(line.description, { ...cell(COLUMNS.description), ...s.lineDescription }, ROW, LEFT.description, name);
+  const others = block.row(
+    (['date', 'quantity', 'unitPrice', 'net', 'vat'] as const).map((column) => ({ left: LEFT[column], text: line[column], style: columnStyle(column) })),
+    ROW,
+    top,
+  );
+  const rule = Math.max(description, others) + s.row.paddingVertical;
+  block.rule(0, CONTENT_WIDTH, rule, s.row.borderBottomWidth, s.row.borderBottomColor);
+  return block.canvas(rule + s.row.borderBottomWidth);
 }
+
+/** A painted block given its list key; undefined stays undefined. */
+const wrapKey = (key: number, element: ReactElement | undefined) => (element ? <Fragment key={key}>{element}</Fragment> : undefined);
 
 function Lines({ texts }: { texts: TInvoiceTexts }) {
   const { columns } = texts;
@@ -174,11 +269,11 @@ function Lines({ texts }: { texts: TInvoiceTexts }) {
           </>
         )}
       </View>
-      {texts.lines.map((line, index) => (
-        // A line never splits across two pages.
-        <View key={index} style={s.row} wrap={false}>
-          {paintedLine(line) ?? (
-            <>
+      {texts.lines.map(
+        (line, index) =>
+          wrapKey(index, paintedLine(line)) ?? (
+            // A line never splits across two pages.
+            <View key={index} style={s.row} wrap={false}>
               <Text style={cell(COLUMNS.date)}>{line.date}</Text>
               <View style={cell(COLUMNS.description)}>
                 <Text>{line.name}</Text>
@@ -188,16 +283,63 @@ function Lines({ texts }: { texts: TInvoiceTexts }) {
               <Text style={{ ...cell(COLUMNS.unitPrice), ...RIGHT }}>{line.unitPrice}</Text>
               <Text style={{ ...cell(COLUMNS.net), ...RIGHT }}>{line.net}</Text>
               <Text style={{ ...cell(COLUMNS.vat), ...RIGHT }}>{line.vat}</Text>
-            </>
-          )}
-        </View>
-      ))}
+            </View>
+          ),
+      )}
     </View>
   );
 }
 
 const BREAKDOWN_HEADER = { fontSize: s.breakdownHeader.fontSize, color: s.breakdownHeader.color, bold: true };
 const DUE = { fontSize: s.dueRow.fontSize, color: INK, bold: true };
+
+/** The VAT breakdown (left) and the totals (right) as one canvas, with the block's marginTop. */
+function paintedSummary(texts: TInvoiceTexts) {
+  const block = new PaintedBlock();
+  const width = s.breakdown.width;
+  const columns = (cells: [string, string, string, string]) =>
+    (['category', 'rate', 'base', 'tax'] as const).map((column, index) => ({
+      left: BREAKDOWN_LEFT[column],
+      text: cells[index]!,
+      style: column === 'category' ? cell(BREAKDOWN.category) : { ...cell(BREAKDOWN[column]), ...RIGHT },
+    }));
+  let breakdown = block.put(texts.breakdownTitle, { ...s.sectionTitle, width }, PAGE, 0, 0);
+  const { category, rate, base, tax } = texts.breakdownColumns;
+  breakdown = block.row(columns([category, rate, base, tax]), BREAKDOWN_HEADER, breakdown) + s.breakdownHeader.paddingBottom;
+  block.rule(0, width, breakdown, s.breakdownHeader.borderBottomWidth, s.breakdownHeader.borderBottomColor);
+  breakdown += s.breakdownHeader.borderBottomWidth;
+  for (const entry of texts.breakdown) {
+    breakdown = block.row(columns([entry.category, entry.rate, entry.base, entry.tax]), PAGE, breakdown + s.breakdownRow.paddingVertical) + s.breakdownRow.paddingVertical;
+    if (entry.exemption) breakdown = block.put(entry.exemption, { ...s.exemption, width }, PAGE, 0, breakdown);
+  }
+  const left = CONTENT_WIDTH - s.totals.width;
+  const amounts = left + TOTALS.label;
+  let totals = 0;
+  for (const line of texts.totals.slice(0, -1)) {
+    const top = totals + s.totalsRow.paddingVertical;
+    totals =
+      block.row(
+        [
+          { left, text: line.label, style: s.totalsLabel },
+          { left: amounts, text: line.amount, style: s.totalsAmount },
+        ],
+        PAGE,
+        top,
+      ) + s.totalsRow.paddingVertical;
+  }
+  const due = texts.totals.at(-1)!;
+  totals += s.dueRow.marginTop;
+  block.rule(left, s.totals.width, totals, s.dueRow.borderTopWidth, s.dueRow.borderTopColor);
+  totals = block.row(
+    [
+      { left, text: due.label, style: s.dueLabel },
+      { left: amounts, text: due.amount, style: s.totalsAmount },
+    ],
+    DUE,
+    totals + s.dueRow.borderTopWidth + s.dueRow.paddingTop,
+  );
+  return block.canvas(Math.max(breakdown, totals), s.summary.marginTop);
+}
 
 function Summary({ texts }: { texts: TInvoiceTexts }) {
   const due = texts.totals.at(-1)!;
@@ -240,8 +382,18 @@ function Summary({ texts }: { texts: TInvoiceTexts }) {
   );
 }
 
+/** A paragraph section as one canvas, with its marginTop; undefined when a text cannot be painted. */
+function paintedParagraphs(title: string, lines: readonly string[]) {
+  const block = new PaintedBlock();
+  let bottom = block.put(title, { ...s.sectionTitle, width: CONTENT_WIDTH }, PAGE, 0, 0);
+  for (const line of lines) bottom = block.put(line, { ...s.paragraph, width: CONTENT_WIDTH }, PAGE, 0, bottom);
+  return block.canvas(bottom, s.section.marginTop);
+}
+
 function Paragraphs({ title, lines }: { title: string; lines: readonly string[] }) {
   if (!lines.length) return null;
+  const painted = paintedParagraphs(title, lines);
+  if (painted) return painted;
   return (
     <View style={s.section} wrap={false}>
       <PaintedText style={{ ...s.sectionTitle, width: CONTENT_WIDTH }} text={title} inherited={PAGE} />
@@ -382,11 +534,11 @@ export function InvoicePdf(props: { texts: TInvoiceTexts; language: string; font
     <Document conformance="PDF/A-3b" title={texts.documentTitle} language={language} creator="Folio Vault" producer="Folio Vault" creationDate={created}>
       <Page size="A4" style={{ ...pageStyle(fontFamily), color: INK }}>
         <View style={{ width: CONTENT_WIDTH }}>
-          <Header texts={texts} />
-          <Parties texts={texts} />
+          {paintedHeader(texts) ?? <Header texts={texts} />}
+          {paintedParties(texts) ?? <Parties texts={texts} />}
           {texts.precedingInvoice ? <PaintedText style={{ ...s.preceding, width: CONTENT_WIDTH }} text={texts.precedingInvoice} inherited={PAGE} /> : null}
           <Lines texts={texts} />
-          <Summary texts={texts} />
+          {paintedSummary(texts) ?? <Summary texts={texts} />}
           <Paragraphs title={texts.paymentTitle} lines={texts.payment} />
           <Paragraphs title={texts.notesTitle} lines={texts.notes} />
         </View>
