@@ -18,6 +18,12 @@ export const PERFORMANCE_MEASURES = {
   'request-prototypes': 'apps/api/src/http/request-prototypes.ts',
   /** HPKE of transit envelopes on node:crypto rather than @hpke/core: packages/shared/src/vault/crypto/hpke-native.ts. */
   'hpke-native': 'packages/shared/src/vault/crypto/hpke-native.ts',
+  /** The table's fonts remember their shaping results (rememberLayouts): apps/worker/src/exports/pdf/react-pdf-internals.ts. */
+  'react-pdf-layout-memo': 'apps/worker/src/exports/pdf/react-pdf-internals.ts',
+  /** The table's fonts remember their glyphs' decoded outlines (rememberGlyphOutlines): apps/worker/src/exports/pdf/react-pdf-internals.ts. */
+  'react-pdf-glyph-outlines': 'apps/worker/src/exports/pdf/react-pdf-internals.ts',
+  /** Documents start without pdfkit's default font (startWithoutDefaultFont): apps/worker/src/exports/pdf/react-pdf-internals.ts. */
+  'react-pdf-no-default-font': 'apps/worker/src/exports/pdf/react-pdf-internals.ts',
 } as const;
 
 export type TPerformanceMeasure = keyof typeof PERFORMANCE_MEASURES;
@@ -26,4 +32,14 @@ export const PERFORMANCE_MEASURE_NAMES = Object.keys(PERFORMANCE_MEASURES) as TP
 /** Whether `measure` runs, given PERFORMANCE_MEASURES_OFF. */
 export function measureOn(off: readonly TPerformanceMeasure[], measure: TPerformanceMeasure): boolean {
   return !off.includes(measure);
+}
+
+/**
+ * PERFORMANCE_MEASURES_OFF as a process that loads no configuration reads it (a render process,
+ * which inherits the worker's environment; the worker refused an unknown name at start, so only
+ * the registered names listed count).
+ */
+export function measuresOffIn(env: Record<string, string | undefined>): TPerformanceMeasure[] {
+  const listed = (env.PERFORMANCE_MEASURES_OFF ?? '').split(',').map((name) => name.trim());
+  return PERFORMANCE_MEASURE_NAMES.filter((measure) => listed.includes(measure));
 }

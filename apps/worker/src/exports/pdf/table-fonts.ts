@@ -2,6 +2,7 @@
 // objects React-PDF loaded for its own texts: pdfkit recognises them as the same font, so a
 // document embeds one subset per face whether a glyph came from a Text node or from the canvas.
 
+import { measureOn, measuresOffIn } from '@folio-vault/shared/performance-measures';
 import { registerFonts } from './fonts.js';
 import { reactPdfFace, rememberGlyphOutlines, rememberLayouts, startWithoutDefaultFont, type TFontkitFont } from './react-pdf-internals.js';
 
@@ -16,25 +17,29 @@ export interface TTableFonts {
 let loaded: Promise<TTableFonts> | undefined;
 let ready: TTableFonts | undefined;
 
+/** The process's PERFORMANCE_MEASURES_OFF: the patches below are each a kept performance measure. */
+const off = measuresOffIn(process.env);
+
 /**
  * A face, made to remember its shaping results for the life of the render process: the same words
  * (dates, times, codes, labels, the footer) come back on every page and in every folio of a night
- * audit; and the outlines of its glyphs, which every document's font subset reads again.
+ * audit (`react-pdf-layout-memo`); and the outlines of its glyphs, which every document's font
+ * subset reads again (`react-pdf-glyph-outlines`).
  */
 async function loadFace(fontWeight: 400 | 700): Promise<TFontkitFont> {
   const font = await reactPdfFace({ fontFamily: 'NotoSans', fontWeight, fontStyle: 'normal' });
-  rememberLayouts(font, LAYOUT_CACHE_SIZE);
-  rememberGlyphOutlines(font);
+  if (measureOn(off, 'react-pdf-layout-memo')) rememberLayouts(font, LAYOUT_CACHE_SIZE);
+  if (measureOn(off, 'react-pdf-glyph-outlines')) rememberGlyphOutlines(font);
   return font;
 }
 
 /**
- * Loads both faces once per process (and makes them remember their layouts); documents rendered
- * after it start without pdfkit's default font (react-pdf-internals.ts, startWithoutDefaultFont).
+ * Loads both faces once per process; documents rendered after it start without pdfkit's default
+ * font (react-pdf-internals.ts, startWithoutDefaultFont; `react-pdf-no-default-font`).
  */
 export function tableFonts(): Promise<TTableFonts> {
   registerFonts();
-  loaded ??= Promise.all([loadFace(400), loadFace(700), startWithoutDefaultFont()]).then(([regular, bold]) => (ready = { regular, bold }));
+  loaded ??= Promise.all([loadFace(400), loadFace(700), measureOn(off, 'react-pdf-no-default-font') ? startWithoutDefaultFont() : undefined]).then(([regular, bold]) => (ready = { regular, bold }));
   return loaded;
 }
 
