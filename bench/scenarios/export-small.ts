@@ -14,7 +14,8 @@
  * 4. The alternated pair of each kept performance measure named by BENCH_EXPORT_SMALL_PAIRS
  *    (packages/shared/src/performance-measures.ts): the service started twice side by side, as it
  *    is and with PERFORMANCE_MEASURES_OFF=<measure> (each on its own port and queue prefix, so
- *    neither takes the other's jobs), both warmed up, then step 3 on each in turn, with, without,
+ *    neither takes the other's jobs), both warmed up (BENCH_EXPORT_SMALL_PAIR_WARM_UP_SECONDS of
+ *    step 3's load each), then step 3 on each in turn, with, without,
  *    with… (bench/support/pairs.ts), BENCH_EXPORT_SMALL_PAIR_RUNS runs of each,
  *    BENCH_EXPORT_SMALL_PAIR_SECONDS seconds a run.
  * Baselines, in the same run: the worker's own render time of the same exports (its "document
@@ -64,6 +65,12 @@ const EXPORT_MEASURES: TPerformanceMeasure[] = ['prepared-statements', 'react-pd
 const PAIRS = (process.env.BENCH_EXPORT_SMALL_PAIRS ?? EXPORT_MEASURES.join(',')) === 'none' ? [] : ((process.env.BENCH_EXPORT_SMALL_PAIRS ?? EXPORT_MEASURES.join(',')).split(',') as TPerformanceMeasure[]);
 const PAIR_RUNS = Number(process.env.BENCH_EXPORT_SMALL_PAIR_RUNS ?? 3);
 const PAIR_SECONDS = Number(process.env.BENCH_EXPORT_SMALL_PAIR_SECONDS ?? 5);
+/**
+ * Seconds of step 3's load on each of a pair's services before its runs, given in turn (two
+ * rounds): the render processes reach their speed only after some hundreds of documents (their
+ * code optimised as it runs), as the service of steps 1–3 has by step 3.
+ */
+const PAIR_WARM_UP_SECONDS = Number(process.env.BENCH_EXPORT_SMALL_PAIR_WARM_UP_SECONDS ?? 10);
 
 type TSummary = ReturnType<typeof summary>;
 export interface TExportSmallResult {
@@ -236,10 +243,7 @@ async function clientsAtOnce(pool: Pool, seconds: number): Promise<{ perSecond: 
   return { perSecond: runs.length / ((performance.now() - begun) / 1000), exports: runs.length, p50: summary(runs).p50 };
 }
 
-/**
- * Step 4 for one measure: the service as it is and without the measure, started side by side, each
- * warmed up by as many exports as the service's first step gives it, then measured in turn.
- */
+/** Step 4 for one measure: the service as it is and without the measure, started side by side, each warmed up, then measured in turn. */
 async function measurePair(measure: TPerformanceMeasure): Promise<NonNullable<TExportSmallResult['pairs']>[number]> {
   const sides = {} as Record<TPairSide, { service: TServiceProcess; pool: Pool }>;
   try {
@@ -249,10 +253,8 @@ async function measurePair(measure: TPerformanceMeasure): Promise<NonNullable<TE
       const service = await startService('all', sideEnv);
       sides[side] = { service, pool: new Pool(`http://127.0.0.1:${sidePort}`, { connections: CLIENTS }) };
     }
-    for (const side of ['with', 'without'] as const) {
-      for (let i = 0; i < 10; i += 1) await exportOnce(nextSource(), false, sides[side].pool);
-      await clientsAtOnce(sides[side].pool, 2);
-    }
+    for (const side of ['with', 'without'] as const) for (let i = 0; i < 10; i += 1) await exportOnce(nextSource(), false, sides[side].pool);
+    await alternated(2, async (side) => clientsAtOnce(sides[side].pool, PAIR_WARM_UP_SECONDS / 2));
     const runs = await alternated(PAIR_RUNS, async (side) => {
       const { value, load } = await withLoad(() => clientsAtOnce(sides[side].pool, PAIR_SECONDS));
       return { ...value, load };

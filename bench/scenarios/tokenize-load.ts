@@ -16,10 +16,10 @@
  * Then each kept performance measure of the tokenize path (packages/shared/src/performance-measures.ts)
  * gets its pair: the split shape started twice side by side, as it is and with
  * PERFORMANCE_MEASURES_OFF=<measure> (each on its own port and queue prefix, so neither takes the
- * other's jobs; the idle one waits on Redis), both warmed up, then measured in turn, with, without,
+ * other's jobs; the idle one waits on Redis), both warmed up in turn (--pair-warm-up seconds each), then measured in turn, with, without,
  * with, without… (bench/support/pairs.ts), --pair-runs times each for --pair-duration seconds.
  *
- *   npx tsx bench/scenarios/tokenize-load.ts [--duration 10] [--connections 50] [--shapes split,single] [--repeat 3] [--floors express,express-queue,express-queue-one-process,express-batch | none] [--pairs hpke-native,… | none] [--pair-runs 3] [--pair-duration 5]
+ *   npx tsx bench/scenarios/tokenize-load.ts [--duration 10] [--connections 50] [--shapes split,single] [--repeat 3] [--floors express,express-queue,express-queue-one-process,express-batch | none] [--pairs hpke-native,… | none] [--pair-runs 3] [--pair-duration 5] [--pair-warm-up 10]
  */
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -47,6 +47,7 @@ const { values } = parseArgs({
     pairs: { type: 'string', default: TOKENIZE_MEASURES.join(',') },
     'pair-runs': { type: 'string', default: '3' },
     'pair-duration': { type: 'string', default: '5' },
+    'pair-warm-up': { type: 'string', default: '10' },
   },
 });
 /** Measured runs per shape, one after the other on the same running service; the median run (by requests/s) is the shape's figure. */
@@ -66,6 +67,12 @@ const PAIRS = values.pairs === 'none' ? [] : (values.pairs.split(',') as TPerfor
 /** Runs of each side of a pair, and the seconds of each run. */
 const PAIR_RUNS = Number(values['pair-runs']);
 const PAIR_DURATION = Number(values['pair-duration']);
+/**
+ * Seconds of load on each side of a pair before its runs, given in turn too (two rounds): a
+ * service just started answers faster run after run for its first tens of seconds of load (code
+ * optimised as it runs, connections opened), which would otherwise fall on the runs.
+ */
+const PAIR_WARM_UP_SECONDS = Number(values['pair-warm-up']);
 const FLOORS = values.floors === 'none' ? [] : (values.floors.split(',') as TFloorKind[]);
 
 export type { TLoadFigures };
@@ -184,7 +191,10 @@ async function measurePair(measure: TPerformanceMeasure): Promise<TTokenizePair>
       sides[side].processes.push(...(await startShape('split', env)));
     }
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-    for (const side of ['with', 'without'] as const) await cannon(sides[side].url, token, WARM_UP_SECONDS);
+    await alternated(2, async (side) => {
+      await cannon(sides[side].url, token, PAIR_WARM_UP_SECONDS / 2);
+      return {};
+    });
     const runs = await alternated(PAIR_RUNS, async (side) => {
       const { value: result, load } = await withLoad(() => cannon(sides[side].url, token, PAIR_DURATION));
       return { perSecond: result['2xx'] / result.duration, p99: result.latency.p99, load, non2xx: result.non2xx, errors: result.errors };
