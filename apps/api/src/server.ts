@@ -17,7 +17,7 @@ import { measureOn } from '@folio-vault/shared/performance-measures';
 import { namePreparedStatements } from '@folio-vault/shared/db/prepared';
 import { PropertyShares } from '@folio-vault/shared/db/property-share';
 import { writeBatched, writeEach } from './http/audit-batcher.js';
-import { gatewayModeOf, rememberedGatewayModes } from './vault/gateway-mode-cache.js';
+import { findPropertyGatewayMode } from '@folio-vault/shared/properties/property-store';
 import { buildOpenApiDocument } from './openapi.js';
 import { VaultClient } from './vault/vault-client.js';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
@@ -100,7 +100,7 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
     cvvHoldSeconds: config.VAULT_CVV_HOLD_SECONDS,
     shredAfterExpiryDays: config.VAULT_SHRED_AFTER_EXPIRY_DAYS,
     destinations: config.forwardDestinations,
-    gatewayModeOf: measureOn(measures, 'gateway-mode-cache') ? rememberedGatewayModes((id) => shares.of(id)) : gatewayModeOf((id) => shares.of(id)),
+    gatewayModeOf: (id) => findPropertyGatewayMode(shares.of(id), id),
   });
   const limits = { perSubject: config.TOKENIZE_RATE_LIMIT_PER_SUBJECT, perProperty: config.TOKENIZE_RATE_LIMIT_PER_PROPERTY, windowMs: config.RATE_LIMIT_WINDOW_MS };
 

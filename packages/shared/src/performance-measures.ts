@@ -8,8 +8,6 @@
 export const PERFORMANCE_MEASURES = {
   /** Tokenize inserts of a worker's concurrent jobs share a statement: apps/worker/src/vault/card-insert-batcher.ts. */
   'tokenize-insert-batching': 'apps/worker/src/vault/card-insert-batcher.ts',
-  /** A property's gateway mode, remembered for a few seconds by the API: apps/api/src/vault/gateway-mode-cache.ts. */
-  'gateway-mode-cache': 'apps/api/src/vault/gateway-mode-cache.ts',
   /** The audit events of one event-loop turn written by one statement: apps/api/src/http/audit-batcher.ts. */
   'audit-batching': 'apps/api/src/http/audit-batcher.ts',
   /** The statements of the hot paths prepared once per connection: packages/shared/src/db/prepared.ts. */
