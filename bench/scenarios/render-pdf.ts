@@ -31,7 +31,7 @@ import { machine } from '../support/machine.js';
 import { alternated } from '../support/pairs.js';
 
 /** The React-PDF internals patches (apps/worker/src/exports/pdf/react-pdf-internals.ts), each a kept performance measure. */
-const PATCHES = ['react-pdf-layout-memo', 'react-pdf-glyph-outlines', 'react-pdf-no-default-font'];
+const PATCHES = ['react-pdf-layout-memo', 'react-pdf-no-default-font'];
 
 const SIZES = [100, 1_000, 10_000];
 

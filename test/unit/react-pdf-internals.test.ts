@@ -12,7 +12,6 @@ import {
   canvasPaint,
   reactPdfFace,
   reactPdfPdfkit,
-  rememberGlyphOutlines,
   rememberLayouts,
   selectFace,
   selectNamedFace,
@@ -114,32 +113,6 @@ describe('internals the PDF uses', () => {
     expect(second.positions.map((position) => position.xAdvance), why).toEqual(original.positions.map((position) => position.xAdvance));
     expect(second.advanceWidth, why).toBe(original.advanceWidth);
     expect(second.glyphs, why).toEqual(original.glyphs);
-  });
-
-  it('fontkit: a TrueType subset reads each glyph outline through _decode; remembered, it is decoded once and the subset is unchanged', () => {
-    const why = because('fontkit', 'TTFGlyph._decode, read by TTFSubset._addGlyph');
-    type TSubset = { includeGlyph(glyph: object): number; encode(): Uint8Array };
-    const subsetBytes = () => {
-      const subset = (face as unknown as { createSubset(): TSubset }).createSubset();
-      for (const character of 'Folio Vault — Ñandú 1,234.56') subset.includeGlyph(face.glyphForCodePoint(character.codePointAt(0)!));
-      return Buffer.from(subset.encode());
-    };
-    const before = subsetBytes();
-    const prototype = Object.getPrototypeOf(face.getGlyph(1)) as { _decode(): unknown };
-    expect(typeof prototype._decode, why).toBe('function');
-    const decode = prototype._decode;
-    let decoded = 0;
-    prototype._decode = function (this: unknown) {
-      decoded += 1;
-      return decode.call(this);
-    };
-    rememberGlyphOutlines(face);
-    rememberGlyphOutlines(face); // once per glyph class, however often it is called
-    expect(subsetBytes().equals(before), why).toBe(true);
-    const once = decoded;
-    expect(once, why).toBeGreaterThan(10);
-    expect(subsetBytes().equals(before), why).toBe(true);
-    expect(decoded, why).toBe(once);
   });
 
   it('@react-pdf/render and pdfkit: the Canvas painter sets text in a fontkit Font, by object and then by PostScript name', async () => {

@@ -18,8 +18,6 @@ export const PERFORMANCE_MEASURES = {
   'hpke-native': 'packages/shared/src/vault/crypto/hpke-native.ts',
   /** The table's fonts remember their shaping results (rememberLayouts): apps/worker/src/exports/pdf/react-pdf-internals.ts. */
   'react-pdf-layout-memo': 'apps/worker/src/exports/pdf/react-pdf-internals.ts',
-  /** The table's fonts remember their glyphs' decoded outlines (rememberGlyphOutlines): apps/worker/src/exports/pdf/react-pdf-internals.ts. */
-  'react-pdf-glyph-outlines': 'apps/worker/src/exports/pdf/react-pdf-internals.ts',
   /** Documents start without pdfkit's default font (startWithoutDefaultFont): apps/worker/src/exports/pdf/react-pdf-internals.ts. */
   'react-pdf-no-default-font': 'apps/worker/src/exports/pdf/react-pdf-internals.ts',
 } as const;

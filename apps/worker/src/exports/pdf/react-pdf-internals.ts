@@ -24,7 +24,6 @@ export interface TFontkitFont {
   descent: number;
   hasGlyphForCodePoint(codePoint: number): boolean;
   glyphForCodePoint(codePoint: number): { advanceWidth: number };
-  getGlyph(id: number): object;
   layout(text: string, ...options: unknown[]): TGlyphRun;
 }
 
@@ -79,34 +78,6 @@ export function rememberLayouts(font: TFontkitFont, limit: number): void {
     copy.positions = run.positions.map(({ xAdvance, yAdvance, xOffset, yOffset }) => ({ xAdvance, yAdvance, xOffset, yOffset }));
     return copy;
   };
-}
-
-/** A fontkit glyph object as far as rememberGlyphOutlines uses it. */
-interface TDecodingGlyph {
-  _decode(): unknown;
-}
-
-const remembersOutlines = new WeakSet<object>();
-
-/**
- * Internal (fontkit, called by pdfkit when it embeds a subset): a TrueType glyph decodes its outline
- * (`_decode`: header, every point, or its components) each time it is asked, and the subset asks for
- * every glyph of every document, only to copy the glyph's bytes and find its components: much of
- * what embedding a small folio's fonts costs. fontkit keeps one glyph object per glyph
- * id and face, so the decoded outline is remembered on it for the life of the render process.
- * Relies on: no caller changing the decoded outline (fontkit's subset and contour code only read
- * it; a variable font's points are transformed inside `_decode` itself, before it returns).
- */
-export function rememberGlyphOutlines(font: TFontkitFont): void {
-  const prototype = Object.getPrototypeOf(font.getGlyph(0)) as TDecodingGlyph;
-  if (remembersOutlines.has(prototype)) return;
-  const decode = prototype._decode;
-  const outlines = new WeakMap<object, unknown>();
-  prototype._decode = function (this: TDecodingGlyph) {
-    if (!outlines.has(this)) outlines.set(this, decode.call(this));
-    return outlines.get(this);
-  };
-  remembersOutlines.add(prototype);
 }
 
 /** pdfkit's PDFDocument as far as startWithoutDefaultFont uses it. */

@@ -4,7 +4,7 @@
 
 import { measureOn, measuresOffIn } from '@folio-vault/shared/performance-measures';
 import { registerFonts } from './fonts.js';
-import { reactPdfFace, rememberGlyphOutlines, rememberLayouts, startWithoutDefaultFont, type TFontkitFont } from './react-pdf-internals.js';
+import { reactPdfFace, rememberLayouts, startWithoutDefaultFont, type TFontkitFont } from './react-pdf-internals.js';
 
 /** Distinct texts remembered per face; past it the memory starts over (a folio's words repeat). */
 const LAYOUT_CACHE_SIZE = 20_000;
@@ -23,13 +23,11 @@ const off = measuresOffIn(process.env);
 /**
  * A face, made to remember its shaping results for the life of the render process: the same words
  * (dates, times, codes, labels, the footer) come back on every page and in every folio of a night
- * audit (`react-pdf-layout-memo`); and the outlines of its glyphs, which every document's font
- * subset reads again (`react-pdf-glyph-outlines`).
+ * audit (`react-pdf-layout-memo`).
  */
 async function loadFace(fontWeight: 400 | 700): Promise<TFontkitFont> {
   const font = await reactPdfFace({ fontFamily: 'NotoSans', fontWeight, fontStyle: 'normal' });
   if (measureOn(off, 'react-pdf-layout-memo')) rememberLayouts(font, LAYOUT_CACHE_SIZE);
-  if (measureOn(off, 'react-pdf-glyph-outlines')) rememberGlyphOutlines(font);
   return font;
 }
 
