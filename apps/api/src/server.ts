@@ -11,7 +11,6 @@ import { JobWaiter } from './jobs/job-waiter.js';
 import { ExportService } from './exports/export-service.js';
 import { propertyRateLimit, vaultRateLimits } from './http/rate-limit.js';
 import { RouteAudit } from './http/route-audit.js';
-import { createAppServer } from './http/request-prototypes.js';
 import { AuditLog } from '@folio-vault/shared/vault/audit-log';
 import { measureOn } from '@folio-vault/shared/performance-measures';
 import { namePreparedStatements } from '@folio-vault/shared/db/prepared';
@@ -144,7 +143,7 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
     storage,
   });
 
-  const server = measureOn(measures, 'request-prototypes') ? createAppServer(app) : createServer(app);
+  const server = createServer(app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? config.PORT, () => {

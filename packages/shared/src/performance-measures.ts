@@ -12,8 +12,6 @@ export const PERFORMANCE_MEASURES = {
   'audit-batching': 'apps/api/src/http/audit-batcher.ts',
   /** The statements of the hot paths prepared once per connection: packages/shared/src/db/prepared.ts. */
   'prepared-statements': 'packages/shared/src/db/prepared.ts',
-  /** Requests and responses created with Express's prototypes: apps/api/src/http/request-prototypes.ts. */
-  'request-prototypes': 'apps/api/src/http/request-prototypes.ts',
   /** HPKE of transit envelopes on node:crypto rather than @hpke/core: packages/shared/src/vault/crypto/hpke-native.ts. */
   'hpke-native': 'packages/shared/src/vault/crypto/hpke-native.ts',
   /** The table's fonts remember their shaping results (rememberLayouts): apps/worker/src/exports/pdf/react-pdf-internals.ts. */
