@@ -6,8 +6,6 @@
 // pair, or where one stops earning its place; the service then runs the plain code beside it.
 
 export const PERFORMANCE_MEASURES = {
-  /** Tokenize inserts of a worker's concurrent jobs share a statement: apps/worker/src/vault/card-insert-batcher.ts. */
-  'tokenize-insert-batching': 'apps/worker/src/vault/card-insert-batcher.ts',
   /** The audit events of one event-loop turn written by one statement: apps/api/src/http/audit-batcher.ts. */
   'audit-batching': 'apps/api/src/http/audit-batcher.ts',
   /** The statements of the hot paths prepared once per connection: packages/shared/src/db/prepared.ts. */
