@@ -30,7 +30,7 @@
  *
  *   npx tsx bench/scenarios/export-small.ts
  *   BENCH_EXPORT_SMALL_SEQUENTIAL=100 BENCH_EXPORT_SMALL_SECONDS=5 npx tsx bench/scenarios/export-small.ts
- *   BENCH_EXPORT_SMALL_PAIRS=prepared-statements BENCH_EXPORT_SMALL_PAIR_RUNS=5 npx tsx bench/scenarios/export-small.ts   # BENCH_EXPORT_SMALL_PAIRS=none: no pair
+ *   BENCH_EXPORT_SMALL_PAIRS=react-pdf-glyph-outlines BENCH_EXPORT_SMALL_PAIR_RUNS=5 npx tsx bench/scenarios/export-small.ts   # BENCH_EXPORT_SMALL_PAIRS=none: no pair
  *   BENCH_CPU_PROF_DIR=/tmp/prof npx tsx bench/scenarios/export-small.ts   # --cpu-prof (bench/support/service-processes.ts), render processes too
  */
 import { execFileSync } from 'node:child_process';
@@ -61,7 +61,7 @@ const LARGE_ROWS = 1_000;
 const WARM_REPEAT = 3;
 const METRICS_TOKEN = `bench-${Date.now()}-metrics`;
 /** The kept performance measures of the small export's path, each paired (step 4). */
-const EXPORT_MEASURES: TPerformanceMeasure[] = ['prepared-statements', 'react-pdf-layout-memo', 'react-pdf-no-default-font'];
+const EXPORT_MEASURES: TPerformanceMeasure[] = ['react-pdf-layout-memo', 'react-pdf-no-default-font'];
 const PAIRS = (process.env.BENCH_EXPORT_SMALL_PAIRS ?? EXPORT_MEASURES.join(',')) === 'none' ? [] : ((process.env.BENCH_EXPORT_SMALL_PAIRS ?? EXPORT_MEASURES.join(',')).split(',') as TPerformanceMeasure[]);
 const PAIR_RUNS = Number(process.env.BENCH_EXPORT_SMALL_PAIR_RUNS ?? 3);
 const PAIR_SECONDS = Number(process.env.BENCH_EXPORT_SMALL_PAIR_SECONDS ?? 5);

@@ -30,7 +30,7 @@ import { FLOOR_KINDS, FLOOR_NAMES, startFloor, type TFloorKind } from '../baseli
 import type { TPerformanceMeasure } from '@folio-vault/shared/performance-measures';
 
 /** The kept performance measures on the tokenize path, each measured against the split shape without it. */
-const TOKENIZE_MEASURES: TPerformanceMeasure[] = ['audit-batching', 'prepared-statements', 'hpke-native'];
+const TOKENIZE_MEASURES: TPerformanceMeasure[] = ['audit-batching', 'hpke-native'];
 import { benchToken, freePort, liftedRateLimits, startShape } from '../support/service-processes.js';
 import { benchEnvironment, writeResult } from '../support/environment.js';
 import { machine, withLoad } from '../support/machine.js';

@@ -43,7 +43,7 @@ describe('what makes npm run bench fail', () => {
       { side: 'with', perSecond: value },
       { side: 'without', perSecond: withoutRuns[i] },
     ]);
-    return run({ concurrent: { clients: 20, perSecond: 50 }, pairs: [{ measure: 'prepared-statements', runs }] });
+    return run({ concurrent: { clients: 20, perSecond: 50 }, pairs: [{ measure: 'audit-batching', runs }] });
   };
 
   it('a kept measure whose alternated pair gains 10 % at the median, the ranges apart, is none', () => {
@@ -52,19 +52,19 @@ describe('what makes npm run bench fail', () => {
 
   it('a kept measure whose median gain is under 10 % is a failure line naming its gain', () => {
     expect(failures({ 'export-small': small([53, 54, 55], [49, 50, 51]) })).toEqual([
-      'kept measure without its gain: prepared-statements (+8 %, ranges apart; needs ≥ 10 % with the ranges apart)',
+      'kept measure without its gain: audit-batching (+8 %, ranges apart; needs ≥ 10 % with the ranges apart)',
     ]);
   });
 
   it('a kept measure whose ranges overlap is a failure, whatever its median gain', () => {
     expect(failures({ 'export-small': small([48, 60, 62], [45, 50, 52]) })).toEqual([
-      'kept measure without its gain: prepared-statements (+20 %, ranges overlap; needs ≥ 10 % with the ranges apart)',
+      'kept measure without its gain: audit-batching (+20 %, ranges overlap; needs ≥ 10 % with the ranges apart)',
     ]);
   });
 
   it('fewer than three runs a side cannot keep a measure', () => {
     expect(failures({ 'export-small': small([60, 60], [50, 50]) })).toEqual([
-      'kept measure without its gain: prepared-statements (+20 %, ranges apart; needs ≥ 10 % with the ranges apart)',
+      'kept measure without its gain: audit-batching (+20 %, ranges apart; needs ≥ 10 % with the ranges apart)',
     ]);
   });
 

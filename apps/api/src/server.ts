@@ -13,7 +13,6 @@ import { propertyRateLimit, vaultRateLimits } from './http/rate-limit.js';
 import { RouteAudit } from './http/route-audit.js';
 import { AuditLog } from '@folio-vault/shared/vault/audit-log';
 import { measureOn } from '@folio-vault/shared/performance-measures';
-import { namePreparedStatements } from '@folio-vault/shared/db/prepared';
 import { PropertyShares } from '@folio-vault/shared/db/property-share';
 import { writeBatched, writeEach } from './http/audit-batcher.js';
 import { findPropertyGatewayMode } from '@folio-vault/shared/properties/property-store';
@@ -83,7 +82,6 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
   const metrics = options.metrics ?? createMetrics();
   metrics.observeQueues(queues);
   const measures = config.PERFORMANCE_MEASURES_OFF;
-  namePreparedStatements(measureOn(measures, 'prepared-statements'));
   useNativeHpke(measureOn(measures, 'hpke-native'));
   // Every query made for one property goes through its share of the pool (docs/operations.md#a-database-share-per-property);
   // the audit trail's batched writes and the operator's panel serve no one property and use the pool itself.

@@ -8,8 +8,6 @@
 export const PERFORMANCE_MEASURES = {
   /** The audit events of one event-loop turn written by one statement: apps/api/src/http/audit-batcher.ts. */
   'audit-batching': 'apps/api/src/http/audit-batcher.ts',
-  /** The statements of the hot paths prepared once per connection: packages/shared/src/db/prepared.ts. */
-  'prepared-statements': 'packages/shared/src/db/prepared.ts',
   /** HPKE of transit envelopes on node:crypto rather than @hpke/core: packages/shared/src/vault/crypto/hpke-native.ts. */
   'hpke-native': 'packages/shared/src/vault/crypto/hpke-native.ts',
   /** The table's fonts remember their shaping results (rememberLayouts): apps/worker/src/exports/pdf/react-pdf-internals.ts. */
