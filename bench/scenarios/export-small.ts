@@ -11,7 +11,7 @@
  *    the file when it is ready within EXPORT_WAIT_MS), timed from the POST to the file's last byte.
  *    Also a few with `Prefer: respond-async` (202, the status polled every 20 ms, the file fetched).
  * 3. 20 clients doing the same at once: exports per second and latency.
- * 4. The alternated pair of each kept performance measure named by BENCH_EXPORT_SMALL_PAIRS
+ * 4. The alternated pair of each kept performance measure on this path, or named by BENCH_EXPORT_SMALL_PAIRS
  *    (packages/shared/src/performance-measures.ts): the service started twice side by side, as it
  *    is and with PERFORMANCE_MEASURES_OFF=<measure> (each on its own port and queue prefix, so
  *    neither takes the other's jobs), both warmed up (BENCH_EXPORT_SMALL_PAIR_WARM_UP_SECONDS of
@@ -30,7 +30,7 @@
  *
  *   npx tsx bench/scenarios/export-small.ts
  *   BENCH_EXPORT_SMALL_SEQUENTIAL=100 BENCH_EXPORT_SMALL_SECONDS=5 npx tsx bench/scenarios/export-small.ts
- *   BENCH_EXPORT_SMALL_PAIRS=react-pdf-glyph-outlines BENCH_EXPORT_SMALL_PAIR_RUNS=5 npx tsx bench/scenarios/export-small.ts   # BENCH_EXPORT_SMALL_PAIRS=none: no pair
+ *   BENCH_EXPORT_SMALL_PAIRS=audit-batching BENCH_EXPORT_SMALL_PAIR_RUNS=5 npx tsx bench/scenarios/export-small.ts   # a measure's pair on this path
  *   BENCH_CPU_PROF_DIR=/tmp/prof npx tsx bench/scenarios/export-small.ts   # --cpu-prof (bench/support/service-processes.ts), render processes too
  */
 import { execFileSync } from 'node:child_process';
@@ -60,9 +60,9 @@ const FOLIOS = 600;
 const LARGE_ROWS = 1_000;
 const WARM_REPEAT = 3;
 const METRICS_TOKEN = `bench-${Date.now()}-metrics`;
-/** The kept performance measures of the small export's path, each paired (step 4). */
-const EXPORT_MEASURES: TPerformanceMeasure[] = ['react-pdf-layout-memo', 'react-pdf-no-default-font'];
-const PAIRS = (process.env.BENCH_EXPORT_SMALL_PAIRS ?? EXPORT_MEASURES.join(',')) === 'none' ? [] : ((process.env.BENCH_EXPORT_SMALL_PAIRS ?? EXPORT_MEASURES.join(',')).split(',') as TPerformanceMeasure[]);
+/** The kept performance measures of the small export's path, each paired (step 4): none is kept there now. */
+const EXPORT_MEASURES: TPerformanceMeasure[] = [];
+const PAIRS = (process.env.BENCH_EXPORT_SMALL_PAIRS ?? EXPORT_MEASURES.join(',')).split(',').filter((name) => name && name !== 'none') as TPerformanceMeasure[];
 const PAIR_RUNS = Number(process.env.BENCH_EXPORT_SMALL_PAIR_RUNS ?? 3);
 const PAIR_SECONDS = Number(process.env.BENCH_EXPORT_SMALL_PAIR_SECONDS ?? 5);
 /**

@@ -8,12 +8,12 @@
  *   npx tsx bench/scenarios/render-pdf.ts            # all sizes
  *   npx tsx bench/scenarios/render-pdf.ts --rows 5000
  *   npx tsx bench/scenarios/render-pdf.ts --sizes 100,1000   # those sizes, each with the raw-pdfkit ratio
- *   npx tsx bench/scenarios/render-pdf.ts --pairs react-pdf-layout-memo --pair-rows 10000 --pair-runs 3   # --pairs none: no pair
+ *   npx tsx bench/scenarios/render-pdf.ts --pairs <measure> --pair-rows 10000 --pair-runs 3
  *
- * After the sizes, each React-PDF internals patch named by --pairs (a kept performance measure,
- * packages/shared/src/performance-measures.ts) gets its alternated pair: the --pair-rows folio
- * rendered in a fresh process as it is and with PERFORMANCE_MEASURES_OFF=<patch>, in turn, with,
- * without, with… (bench/support/pairs.ts), --pair-runs of each.
+ * After the sizes, each performance measure named by --pairs (packages/shared/src/performance-measures.ts;
+ * none by default: no kept measure lives on the render path) gets its alternated pair: the
+ * --pair-rows folio rendered in a fresh process as it is and with PERFORMANCE_MEASURES_OFF=<measure>,
+ * in turn, with, without, with… (bench/support/pairs.ts), --pair-runs of each.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
@@ -30,8 +30,6 @@ import { writeResult } from '../support/environment.js';
 import { machine } from '../support/machine.js';
 import { alternated } from '../support/pairs.js';
 
-/** The React-PDF internals patches (apps/worker/src/exports/pdf/react-pdf-internals.ts), each a kept performance measure. */
-const PATCHES = ['react-pdf-layout-memo', 'react-pdf-no-default-font'];
 
 const SIZES = [100, 1_000, 10_000];
 
@@ -68,7 +66,7 @@ const { values } = parseArgs({
     rows: { type: 'string' },
     sizes: { type: 'string' },
     json: { type: 'boolean', default: false },
-    pairs: { type: 'string', default: PATCHES.join(',') },
+    pairs: { type: 'string', default: '' },
     'pair-rows': { type: 'string', default: '10000' },
     'pair-runs': { type: 'string', default: '3' },
   },
@@ -99,7 +97,7 @@ if (values.rows) {
   }
   const pairRows = Number(values['pair-rows']);
   const pairs = [];
-  for (const measure of values.pairs === 'none' ? [] : values.pairs.split(',')) {
+  for (const measure of values.pairs.split(',').filter((name) => name && name !== 'none')) {
     const runs = await alternated(Number(values['pair-runs']), async (side) => ({ ms: (await renderInChild(pairRows, side === 'with' ? {} : { PERFORMANCE_MEASURES_OFF: measure })).ms }));
     pairs.push({ measure, rows: pairRows, runs });
     console.log(`pair ${measure}, ${pairRows} rows: ${runs.map((r) => `${r.side} ${(r.ms / 1000).toFixed(2)} s`).join(', ')}`);
