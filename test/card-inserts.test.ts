@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CardRepository, type TCardRow, type TNewCardRow } from '../apps/worker/src/vault/card-repository.js';
+import { CardRepository, type TNewCardRow } from '../apps/worker/src/vault/card-repository.js';
 import { createDatabase } from './support/world.js';
 
 /**
