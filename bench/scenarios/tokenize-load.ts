@@ -19,7 +19,7 @@
  * other's jobs; the idle one waits on Redis), both warmed up in turn (--pair-warm-up seconds each), then measured in turn, with, without,
  * with, without… (bench/support/pairs.ts), --pair-runs times each for --pair-duration seconds.
  *
- *   npx tsx bench/scenarios/tokenize-load.ts [--duration 10] [--connections 50] [--shapes split,single] [--repeat 3] [--floors express,express-queue,express-queue-one-process,express-batch | none] [--pairs hpke-native,… | none] [--pair-runs 3] [--pair-duration 5] [--pair-warm-up 10]
+ *   npx tsx bench/scenarios/tokenize-load.ts [--duration 10] [--connections 50] [--shapes split,single] [--repeat 3] [--floors express,express-queue,express-queue-one-process,express-batch | none] [--pairs hpke-native,… | none] [--pair-runs 3] [--pair-duration 10] [--pair-warm-up 10]
  */
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -30,7 +30,7 @@ import { FLOOR_KINDS, FLOOR_NAMES, startFloor, type TFloorKind } from '../baseli
 import type { TPerformanceMeasure } from '@folio-vault/shared/performance-measures';
 
 /** The kept performance measures on the tokenize path, each measured against the split shape without it. */
-const TOKENIZE_MEASURES: TPerformanceMeasure[] = ['audit-batching', 'hpke-native'];
+const TOKENIZE_MEASURES: TPerformanceMeasure[] = ['hpke-native'];
 import { benchToken, freePort, liftedRateLimits, startShape } from '../support/service-processes.js';
 import { benchEnvironment, writeResult } from '../support/environment.js';
 import { machine, withLoad } from '../support/machine.js';
@@ -46,7 +46,7 @@ const { values } = parseArgs({
     floors: { type: 'string', default: FLOOR_KINDS.join(',') },
     pairs: { type: 'string', default: TOKENIZE_MEASURES.join(',') },
     'pair-runs': { type: 'string', default: '3' },
-    'pair-duration': { type: 'string', default: '5' },
+    'pair-duration': { type: 'string', default: '10' },
     'pair-warm-up': { type: 'string', default: '10' },
   },
 });

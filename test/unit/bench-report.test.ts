@@ -43,7 +43,7 @@ describe('what makes npm run bench fail', () => {
       { side: 'with', perSecond: value },
       { side: 'without', perSecond: withoutRuns[i] },
     ]);
-    return run({ concurrent: { clients: 20, perSecond: 50 }, pairs: [{ measure: 'audit-batching', runs }] });
+    return run({ concurrent: { clients: 20, perSecond: 50 }, pairs: [{ measure: 'hpke-native', runs }] });
   };
 
   it('a kept measure whose alternated pair gains 10 % at the median, the ranges apart, is none', () => {
@@ -52,28 +52,28 @@ describe('what makes npm run bench fail', () => {
 
   it('a kept measure whose median gain is under 10 % is a failure line naming its gain', () => {
     expect(failures({ 'export-small': small([53, 54, 55], [49, 50, 51]) })).toEqual([
-      'kept measure without its gain: audit-batching (+8 %, ranges apart; needs ≥ 10 % with the ranges apart)',
+      'kept measure without its gain: hpke-native (+8 %, ranges apart; needs ≥ 10 % with the ranges apart)',
     ]);
   });
 
   it('a kept measure whose ranges overlap is a failure, whatever its median gain', () => {
     expect(failures({ 'export-small': small([48, 60, 62], [45, 50, 52]) })).toEqual([
-      'kept measure without its gain: audit-batching (+20 %, ranges overlap; needs ≥ 10 % with the ranges apart)',
+      'kept measure without its gain: hpke-native (+20 %, ranges overlap; needs ≥ 10 % with the ranges apart)',
     ]);
   });
 
   it('fewer than three runs a side cannot keep a measure', () => {
     expect(failures({ 'export-small': small([60, 60], [50, 50]) })).toEqual([
-      'kept measure without its gain: audit-batching (+20 %, ranges apart; needs ≥ 10 % with the ranges apart)',
+      'kept measure without its gain: hpke-native (+20 %, ranges apart; needs ≥ 10 % with the ranges apart)',
     ]);
   });
 
   it('a render-time pair (lower is better) is judged the other way round', () => {
     const render = (withMs: number[], withoutMs: number[]) =>
-      run({ sizes: [], pairs: [{ measure: 'audit-batching', rows: 10_000, runs: withMs.flatMap((ms, i) => [{ side: 'with', ms }, { side: 'without', ms: withoutMs[i] }]) }] });
+      run({ sizes: [], pairs: [{ measure: 'hpke-native', rows: 10_000, runs: withMs.flatMap((ms, i) => [{ side: 'with', ms }, { side: 'without', ms: withoutMs[i] }]) }] });
     expect(failures({ render: render([1000, 1050, 1100], [1300, 1350, 1400]) })).toEqual([]);
     expect(failures({ render: render([1300, 1350, 1400], [1000, 1050, 1100]) })).toEqual([
-      'kept measure without its gain: audit-batching (-22 %, ranges apart, against it; needs ≥ 10 % with the ranges apart)',
+      'kept measure without its gain: hpke-native (-22 %, ranges apart, against it; needs ≥ 10 % with the ranges apart)',
     ]);
   });
 });

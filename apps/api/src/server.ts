@@ -14,7 +14,6 @@ import { RouteAudit } from './http/route-audit.js';
 import { AuditLog } from '@folio-vault/shared/vault/audit-log';
 import { measureOn } from '@folio-vault/shared/performance-measures';
 import { PropertyShares } from '@folio-vault/shared/db/property-share';
-import { writeBatched, writeEach } from './http/audit-batcher.js';
 import { findPropertyGatewayMode } from '@folio-vault/shared/properties/property-store';
 import { buildOpenApiDocument } from './openapi.js';
 import { VaultClient } from './vault/vault-client.js';
@@ -84,10 +83,10 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
   const measures = config.PERFORMANCE_MEASURES_OFF;
   useNativeHpke(measureOn(measures, 'hpke-native'));
   // Every query made for one property goes through its share of the pool (docs/operations.md#a-database-share-per-property);
-  // the audit trail's batched writes and the operator's panel serve no one property and use the pool itself.
+  // the audit trail's writes and the operator's panel serve no one property and use the pool itself.
   const shares = new PropertyShares(pool, { poolSize: config.PG_POOL_SIZE, share: config.DB_SHARE_PER_PROPERTY, waitMs: config.PG_POOL_WAIT_MS });
   const auditLog = new AuditLog(pool);
-  const routeAudit = new RouteAudit(measureOn(measures, 'audit-batching') ? writeBatched(auditLog) : writeEach(auditLog));
+  const routeAudit = new RouteAudit(auditLog);
   const vault = new VaultClient({
     waiter: new JobWaiter(resources.vaultQueue, resources.vaultEvents),
     forwardWaiter: new JobWaiter(resources.forwardQueue, resources.forwardEvents),

@@ -6,8 +6,6 @@
 // pair, or where one stops earning its place; the service then runs the plain code beside it.
 
 export const PERFORMANCE_MEASURES = {
-  /** The audit events of one event-loop turn written by one statement: apps/api/src/http/audit-batcher.ts. */
-  'audit-batching': 'apps/api/src/http/audit-batcher.ts',
   /** HPKE of transit envelopes on node:crypto rather than @hpke/core: packages/shared/src/vault/crypto/hpke-native.ts. */
   'hpke-native': 'packages/shared/src/vault/crypto/hpke-native.ts',
 } as const;
