@@ -22,7 +22,6 @@ import { readComponentKeys } from '@folio-vault/shared/vault/keys/components';
 import { softwareKeyProvider, type TKeyProvider } from '@folio-vault/shared/vault/keys/key-provider';
 import { LOCAL_FINGERPRINT_KEY_ID, openKeyProvider } from '@folio-vault/shared/vault/keys/open-key-provider';
 import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
-import { plainCardInserts } from '@folio-vault/worker/vault/card-insert-batcher';
 import { CardRepository } from '@folio-vault/worker/vault/card-repository';
 import { CardVault } from '@folio-vault/worker/vault/card-vault';
 import { KeyRotator } from '@folio-vault/worker/vault/key-rotation';
@@ -119,7 +118,7 @@ const pool = createPgPool(databaseUrl, { max: 2 });
 const repository = new CardRepository(pool);
 const rotator = new KeyRotator(repository, active, old, batchSize);
 // The CVV hold is a tokenize setting; nothing here tokenizes.
-const vault = new CardVault(repository, active, 0, plainCardInserts(repository));
+const vault = new CardVault(repository, active, 0);
 /**
  * Webhook endpoints' secrets (of no mode), each opened with the transit key it names — the active
  * provider's, or an old provider's — and sealed again to the active one; with --verify only opened.

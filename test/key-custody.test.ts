@@ -25,7 +25,6 @@ import { jobRefusal, jobVerifyKeys, jobVerifyKeysSetting, signJob, softwareJobSi
 import { Pkcs11Token, readPinFile } from '@folio-vault/shared/vault/keys/pkcs11-provider';
 import { cardBody, futureYear, generatedPan } from '@folio-vault/test-kit/cards';
 import { v7 as uuidv7 } from 'uuid';
-import { plainCardInserts } from '@folio-vault/worker/vault/card-insert-batcher';
 import { CardRepository, type TNewCardRow } from '@folio-vault/worker/vault/card-repository';
 import { CardVault } from '@folio-vault/worker/vault/card-vault';
 import { RECORD_BINDING, recordAad } from '@folio-vault/worker/vault/record-binding';
@@ -444,7 +443,7 @@ describe('npm run keys:rotate from local keys into a PKCS#11 token', () => {
   async function sealedRecords(count: number): Promise<Map<string, string>> {
     const local = await openKeyProvider(loadConfig(world.env, 'worker'));
     const repository = new CardRepository(world.pool);
-    const vault = new CardVault(repository, local, 0, plainCardInserts(repository));
+    const vault = new CardVault(repository, local, 0);
     const pans = new Map<string, string>();
     try {
       for (let start = 0; start < count; start += 500) {

@@ -118,25 +118,13 @@ describe('POST /vault/v1/tokens/card — accepted cards', () => {
 });
 
 describe('POST /vault/v1/tokens/card — concurrent tokenizations', () => {
-  /** The worker's vault_card_insert_batch_size histogram: cards inserted and statements sent so far. */
-  async function insertBatches(): Promise<{ cards: number; statements: number }> {
-    const text = await (await fetch(`http://127.0.0.1:${world.worker!.healthPort}/metrics`)).text();
-    const value = (name: string) => Number(new RegExp(`^vault_card_insert_batch_size_${name} (\\d+)$`, 'm').exec(text)?.[1]);
-    return { cards: value('sum'), statements: value('count') };
-  }
-
-  it("each gets its own token, and the worker counts their inserts' statements in vault_card_insert_batch_size", async () => {
-    const before = await insertBatches();
+  it('each gets its own token', async () => {
     const pans = Array.from({ length: 12 }, () => generatedPan('4', 16));
     const answers = await Promise.all(pans.map((pan) => tokenize(cardBody({ card_number: pan, card_brand: undefined }))));
 
     expect(answers.map((res) => res.status)).toEqual(pans.map(() => 200));
     expect(answers.map((res) => res.body.last4)).toEqual(pans.map((pan) => pan.slice(-4)));
     expect(new Set(answers.map((res) => res.body.id)).size).toBe(12);
-    const after = await insertBatches();
-    expect(after.cards - before.cards).toBe(12);
-    expect(after.statements - before.statements).toBeGreaterThanOrEqual(1);
-    expect(after.statements - before.statements).toBeLessThanOrEqual(12);
   });
 });
 

@@ -3,9 +3,11 @@ import type { TMachine } from '../support/machine.js';
 import { header, int, sec, table, type TRun } from './format.js';
 
 /** bench/scenarios/render-pdf.ts's result. */
-interface TRenderResult {
+export interface TRenderResult {
   machine: TMachine;
   sizes: Array<{ rows: number; pages: number; ms: number; maxRssMb: number; bytes: number; baseline: TBaselineResult; ratio: number }>;
+  /** The React-PDF internals patches' alternated pairs: a fresh process's render time with each patch and without it, in the order taken. */
+  pairs?: Array<{ measure: string; rows: number; runs: Array<{ side: 'with' | 'without'; ms: number }> }>;
 }
 
 /** docs/benchmarks.md's "PDF render alone" section. */

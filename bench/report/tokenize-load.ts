@@ -18,21 +18,20 @@ export interface TTokenizeResult {
     shape: TShape; perSecond: number; count: number; non2xx: number; errors: number; timeouts: number; ratio: number; load: number;
     cpuMsPerRequest?: Record<string, number>; runs?: Array<{ perSecond: number; p99: number; load: number }>;
   }>;
+  /** Each kept measure's alternated pair (bench/scenarios/tokenize-load.ts, measurePair): the runs in the order taken. */
+  pairRuns?: number;
+  pairDurationSeconds?: number;
+  pairs?: Array<{ measure: string; runs: Array<{ side: 'with' | 'without'; perSecond: number; p99: number; load: number }> }>;
 }
-/**
- * The service's two shapes, the first again with each kept performance measure switched off
- * (`without:<measure>`), and the floors measured beside them (bench/baselines/service-floor.ts).
- */
-type TShape = 'split' | 'single' | `without:${string}` | TFloorKind;
+/** The service's two shapes and the floors measured beside them (bench/baselines/service-floor.ts). */
+type TShape = 'split' | 'single' | TFloorKind;
 const shapeName = (shape: TShape): string =>
   shape === 'split'
     ? 'tokenize, API + worker processes'
     : shape === 'single'
       ? 'tokenize, one process (npm start)'
-      : shape.startsWith('without:')
-        ? `tokenize, API + worker processes, PERFORMANCE_MEASURES_OFF=${shape.slice('without:'.length)}`
-        : FLOOR_NAMES[shape as TFloorKind];
-const isService = (shape: TShape): boolean => shape === 'split' || shape === 'single' || shape.startsWith('without:');
+      : FLOOR_NAMES[shape as TFloorKind];
+const isService = (shape: TShape): boolean => shape === 'split' || shape === 'single';
 
 /** docs/benchmarks.md's "Tokenize under load" section (bench/scenarios/tokenize-load.ts). */
 export function tokenizeSection(run: TRun): string[] {
@@ -73,6 +72,14 @@ export function tokenizeSection(run: TRun): string[] {
       'CPU time per answered request, by process, read from /proc over the median run (bench/support/process-cpu.ts). The processes share the machine\'s cores, so their sum bounds the throughput: at 2 cores, 2,000 ms of CPU a second.',
       '',
       table(['', ...withCpu.map((shape) => shapeName(shape.shape))], cpuRows(withCpu.map((shape) => shape.cpuMsPerRequest!))),
+      '',
+    );
+  }
+  if (r.pairs?.length) {
+    lines.push(
+      `Kept performance measures' pairs (the verdicts: "Kept performance measures" above): for each, the API + worker shape started twice side by side, as it is and with PERFORMANCE_MEASURES_OFF=<measure>, each on its own port and queue prefix, both warmed up, then measured in turn, with, without, with…, ${r.pairRuns ?? 3} runs of each, ${r.pairDurationSeconds ?? r.durationSeconds} s a run. Every run in order: ` +
+        r.pairs.map((pair) => `${pair.measure}: ${pair.runs.map((run) => `${run.side} ${int(run.perSecond)}/s (load ${run.load.toFixed(1)})`).join(', ')}`).join('. ') +
+        '.',
       '',
     );
   }

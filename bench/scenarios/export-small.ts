@@ -11,8 +11,13 @@
  *    the file when it is ready within EXPORT_WAIT_MS), timed from the POST to the file's last byte.
  *    Also a few with `Prefer: respond-async` (202, the status polled every 20 ms, the file fetched).
  * 3. 20 clients doing the same at once: exports per second and latency.
- * 4. Steps 2 and 3 again on the service restarted with PERFORMANCE_MEASURES_OFF=prepared-statements:
- *    the pair that tells what that kept performance measure buys (packages/shared/src/db/prepared.ts).
+ * 4. The alternated pair of each kept performance measure on this path, or named by BENCH_EXPORT_SMALL_PAIRS
+ *    (packages/shared/src/performance-measures.ts): the service started twice side by side, as it
+ *    is and with PERFORMANCE_MEASURES_OFF=<measure> (each on its own port and queue prefix, so
+ *    neither takes the other's jobs), both warmed up (BENCH_EXPORT_SMALL_PAIR_WARM_UP_SECONDS of
+ *    step 3's load each), then step 3 on each in turn, with, without,
+ *    with… (bench/support/pairs.ts), BENCH_EXPORT_SMALL_PAIR_RUNS runs of each,
+ *    BENCH_EXPORT_SMALL_PAIR_SECONDS seconds a run.
  * Baselines, in the same run: the worker's own render time of the same exports (its "document
  * rendered" log line), a bare BullMQ round trip on the same Redis, and, before the service starts
  * (the same cores, nothing else of the service running), the render processes alone
@@ -25,6 +30,7 @@
  *
  *   npx tsx bench/scenarios/export-small.ts
  *   BENCH_EXPORT_SMALL_SEQUENTIAL=100 BENCH_EXPORT_SMALL_SECONDS=5 npx tsx bench/scenarios/export-small.ts
+ *   BENCH_EXPORT_SMALL_PAIRS=audit-batching BENCH_EXPORT_SMALL_PAIR_RUNS=5 npx tsx bench/scenarios/export-small.ts   # a measure's pair on this path
  *   BENCH_CPU_PROF_DIR=/tmp/prof npx tsx bench/scenarios/export-small.ts   # --cpu-prof (bench/support/service-processes.ts), render processes too
  */
 import { execFileSync } from 'node:child_process';
@@ -43,6 +49,8 @@ import { benchEnvironment, writeResult } from '../support/environment.js';
 import { machine, withLoad } from '../support/machine.js';
 import { summary } from '../support/stats.js';
 import { typicalLedger } from '@folio-vault/test-kit/typical-ledger';
+import type { TPerformanceMeasure } from '@folio-vault/shared/performance-measures';
+import { alternated, otherQueuePrefix, type TPairSide } from '../support/pairs.js';
 
 const SEQUENTIAL = Number(process.env.BENCH_EXPORT_SMALL_SEQUENTIAL ?? 300);
 const ASYNC = Number(process.env.BENCH_EXPORT_SMALL_ASYNC ?? 30);
@@ -52,6 +60,17 @@ const FOLIOS = 600;
 const LARGE_ROWS = 1_000;
 const WARM_REPEAT = 3;
 const METRICS_TOKEN = `bench-${Date.now()}-metrics`;
+/** The kept performance measures of the small export's path, each paired (step 4): none is kept there now. */
+const EXPORT_MEASURES: TPerformanceMeasure[] = [];
+const PAIRS = (process.env.BENCH_EXPORT_SMALL_PAIRS ?? EXPORT_MEASURES.join(',')).split(',').filter((name) => name && name !== 'none') as TPerformanceMeasure[];
+const PAIR_RUNS = Number(process.env.BENCH_EXPORT_SMALL_PAIR_RUNS ?? 3);
+const PAIR_SECONDS = Number(process.env.BENCH_EXPORT_SMALL_PAIR_SECONDS ?? 5);
+/**
+ * Seconds of step 3's load on each of a pair's services before its runs, given in turn (two
+ * rounds): the render processes reach their speed only after some hundreds of documents (their
+ * code optimised as it runs), as the service of steps 1–3 has by step 3.
+ */
+const PAIR_WARM_UP_SECONDS = Number(process.env.BENCH_EXPORT_SMALL_PAIR_WARM_UP_SECONDS ?? 10);
 
 type TSummary = ReturnType<typeof summary>;
 export interface TExportSmallResult {
@@ -59,8 +78,10 @@ export interface TExportSmallResult {
   startup: { readyMs: number; readyCpuMs: number; coldMs: number; warmMs: number; ratio: number; coldRenderMs?: number; warmRenderMs?: number; load: number };
   sequential: { exports: number; e2e: TSummary; renderMs: TSummary; perSecond: number; cpuMsPerExport: number; load: number };
   async: { exports: number; e2e: TSummary; load: number };
-  /** Steps 2 and 3 on the service without prepared statements. */
-  withoutPrepared?: { sequential: TSummary; concurrent: { perSecond: number; e2e: TSummary; load: number } };
+  /** Step 4: each kept measure's alternated pair, the runs of step 3 in the order taken. */
+  pairRuns?: number;
+  pairSeconds?: number;
+  pairs?: Array<{ measure: TPerformanceMeasure; runs: Array<{ side: TPairSide; perSecond: number; exports: number; p50: number; load: number }> }>;
   concurrent: {
     clients: number; exports: number; seconds: number; perSecond: number; e2e: TSummary; renderMs: TSummary; cpuMsPerExport: number; load: number;
     /** CPU ms an export by process role, every process of the run (bench/support/process-cpu.ts): service, render processes, PostgreSQL, Redis, the clients. */
@@ -94,28 +115,28 @@ const nextSource = () => smallSources[nextSmall++ % smallSources.length]!;
  */
 const client = new Pool(base, { connections: CLIENTS });
 
-async function call(path: string, init: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string } = {}) {
-  const res = await client.request({ path, method: init.method ?? 'GET', headers: init.headers, body: init.body });
+async function call(path: string, init: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string } = {}, pool: Pool = client) {
+  const res = await pool.request({ path, method: init.method ?? 'GET', headers: init.headers, body: init.body });
   return { status: res.statusCode, header: (name: string) => res.headers[name] as string | undefined, body: res.body };
 }
 
 /** One export, from the POST to the file's last byte (the file answered by the POST, or fetched after polling). */
-async function exportOnce(sourceId: string, respondAsync = false): Promise<{ ms: number; exportId: string }> {
+async function exportOnce(sourceId: string, respondAsync = false, pool: Pool = client): Promise<{ ms: number; exportId: string }> {
   const started = performance.now();
   const res = await call('/fiscal-document/v1/folios/export', {
     method: 'POST',
     headers: { ...headers, 'content-type': 'application/json', ...(respondAsync ? { prefer: 'respond-async' } : {}) },
     body: JSON.stringify({ sourceKind: 'RESERVATION', sourceId }),
-  });
+  }, pool);
   let file = res;
   let exportId = res.header('x-export-id') ?? '';
   if (res.status === 202) {
     const { statusUrl, exportId: id } = (await res.body.json()) as { statusUrl: string; exportId: string };
     exportId = id;
     for (;;) {
-      const status = (await (await call(statusUrl, { headers })).body.json()) as { status: string; fileUrl?: string };
+      const status = (await (await call(statusUrl, { headers }, pool)).body.json()) as { status: string; fileUrl?: string };
       if (status.status === 'completed') {
-        file = await call(status.fileUrl!, { headers });
+        file = await call(status.fileUrl!, { headers }, pool);
         break;
       }
       if (status.status !== 'queued' && status.status !== 'running') throw new Error(`export of ${sourceId}: ${JSON.stringify(status)}`);
@@ -209,6 +230,42 @@ async function startTimed(): Promise<{ service: TServiceProcess; readyMs: number
     .filter((line) => /"msg":"(worker ready|api listening)"/.test(line))
     .map((line) => (JSON.parse(line) as { time: number }).time);
   return { service, readyMs: Math.max(...times) - spawned, readyCpuMs: treeCpuMs(service.pid) };
+}
+
+/** CLIENTS clients exporting at once for `seconds` (step 3's load) against the service `pool` reaches: its exports a second. */
+async function clientsAtOnce(pool: Pool, seconds: number): Promise<{ perSecond: number; exports: number; p50: number }> {
+  const runs: number[] = [];
+  const begun = performance.now();
+  const until = begun + seconds * 1000;
+  await Promise.all(Array.from({ length: CLIENTS }, async () => {
+    while (performance.now() < until) runs.push((await exportOnce(nextSource(), false, pool)).ms);
+  }));
+  return { perSecond: runs.length / ((performance.now() - begun) / 1000), exports: runs.length, p50: summary(runs).p50 };
+}
+
+/** Step 4 for one measure: the service as it is and without the measure, started side by side, each warmed up, then measured in turn. */
+async function measurePair(measure: TPerformanceMeasure): Promise<NonNullable<TExportSmallResult['pairs']>[number]> {
+  const sides = {} as Record<TPairSide, { service: TServiceProcess; pool: Pool }>;
+  try {
+    for (const side of ['with', 'without'] as const) {
+      const sidePort = await freePort();
+      const sideEnv = { ...env, PORT: String(sidePort), ...(side === 'with' ? {} : { QUEUE_PREFIX: otherQueuePrefix(config.QUEUE_PREFIX, 'without'), PERFORMANCE_MEASURES_OFF: measure }) };
+      const service = await startService('all', sideEnv);
+      sides[side] = { service, pool: new Pool(`http://127.0.0.1:${sidePort}`, { connections: CLIENTS }) };
+    }
+    for (const side of ['with', 'without'] as const) for (let i = 0; i < 10; i += 1) await exportOnce(nextSource(), false, sides[side].pool);
+    await alternated(2, async (side) => clientsAtOnce(sides[side].pool, PAIR_WARM_UP_SECONDS / 2));
+    const runs = await alternated(PAIR_RUNS, async (side) => {
+      const { value, load } = await withLoad(() => clientsAtOnce(sides[side].pool, PAIR_SECONDS));
+      return { ...value, load };
+    });
+    return { measure, runs };
+  } finally {
+    for (const side of ['without', 'with'] as const) {
+      await sides[side]?.pool.close();
+      await sides[side]?.service.stop();
+    }
+  }
 }
 
 const fmt = (s: TSummary) => `p50 ${s.p50.toFixed(1)} ms, p90 ${s.p90.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms`;
@@ -316,25 +373,15 @@ try {
   result.replacements = await renderReplacements();
 
   await service.stop();
-  service = (await startService('all', { ...env, PERFORMANCE_MEASURES_OFF: 'prepared-statements' }));
-  for (let i = 0; i < 10; i += 1) await exportOnce(nextSource());
-  const plainSequential: number[] = [];
-  for (let i = 0; i < SEQUENTIAL; i += 1) plainSequential.push((await exportOnce(nextSource())).ms);
-  const plainConcurrent = await withLoad(async () => {
-    const runs: number[] = [];
-    const begun = performance.now();
-    const until = begun + CONCURRENT_SECONDS * 1000;
-    await Promise.all(Array.from({ length: CLIENTS }, async () => {
-      while (performance.now() < until) runs.push((await exportOnce(nextSource())).ms);
-    }));
-    return { runs, wall: performance.now() - begun };
-  });
-  result.withoutPrepared = {
-    sequential: summary(plainSequential),
-    concurrent: { perSecond: plainConcurrent.value.runs.length / (plainConcurrent.value.wall / 1000), e2e: summary(plainConcurrent.value.runs), load: plainConcurrent.load },
-  };
-  const w = result.withoutPrepared;
-  console.log(`without prepared statements: one client ${fmt(w.sequential)}; ${CLIENTS} clients ${w.concurrent.perSecond.toFixed(1)} exports/s, ${fmt(w.concurrent.e2e)}, load ${w.concurrent.load.toFixed(2)}`);
+  service = undefined;
+  result.pairRuns = PAIR_RUNS;
+  result.pairSeconds = PAIR_SECONDS;
+  result.pairs = [];
+  for (const measure of PAIRS) {
+    const pair = await measurePair(measure);
+    result.pairs.push(pair);
+    console.log(`pair ${measure}, ${CLIENTS} clients: ${pair.runs.map((run) => `${run.side} ${run.perSecond.toFixed(1)}/s (load ${run.load.toFixed(1)})`).join(', ')}`);
+  }
   console.log(`render processes replaced over the run: ${JSON.stringify(result.replacements)}`);
   result.failures = failures;
   writeResult(result);

@@ -2,10 +2,7 @@
  * Tokenize under load: autocannon with 50 connections for ~10 s against POST /vault/v1/tokens/card
  * (each request a different Luhn-valid card made up at run time, test mode), through the real API,
  * queue, worker and PostgreSQL, in two shapes: API and worker as separate processes
- * (`start:api` + `start:worker`) and both in one process (`npm start`); and the first again with
- * each kept performance measure of the tokenize path switched off in turn
- * (PERFORMANCE_MEASURES_OFF, packages/shared/src/performance-measures.ts): each pair tells what
- * that measure buys. NODE_ENV=production, rate
+ * (`start:api` + `start:worker`) and both in one process (`npm start`). NODE_ENV=production, rate
  * limits lifted. The baseline, measured on the same Redis in the same run (before and after, their
  * mean used): a bare BullMQ add → process → result round trip with 50 concurrent callers in one
  * process (the worker's concurrency as the service's), jobs/s and p50/p99.
@@ -16,7 +13,13 @@
  * job a request and a no-op worker process, the same in one process, Express with requests gathered
  * into shared jobs) runs after the shapes, so each figure has both yardsticks from the same run (--floors none skips it).
  *
- *   npx tsx bench/scenarios/tokenize-load.ts [--duration 10] [--connections 50] [--shapes split,single] [--without tokenize-insert-batching,… | none] [--repeat 3] [--floors express,express-queue,express-queue-one-process,express-batch | none]
+ * Then each kept performance measure of the tokenize path (packages/shared/src/performance-measures.ts)
+ * gets its pair: the split shape started twice side by side, as it is and with
+ * PERFORMANCE_MEASURES_OFF=<measure> (each on its own port and queue prefix, so neither takes the
+ * other's jobs; the idle one waits on Redis), both warmed up in turn (--pair-warm-up seconds each), then measured in turn, with, without,
+ * with, without… (bench/support/pairs.ts), --pair-runs times each for --pair-duration seconds.
+ *
+ *   npx tsx bench/scenarios/tokenize-load.ts [--duration 10] [--connections 50] [--shapes split,single] [--repeat 3] [--floors express,express-queue,express-queue-one-process,express-batch | none] [--pairs hpke-native,… | none] [--pair-runs 3] [--pair-duration 10] [--pair-warm-up 10]
  */
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -27,20 +30,24 @@ import { FLOOR_KINDS, FLOOR_NAMES, startFloor, type TFloorKind } from '../baseli
 import type { TPerformanceMeasure } from '@folio-vault/shared/performance-measures';
 
 /** The kept performance measures on the tokenize path, each measured against the split shape without it. */
-const TOKENIZE_MEASURES: TPerformanceMeasure[] = ['tokenize-insert-batching', 'gateway-mode-cache', 'audit-batching', 'prepared-statements', 'request-prototypes', 'hpke-native'];
+const TOKENIZE_MEASURES: TPerformanceMeasure[] = ['hpke-native'];
 import { benchToken, freePort, liftedRateLimits, startShape } from '../support/service-processes.js';
 import { benchEnvironment, writeResult } from '../support/environment.js';
 import { machine, withLoad } from '../support/machine.js';
 import { cpuPer, cpuSnapshot, postgresServerOf } from '../support/process-cpu.js';
+import { alternated, otherQueuePrefix, type TPairSide } from '../support/pairs.js';
 
 const { values } = parseArgs({
   options: {
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '50' },
     shapes: { type: 'string', default: 'split,single' },
-    without: { type: 'string', default: TOKENIZE_MEASURES.join(',') },
     repeat: { type: 'string', default: '3' },
     floors: { type: 'string', default: FLOOR_KINDS.join(',') },
+    pairs: { type: 'string', default: TOKENIZE_MEASURES.join(',') },
+    'pair-runs': { type: 'string', default: '3' },
+    'pair-duration': { type: 'string', default: '10' },
+    'pair-warm-up': { type: 'string', default: '10' },
   },
 });
 /** Measured runs per shape, one after the other on the same running service; the median run (by requests/s) is the shape's figure. */
@@ -54,13 +61,18 @@ const WARM_UP_SECONDS = 2;
  * as tokenization's cost. The figures are a running service's.
  */
 const SETTLE_MS = 6_000;
-/** The split shape with one kept performance measure switched off. */
-type TWithout = `without:${TPerformanceMeasure}`;
-type TServiceShape = 'split' | 'single' | TWithout;
-const SHAPES = [
-  ...(values.shapes.split(',') as TServiceShape[]),
-  ...(values.without === 'none' ? [] : values.without.split(',').map((measure) => `without:${measure}` as TWithout)),
-];
+type TServiceShape = 'split' | 'single';
+const SHAPES = values.shapes.split(',') as TServiceShape[];
+const PAIRS = values.pairs === 'none' ? [] : (values.pairs.split(',') as TPerformanceMeasure[]);
+/** Runs of each side of a pair, and the seconds of each run. */
+const PAIR_RUNS = Number(values['pair-runs']);
+const PAIR_DURATION = Number(values['pair-duration']);
+/**
+ * Seconds of load on each side of a pair before its runs, given in turn too (two rounds): a
+ * service just started answers faster run after run for its first tens of seconds of load (code
+ * optimised as it runs, connections opened), which would otherwise fall on the runs.
+ */
+const PAIR_WARM_UP_SECONDS = Number(values['pair-warm-up']);
 const FLOORS = values.floors === 'none' ? [] : (values.floors.split(',') as TFloorKind[]);
 
 export type { TLoadFigures };
@@ -75,6 +87,11 @@ export interface TTokenizeShape extends TLoadFigures {
   cpuMsPerRequest: Record<string, number>;
   /** Every measured run's requests/s, p99 and load, in order (the figures above are the median run's). */
   runs: Array<{ perSecond: number; p99: number; load: number }>;
+}
+/** A kept measure's pair: the split shape's runs with it and without it, in the order taken. */
+export interface TTokenizePair {
+  measure: TPerformanceMeasure;
+  runs: Array<{ side: TPairSide; perSecond: number; p99: number; load: number; non2xx: number; errors: number }>;
 }
 
 const { config, ownerUrl, services, rawEnv } = await benchEnvironment();
@@ -121,7 +138,6 @@ async function tokenizeShape(shape: TTokenizeShape['shape'], bareJobsPerSecond: 
   try {
     const floor = (FLOOR_KINDS as readonly string[]).includes(shape);
     if (floor) processes.push(...(await startFloor(shape as TFloorKind, env)));
-    else if (shape.startsWith('without:')) processes.push(...(await startShape('split', { ...env, PERFORMANCE_MEASURES_OFF: shape.slice('without:'.length) })));
     else processes.push(...(await startShape(shape as 'split' | 'single', env)));
     const url = `http://127.0.0.1:${port}`;
     const token = benchToken(config, 'write:payment');
@@ -156,13 +172,52 @@ async function tokenizeShape(shape: TTokenizeShape['shape'], bareJobsPerSecond: 
   }
 }
 
+/**
+ * A measure's pair: the split shape with it and without it, started side by side, then measured in
+ * turn (with, without, with…), PAIR_RUNS runs of each.
+ */
+async function measurePair(measure: TPerformanceMeasure): Promise<TTokenizePair> {
+  const token = benchToken(config, 'write:payment');
+  const sides: Record<TPairSide, { url: string; processes: Array<{ stop(): Promise<void> }> }> = {
+    with: { url: '', processes: [] },
+    without: { url: '', processes: [] },
+  };
+  try {
+    for (const side of ['with', 'without'] as const) {
+      const port = await freePort();
+      const base = { ...rawEnv(), ...liftedRateLimits(), NODE_ENV: 'production', PORT: String(port) };
+      const env = side === 'with' ? base : { ...base, QUEUE_PREFIX: otherQueuePrefix(config.QUEUE_PREFIX, 'without'), PERFORMANCE_MEASURES_OFF: measure };
+      sides[side].url = `http://127.0.0.1:${port}`;
+      sides[side].processes.push(...(await startShape('split', env)));
+    }
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+    await alternated(2, async (side) => {
+      await cannon(sides[side].url, token, PAIR_WARM_UP_SECONDS / 2);
+      return {};
+    });
+    const runs = await alternated(PAIR_RUNS, async (side) => {
+      const { value: result, load } = await withLoad(() => cannon(sides[side].url, token, PAIR_DURATION));
+      return { perSecond: result['2xx'] / result.duration, p99: result.latency.p99, load, non2xx: result.non2xx, errors: result.errors };
+    });
+    return { measure, runs };
+  } finally {
+    for (const side of ['without', 'with'] as const) for (const spawned of sides[side].processes.reverse()) await spawned.stop();
+  }
+}
+
 let before: TLoadFigures;
 let after: TLoadFigures;
 const shapes = [];
+const pairs: TTokenizePair[] = [];
 try {
   before = await bareBullmq(config, DURATION, CONNECTIONS, WARM_UP_SECONDS);
   for (const shape of [...SHAPES, ...FLOORS]) shapes.push(await tokenizeShape(shape, () => bare.perSecond));
   after = await bareBullmq(config, DURATION, CONNECTIONS, WARM_UP_SECONDS);
+  for (const measure of PAIRS) {
+    const pair = await measurePair(measure);
+    pairs.push(pair);
+    console.log(`pair ${measure}: ${pair.runs.map((run) => `${run.side} ${run.perSecond.toFixed(0)}/s (load ${run.load.toFixed(1)})`).join(', ')}`);
+  }
 } finally {
   await services.stop();
 }
@@ -188,9 +243,7 @@ const shapeName = (shape: TTokenizeShape['shape']): string =>
     ? 'tokenize, API + worker processes'
     : shape === 'single'
       ? 'tokenize, one process'
-      : shape.startsWith('without:')
-        ? `tokenize, API + worker, without ${shape.slice('without:'.length)}`
-        : FLOOR_NAMES[shape as TFloorKind];
+      : FLOOR_NAMES[shape as TFloorKind];
 for (const r of results) {
   const name = shapeName(r.shape);
   line(name, r, `${String(r.non2xx).padStart(10)} ${String(r.errors).padStart(7)} ${`${(r.ratio * 100).toFixed(0)} %`.padStart(8)}`);
@@ -198,8 +251,11 @@ for (const r of results) {
   console.log(`  CPU ms per request: ${Object.entries(r.cpuMsPerRequest).map(([role, value]) => `${role} ${value.toFixed(2)}`).join(', ')}`);
 }
 
-writeResult({ benchmark: 'tokenize', machine: m, services: services.sources, connections: CONNECTIONS, durationSeconds: DURATION, bare, bareRuns: [before, after], shapes: results });
-if (results.some((r) => r.count === 0 || r.errors > 0)) {
+writeResult({
+  benchmark: 'tokenize', machine: m, services: services.sources, connections: CONNECTIONS, durationSeconds: DURATION, bare, bareRuns: [before, after], shapes: results,
+  pairRuns: PAIR_RUNS, pairDurationSeconds: PAIR_DURATION, pairs,
+});
+if (results.some((r) => r.count === 0 || r.errors > 0) || pairs.some((pair) => pair.runs.some((run) => run.perSecond === 0 || run.errors > 0))) {
   console.error('tokenize bench: a shape answered no request or had connection errors');
   process.exitCode = 1;
 }

@@ -11,12 +11,8 @@ import {
   PAINTER_METHODS,
   canvasPaint,
   reactPdfFace,
-  reactPdfPdfkit,
-  rememberGlyphOutlines,
-  rememberLayouts,
   selectFace,
   selectNamedFace,
-  startWithoutDefaultFont,
   type TFontkitFont,
   type TPainter,
 } from '@folio-vault/worker/exports/pdf/react-pdf-internals';
@@ -93,55 +89,6 @@ describe('internals the PDF uses', () => {
     expect(typeof face.layout, why).toBe('function');
   });
 
-  it('fontkit: a layout is a GlyphRun whose advanceWidth a copy computes from its own positions', () => {
-    const why = because('fontkit', 'GlyphRun (glyphs, positions, advanceWidth getter)');
-    const run = face.layout('Folio 12:30') as ReturnType<TFontkitFont['layout']> & { advanceWidth: number };
-    expect(run.glyphs, why).toHaveLength(11);
-    for (const position of run.positions) expect(Object.keys(position).sort(), why).toEqual(['xAdvance', 'xOffset', 'yAdvance', 'yOffset']);
-    expect(Object.getOwnPropertyDescriptor(run, 'advanceWidth'), why).toBeUndefined();
-    expect(typeof Object.getOwnPropertyDescriptor(Object.getPrototypeOf(run) as object, 'advanceWidth')?.get, why).toBe('function');
-    expect(run.advanceWidth, why).toBe(run.positions.reduce((sum, position) => sum + position.xAdvance, 0));
-  });
-
-  it('fontkit: a remembered layout gives each caller its own copy, measured like the original', () => {
-    const why = because('fontkit', 'Font.layout replaced on the face');
-    const original = face.layout('Total 1,234.56') as ReturnType<TFontkitFont['layout']> & { advanceWidth: number };
-    rememberLayouts(face, 10);
-    const first = face.layout('Total 1,234.56') as typeof original;
-    // pdfkit scales a run's positions in place.
-    first.positions[0]!.xAdvance *= 2;
-    const second = face.layout('Total 1,234.56') as typeof original;
-    expect(second.positions.map((position) => position.xAdvance), why).toEqual(original.positions.map((position) => position.xAdvance));
-    expect(second.advanceWidth, why).toBe(original.advanceWidth);
-    expect(second.glyphs, why).toEqual(original.glyphs);
-  });
-
-  it('fontkit: a TrueType subset reads each glyph outline through _decode; remembered, it is decoded once and the subset is unchanged', () => {
-    const why = because('fontkit', 'TTFGlyph._decode, read by TTFSubset._addGlyph');
-    type TSubset = { includeGlyph(glyph: object): number; encode(): Uint8Array };
-    const subsetBytes = () => {
-      const subset = (face as unknown as { createSubset(): TSubset }).createSubset();
-      for (const character of 'Folio Vault — Ñandú 1,234.56') subset.includeGlyph(face.glyphForCodePoint(character.codePointAt(0)!));
-      return Buffer.from(subset.encode());
-    };
-    const before = subsetBytes();
-    const prototype = Object.getPrototypeOf(face.getGlyph(1)) as { _decode(): unknown };
-    expect(typeof prototype._decode, why).toBe('function');
-    const decode = prototype._decode;
-    let decoded = 0;
-    prototype._decode = function (this: unknown) {
-      decoded += 1;
-      return decode.call(this);
-    };
-    rememberGlyphOutlines(face);
-    rememberGlyphOutlines(face); // once per glyph class, however often it is called
-    expect(subsetBytes().equals(before), why).toBe(true);
-    const once = decoded;
-    expect(once, why).toBeGreaterThan(10);
-    expect(subsetBytes().equals(before), why).toBe(true);
-    expect(decoded, why).toBe(once);
-  });
-
   it('@react-pdf/render and pdfkit: the Canvas painter sets text in a fontkit Font, by object and then by PostScript name', async () => {
     const painterWhy = because('@react-pdf/render', 'Canvas paint callback painter');
     const pdfkitWhy = because('pdfkit', 'font(fontkitFont) and fonts recorded by PostScript name');
@@ -181,44 +128,6 @@ describe('internals the PDF uses', () => {
     const pdf = await onePage(createElement(Text, null, 'Folio Vault'), canvas(line('Folio')), canvas(line('Vault')));
     expect(errors, why).toEqual([]);
     expect(await embeddedFonts(pdf), why).toEqual(['NotoSans-Regular']);
-  });
-
-  it('pdfkit: the class React-PDF constructs opens Helvetica in initFonts, and a document started without it sets its texts in its own faces', async () => {
-    const why = because('pdfkit', 'PDFDocument constructor: initFonts(defaultFont) opens Helvetica');
-    type TDocument = { _font: { name?: string } | null; _fontFamilies: Record<string, unknown> };
-    const PdfkitDocument = (await reactPdfPdfkit()) as unknown as (new (options: object) => TDocument) & { prototype: { initFonts(...args: unknown[]): void } };
-    expect(new PdfkitDocument({ autoFirstPage: false })._font?.name, why).toBe('Helvetica');
-
-    await startWithoutDefaultFont();
-    await startWithoutDefaultFont(); // once per process, however often it is called
-    const started = new PdfkitDocument({ autoFirstPage: false });
-    expect(started._font, why).toBeNull();
-    expect(started._fontFamilies, why).toEqual({});
-
-    // React-PDF constructs this very class: its documents pass through the patched initFonts.
-    const patched = PdfkitDocument.prototype.initFonts;
-    const defaults: unknown[] = [];
-    PdfkitDocument.prototype.initFonts = function (this: unknown, ...args: unknown[]) {
-      defaults.push(args[0]);
-      patched.apply(this, args);
-    };
-    try {
-      const errors: string[] = [];
-      const paint = canvasPaint((painter: TPainter) => {
-        try {
-          selectFace(painter, face, 7, new Set());
-          painter.text('Folio', 0, 0, { lineBreak: false });
-        } catch (error) {
-          errors.push((error as Error).message);
-        }
-      });
-      const pdf = await onePage(createElement(Text, null, 'Folio Vault'), canvas(paint));
-      expect(defaults.length, why).toBe(1);
-      expect(errors, why).toEqual([]);
-      expect(await embeddedFonts(pdf), why).toEqual(['NotoSans-Regular']);
-    } finally {
-      PdfkitDocument.prototype.initFonts = patched;
-    }
   });
 });
 

@@ -11,13 +11,10 @@ import { JobWaiter } from './jobs/job-waiter.js';
 import { ExportService } from './exports/export-service.js';
 import { propertyRateLimit, vaultRateLimits } from './http/rate-limit.js';
 import { RouteAudit } from './http/route-audit.js';
-import { createAppServer } from './http/request-prototypes.js';
 import { AuditLog } from '@folio-vault/shared/vault/audit-log';
 import { measureOn } from '@folio-vault/shared/performance-measures';
-import { namePreparedStatements } from '@folio-vault/shared/db/prepared';
 import { PropertyShares } from '@folio-vault/shared/db/property-share';
-import { writeBatched, writeEach } from './http/audit-batcher.js';
-import { gatewayModeOf, rememberedGatewayModes } from './vault/gateway-mode-cache.js';
+import { findPropertyGatewayMode } from '@folio-vault/shared/properties/property-store';
 import { buildOpenApiDocument } from './openapi.js';
 import { VaultClient } from './vault/vault-client.js';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
@@ -84,13 +81,12 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
   const metrics = options.metrics ?? createMetrics();
   metrics.observeQueues(queues);
   const measures = config.PERFORMANCE_MEASURES_OFF;
-  namePreparedStatements(measureOn(measures, 'prepared-statements'));
   useNativeHpke(measureOn(measures, 'hpke-native'));
   // Every query made for one property goes through its share of the pool (docs/operations.md#a-database-share-per-property);
-  // the audit trail's batched writes and the operator's panel serve no one property and use the pool itself.
+  // the audit trail's writes and the operator's panel serve no one property and use the pool itself.
   const shares = new PropertyShares(pool, { poolSize: config.PG_POOL_SIZE, share: config.DB_SHARE_PER_PROPERTY, waitMs: config.PG_POOL_WAIT_MS });
   const auditLog = new AuditLog(pool);
-  const routeAudit = new RouteAudit(measureOn(measures, 'audit-batching') ? writeBatched(auditLog) : writeEach(auditLog));
+  const routeAudit = new RouteAudit(auditLog);
   const vault = new VaultClient({
     waiter: new JobWaiter(resources.vaultQueue, resources.vaultEvents),
     forwardWaiter: new JobWaiter(resources.forwardQueue, resources.forwardEvents),
@@ -100,7 +96,7 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
     cvvHoldSeconds: config.VAULT_CVV_HOLD_SECONDS,
     shredAfterExpiryDays: config.VAULT_SHRED_AFTER_EXPIRY_DAYS,
     destinations: config.forwardDestinations,
-    gatewayModeOf: measureOn(measures, 'gateway-mode-cache') ? rememberedGatewayModes((id) => shares.of(id)) : gatewayModeOf((id) => shares.of(id)),
+    gatewayModeOf: (id) => findPropertyGatewayMode(shares.of(id), id),
   });
   const limits = { perSubject: config.TOKENIZE_RATE_LIMIT_PER_SUBJECT, perProperty: config.TOKENIZE_RATE_LIMIT_PER_PROPERTY, windowMs: config.RATE_LIMIT_WINDOW_MS };
 
@@ -144,7 +140,7 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
     storage,
   });
 
-  const server = measureOn(measures, 'request-prototypes') ? createAppServer(app) : createServer(app);
+  const server = createServer(app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? config.PORT, () => {

@@ -9,7 +9,6 @@ import { QUEUE_NAMES, queuesOf, type TQueueName } from '@folio-vault/shared/queu
 import { createStorage } from '@folio-vault/shared/storage/create-storage';
 import { queueTelemetry } from '@folio-vault/shared/tracing/spans';
 import { ExportStore } from '@folio-vault/shared/exports/export-store';
-import { namePreparedStatements } from '@folio-vault/shared/db/prepared';
 import { measureOn } from '@folio-vault/shared/performance-measures';
 import type { TKeyring } from '@folio-vault/shared/vault/crypto/keyring';
 import { publicKeyring, useNativeHpke } from '@folio-vault/shared/vault/crypto/transit';
@@ -75,7 +74,6 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
     'vault keys opened',
   );
   const metrics = options.metrics ?? createMetrics();
-  namePreparedStatements(measureOn(config.PERFORMANCE_MEASURES_OFF, 'prepared-statements'));
   useNativeHpke(measureOn(config.PERFORMANCE_MEASURES_OFF, 'hpke-native'));
   // An outage of Redis, PostgreSQL or storage is logged once, not per error of every connection.
   const connections = options.connections ?? new ConnectionLog(logger);

@@ -30,8 +30,6 @@ export interface TMetrics {
   exportRenderProcessReplacements: Counter<'reason'>;
   /** Forwards to payment gateways by destination and result (2xx…5xx, or the gateway error). */
   forwardDuration: Histogram<'destination' | 'result'>;
-  /** Cards per tokenize insert statement (apps/worker/src/vault/card-insert-batcher.ts). */
-  vaultCardInsertBatch: Histogram;
   /** Calls to the key provider (an HSM with pkcs11), by provider and operation: wrap, unwrap, hmac. */
   vaultKeyOperations: Counter<'provider' | 'operation'>;
   /** Vault sweep actions: tokens shredded, CVVs destroyed, records re-fingerprinted and re-bound. */
@@ -143,19 +141,13 @@ export function createMetrics(options: TMetricsOptions = {}): TMetrics {
 }
 
 /** The vault's own: forwards to payment gateways and what the vault sweep did. */
-function vaultMetrics(registers: Registry[]): Pick<TMetrics, 'forwardDuration' | 'vaultCardInsertBatch' | 'vaultKeyOperations' | 'vaultSweep' | 'vaultJobsRefused'> {
+function vaultMetrics(registers: Registry[]): Pick<TMetrics, 'forwardDuration' | 'vaultKeyOperations' | 'vaultSweep' | 'vaultJobsRefused'> {
   return {
     forwardDuration: new Histogram({
       name: 'vault_forward_duration_seconds',
       help: 'Forwards to payment gateways by destination and result: the status class (2xx…5xx) or the gateway error (unreachable, timeout, too_large).',
       labelNames: ['destination', 'result'] as const,
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
-      registers,
-    }),
-    vaultCardInsertBatch: new Histogram({
-      name: 'vault_card_insert_batch_size',
-      help: "Cards per tokenize insert statement: concurrent jobs' cards go to PostgreSQL together while earlier inserts run.",
-      buckets: [1, 2, 4, 8, 16, 32, 64],
       registers,
     }),
     vaultKeyOperations: new Counter({

@@ -8,10 +8,9 @@
 
 import type { Request, Response } from 'express';
 import type { Logger } from '@folio-vault/shared/logger';
-import type { TAuditEvent, TRequestAction, TRequestAuditEvent } from '@folio-vault/shared/vault/audit-log';
+import type { AuditLog, TAuditEvent, TRequestAction, TRequestAuditEvent } from '@folio-vault/shared/vault/audit-log';
 import { tokenizationModeOf } from '@folio-vault/shared/vault/tokenization-mode';
 import { toAppError, type AppError } from '@folio-vault/shared/errors';
-import type { TAuditWrite } from './audit-batcher.js';
 
 /** What a vault handler knows that the request does not say. */
 export interface TAuditFacts {
@@ -53,17 +52,16 @@ export function auditEventOf(
 }
 
 /**
- * The API's writer, on the API's pool (audit-batcher.ts: one statement per event, or the events of
- * one turn together). `flush` lets the API's shutdown wait for the writes of the last answers
- * before it closes the pool.
+ * The API's writer, on the API's pool: one statement an event. `flush` lets the API's shutdown
+ * wait for the writes of the last answers before it closes the pool.
  */
 export class RouteAudit implements TRouteAudit {
   private readonly pending = new Set<Promise<void>>();
 
-  constructor(private readonly record: TAuditWrite) {}
+  constructor(private readonly log: AuditLog) {}
 
   write(event: TAuditEvent, logger: Logger): void {
-    const written = this.record(event).catch((error: unknown) => {
+    const written = this.log.record([event]).catch((error: unknown) => {
       // A database that is away is logged once by the connection log; a write refused otherwise is a fault.
       const expected = toAppError(error).status === 503;
       logger[expected ? 'warn' : 'error']({ err: { message: (error as Error).message, code: (error as { code?: string }).code }, action: event.action }, 'audit event not written');

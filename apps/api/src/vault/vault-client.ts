@@ -18,7 +18,6 @@ import type {
   TTokenizeCardResponse,
 } from '@folio-vault/shared/vault/schemas';
 import type { JobWaiter } from '../jobs/job-waiter.js';
-import type { TGatewayModeOf } from './gateway-mode-cache.js';
 import { ForwardClient } from './forward-client.js';
 import { keysUnavailable, signedPayload, type TUnsignedPayload } from './signed-jobs.js';
 
@@ -43,8 +42,8 @@ export interface TVaultClientOptions {
   /** VAULT_SHRED_AFTER_EXPIRY_DAYS: a token ends at the latest this long after its card's expiry month. */
   shredAfterExpiryDays: number;
   destinations: readonly TForwardDestination[];
-  /** The property's known gateway mode (gateway-mode-cache.ts). */
-  gatewayModeOf: TGatewayModeOf;
+  /** The property's gateway mode when its imported data knows it, read for each request; undefined otherwise. */
+  gatewayModeOf: (propertyId: string) => Promise<TTokenizationMode | undefined>;
 }
 
 const DAY_MS = 86_400_000;

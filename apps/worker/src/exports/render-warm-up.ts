@@ -7,10 +7,8 @@
 // after it has run a while, and a first large export would otherwise pay for that.
 //
 // Each pass sets texts no earlier pass set (`pass`): times, amounts and numbers that differ row by
-// row, as a real folio's do. A render process remembers every text it has shaped
-// (react-pdf-internals.ts, rememberLayouts), so a pass that repeated the last one's texts would
-// shape nothing, and the shaping code (fontkit's GSUB/GPOS lookups) would reach its compiled form
-// only during the first real export, which would then pay for the compiling.
+// row, as a real folio's do, so the shaping code (fontkit's GSUB/GPOS lookups) runs on the kinds
+// of text a real export brings.
 
 import type { TDocumentRow, TFolioDocument } from '@folio-vault/shared/exports/folio-document';
 

@@ -9,7 +9,6 @@ import { FINGERPRINT_VERSION } from '@folio-vault/shared/vault/crypto/fingerprin
 import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
 import { VAULT_SCHEMA } from './idempotency-keys.js';
 import { RECORD_BINDING } from './record-binding.js';
-import { prepared } from '@folio-vault/shared/db/prepared';
 
 /**
  * Crypto-shredding: the wrapped data key, every ciphertext and the fingerprint are destroyed; the
@@ -128,40 +127,37 @@ export class CardRepository {
     // One array per column, unnested side by side. A held CVV goes in only with its card: a re-run
     // that finds the card already there inserts none (`card` has no row for it).
     const result = await db.query<TCardRow>(
-      prepared(
-        `vault-insert-cards-${mode}`,
-        `WITH input AS (
-           SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-                                $9::text[], $10::text[], $11::bytea[], $12::bytea[], $13::bytea[], $14::bytea[], $15::timestamptz[],
-                                $16::bytea[], $17::int[], $18::text[])
-             WITH ORDINALITY AS t(id, property_id, card_brand, first6, last4, exp_month, exp_year, cardholder_name_masked,
-                                  fingerprint, kek_id, wrapped_dek, pan_ct, cardholder_name_ct, billing_details_ct, expires_at,
-                                  cvv_ct, cvv_hold_seconds, fingerprint_key, n)
-         ), card AS (
-           INSERT INTO ${schema}.cards
-             (id, property_id, card_brand, first6, last4, exp_month, exp_year, cardholder_name_masked,
-              fingerprint, fingerprint_version, fingerprint_key, kek_id, wrapped_dek, pan_ct, cardholder_name_ct, billing_details_ct, expires_at,
-              record_binding)
-           SELECT id, property_id, card_brand, first6, last4, exp_month, exp_year, cardholder_name_masked,
-                  fingerprint, ${FINGERPRINT_VERSION}, fingerprint_key, kek_id, wrapped_dek, pan_ct, cardholder_name_ct, billing_details_ct, expires_at,
-                  ${RECORD_BINDING}
-             FROM input ORDER BY n
-           ON CONFLICT (id) DO NOTHING
-           RETURNING ${METADATA_COLUMNS}
-         ), cvv AS (
-           INSERT INTO ${schema}.held_cvvs (token_id, cvv_ct, held_until)
-           SELECT input.id, input.cvv_ct, now() + make_interval(secs => input.cvv_hold_seconds)
-             FROM input JOIN card ON card.id = input.id
-            WHERE input.cvv_ct IS NOT NULL
-         )
-         SELECT * FROM card`,
-        [
-          column('id'), column('propertyId'), column('cardBrand'), column('first6'), column('last4'), column('expMonth'),
-          column('expYear'), column('cardholderNameMasked'), column('fingerprint'), column('kekId'), column('wrappedDek'),
-          column('panCt'), column('cardholderNameCt'), column('billingDetailsCt'), column('expiresAt'), column('cvvCt'),
-          column('cvvHoldSeconds'), column('fingerprintKey'),
-        ],
-      ),
+      `WITH input AS (
+         SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+                              $9::text[], $10::text[], $11::bytea[], $12::bytea[], $13::bytea[], $14::bytea[], $15::timestamptz[],
+                              $16::bytea[], $17::int[], $18::text[])
+           WITH ORDINALITY AS t(id, property_id, card_brand, first6, last4, exp_month, exp_year, cardholder_name_masked,
+                                fingerprint, kek_id, wrapped_dek, pan_ct, cardholder_name_ct, billing_details_ct, expires_at,
+                                cvv_ct, cvv_hold_seconds, fingerprint_key, n)
+       ), card AS (
+         INSERT INTO ${schema}.cards
+           (id, property_id, card_brand, first6, last4, exp_month, exp_year, cardholder_name_masked,
+            fingerprint, fingerprint_version, fingerprint_key, kek_id, wrapped_dek, pan_ct, cardholder_name_ct, billing_details_ct, expires_at,
+            record_binding)
+         SELECT id, property_id, card_brand, first6, last4, exp_month, exp_year, cardholder_name_masked,
+                fingerprint, ${FINGERPRINT_VERSION}, fingerprint_key, kek_id, wrapped_dek, pan_ct, cardholder_name_ct, billing_details_ct, expires_at,
+                ${RECORD_BINDING}
+           FROM input ORDER BY n
+         ON CONFLICT (id) DO NOTHING
+         RETURNING ${METADATA_COLUMNS}
+       ), cvv AS (
+         INSERT INTO ${schema}.held_cvvs (token_id, cvv_ct, held_until)
+         SELECT input.id, input.cvv_ct, now() + make_interval(secs => input.cvv_hold_seconds)
+           FROM input JOIN card ON card.id = input.id
+          WHERE input.cvv_ct IS NOT NULL
+       )
+       SELECT * FROM card`,
+      [
+        column('id'), column('propertyId'), column('cardBrand'), column('first6'), column('last4'), column('expMonth'),
+        column('expYear'), column('cardholderNameMasked'), column('fingerprint'), column('kekId'), column('wrappedDek'),
+        column('panCt'), column('cardholderNameCt'), column('billingDetailsCt'), column('expiresAt'), column('cvvCt'),
+        column('cvvHoldSeconds'), column('fingerprintKey'),
+      ],
     );
     return result.rows;
   }
@@ -169,12 +165,9 @@ export class CardRepository {
   /** The property's card `id` (current or not), with its held CVV's end; in `client`'s transaction when given. */
   async findCard(mode: TTokenizationMode, propertyId: string, id: string, client?: PoolClient): Promise<TCardRow | undefined> {
     const result = await (client ?? this.pool).query<TCardRow>(
-      prepared(
-        `vault-find-card-${mode}`,
-        `SELECT ${METADATA_WITH_CVV} FROM ${cardsWithCvv(mode)}
-          WHERE c.id = $1 AND c.property_id = $2`,
-        [id, propertyId],
-      ),
+      `SELECT ${METADATA_WITH_CVV} FROM ${cardsWithCvv(mode)}
+        WHERE c.id = $1 AND c.property_id = $2`,
+      [id, propertyId],
     );
     return result.rows[0];
   }
@@ -203,14 +196,11 @@ export class CardRepository {
    */
   async lockCurrentRecord(client: PoolClient, mode: TTokenizationMode, propertyId: string, id: string): Promise<(TSealedRecordRow & TCardRow) | undefined> {
     const result = await client.query<TSealedRecordRow & TCardRow>(
-      prepared(
-        `vault-lock-record-${mode}`,
-        `SELECT ${METADATA_WITH_CVV}, ${SEALED_COLUMNS}
-           FROM ${cardsWithCvv(mode)}
-          WHERE c.id = $1 AND c.property_id = $2 AND ${CURRENT}
-            FOR UPDATE OF c`,
-        [id, propertyId],
-      ),
+      `SELECT ${METADATA_WITH_CVV}, ${SEALED_COLUMNS}
+         FROM ${cardsWithCvv(mode)}
+        WHERE c.id = $1 AND c.property_id = $2 AND ${CURRENT}
+          FOR UPDATE OF c`,
+      [id, propertyId],
     );
     return result.rows[0];
   }
@@ -221,11 +211,8 @@ export class CardRepository {
    */
   async takeHeldCvv(client: PoolClient, mode: TTokenizationMode, id: string): Promise<{ cvvCt: Buffer; live: boolean } | undefined> {
     const result = await client.query<{ cvv_ct: Buffer; live: boolean }>(
-      prepared(
-        `vault-take-cvv-${mode}`,
-        `DELETE FROM ${SCHEMA[mode]}.held_cvvs WHERE token_id = $1 RETURNING cvv_ct, held_until > now() AS live`,
-        [id],
-      ),
+      `DELETE FROM ${SCHEMA[mode]}.held_cvvs WHERE token_id = $1 RETURNING cvv_ct, held_until > now() AS live`,
+      [id],
     );
     const row = result.rows[0];
     return row ? { cvvCt: row.cvv_ct, live: row.live } : undefined;
@@ -233,7 +220,7 @@ export class CardRepository {
 
   /** The token was used (a forward reached its gateway). */
   async markUsed(client: PoolClient, mode: TTokenizationMode, id: string): Promise<void> {
-    await client.query(prepared(`vault-mark-used-${mode}`, `UPDATE ${SCHEMA[mode]}.cards SET last_used_at = now() WHERE id = $1`, [id]));
+    await client.query(`UPDATE ${SCHEMA[mode]}.cards SET last_used_at = now() WHERE id = $1`, [id]);
   }
 
   /**

@@ -13,7 +13,6 @@ import type { cardTokenLabelsJob } from '@folio-vault/shared/vault/card-token-la
 import { creditCardTypeOf, type TCardBrand } from '@folio-vault/shared/vault/card/brand';
 import type { TCardTokenMetadata, TTokenizationMode } from '@folio-vault/shared/vault/schemas';
 import type { CardRepository, TCardRow, TNewCardRow, TResealedRecord, TSealedRecordRow } from './card-repository.js';
-import type { TCardInserts } from './card-insert-batcher.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
 import { RECORD_BINDING, recordAad } from './record-binding.js';
 
@@ -75,8 +74,6 @@ export class CardVault {
     private readonly keys: TKeyProvider,
     /** VAULT_CVV_HOLD_SECONDS: how long a CVV that came with the card is held (0: dropped). */
     private readonly cvvHoldSeconds: number,
-    /** How a card is inserted outside a transaction (card-insert-batcher.ts). */
-    private readonly inserts: TCardInserts,
   ) {}
 
   /** A keyed digest of a request, for comparing an idempotent retry with the first (never reversible). */
@@ -214,10 +211,9 @@ export class CardVault {
         cvvHoldSeconds: this.cvvHoldSeconds,
       };
     } finally {
-      // Everything is sealed: the data key is wiped before the record waits for its statement.
+      // Everything is sealed: the data key is wiped before the record goes to PostgreSQL.
       dataKey.fill(0);
     }
-    if (!client) return this.inserts.insert(mode, sealed);
     return (await this.repository.insertCards(mode, [sealed], client))[0];
   }
 

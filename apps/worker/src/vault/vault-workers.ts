@@ -1,7 +1,6 @@
 import type { Queue, Worker } from 'bullmq';
 import type { TWorkerConfig } from '@folio-vault/shared/config';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
-import { measureOn } from '@folio-vault/shared/performance-measures';
 import { AuditLog } from '@folio-vault/shared/vault/audit-log';
 import type { TKeyring } from '@folio-vault/shared/vault/crypto/keyring';
 import { jobVerifyKeys } from '@folio-vault/shared/vault/job-signature';
@@ -9,7 +8,6 @@ import type { TKeyProvider } from '@folio-vault/shared/vault/keys/key-provider';
 import { VAULT_SWEEP_SCHEDULER_ID, vaultSweepJob } from '@folio-vault/shared/vault/vault-sweep-job';
 import { queueWorker, type TWorkerDeps } from '../jobs/processor-base.js';
 import { CardRepository } from './card-repository.js';
-import { CardInsertBatcher, plainCardInserts } from './card-insert-batcher.js';
 import { CardVault } from './card-vault.js';
 import { CardForwarder } from './forward/card-forwarder.js';
 import { ForwardAttempts } from './forward/forward-attempts.js';
@@ -36,10 +34,7 @@ export function startVaultWorkers(config: TWorkerConfig, deps: TWorkerDeps, keys
   const audit = new AuditLog(pool);
   const gate = signedJobGate(jobVerifyKeys(jobKeys), audit, metrics);
   const repository = new CardRepository(pool);
-  const inserts = measureOn(config.PERFORMANCE_MEASURES_OFF, 'tokenize-insert-batching')
-    ? new CardInsertBatcher(repository, { onBatch: (cards) => metrics.vaultCardInsertBatch.observe(cards) })
-    : plainCardInserts(repository);
-  const vault = new CardVault(repository, keys, config.VAULT_CVV_HOLD_SECONDS, inserts);
+  const vault = new CardVault(repository, keys, config.VAULT_CVV_HOLD_SECONDS);
   const attempts = new ForwardAttempts(pool);
   const sweep = new VaultSweep(repository, vault, audit, logger, attempts, coverage, metrics);
   const gateways = new GatewayClients(config.forwardGateways, { maxAnswerBytes: config.FORWARD_MAX_ANSWER_BYTES });

@@ -8,7 +8,6 @@ import { insertDeliveries, type TDeliveryEvent } from '../webhooks/store.js';
 import type { TPgPool } from '../connections.js';
 import type { TLanguage } from '../i18n/languages.js';
 import type { TExportStatus, TFolioExportRequest } from './schemas.js';
-import { prepared } from '../db/prepared.js';
 
 /** A row of `exports`. */
 export interface TExportRow {
@@ -80,23 +79,17 @@ export class ExportStore {
   async queue(record: TNewExport, inFlightCap: number): Promise<TQueueOutcome> {
     const { exportId, propertyId, digest, language, request } = record;
     return inTransaction(this.pool, async (client) => {
-      await client.query(prepared('exports-lock-property', 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`exports-in-flight:${propertyId}`]));
+      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`exports-in-flight:${propertyId}`]);
       const inFlight = await client.query<{ id: string; status: TExportStatus; request_digest: string }>(
-        prepared(
-          'exports-in-flight',
-          `SELECT id, status, request_digest FROM exports WHERE property_id = $1 AND status IN ('queued', 'running')`,
-          [propertyId],
-        ),
+        `SELECT id, status, request_digest FROM exports WHERE property_id = $1 AND status IN ('queued', 'running')`,
+        [propertyId],
       );
       const joined = inFlight.rows.find((row) => row.request_digest === digest);
       if (joined) return { kind: 'joined', exportId: joined.id, status: joined.status };
       if (inFlight.rows.length >= inFlightCap) return { kind: 'full' };
       await client.query(
-        prepared(
-          'exports-insert',
-          `INSERT INTO exports (id, property_id, request_digest, request, language, format, status) VALUES ($1, $2, $3, $4, $5, $6, 'queued')`,
-          [exportId, propertyId, digest, JSON.stringify(request), language, request.format],
-        ),
+        `INSERT INTO exports (id, property_id, request_digest, request, language, format, status) VALUES ($1, $2, $3, $4, $5, $6, 'queued')`,
+        [exportId, propertyId, digest, JSON.stringify(request), language, request.format],
       );
       return { kind: 'queued', exportId, status: 'queued' };
     });
@@ -108,7 +101,7 @@ export class ExportStore {
   }
 
   async find(propertyId: string, exportId: string): Promise<TExportRow | undefined> {
-    const result = await this.pool.query<TExportRow>(prepared('exports-find', `${SELECT_ROW} WHERE id = $1 AND property_id = $2`, [exportId, propertyId]));
+    const result = await this.pool.query<TExportRow>(`${SELECT_ROW} WHERE id = $1 AND property_id = $2`, [exportId, propertyId]);
     return result.rows[0];
   }
 
@@ -117,7 +110,7 @@ export class ExportStore {
    * authorization, there is no property header to match).
    */
   async findById(exportId: string): Promise<TExportRow | undefined> {
-    const result = await this.pool.query<TExportRow>(prepared('exports-find-by-id', `${SELECT_ROW} WHERE id = $1`, [exportId]));
+    const result = await this.pool.query<TExportRow>(`${SELECT_ROW} WHERE id = $1`, [exportId]);
     return result.rows[0];
   }
 
@@ -172,26 +165,20 @@ export class ExportStore {
   /** Marks the export running; answers its stored result instead when a previous delivery completed it. */
   async start(exportId: string): Promise<TStoredResult | undefined> {
     const started = await this.pool.query(
-      prepared(
-        'exports-start',
-        `UPDATE exports SET status = 'running', started_at = now(), progress = 5, error = NULL WHERE id = $1 AND status <> 'completed'`,
-        [exportId],
-      ),
+      `UPDATE exports SET status = 'running', started_at = now(), progress = 5, error = NULL WHERE id = $1 AND status <> 'completed'`,
+      [exportId],
     );
     if (started.rowCount) return undefined;
     const done = await this.pool.query<{ object_key: string; filename: string; size: string; sha256: string; pages: number; rows: number }>(
-      prepared(
-        'exports-stored-result',
-        `SELECT object_key, filename, size::text AS size, sha256, pages, rows FROM exports WHERE id = $1 AND status = 'completed'`,
-        [exportId],
-      ),
+      `SELECT object_key, filename, size::text AS size, sha256, pages, rows FROM exports WHERE id = $1 AND status = 'completed'`,
+      [exportId],
     );
     const row = done.rows[0];
     return row ? { key: row.object_key, filename: row.filename, size: Number(row.size), sha256: row.sha256, pages: row.pages, rows: row.rows } : undefined;
   }
 
   async progress(exportId: string, progress: number): Promise<void> {
-    await this.pool.query(prepared('exports-progress', `UPDATE exports SET progress = $2 WHERE id = $1 AND status = 'running'`, [exportId, progress]));
+    await this.pool.query(`UPDATE exports SET progress = $2 WHERE id = $1 AND status = 'running'`, [exportId, progress]);
   }
 
   /**
@@ -201,13 +188,10 @@ export class ExportStore {
   async complete(exportId: string, result: TStoredResult, retentionSeconds: number, event: TDeliveryEvent): Promise<TRecordedEnd> {
     return inTransaction(this.pool, async (client) => {
       await client.query(
-        prepared(
-          'exports-complete',
-          `UPDATE exports SET status = 'completed', progress = 100, completed_at = now(), object_key = $2, filename = $3,
-                  size = $4, sha256 = $5, pages = $6, rows = $7, error = NULL, expires_at = now() + make_interval(secs => $8)
-            WHERE id = $1`,
-          [exportId, result.key, result.filename, result.size, result.sha256, result.pages, result.rows, retentionSeconds],
-        ),
+        `UPDATE exports SET status = 'completed', progress = 100, completed_at = now(), object_key = $2, filename = $3,
+                size = $4, sha256 = $5, pages = $6, rows = $7, error = NULL, expires_at = now() + make_interval(secs => $8)
+          WHERE id = $1`,
+        [exportId, result.key, result.filename, result.size, result.sha256, result.pages, result.rows, retentionSeconds],
       );
       return { deliveryIds: await insertDeliveries(client, event) };
     });
@@ -222,11 +206,8 @@ export class ExportStore {
   async fail(exportId: string, error: string, event: TDeliveryEvent): Promise<TRecordedEnd> {
     return inTransaction(this.pool, async (client) => {
       const failed = await client.query(
-        prepared(
-          'exports-fail',
-          `UPDATE exports SET status = 'failed', completed_at = now(), error = $2 WHERE id = $1 AND status NOT IN ('completed', 'failed', 'expired')`,
-          [exportId, error],
-        ),
+        `UPDATE exports SET status = 'failed', completed_at = now(), error = $2 WHERE id = $1 AND status NOT IN ('completed', 'failed', 'expired')`,
+        [exportId, error],
       );
       return { deliveryIds: failed.rowCount ? await insertDeliveries(client, event) : [] };
     });

@@ -5,7 +5,6 @@
 
 import type { PoolClient } from 'pg';
 import type { TPgPool } from '../connections.js';
-import { prepared } from '../db/prepared.js';
 import { inTransaction } from '../db/transaction.js';
 import { insertDeliveries, type TDeliveryEvent } from '../webhooks/store.js';
 import { ZFiscalDocument, type TFiscalDocument, type TFiscalFormat } from './document-model.js';
@@ -61,12 +60,12 @@ const SELECT_DOCUMENT = `SELECT d.id, d.property_id, d.kind, d.series, d.sequenc
  * turn; one that rolls back leaves the number to the next.
  */
 export async function takeNextNumber(client: PoolClient, propertyId: string, series: string): Promise<number> {
-  await client.query(prepared('fiscal-series-create', 'INSERT INTO fiscal_series (property_id, series) VALUES ($1, $2) ON CONFLICT DO NOTHING', [propertyId, series]));
+  await client.query('INSERT INTO fiscal_series (property_id, series) VALUES ($1, $2) ON CONFLICT DO NOTHING', [propertyId, series]);
   const locked = await client.query<{ last_number: string }>(
-    prepared('fiscal-series-lock', 'SELECT last_number::text AS last_number FROM fiscal_series WHERE property_id = $1 AND series = $2 FOR UPDATE', [propertyId, series]),
+    'SELECT last_number::text AS last_number FROM fiscal_series WHERE property_id = $1 AND series = $2 FOR UPDATE', [propertyId, series],
   );
   const next = Number(locked.rows[0]!.last_number) + 1;
-  await client.query(prepared('fiscal-series-take', 'UPDATE fiscal_series SET last_number = $3 WHERE property_id = $1 AND series = $2', [propertyId, series, next]));
+  await client.query('UPDATE fiscal_series SET last_number = $3 WHERE property_id = $1 AND series = $2', [propertyId, series, next]);
   return next;
 }
 
@@ -74,14 +73,11 @@ export async function takeNextNumber(client: PoolClient, propertyId: string, ser
 export async function liveLocks(db: TDb, propertyId: string, transactionIds: string[]): Promise<Array<{ transaction_id: string; document_id: string; number: string }>> {
   if (transactionIds.length === 0) return [];
   const result = await db.query<{ transaction_id: string; document_id: string; number: string }>(
-    prepared(
-      'fiscal-live-locks',
-      `SELECT l.transaction_id::text AS transaction_id, d.id AS document_id, d.number
-         FROM fiscal_document_transactions l JOIN fiscal_documents d ON d.id = l.document_id
-        WHERE l.property_id = $1 AND l.transaction_id = ANY($2::bigint[]) AND l.live
-        ORDER BY l.transaction_id`,
-      [propertyId, transactionIds],
-    ),
+    `SELECT l.transaction_id::text AS transaction_id, d.id AS document_id, d.number
+       FROM fiscal_document_transactions l JOIN fiscal_documents d ON d.id = l.document_id
+      WHERE l.property_id = $1 AND l.transaction_id = ANY($2::bigint[]) AND l.live
+      ORDER BY l.transaction_id`,
+    [propertyId, transactionIds],
   );
   return result.rows;
 }
@@ -98,13 +94,10 @@ export async function lockSummaries(
   const locks = new Map<string, { id: string; number: string; kind: TFiscalDocumentKind; createdAt: string }>();
   if (transactionIds.length === 0) return locks;
   const result = await db.query<{ transaction_id: string; id: string; number: string; kind: TFiscalDocumentKind; created_at: Date }>(
-    prepared(
-      'fiscal-lock-summaries',
-      `SELECT l.transaction_id::text AS transaction_id, d.id, d.number, d.kind, d.created_at
-         FROM fiscal_document_transactions l JOIN fiscal_documents d ON d.id = l.document_id
-        WHERE l.property_id = $1 AND l.transaction_id = ANY($2::bigint[]) AND l.live`,
-      [propertyId, transactionIds],
-    ),
+    `SELECT l.transaction_id::text AS transaction_id, d.id, d.number, d.kind, d.created_at
+       FROM fiscal_document_transactions l JOIN fiscal_documents d ON d.id = l.document_id
+      WHERE l.property_id = $1 AND l.transaction_id = ANY($2::bigint[]) AND l.live`,
+    [propertyId, transactionIds],
   );
   for (const row of result.rows) locks.set(row.transaction_id, { id: row.id, number: row.number, kind: row.kind, createdAt: row.created_at.toISOString() });
   return locks;
@@ -125,33 +118,27 @@ export interface TNewFiscalDocument {
 export async function insertDocument(client: PoolClient, record: TNewFiscalDocument, transactionIds: string[]): Promise<void> {
   const { document } = record;
   await client.query(
-    prepared(
-      'fiscal-insert',
-      `INSERT INTO fiscal_documents (id, property_id, kind, series, sequence, number, source_kind, source_id, recipient_type, recipient_id,
-          credits, document, formats, status, idempotency_key, request_digest)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'issuing', $14, $15)`,
-      [
-        document.id, record.propertyId, document.kind, document.series, record.sequence, document.number, document.source.kind, document.source.id,
-        record.recipient.type, record.recipient.id, record.credits ?? null, JSON.stringify(document), record.formats, record.idempotencyKey ?? null,
-        record.requestDigest ?? null,
-      ],
-    ),
+    `INSERT INTO fiscal_documents (id, property_id, kind, series, sequence, number, source_kind, source_id, recipient_type, recipient_id,
+        credits, document, formats, status, idempotency_key, request_digest)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, 'issuing', $14, $15)`,
+    [
+      document.id, record.propertyId, document.kind, document.series, record.sequence, document.number, document.source.kind, document.source.id,
+      record.recipient.type, record.recipient.id, record.credits ?? null, JSON.stringify(document), record.formats, record.idempotencyKey ?? null,
+      record.requestDigest ?? null,
+    ],
   );
   if (document.kind === 'INVOICE' && transactionIds.length > 0) {
     await client.query(
-      prepared(
-        'fiscal-link',
-        `INSERT INTO fiscal_document_transactions (property_id, transaction_id, document_id)
-         SELECT $1, t, $2 FROM unnest($3::bigint[]) AS t`,
-        [record.propertyId, document.id, transactionIds],
-      ),
+      `INSERT INTO fiscal_document_transactions (property_id, transaction_id, document_id)
+       SELECT $1, t, $2 FROM unnest($3::bigint[]) AS t`,
+      [record.propertyId, document.id, transactionIds],
     );
   }
 }
 
 /** Ends an invoice's links: its transactions are free to be invoiced again. */
 export async function releaseTransactions(client: PoolClient, invoiceId: string): Promise<void> {
-  await client.query(prepared('fiscal-release', 'UPDATE fiscal_document_transactions SET live = false WHERE document_id = $1 AND live', [invoiceId]));
+  await client.query('UPDATE fiscal_document_transactions SET live = false WHERE document_id = $1 AND live', [invoiceId]);
 }
 
 /**
@@ -161,14 +148,14 @@ export async function releaseTransactions(client: PoolClient, invoiceId: string)
 const frozen = <T extends { document: TFiscalDocument }>(row: T): T => ({ ...row, document: ZFiscalDocument.parse(row.document) });
 
 export async function findDocument(db: TDb, propertyId: string, id: string): Promise<TFiscalDocumentRow | undefined> {
-  const result = await db.query<TFiscalDocumentRow>(prepared('fiscal-find', `${SELECT_DOCUMENT} WHERE d.id = $1 AND d.property_id = $2`, [id, propertyId]));
+  const result = await db.query<TFiscalDocumentRow>(`${SELECT_DOCUMENT} WHERE d.id = $1 AND d.property_id = $2`, [id, propertyId]);
   return result.rows[0] && frozen(result.rows[0]);
 }
 
 /** The invoice an issue with this Idempotency-Key made, if any. */
 export async function findByIdempotencyKey(db: TDb, propertyId: string, key: string): Promise<TFiscalDocumentRow | undefined> {
   const result = await db.query<TFiscalDocumentRow>(
-    prepared('fiscal-find-by-key', `${SELECT_DOCUMENT} WHERE d.property_id = $1 AND d.idempotency_key = $2`, [propertyId, key]),
+    `${SELECT_DOCUMENT} WHERE d.property_id = $1 AND d.idempotency_key = $2`, [propertyId, key],
   );
   return result.rows[0] && frozen(result.rows[0]);
 }
@@ -176,11 +163,8 @@ export async function findByIdempotencyKey(db: TDb, propertyId: string, key: str
 /** A source's documents, newest first (at most `limit`). */
 export async function listBySource(db: TDb, propertyId: string, sourceKind: string, sourceId: string, limit: number): Promise<TFiscalDocumentRow[]> {
   const result = await db.query<TFiscalDocumentRow>(
-    prepared(
-      'fiscal-list-by-source',
-      `${SELECT_DOCUMENT} WHERE d.property_id = $1 AND d.source_kind = $2 AND d.source_id = $3 ORDER BY d.created_at DESC, d.sequence DESC LIMIT $4`,
-      [propertyId, sourceKind, sourceId, limit],
-    ),
+    `${SELECT_DOCUMENT} WHERE d.property_id = $1 AND d.source_kind = $2 AND d.source_id = $3 ORDER BY d.created_at DESC, d.sequence DESC LIMIT $4`,
+    [propertyId, sourceKind, sourceId, limit],
   );
   return result.rows.map(frozen);
 }
@@ -188,7 +172,7 @@ export async function listBySource(db: TDb, propertyId: string, sourceKind: stri
 /** A document as its render job reads it: by id alone (the job names it). */
 export async function findForRender(db: TDb, id: string): Promise<Pick<TFiscalDocumentRow, 'id' | 'property_id' | 'document' | 'formats' | 'status' | 'files'> | undefined> {
   const result = await db.query<Pick<TFiscalDocumentRow, 'id' | 'property_id' | 'document' | 'formats' | 'status' | 'files'>>(
-    prepared('fiscal-find-for-render', 'SELECT id, property_id, document, formats, status, files FROM fiscal_documents WHERE id = $1', [id]),
+    'SELECT id, property_id, document, formats, status, files FROM fiscal_documents WHERE id = $1', [id],
   );
   return result.rows[0] && frozen(result.rows[0]);
 }
@@ -201,11 +185,8 @@ export async function findForRender(db: TDb, id: string): Promise<Pick<TFiscalDo
 export async function markIssued(pool: TPgPool, id: string, files: Partial<Record<TFiscalFormat, TStoredFiscalFile>>, event: TDeliveryEvent): Promise<{ deliveryIds: string[] }> {
   return inTransaction(pool, async (client) => {
     const issued = await client.query(
-      prepared(
-        'fiscal-issued',
-        `UPDATE fiscal_documents SET status = 'issued', files = $2, error = NULL, issued_at = now() WHERE id = $1 AND status <> 'issued'`,
-        [id, JSON.stringify(files)],
-      ),
+      `UPDATE fiscal_documents SET status = 'issued', files = $2, error = NULL, issued_at = now() WHERE id = $1 AND status <> 'issued'`,
+      [id, JSON.stringify(files)],
     );
     return { deliveryIds: issued.rowCount ? await insertDeliveries(client, event) : [] };
   });
@@ -213,14 +194,14 @@ export async function markIssued(pool: TPgPool, id: string, files: Partial<Recor
 
 /** A failed attempt that will be tried again: the reason is kept, the document stays issuing. */
 export async function recordRenderError(db: TDb, id: string, error: string): Promise<void> {
-  await db.query(prepared('fiscal-render-error', `UPDATE fiscal_documents SET error = $2 WHERE id = $1 AND status = 'issuing'`, [id, error]));
+  await db.query(`UPDATE fiscal_documents SET error = $2 WHERE id = $1 AND status = 'issuing'`, [id, error]);
 }
 
 /** The last attempt failed: the document is failed (the sweep renders it again later), with `event`'s deliveries. */
 export async function markFailed(pool: TPgPool, id: string, error: string, event: TDeliveryEvent): Promise<{ deliveryIds: string[] }> {
   return inTransaction(pool, async (client) => {
     const failed = await client.query(
-      prepared('fiscal-failed', `UPDATE fiscal_documents SET status = 'failed', error = $2, failed_at = now() WHERE id = $1 AND status = 'issuing'`, [id, error]),
+      `UPDATE fiscal_documents SET status = 'failed', error = $2, failed_at = now() WHERE id = $1 AND status = 'issuing'`, [id, error],
     );
     return { deliveryIds: failed.rowCount ? await insertDeliveries(client, event) : [] };
   });

@@ -13,7 +13,6 @@ import { afterSql, orderBySql, sortValuesSql, type TSortKey } from './sort.js';
 import { SqlParams, transactionFilterSql, type TTransactionFilter } from './transaction-filter.js';
 import { transactionColumnsSql, transactionJoinsSql, type TTransactionRow } from './transaction-view.js';
 import type { TElectronicAddress, TPostalAddress, TTransactionVat } from './invoice-fields.js';
-import { prepared } from '../db/prepared.js';
 
 type TDb = TPgPool | PoolClient;
 type TRecipientType = TRecipient['type'];
@@ -122,14 +121,11 @@ export async function upsertTransactions(client: PoolClient, propertyId: string,
 /** A source exists when the property has a folio or a transaction of it. */
 export async function sourceExists(db: TDb, propertyId: string, sourceKind: TSourceKind, sourceId: string): Promise<boolean> {
   const result = await db.query(
-    prepared(
-      'ledger-source-exists',
-      `SELECT 1 FROM folios WHERE property_id = $1 AND source_kind = $2 AND source_id = $3
-         UNION ALL
-         SELECT 1 FROM transactions WHERE property_id = $1 AND source_kind = $2 AND source_id = $3
-         LIMIT 1`,
-      [propertyId, sourceKind, sourceId],
-    ),
+    `SELECT 1 FROM folios WHERE property_id = $1 AND source_kind = $2 AND source_id = $3
+       UNION ALL
+       SELECT 1 FROM transactions WHERE property_id = $1 AND source_kind = $2 AND source_id = $3
+       LIMIT 1`,
+    [propertyId, sourceKind, sourceId],
   );
   return (result.rowCount ?? 0) > 0;
 }
@@ -137,11 +133,8 @@ export async function sourceExists(db: TDb, propertyId: string, sourceKind: TSou
 /** How many of `folioIds` are folios of the source. */
 export async function countFoliosOfSource(db: TDb, propertyId: string, sourceKind: TSourceKind, sourceId: string, folioIds: string[]): Promise<number> {
   const found = await db.query<{ id: string }>(
-    prepared(
-      'ledger-count-folios',
-      'SELECT id FROM folios WHERE property_id = $1 AND source_kind = $2 AND source_id = $3 AND id = ANY($4::bigint[])',
-      [propertyId, sourceKind, sourceId, folioIds],
-    ),
+    'SELECT id FROM folios WHERE property_id = $1 AND source_kind = $2 AND source_id = $3 AND id = ANY($4::bigint[])',
+    [propertyId, sourceKind, sourceId, folioIds],
   );
   return found.rowCount ?? 0;
 }
@@ -155,32 +148,27 @@ export async function foliosOfSource(
   folioIds: string[] | undefined,
 ): Promise<TFolioRow[]> {
   const result = await db.query<TFolioRow>(
-    prepared(
-      'ledger-folios-of-source',
-      `SELECT id, name, source_identifier FROM folios
-          WHERE property_id = $1 AND source_kind = $2 AND source_id = $3 AND ($4::bigint[] IS NULL OR id = ANY($4::bigint[]))
-          ORDER BY id`,
-      [propertyId, sourceKind, sourceId, folioIds ?? null],
-    ),
+    `SELECT id, name, source_identifier FROM folios
+        WHERE property_id = $1 AND source_kind = $2 AND source_id = $3 AND ($4::bigint[] IS NULL OR id = ANY($4::bigint[]))
+        ORDER BY id`,
+    [propertyId, sourceKind, sourceId, folioIds ?? null],
   );
   return result.rows;
 }
 
 export async function recipientExists(db: TDb, propertyId: string, type: TRecipientType, id: string): Promise<boolean> {
-  const found = await db.query(prepared('ledger-recipient-exists', 'SELECT 1 FROM recipients WHERE property_id = $1 AND type = $2 AND id = $3', [propertyId, type, id]));
+  const found = await db.query('SELECT 1 FROM recipients WHERE property_id = $1 AND type = $2 AND id = $3', [propertyId, type, id]);
   return Boolean(found.rowCount);
 }
 
 export async function findRecipient(db: TDb, propertyId: string, type: TRecipientType, id: string): Promise<TRecipientRow | undefined> {
   const result = await db.query<TRecipientRow>(
-    prepared(
-      'ledger-find-recipient',
-      'SELECT name, address, tax_id, document_number FROM recipients WHERE property_id = $1 AND type = $2 AND id = $3', [
-      propertyId,
-      type,
-      id,
-    ],
-    ),
+    'SELECT name, address, tax_id, document_number FROM recipients WHERE property_id = $1 AND type = $2 AND id = $3',
+    [
+    propertyId,
+    type,
+    id,
+  ],
   );
   return result.rows[0];
 }
@@ -188,14 +176,11 @@ export async function findRecipient(db: TDb, propertyId: string, type: TRecipien
 /** The folios of a source: imported as folios, or named by its transactions; in id order. */
 export async function folioIdsOfSource(db: TDb, propertyId: string, sourceKind: TSourceKind, sourceId: string): Promise<string[]> {
   const result = await db.query<{ id: string }>(
-    prepared(
-      'ledger-folio-ids-of-source',
-      `SELECT id::text AS id FROM folios WHERE property_id = $1 AND source_kind = $2 AND source_id = $3
-       UNION
-       SELECT DISTINCT folio_id::text FROM transactions WHERE property_id = $1 AND source_kind = $2 AND source_id = $3
-       ORDER BY 1`,
-      [propertyId, sourceKind, sourceId],
-    ),
+    `SELECT id::text AS id FROM folios WHERE property_id = $1 AND source_kind = $2 AND source_id = $3
+     UNION
+     SELECT DISTINCT folio_id::text FROM transactions WHERE property_id = $1 AND source_kind = $2 AND source_id = $3
+     ORDER BY 1`,
+    [propertyId, sourceKind, sourceId],
   );
   return result.rows.map((row) => row.id).sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0));
 }
@@ -203,12 +188,9 @@ export async function folioIdsOfSource(db: TDb, propertyId: string, sourceKind: 
 /** The vault card tokens the payments of these folios name. */
 export async function cardTokenIdsOfFolios(db: TDb, propertyId: string, folioIds: string[]): Promise<string[]> {
   const result = await db.query<{ token: string }>(
-    prepared(
-      'ledger-card-tokens-of-folios',
-      `SELECT DISTINCT payment->>'cardTokenId' AS token FROM transactions
-        WHERE property_id = $1 AND folio_id = ANY($2::bigint[]) AND internal_code_group = 'PAYMENT' AND payment ? 'cardTokenId'`,
-      [propertyId, folioIds],
-    ),
+    `SELECT DISTINCT payment->>'cardTokenId' AS token FROM transactions
+      WHERE property_id = $1 AND folio_id = ANY($2::bigint[]) AND internal_code_group = 'PAYMENT' AND payment ? 'cardTokenId'`,
+    [propertyId, folioIds],
   );
   return result.rows.map((row) => row.token);
 }
@@ -225,11 +207,8 @@ export interface TRecipientPartyRow {
 
 export async function findRecipientParty(db: TDb, propertyId: string, type: TRecipientType, id: string): Promise<TRecipientPartyRow | undefined> {
   const result = await db.query<TRecipientPartyRow>(
-    prepared(
-      'ledger-recipient-party',
-      'SELECT name, email, vat_id, company_id, postal_address, electronic_address FROM recipients WHERE property_id = $1 AND type = $2 AND id = $3',
-      [propertyId, type, id],
-    ),
+    'SELECT name, email, vat_id, company_id, postal_address, electronic_address FROM recipients WHERE property_id = $1 AND type = $2 AND id = $3',
+    [propertyId, type, id],
   );
   return result.rows[0];
 }
@@ -259,16 +238,13 @@ export interface TInvoiceRowRecord {
 /** Every transaction of the folios, voided and pending included, by folio, time and id. */
 export async function invoiceRowsOfFolios(db: TDb, propertyId: string, folioIds: string[]): Promise<TInvoiceRowRecord[]> {
   const result = await db.query<TInvoiceRowRecord>(
-    prepared(
-      'ledger-invoice-rows',
-      `SELECT t.id, t.folio_id, t.source_identifier, t.transaction_datetime, to_char(t.service_date, 'YYYY-MM-DD') AS service_date, t.internal_code_group,
-              t.description, t.notes, t.quantity::text AS quantity, t.amount::text AS amount, t.currency, t.posted, t.parent_id,
-              t.origin_id, t.payment_method, t.vat, t.payment,
-              EXISTS (SELECT 1 FROM transactions v WHERE v.property_id = t.property_id AND v.root_id = t.root_id AND v.is_void) AS chain_voided
-         FROM transactions t WHERE t.property_id = $1 AND t.folio_id = ANY($2::bigint[])
-        ORDER BY t.folio_id, t.transaction_datetime, t.id`,
-      [propertyId, folioIds],
-    ),
+    `SELECT t.id, t.folio_id, t.source_identifier, t.transaction_datetime, to_char(t.service_date, 'YYYY-MM-DD') AS service_date, t.internal_code_group,
+            t.description, t.notes, t.quantity::text AS quantity, t.amount::text AS amount, t.currency, t.posted, t.parent_id,
+            t.origin_id, t.payment_method, t.vat, t.payment,
+            EXISTS (SELECT 1 FROM transactions v WHERE v.property_id = t.property_id AND v.root_id = t.root_id AND v.is_void) AS chain_voided
+       FROM transactions t WHERE t.property_id = $1 AND t.folio_id = ANY($2::bigint[])
+      ORDER BY t.folio_id, t.transaction_datetime, t.id`,
+    [propertyId, folioIds],
   );
   return result.rows;
 }
@@ -308,14 +284,11 @@ export async function pageOfTransactions(
   const keyset = after ? ` AND ${afterSql(keys, after, params)}` : '';
   const limitParam = params.add(limit, 'int');
   const page = await db.query<TSortedTransactionRow>(
-    prepared(
-      'ledger-page',
-      `SELECT ${transactionColumnsSql(tz)}, ${sortValuesSql(keys)}
-           FROM (SELECT * FROM transactions t WHERE ${where}${keyset} ORDER BY ${orderBySql(keys)} LIMIT ${limitParam}) t
-           ${transactionJoinsSql()}
-          ORDER BY ${orderBySql(keys)}`,
-      params.values,
-    ),
+    `SELECT ${transactionColumnsSql(tz)}, ${sortValuesSql(keys)}
+         FROM (SELECT * FROM transactions t WHERE ${where}${keyset} ORDER BY ${orderBySql(keys)} LIMIT ${limitParam}) t
+         ${transactionJoinsSql()}
+        ORDER BY ${orderBySql(keys)}`,
+    params.values,
   );
   return page.rows;
 }

@@ -6,7 +6,6 @@ import type { PoolClient } from 'pg';
 import type { TPgPool } from '../connections.js';
 import type { TReservation, TUser } from './stay-schemas.js';
 import type { TReservationStatus } from './enums.js';
-import { prepared } from '../db/prepared.js';
 
 type TDb = TPgPool | PoolClient;
 
@@ -62,16 +61,13 @@ export async function upsertUsers(client: PoolClient, propertyId: string, rows: 
 /** The stay behind a RESERVATION source with its rooms in the order imported; undefined when not imported. */
 export async function findStay(db: TDb, propertyId: string, reservationId: string): Promise<TStayRow | undefined> {
   const result = await db.query<TStayRow>(
-    prepared(
-      'stay-find',
-      `SELECT r.id, r.identifier, r.guest_name, r.status, to_char(r.checkin_date, 'YYYY-MM-DD') AS checkin_date,
-              to_char(r.checkout_date, 'YYYY-MM-DD') AS checkout_date, r.adults, r.children,
-              COALESCE((SELECT jsonb_agg(jsonb_build_object('id', m.id::text, 'roomName', m.room_name, 'roomTypeName', m.room_type_name,
-                                                            'archived', m.archived) ORDER BY m.position)
-                          FROM reservation_rooms m WHERE m.property_id = r.property_id AND m.reservation_id = r.id), '[]'::jsonb) AS rooms
-         FROM reservations r WHERE r.property_id = $1 AND r.id = $2`,
-      [propertyId, reservationId],
-    ),
+    `SELECT r.id, r.identifier, r.guest_name, r.status, to_char(r.checkin_date, 'YYYY-MM-DD') AS checkin_date,
+            to_char(r.checkout_date, 'YYYY-MM-DD') AS checkout_date, r.adults, r.children,
+            COALESCE((SELECT jsonb_agg(jsonb_build_object('id', m.id::text, 'roomName', m.room_name, 'roomTypeName', m.room_type_name,
+                                                          'archived', m.archived) ORDER BY m.position)
+                        FROM reservation_rooms m WHERE m.property_id = r.property_id AND m.reservation_id = r.id), '[]'::jsonb) AS rooms
+       FROM reservations r WHERE r.property_id = $1 AND r.id = $2`,
+    [propertyId, reservationId],
   );
   return result.rows[0];
 }

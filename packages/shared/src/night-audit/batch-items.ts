@@ -5,7 +5,6 @@
 import type { TPgPool } from '../connections.js';
 import { inTransaction } from '../db/transaction.js';
 import { insertDeliveries, type TDeliveryEvent } from '../webhooks/store.js';
-import { prepared } from '../db/prepared.js';
 
 /** One source of one run of a batch: only the current run may write its item. */
 export interface TBatchItemRef {
@@ -35,15 +34,12 @@ export async function recordSourceExported(
   file: { size: number; sha256: string; pages: number; rows: number; folioIds: string[] },
 ): Promise<void> {
   await inTransaction(pool, async (client) => {
-    await client.query(prepared('night-audit-batch-running', `UPDATE night_audit_batches SET status = 'running' WHERE id = $1 AND run = $2 AND status = 'queued'`, [item.batchId, item.run]));
+    await client.query(`UPDATE night_audit_batches SET status = 'running' WHERE id = $1 AND run = $2 AND status = 'queued'`, [item.batchId, item.run]);
     await client.query(
-      prepared(
-        'night-audit-source-exported',
-        `UPDATE night_audit_items SET status = 'completed', size = $5, sha256 = $6, pages = $7, rows = $8, folio_ids = $9::bigint[],
-                error = NULL, updated_at = now()
-          WHERE batch_id = $1 AND source_kind = $2 AND source_id = $3 AND run = $4`,
-        [item.batchId, item.sourceKind, item.sourceId, item.run, file.size, file.sha256, file.pages, file.rows, file.folioIds],
-      ),
+      `UPDATE night_audit_items SET status = 'completed', size = $5, sha256 = $6, pages = $7, rows = $8, folio_ids = $9::bigint[],
+              error = NULL, updated_at = now()
+        WHERE batch_id = $1 AND source_kind = $2 AND source_id = $3 AND run = $4`,
+      [item.batchId, item.sourceKind, item.sourceId, item.run, file.size, file.sha256, file.pages, file.rows, file.folioIds],
     );
   });
 }
@@ -59,13 +55,10 @@ export async function completedSources(
   sources: ReadonlyArray<{ sourceKind: string; sourceId: string }>,
 ): Promise<Set<string>> {
   const result = await pool.query<{ source: string }>(
-    prepared(
-      'night-audit-completed-sources',
-      `SELECT i.source_kind || '-' || i.source_id AS source
-         FROM night_audit_items i JOIN unnest($3::text[], $4::bigint[]) AS s(kind, id) ON i.source_kind = s.kind AND i.source_id = s.id
-        WHERE i.batch_id = $1 AND i.run = $2 AND i.status = 'completed'`,
-      [batch.batchId, batch.run, sources.map((s) => s.sourceKind), sources.map((s) => s.sourceId)],
-    ),
+    `SELECT i.source_kind || '-' || i.source_id AS source
+       FROM night_audit_items i JOIN unnest($3::text[], $4::bigint[]) AS s(kind, id) ON i.source_kind = s.kind AND i.source_id = s.id
+      WHERE i.batch_id = $1 AND i.run = $2 AND i.status = 'completed'`,
+    [batch.batchId, batch.run, sources.map((s) => s.sourceKind), sources.map((s) => s.sourceId)],
   );
   return new Set(result.rows.map((row) => row.source));
 }

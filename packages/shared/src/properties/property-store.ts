@@ -7,7 +7,6 @@ import type { TPgPool } from '../connections.js';
 import type { TProperty } from '../ledger/schemas.js';
 import type { TTokenizationMode } from '../vault/schemas.js';
 import type { TElectronicAddress, TPostalAddress, TPropertyTax } from '../ledger/invoice-fields.js';
-import { prepared } from '../db/prepared.js';
 
 type TDb = TPgPool | PoolClient;
 
@@ -51,7 +50,7 @@ const jsonOrNull = (value: unknown) => (value === undefined ? null : JSON.string
  * padding of char(3); undefined before the property is imported.
  */
 export async function findPropertyProfile(db: TDb, propertyId: string): Promise<TPropertyProfile | undefined> {
-  const result = await db.query<TPropertyProfile>(prepared('property-profile', 'SELECT name, address, currency, timezone, language, tax_id, phone, email, website FROM properties WHERE id = $1', [propertyId]));
+  const result = await db.query<TPropertyProfile>('SELECT name, address, currency, timezone, language, tax_id, phone, email, website FROM properties WHERE id = $1', [propertyId]);
   const row = result.rows[0];
   return row && { ...row, currency: row.currency.trim() };
 }
@@ -69,20 +68,17 @@ export interface TPropertySellerRow extends TPropertyProfile {
 
 export async function findPropertySeller(db: TDb, propertyId: string): Promise<TPropertySellerRow | undefined> {
   const result = await db.query<TPropertySellerRow>(
-    prepared(
-      'property-seller',
-      `SELECT name, address, currency, timezone, language, tax_id, phone, email, website, legal_name, vat_id, company_id, postal_address, iban,
-              electronic_address, taxes
-         FROM properties WHERE id = $1`,
-      [propertyId],
-    ),
+    `SELECT name, address, currency, timezone, language, tax_id, phone, email, website, legal_name, vat_id, company_id, postal_address, iban,
+            electronic_address, taxes
+       FROM properties WHERE id = $1`,
+    [propertyId],
   );
   const row = result.rows[0];
   return row && { ...row, currency: row.currency.trim() };
 }
 
 export async function findPropertyGatewayMode(db: TDb, propertyId: string): Promise<TTokenizationMode | undefined> {
-  const result = await db.query<{ gateway_mode: TTokenizationMode }>(prepared('property-gateway-mode', 'SELECT gateway_mode FROM properties WHERE id = $1', [propertyId]));
+  const result = await db.query<{ gateway_mode: TTokenizationMode }>('SELECT gateway_mode FROM properties WHERE id = $1', [propertyId]);
   return result.rows[0]?.gateway_mode;
 }
 

@@ -14,7 +14,6 @@ import type { TErrorCode } from '../errors.js';
 import type { TTokenizationMode } from './schemas.js';
 import type { TJobRefusal } from './job-signature.js';
 import { within } from '../within.js';
-import { prepared } from '../db/prepared.js';
 
 export type TAuditAction = 'token.tokenize' | 'token.read' | 'token.delete' | 'token.search' | 'token.forward' | 'token.expire' | 'job.refused';
 export type TAuditOutcome = 'success' | 'denied' | 'not_found' | 'rejected' | 'failed';
@@ -172,7 +171,7 @@ export class AuditLog {
     if (events.length === 0) return;
     const rows = events.map(auditValuesOf);
     const columns = COLUMN_TYPES.map((_, index) => rows.map((row) => row[index]));
-    await within(db.query(prepared('audit-insert-vault-events', INSERT_EVENTS, columns)), this.timeoutMs);
+    await within(db.query(INSERT_EVENTS, columns), this.timeoutMs);
   }
 
   /** Newest first; for operators and tests. */

@@ -5,7 +5,6 @@
 import type { PoolClient } from 'pg';
 import type { TPgPool } from '../connections.js';
 import type { TDelivery, TDeliveryStatus, TEndpoint, TWebhookEvent } from './schemas.js';
-import { prepared } from '../db/prepared.js';
 
 type TQueryable = Pick<PoolClient, 'query'>;
 
@@ -132,16 +131,13 @@ export interface TDeliveryEvent {
  */
 export async function insertDeliveries(client: TQueryable, event: TDeliveryEvent): Promise<string[]> {
   const inserted = await client.query<{ id: string }>(
-    prepared(
-      'webhooks-record-deliveries',
-      `INSERT INTO webhook_deliveries (id, endpoint_id, property_id, event_id, type, payload, status, next_attempt_at)
-       SELECT gen_random_uuid(), w.id, w.property_id, $2::text, $3::text, $4::jsonb, 'pending', now()
-         FROM webhook_endpoints w
-        WHERE w.property_id = $1::bigint AND w.deleted_at IS NULL AND $3::text = ANY(w.events)
-       ON CONFLICT (endpoint_id, event_id) DO NOTHING
-       RETURNING id`,
-      [event.propertyId, event.eventId, event.type, JSON.stringify(event.payload)],
-    ),
+    `INSERT INTO webhook_deliveries (id, endpoint_id, property_id, event_id, type, payload, status, next_attempt_at)
+     SELECT gen_random_uuid(), w.id, w.property_id, $2::text, $3::text, $4::jsonb, 'pending', now()
+       FROM webhook_endpoints w
+      WHERE w.property_id = $1::bigint AND w.deleted_at IS NULL AND $3::text = ANY(w.events)
+     ON CONFLICT (endpoint_id, event_id) DO NOTHING
+     RETURNING id`,
+    [event.propertyId, event.eventId, event.type, JSON.stringify(event.payload)],
   );
   return inserted.rows.map((row) => row.id);
 }

@@ -6,10 +6,6 @@
 // and test/unit/react-pdf-internals.test.ts checks every internal against what is installed, so an
 // upgrade that changes one fails that test by name instead of an export in production.
 
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { ComponentProps } from 'react';
 import { Font, type Canvas } from '@react-pdf/renderer';
 
@@ -25,7 +21,6 @@ export interface TFontkitFont {
   lineGap: number;
   hasGlyphForCodePoint(codePoint: number): boolean;
   glyphForCodePoint(codePoint: number): { advanceWidth: number };
-  getGlyph(id: number): object;
   layout(text: string, ...options: unknown[]): TGlyphRun;
 }
 
@@ -52,106 +47,6 @@ export async function reactPdfFace(descriptor: { fontFamily: string; fontWeight:
   const source = Font.getFont(descriptor) as unknown as { data?: TFontkitFont | null } | undefined;
   if (!source?.data) throw new Error(`font ${descriptor.fontFamily} ${descriptor.fontWeight} did not load`);
   return source.data;
-}
-
-/**
- * Internal (fontkit, called by pdfkit and @react-pdf/textkit): replaces the face's layout method
- * with one that remembers results, up to `limit` distinct texts. Shaping (GSUB/GPOS lookups) is the
- * largest single cost of a render without it, the same words (dates, codes, labels) recur on every
- * page, and pdfkit's own cache is per document while textkit has none. Relies on: both callers reaching
- * `font.layout` through the object; fontkit's GlyphRun computing advanceWidth from its positions in
- * a prototype getter (a copy with the same prototype measures itself); pdfkit scaling a run's
- * positions in place (EmbeddedFont.layoutRun), which is why every caller gets a copy.
- */
-export function rememberLayouts(font: TFontkitFont, limit: number): void {
-  const layout = font.layout.bind(font);
-  const runs = new Map<string, TGlyphRun>();
-  font.layout = (text: string, ...options: unknown[]) => {
-    const key = options.length && options.some((option) => option !== undefined) ? `${text}\u0000${JSON.stringify(options)}` : text;
-    let run = runs.get(key);
-    if (!run) {
-      if (runs.size >= limit) runs.clear();
-      run = layout(text, ...options);
-      runs.set(key, run);
-    }
-    const copy = Object.create(Object.getPrototypeOf(run) as object) as TGlyphRun;
-    Object.assign(copy, run);
-    copy.glyphs = run.glyphs.slice();
-    copy.positions = run.positions.map(({ xAdvance, yAdvance, xOffset, yOffset }) => ({ xAdvance, yAdvance, xOffset, yOffset }));
-    return copy;
-  };
-}
-
-/** A fontkit glyph object as far as rememberGlyphOutlines uses it. */
-interface TDecodingGlyph {
-  _decode(): unknown;
-}
-
-const remembersOutlines = new WeakSet<object>();
-
-/**
- * Internal (fontkit, called by pdfkit when it embeds a subset): a TrueType glyph decodes its outline
- * (`_decode`: header, every point, or its components) each time it is asked, and the subset asks for
- * every glyph of every document, only to copy the glyph's bytes and find its components: much of
- * what embedding a small folio's fonts costs. fontkit keeps one glyph object per glyph
- * id and face, so the decoded outline is remembered on it for the life of the render process.
- * Relies on: no caller changing the decoded outline (fontkit's subset and contour code only read
- * it; a variable font's points are transformed inside `_decode` itself, before it returns).
- */
-export function rememberGlyphOutlines(font: TFontkitFont): void {
-  const prototype = Object.getPrototypeOf(font.getGlyph(0)) as TDecodingGlyph;
-  if (remembersOutlines.has(prototype)) return;
-  const decode = prototype._decode;
-  const outlines = new WeakMap<object, unknown>();
-  prototype._decode = function (this: TDecodingGlyph) {
-    if (!outlines.has(this)) outlines.set(this, decode.call(this));
-    return outlines.get(this);
-  };
-  remembersOutlines.add(prototype);
-}
-
-/** pdfkit's PDFDocument as far as startWithoutDefaultFont uses it. */
-interface TPdfkitDocumentClass {
-  prototype: { initFonts(defaultFont?: unknown, defaultFamily?: unknown, defaultSize?: unknown): void };
-}
-
-/**
- * The pdfkit module React-PDF's renderer imports: its own pinned copy, loaded by the file its
- * package's `exports` name for a Node `import` (one module instance per file, so this is the very
- * class React-PDF constructs).
- */
-export async function reactPdfPdfkit(): Promise<TPdfkitDocumentClass> {
-  const worker = createRequire(import.meta.url);
-  const rendererManifest = worker.resolve('@react-pdf/renderer/package.json');
-  // pdfkit exports no package.json: its root is the folder above its entry file that holds one.
-  let root = dirname(createRequire(rendererManifest).resolve('pdfkit'));
-  while (!existsSync(join(root, 'package.json'))) {
-    if (dirname(root) === root) throw new Error('pdfkit, as @react-pdf/renderer resolves it, has no package.json');
-    root = dirname(root);
-  }
-  const { exports } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: { '.': { node: { import: string } } } };
-  const module = (await import(pathToFileURL(join(root, exports['.'].node.import)).href)) as { default: TPdfkitDocumentClass };
-  return module.default;
-}
-
-const startsWithoutDefaultFont = new WeakSet<object>();
-
-/**
- * Internal (pdfkit): a new PDFDocument opens pdfkit's default font, Helvetica, in its constructor
- * (initFonts), parsing Helvetica's metrics anew for every document, a cost a small folio feels. No
- * folio text is ever set in that default: React-PDF selects each text run's face before drawing it
- * (@react-pdf/render), and the canvases select theirs (selectFace, selectNamedFace). So documents
- * start with no font selected; the rest of pdfkit's font state is set up as its constructor sets
- * it, and Helvetica is opened if something asks for it by name.
- */
-export async function startWithoutDefaultFont(): Promise<void> {
-  const { prototype } = await reactPdfPdfkit();
-  if (startsWithoutDefaultFont.has(prototype)) return;
-  const initFonts = prototype.initFonts;
-  prototype.initFonts = function (this: unknown, _defaultFont?: unknown, defaultFamily?: unknown, defaultSize?: unknown) {
-    initFonts.call(this, null, defaultFamily, defaultSize);
-  };
-  startsWithoutDefaultFont.add(prototype);
 }
 
 /**

@@ -3,10 +3,7 @@
 // document embeds one subset per face whether a glyph came from a Text node or from the canvas.
 
 import { registerFonts } from './fonts.js';
-import { reactPdfFace, rememberGlyphOutlines, rememberLayouts, startWithoutDefaultFont, type TFontkitFont } from './react-pdf-internals.js';
-
-/** Distinct texts remembered per face; past it the memory starts over (a folio's words repeat). */
-const LAYOUT_CACHE_SIZE = 20_000;
+import { reactPdfFace, type TFontkitFont } from './react-pdf-internals.js';
 
 export interface TTableFonts {
   regular: TFontkitFont;
@@ -16,25 +13,12 @@ export interface TTableFonts {
 let loaded: Promise<TTableFonts> | undefined;
 let ready: TTableFonts | undefined;
 
-/**
- * A face, made to remember its shaping results for the life of the render process: the same words
- * (dates, times, codes, labels, the footer) come back on every page and in every folio of a night
- * audit; and the outlines of its glyphs, which every document's font subset reads again.
- */
-async function loadFace(fontWeight: 400 | 700): Promise<TFontkitFont> {
-  const font = await reactPdfFace({ fontFamily: 'NotoSans', fontWeight, fontStyle: 'normal' });
-  rememberLayouts(font, LAYOUT_CACHE_SIZE);
-  rememberGlyphOutlines(font);
-  return font;
-}
+const loadFace = (fontWeight: 400 | 700): Promise<TFontkitFont> => reactPdfFace({ fontFamily: 'NotoSans', fontWeight, fontStyle: 'normal' });
 
-/**
- * Loads both faces once per process (and makes them remember their layouts); documents rendered
- * after it start without pdfkit's default font (react-pdf-internals.ts, startWithoutDefaultFont).
- */
+/** Loads both faces once per process. */
 export function tableFonts(): Promise<TTableFonts> {
   registerFonts();
-  loaded ??= Promise.all([loadFace(400), loadFace(700), startWithoutDefaultFont()]).then(([regular, bold]) => (ready = { regular, bold }));
+  loaded ??= Promise.all([loadFace(400), loadFace(700)]).then(([regular, bold]) => (ready = { regular, bold }));
   return loaded;
 }
 

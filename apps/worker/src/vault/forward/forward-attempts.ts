@@ -7,7 +7,6 @@ import type { TPgPool } from '@folio-vault/shared/connections';
 import type { TForwardCardResult } from '@folio-vault/shared/vault/forward/forward-job';
 import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
 import { VAULT_SCHEMA } from '../idempotency-keys.js';
-import { prepared } from '@folio-vault/shared/db/prepared';
 
 const SCHEMA = VAULT_SCHEMA;
 
@@ -36,12 +35,9 @@ export class ForwardAttempts {
 
   async find(db: TPgPool | PoolClient, mode: TTokenizationMode, propertyId: string, key: string): Promise<TForwardAttemptRow | undefined> {
     const result = await db.query<TForwardAttemptRow>(
-      prepared(
-        `forward-find-${mode}`,
-        `SELECT request_digest, forward_id, state, answer FROM ${SCHEMA[mode]}.forward_attempts
-          WHERE property_id = $1 AND idempotency_key = $2`,
-        [propertyId, key],
-      ),
+      `SELECT request_digest, forward_id, state, answer FROM ${SCHEMA[mode]}.forward_attempts
+        WHERE property_id = $1 AND idempotency_key = $2`,
+      [propertyId, key],
     );
     return result.rows[0];
   }
@@ -53,14 +49,11 @@ export class ForwardAttempts {
    */
   async start(client: PoolClient, mode: TTokenizationMode, attempt: TNewForwardAttempt): Promise<boolean> {
     const inserted = await client.query(
-      prepared(
-        `forward-start-${mode}`,
-        `INSERT INTO ${SCHEMA[mode]}.forward_attempts
-           (property_id, idempotency_key, request_digest, forward_id, token_id, destination, method, state)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, 'started')
-         ON CONFLICT (property_id, idempotency_key) DO NOTHING`,
-        [attempt.propertyId, attempt.idempotencyKey, attempt.requestDigest, attempt.forwardId, attempt.tokenId, attempt.destination, attempt.method],
-      ),
+      `INSERT INTO ${SCHEMA[mode]}.forward_attempts
+         (property_id, idempotency_key, request_digest, forward_id, token_id, destination, method, state)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 'started')
+       ON CONFLICT (property_id, idempotency_key) DO NOTHING`,
+      [attempt.propertyId, attempt.idempotencyKey, attempt.requestDigest, attempt.forwardId, attempt.tokenId, attempt.destination, attempt.method],
     );
     return inserted.rowCount === 1;
   }
@@ -68,12 +61,9 @@ export class ForwardAttempts {
   /** Records the answer (`done`), while the attempt is still this forward's and `started`. */
   async finish(mode: TTokenizationMode, attempt: { propertyId: string; key: string; forwardId: string }, answer: TRecordedForward): Promise<void> {
     await this.pool.query(
-      prepared(
-        `forward-finish-${mode}`,
-        `UPDATE ${SCHEMA[mode]}.forward_attempts SET state = 'done', answer = $3, finished_at = now()
-          WHERE property_id = $1 AND idempotency_key = $2 AND forward_id = $4 AND state = 'started'`,
-        [attempt.propertyId, attempt.key, JSON.stringify(answer), attempt.forwardId],
-      ),
+      `UPDATE ${SCHEMA[mode]}.forward_attempts SET state = 'done', answer = $3, finished_at = now()
+        WHERE property_id = $1 AND idempotency_key = $2 AND forward_id = $4 AND state = 'started'`,
+      [attempt.propertyId, attempt.key, JSON.stringify(answer), attempt.forwardId],
     );
   }
 

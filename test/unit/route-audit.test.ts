@@ -1,14 +1,16 @@
+import { PassThrough } from 'node:stream';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeBatched, writeEach } from '@folio-vault/api/http/audit-batcher';
+import { RouteAudit } from '@folio-vault/api/http/route-audit';
+import { createLogger } from '@folio-vault/shared/logger';
 import { AuditLog, type TAuditEvent } from '@folio-vault/shared/vault/audit-log';
 import { createDatabase } from '../support/world.js';
 
 /**
- * The audit writes of the API (apps/api/src/http/audit-batcher.ts) against a real PostgreSQL
- * database of its own: the events of one turn of the event loop go in one statement (a kept
- * performance measure), each caller still waits for its own row; with the measure off, one
- * statement an event. The pool counts the statements it is asked to run.
+ * The API's audit writer (apps/api/src/http/route-audit.ts) against a real PostgreSQL database of
+ * its own: every event is one row, written by a statement of its own, and `flush` waits for the
+ * writes still in flight (the API's shutdown relies on it). The pool counts the statements it is
+ * asked to run.
  */
 let pool: pg.Pool;
 let statements = 0;
@@ -31,21 +33,13 @@ async function rows(prefix: string): Promise<string[]> {
   return result.rows.map((row) => row.request_id);
 }
 
-describe('audit writes', () => {
-  it('batched: the events of one turn in one statement, each caller waiting for its own row, the next turn in another', async () => {
-    const write = writeBatched(new AuditLog(pool));
+describe('the API audit writer', () => {
+  it('writes each event as a row of its own, one statement an event, all written once flush resolves', async () => {
+    const audit = new RouteAudit(new AuditLog(pool));
+    const logger = createLogger({ destination: new PassThrough() });
     const before = statements;
-    await Promise.all(['b-1', 'b-2', 'b-3'].map((id) => write(event(id))));
-    expect(statements - before).toBe(1);
-    await write(event('b-4'));
-    expect(statements - before).toBe(2);
-    expect(await rows('b-')).toEqual(['b-1', 'b-2', 'b-3', 'b-4']);
-  });
-
-  it('each: one statement an event (PERFORMANCE_MEASURES_OFF=audit-batching)', async () => {
-    const write = writeEach(new AuditLog(pool));
-    const before = statements;
-    await Promise.all(['e-1', 'e-2', 'e-3'].map((id) => write(event(id))));
+    for (const id of ['e-1', 'e-2', 'e-3']) audit.write(event(id), logger);
+    await audit.flush();
     expect(statements - before).toBe(3);
     expect(await rows('e-')).toEqual(['e-1', 'e-2', 'e-3']);
   });
