@@ -1,9 +1,10 @@
 // The performance measures the service keeps on its critical paths. Plain code is the rule; a
 // measure stays only while its alternated pair in `npm run bench` (runs with it and with it
 // switched off, taken in turn in the same run) shows a median gain of at least 10 % in a figure a
-// user sees, with the two sides' ranges apart: docs/benchmarks.md, "Kept performance measures". Each lives in the one module named below, whose header says what it buys
-// and which benchmark measures it. PERFORMANCE_MEASURES_OFF switches any of them off, for that
-// pair, or where one stops earning its place; the service then runs the plain code beside it.
+// user sees, with the two sides' ranges apart: docs/benchmarks.md, "Kept performance measures".
+// Each lives in the one module named below, whose header says what it buys and which benchmark
+// measures it. PERFORMANCE_MEASURES_OFF switches any of them off, for that pair, or where one stops
+// earning its place; the service then runs the plain code beside it.
 
 export const PERFORMANCE_MEASURES = {
   /** HPKE of transit envelopes on node:crypto rather than @hpke/core: packages/shared/src/vault/crypto/hpke-native.ts. */
