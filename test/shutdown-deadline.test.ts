@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { freePort } from '@folio-vault/dev-services/process-utils';
-import { faultEnv, killGroup, logLines, privatePostgres, privateRedis, removeQueueKeys, until, type TRestartable } from './support/faults.js';
-import { spawnTs, waitForOutput, type TSpawned } from '@folio-vault/test-kit/processes';
+import { faultEnv, killGroup, logLines, privatePostgres, privateRedis, removeQueueKeys, startApiProcess, startWorkerProcess, until, type TRestartable } from './support/faults.js';
+import type { TSpawned } from '@folio-vault/test-kit/processes';
 import { createDatabase } from './support/world.js';
 
 /**
@@ -10,8 +9,7 @@ import { createDatabase } from './support/world.js';
  * that the test stops first. With Redis gone BullMQ's QueueEvents and Worker close wait for it to
  * come back; the processes give up on them (each close step is bounded) and say which did not close.
  * A liveness check: the bound is generous, the measured times are printed. The processes run
- * without the tsx CLI in front (spawnTs `direct`): tsx would SIGKILL a script slow to acknowledge
- * the relayed signal, and the test would measure that instead of the shutdown.
+ * without the tsx CLI in front (startApiProcess): the test measures the service's shutdown, not tsx's.
  */
 const GRACE_MS = 3_000;
 /** The steps after the grace add at most 8 s (packages/shared/src/shutdown.ts, docs/settings.md: SHUTDOWN_GRACE_MS); a loaded machine adds to it. */
@@ -31,11 +29,7 @@ afterEach(async () => {
 });
 
 async function startBoth(env: Record<string, string>): Promise<void> {
-  const port = await freePort();
-  const apiProcess = spawnTs('apps/api/src/main.ts', [], { ...env, PORT: String(port) }, { group: true, direct: true });
-  api = { url: `http://127.0.0.1:${port}`, process: apiProcess };
-  worker = spawnTs('apps/worker/src/main.ts', [], env, { group: true, direct: true });
-  await Promise.all([waitForOutput(apiProcess, /api listening/, 60_000), waitForOutput(worker, /worker ready/, 60_000)]);
+  await Promise.all([startApiProcess(env).then((started) => (api = started)), startWorkerProcess(env).then((started) => (worker = started))]);
 }
 
 /** /readyz answers 503 naming `check`: the API has noticed the store is gone. */

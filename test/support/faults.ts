@@ -169,16 +169,21 @@ export function propertyHeaders(env: Record<string, string>, extra: Record<strin
   return { Authorization: `Bearer ${signToken(env)}`, 'X-Property-Id': '1', ...extra };
 }
 
+/**
+ * The API as a real process, its npm script's entry point run without the tsx CLI in front (spawnTs
+ * `direct`): a SIGTERM reaches the script itself, which tsx would SIGKILL when slow to acknowledge
+ * the relayed signal on a loaded machine — a test would then see tsx's doing, not the service's.
+ */
 export async function startApiProcess(env: Record<string, string>): Promise<TApiProcess> {
   const port = await freePort();
-  const spawned = spawnTs('apps/api/src/main.ts', [], { ...env, PORT: String(port) }, { group: true });
+  const spawned = spawnTs('apps/api/src/main.ts', [], { ...env, PORT: String(port) }, { group: true, direct: true });
   await waitForOutput(spawned, /api listening/, 60_000);
   return { url: `http://127.0.0.1:${port}`, process: spawned };
 }
 
-/** `npm run start:worker` as a real process. */
+/** The worker as a real process, as startApiProcess runs the API. */
 export async function startWorkerProcess(env: Record<string, string>): Promise<TSpawned> {
-  const spawned = spawnTs('apps/worker/src/main.ts', [], env, { group: true });
+  const spawned = spawnTs('apps/worker/src/main.ts', [], env, { group: true, direct: true });
   await waitForOutput(spawned, /worker ready/, 60_000);
   return spawned;
 }
