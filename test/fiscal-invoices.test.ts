@@ -37,7 +37,7 @@ beforeAll(async () => {
   token = world.token({ properties: [1, 3] });
   await receiver.start();
   // Stays 501-514 for the single tests, 520 for the validators, 601-650 for the numbering.
-  await importFrenchHotel(world, token, [...Array.from({ length: 14 }, (_, i) => 501 + i), 520, ...Array.from({ length: 50 }, (_, i) => 601 + i)]);
+  await importFrenchHotel(world, token, [...Array.from({ length: 15 }, (_, i) => 501 + i), 520, ...Array.from({ length: 50 }, (_, i) => 601 + i)]);
 });
 afterAll(async () => {
   await world?.close();
@@ -91,6 +91,9 @@ describe('issuing', () => {
       },
     });
     expect(res.body.number).toMatch(/^INV-\d+$/);
+    // Without Prefer: wait, the answer is the invoice as committed, before its render.
+    expect(res.body.status).toBe('issuing');
+    expect(res.headers['preference-applied']).toBeUndefined();
     const done = await issued(res.body.id);
     expect(done).toMatchObject({ status: 'issued', number: res.body.number });
     const stored = await world.pool.query<{ files: Record<string, { key: string; size: number; sha256: string }> }>('SELECT files FROM fiscal_documents WHERE id = $1', [res.body.id]);
@@ -107,6 +110,21 @@ describe('issuing', () => {
       expect(file.key).toMatch(new RegExp(`^fiscal/1/${res.body.id}/`));
       expect((first.body as Buffer).length).toBe(file.size);
     }
+  });
+
+  it('with Prefer: wait=N answers once the files are stored (issued, each file served at once), N at most 10; a credit note too', async () => {
+    const res = await issue(toCompany(515, { formats: ['FACTURX', 'CII'] }), { Prefer: 'wait=60' });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.headers['preference-applied']).toBe('wait=10');
+    expect(res.body).toMatchObject({ status: 'issued', issuedAt: expect.any(String) });
+    for (const format of ['FACTURX', 'CII']) expect((await get(`/fiscal-document/v1/invoices/${res.body.id}/files/${format}`)).status).toBe(200);
+
+    const note = await request(world.url).post(`/fiscal-document/v1/invoices/${res.body.id}/credit-notes`)
+      .set({ Authorization: `Bearer ${token}`, 'X-Property-Id': '1', Prefer: 'respond-async, wait=5' }).send({ reason: 'Mauvais destinataire' });
+    expect(note.status, JSON.stringify(note.body)).toBe(201);
+    expect(note.headers['preference-applied']).toBe('wait=5');
+    expect(note.body).toMatchObject({ kind: 'CREDIT_NOTE', status: 'issued', issuedAt: expect.any(String) });
+    expect((await get(`/fiscal-document/v1/invoices/${note.body.id}/files/CII`)).status).toBe(200);
   });
 
   it('answers 404 for a file of a format the invoice was not issued in', async () => {

@@ -11,7 +11,7 @@ export function fiscalInvoiceSection(run: TRun): string[] {
     ...header('invoice', run),
     ...(r
       ? [
-          `A French hotel's folio of ten nights (${r.rows} ledger rows, ${r.lines} invoice lines), ${r.folios} folios one after another, each exported as a plain PDF (the file answered by the POST) and issued as an invoice in all three formats (POST, status polled every 10 ms until issued, the Factur-X PDF, CII and UBL fetched), in alternating order; mean load ${r.load.toFixed(2)}. Validation is not on the request path.`,
+          `A French hotel's folio of ten nights (${r.rows} ledger rows, ${r.lines} invoice lines), ${r.folios} folios one after another, each exported as a plain PDF (the file answered by the POST) and issued as an invoice in all three formats (POST with Prefer: wait=10, answered once the files are stored, then the Factur-X PDF, CII and UBL fetched), in alternating order; mean load ${r.load.toFixed(2)}. Validation is not on the request path.`,
           '',
           table(['', 'p50', 'p90', 'max'], [
             row('plain PDF export, POST to the last byte', r.export),

@@ -98,6 +98,8 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
     destinations: config.forwardDestinations,
     gatewayModeOf: (id) => findPropertyGatewayMode(shares.of(id), id),
   });
+  // One listener on the export queue's events for both: on-demand exports and invoices waited for.
+  const exportWaiter = new JobWaiter(resources.exportQueue, resources.exportEvents);
   const limits = { perSubject: config.TOKENIZE_RATE_LIMIT_PER_SUBJECT, perProperty: config.TOKENIZE_RATE_LIMIT_PER_PROPERTY, windowMs: config.RATE_LIMIT_WINDOW_MS };
 
   const app = createApp({
@@ -110,8 +112,8 @@ export async function startApi(config: TApiConfig, logger: Logger, options: TSta
     verifier: createJwtVerifier(config),
     routeAudit,
     vault,
-    invoices: new InvoiceService(shares, resources.exportQueue, storage, vault, logger),
-    exports: new ExportService(shares, new JobWaiter(resources.exportQueue, resources.exportEvents), storage, config.EXPORT_QUEUE_CAP_PER_PROPERTY, {
+    invoices: new InvoiceService(shares, resources.exportQueue, exportWaiter, storage, vault, logger),
+    exports: new ExportService(shares, exportWaiter, storage, config.EXPORT_QUEUE_CAP_PER_PROPERTY, {
       linkKey: config.EXPORT_LINK_KEY,
       ttlSeconds: config.EXPORT_LINK_TTL_SECONDS,
     }, config.EXPORT_MAX_ROWS),

@@ -31,6 +31,7 @@ import type { Logger } from '@folio-vault/shared/logger';
 import { findPropertyProfile, findPropertySeller } from '@folio-vault/shared/properties/property-store';
 import { ObjectMissingError, type ObjectStorage } from '@folio-vault/shared/storage/object-storage';
 import { inSpan, spanFailed, type Span } from '@folio-vault/shared/tracing/spans';
+import type { JobWaiter } from '../jobs/job-waiter.js';
 import type { VaultClient } from '../vault/vault-client.js';
 
 /** At most this many documents in a source's list (newest first). */
@@ -67,6 +68,8 @@ export interface TIssueContext {
   idempotencyKey?: string;
   acceptLanguage?: string;
   requestId: string;
+  /** How long the answer may wait for the files (Prefer: wait=N); 0: not at all. */
+  waitMs?: number;
 }
 
 /** The invoice answered, and whether it is the replay of an earlier issue with the same Idempotency-Key. */
@@ -135,6 +138,8 @@ export class InvoiceService {
     private readonly shares: PropertyShares,
     /** The export queue: renders are the front desk's, beside on-demand exports. */
     private readonly queue: Queue,
+    /** The export queue's waiter: an answer that waits for the files waits for the render job. */
+    private readonly waiter: JobWaiter,
     private readonly storage: ObjectStorage,
     /** Asked for the first six and last four of the payments' card tokens (card-token-labels). */
     private readonly vault: Pick<VaultClient, 'cardLabels'>,
@@ -195,8 +200,7 @@ export class InvoiceService {
       }
       throw error;
     }
-    await this.enqueueRender(propertyId, id, context.requestId);
-    return { invoice: invoiceBody(issued), replayed: false };
+    return { invoice: invoiceBody(await this.render(propertyId, issued, context.requestId, context.waitMs ?? 0)), replayed: false };
   }
 
   /**
@@ -204,7 +208,7 @@ export class InvoiceService {
    * `<series>-CN`, its transactions free to be invoiced again. 404 for an unknown invoice (or a
    * credit note), 409 ALREADY_CREDITED for one credited before.
    */
-  async credit(propertyId: string, invoiceId: string, reason: string, requestId: string): Promise<TInvoiceBody> {
+  async credit(propertyId: string, invoiceId: string, reason: string, requestId: string, waitMs = 0): Promise<TInvoiceBody> {
     const db = this.shares.of(propertyId);
     const profile = await findPropertyProfile(db, propertyId);
     const issueDate = localDate(new Date(), profile?.timezone ?? 'UTC');
@@ -224,8 +228,7 @@ export class InvoiceService {
       await releaseTransactions(client, invoice.id);
       return (await findDocument(client, propertyId, id))!;
     })));
-    await this.enqueueRender(propertyId, id, requestId);
-    return invoiceBody(credited);
+    return invoiceBody(await this.render(propertyId, credited, requestId, waitMs));
   }
 
   async find(propertyId: string, id: string): Promise<TFiscalDocumentRow> {
@@ -336,6 +339,21 @@ export class InvoiceService {
     })));
     if ('problems' in derived) throw incomplete(derived.problems);
     return derived;
+  }
+
+  /**
+   * Queues the render of a committed document and answers it: as committed, or, given `waitMs`, as
+   * it stands once its render job has ended (the files stored, or the attempt failed) or `waitMs`
+   * has passed, whichever is first. The wait listens before the job is added, so a render faster
+   * than the answer is not missed.
+   */
+  private async render(propertyId: string, row: TFiscalDocumentRow, requestId: string, waitMs: number): Promise<TFiscalDocumentRow> {
+    if (waitMs <= 0) {
+      await this.enqueueRender(propertyId, row.id, requestId);
+      return row;
+    }
+    await this.waiter.wait(renderJobId(row.id, 0), waitMs, () => this.enqueueRender(propertyId, row.id, requestId));
+    return (await findDocument(this.shares.of(propertyId), propertyId, row.id)) ?? row;
   }
 
   /**

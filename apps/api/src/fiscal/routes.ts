@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import { Router, type Response } from 'express';
 import { ZPropertyHeaders } from '@folio-vault/shared/schemas/common';
 import {
-  ZCreditNoteRequest, ZInvoice, ZInvoiceFileParams, ZInvoiceIdParams, ZInvoiceList, ZInvoiceListQuery, ZIssueInvoiceHeaders, ZIssueInvoiceRequest,
+  ZCreditNoteHeaders, ZCreditNoteRequest, ZInvoice, ZInvoiceFileParams, ZInvoiceIdParams, ZInvoiceList, ZInvoiceListQuery, ZIssueInvoiceHeaders, ZIssueInvoiceRequest,
 } from '@folio-vault/shared/fiscal/schemas';
 import { forPropertyHeader } from '../auth/authenticate.js';
 import { SCOPES } from '../auth/principal.js';
@@ -19,7 +19,28 @@ export interface TFiscalDeps extends TRouteDeps {
   invoices: InvoiceService;
 }
 
-const CREATED_HEADERS = { Location: { ...HEADERS.location, description: 'The invoice (a path on this service).' } };
+const CREATED_HEADERS = {
+  Location: { ...HEADERS.location, description: 'The invoice (a path on this service).' },
+  'Preference-Applied': { description: 'wait=N when Prefer asked the answer to wait for the files (N as applied, at most the bound).', required: false, schema: { type: 'string', pattern: '^wait=\\d+$' } },
+};
+
+/** The longest `Prefer: wait=N` honoured, in seconds: a longer one waits this long. */
+export const INVOICE_WAIT_MAX_SECONDS = 10;
+
+/**
+ * `Prefer: wait=N` (RFC 7240): the 201 waits up to N seconds (at most INVOICE_WAIT_MAX_SECONDS) for
+ * the document's files, and answers it as it then stands. Any other preference is ignored.
+ */
+function preferredWait(prefer: string | undefined): number | undefined {
+  const seconds = /(?:^|[,;\s])wait\s*=\s*"?(\d{1,6})"?/i.exec(prefer ?? '')?.[1];
+  return seconds === undefined ? undefined : Math.min(Number(seconds), INVOICE_WAIT_MAX_SECONDS);
+}
+
+/** The 201 of an issue or credit, saying the wait it applied. */
+function created(res: Response, invoice: { id: string }, waited: number | undefined): void {
+  if (waited !== undefined) res.set('Preference-Applied', `wait=${waited}`);
+  res.status(201).location(invoicePath(invoice.id)).json(invoice);
+}
 
 const issueInvoice = defineRoute({
   method: 'post',
@@ -29,22 +50,25 @@ const issueInvoice = defineRoute({
   description:
     "Freezes the source's folios (or folioIds) into an invoice made out to the recipient, numbered <series>-<n> gap-free per property and series, " +
     'and queues its files (status issuing, then issued). 422 INVOICE_DATA_INCOMPLETE lists every item the ledger lacks; 409 ALREADY_INVOICED names ' +
-    'the transactions already on a live invoice. With Idempotency-Key, the same request again answers the same invoice.',
+    'the transactions already on a live invoice. With Idempotency-Key, the same request again answers the same invoice. With `Prefer: wait=N` ' +
+    `(seconds, at most ${INVOICE_WAIT_MAX_SECONDS}) the answer waits until the files are stored (status issued) or N seconds have passed, whichever is first.`,
   tags: TAGS,
   scope: SCOPES.writePayment,
   headers: ZIssueInvoiceHeaders,
   authorize: forPropertyHeader,
   body: ZIssueInvoiceRequest,
   bodyLimit: '16kb',
-  responses: { 201: { description: 'The invoice, issuing (or as issued, for a replay)', json: ZInvoice, headers: CREATED_HEADERS } },
+  responses: { 201: { description: 'The invoice, issuing (or issued: with Prefer: wait=N, or for a replay)', json: ZInvoice, headers: CREATED_HEADERS } },
   errors: [404, 409, 422],
   handler: ({ invoices }: TFiscalDeps) => async ({ req, res, headers, body }) => {
+    const wait = preferredWait(headers.prefer);
     const { invoice } = await invoices.issue(headers['x-property-id'], body, {
       idempotencyKey: headers['idempotency-key'],
       acceptLanguage: headers['accept-language'],
       requestId: String(req.id),
+      waitMs: (wait ?? 0) * 1000,
     });
-    res.status(201).location(invoicePath(invoice.id)).json(invoice);
+    created(res, invoice, wait);
   },
 });
 
@@ -55,19 +79,19 @@ const creditInvoice = defineRoute({
   summary: 'Credit an invoice',
   description:
     'A credit note (type 381) reversing the invoice whole, numbered in the series <series>-CN and naming the invoice; the invoice\'s transactions ' +
-    'are free to be invoiced again. 409 ALREADY_CREDITED for an invoice credited before.',
+    'are free to be invoiced again. 409 ALREADY_CREDITED for an invoice credited before. `Prefer: wait=N` as for an issue.',
   tags: TAGS,
   scope: SCOPES.writePayment,
-  headers: ZPropertyHeaders,
+  headers: ZCreditNoteHeaders,
   authorize: forPropertyHeader,
   params: ZInvoiceIdParams,
   body: ZCreditNoteRequest,
   bodyLimit: '8kb',
-  responses: { 201: { description: 'The credit note, issuing', json: ZInvoice, headers: CREATED_HEADERS } },
+  responses: { 201: { description: 'The credit note, issuing (or issued, with Prefer: wait=N)', json: ZInvoice, headers: CREATED_HEADERS } },
   errors: [404, 409],
   handler: ({ invoices }: TFiscalDeps) => async ({ req, res, headers, params, body }) => {
-    const credit = await invoices.credit(headers['x-property-id'], params.id, body.reason, String(req.id));
-    res.status(201).location(invoicePath(credit.id)).json(credit);
+    const wait = preferredWait(headers.prefer);
+    created(res, await invoices.credit(headers['x-property-id'], params.id, body.reason, String(req.id), (wait ?? 0) * 1000), wait);
   },
 });
 

@@ -27,7 +27,11 @@ export const ZIssueInvoiceHeaders = ZPropertyHeaders.extend({
     .regex(/^[\x21-\x7e]+$/, 'must be visible ASCII characters')
     .optional(),
   'accept-language': z.string().max(500).optional(),
+  prefer: z.string().max(200).optional(),
 });
+
+/** A credit note's headers: the property, and `Prefer: wait=N` as for an issue. */
+export const ZCreditNoteHeaders = ZPropertyHeaders.extend({ prefer: z.string().max(200).optional() });
 
 export const ZIssueInvoiceRequest = z
   .strictObject({
