@@ -36,9 +36,25 @@ const labeledExpand = (suite: Buffer, prk: Buffer, label: string, info: Buffer, 
 
 // An X25519 private key in PKCS#8 DER is this fixed prefix and the 32 key bytes (RFC 8410).
 const PKCS8_PREFIX = Buffer.from('302e020100300506032b656e04220420', 'hex');
-const privateKeyOf = (raw: Buffer) => createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, raw]), format: 'der', type: 'pkcs8' });
 const publicKeyOf = (raw: Buffer) => createPublicKey({ key: { kty: 'OKP', crv: 'X25519', x: raw.toString('base64url') }, format: 'jwk' });
 const rawPublic = (key: KeyObject) => Buffer.from(key.export({ format: 'jwk' }).x!, 'base64url');
+
+/**
+ * A recipient's private key as node:crypto holds it, and its raw public key, made once per keyring
+ * buffer: OpenSSL's PKCS#8 decoding takes longer than the rest of an open together. Keyed by the
+ * buffer object itself (a WeakMap, never by the key's bytes), so a keyring dropped takes its
+ * entries with it.
+ */
+const recipients = new WeakMap<Buffer, { privateKey: KeyObject; publicRaw: Buffer }>();
+function recipientOf(raw: Buffer): { privateKey: KeyObject; publicRaw: Buffer } {
+  let recipient = recipients.get(raw);
+  if (!recipient) {
+    const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, raw]), format: 'der', type: 'pkcs8' });
+    recipient = { privateKey, publicRaw: rawPublic(createPublicKey(privateKey)) };
+    recipients.set(raw, recipient);
+  }
+  return recipient;
+}
 
 function sharedSecret(dh: Buffer, enc: Buffer, recipientPublic: Buffer): Buffer {
   const prk = labeledExtract(KEM_SUITE, Buffer.alloc(0), 'eae_prk', dh);
@@ -71,9 +87,9 @@ export function nativeSeal(recipientPublic: Buffer, info: Buffer, aad: Buffer, p
 /** Opens what nativeSeal (or any RFC 9180 implementation of this suite) sealed to the raw private key's public key. */
 export function nativeOpen(recipientPrivate: Buffer, info: Buffer, aad: Buffer, enc: Buffer, ct: Buffer): Buffer {
   if (enc.length !== 32 || ct.length < TAG) throw new Error('sealed data has an unknown layout');
-  const privateKey = privateKeyOf(recipientPrivate);
+  const { privateKey, publicRaw } = recipientOf(recipientPrivate);
   const dh = diffieHellman({ privateKey, publicKey: publicKeyOf(enc) });
-  const { key, nonce } = keySchedule(sharedSecret(dh, enc, rawPublic(createPublicKey(privateKey))), info);
+  const { key, nonce } = keySchedule(sharedSecret(dh, enc, publicRaw), info);
   const decipher = createDecipheriv('aes-256-gcm', key, nonce);
   decipher.setAAD(aad);
   decipher.setAuthTag(ct.subarray(ct.length - TAG));
