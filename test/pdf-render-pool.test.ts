@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderFolioPdf } from '../apps/worker/src/exports/pdf/folio-pdf.js';
 import { planFolioPdf } from '../apps/worker/src/exports/pdf/plan.js';
 import { createMetrics, type TMetrics } from '@folio-vault/shared/metrics';
-import { RenderPool } from '@folio-vault/worker/exports/render-pool';
+import { BATCH_NICE, RenderPool } from '@folio-vault/worker/exports/render-pool';
 import { renderFacturX } from '../apps/worker/src/fiscal/facturx-pdf.js';
 import { hotelStayInvoice } from '@folio-vault/test-kit/fiscal-documents';
 import { folioDocument } from '@folio-vault/test-kit/folio-document';
@@ -94,6 +94,39 @@ describe('render pool', () => {
       expect(finished).toEqual(['batch-1', 'on-demand', 'batch-2', 'batch-3', 'batch-4']);
     } finally {
       await single.close();
+    }
+  });
+
+  it('front desk: keeps its first process for on-demand pieces, renders batch pieces on the others at nice 10', async () => {
+    const renderChildren = async () => {
+      const { stdout } = await run('ps', ['-o', 'pid=,ni=,args=', '--ppid', String(process.pid)]);
+      return stdout.split('\n').filter((line) => line.includes('render-child')).map((line) => line.trim().split(/\s+/).slice(0, 2).map(Number) as [number, number]);
+    };
+    const before = new Set((await renderChildren()).map(([pid]) => pid));
+    const front = new RenderPool(2, { frontDesk: true });
+    try {
+      const finished: string[] = [];
+      const render = (name: string, priority: 'on-demand' | 'batch') =>
+        front.render('PDF', folioDocument({ rows: 3 }), join(dir, `${name}.pdf`), priority).then(() => finished.push(name));
+      // Four batch documents take the second process one at a time; the front desk's goes to the first at once.
+      const batch = ['batch-1', 'batch-2', 'batch-3', 'batch-4'].map((name) => render(name, 'batch'));
+      const onDemand = render('on-demand', 'on-demand');
+      await Promise.all([...batch, onDemand]);
+      expect(finished.filter((name) => name.startsWith('batch'))).toEqual(['batch-1', 'batch-2', 'batch-3', 'batch-4']);
+      expect(finished.indexOf('on-demand')).toBeLessThan(finished.indexOf('batch-2'));
+      // Its render processes: the front desk's at this process's nice value, the other 10 above.
+      const own = Number((await run('ps', ['-o', 'ni=', '-p', String(process.pid)])).stdout.trim());
+      const nices = (await renderChildren()).filter(([pid]) => !before.has(pid)).map(([, nice]) => nice);
+      expect(nices.sort((a, b) => a - b)).toEqual([own, Math.min(own + BATCH_NICE, 19)]);
+    } finally {
+      await front.close();
+    }
+    // One process only: it is the batch's too, at the worker's priority.
+    const alone = new RenderPool(1, { frontDesk: true });
+    try {
+      await expect(alone.render('PDF', folioDocument({ rows: 3 }), join(dir, 'alone.pdf'), 'batch')).resolves.toEqual({ pages: 1, rows: 3 });
+    } finally {
+      await alone.close();
     }
   });
 

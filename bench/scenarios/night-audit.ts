@@ -1,7 +1,10 @@
 /**
  * Night-audit throughput: folios per second for a 1,000-folio batch (typical folios of about 30
  * rows, every one with a transaction on the business date) with 1 and 2 worker processes
- * (`npm run start:worker`, spawned as separate processes), each with EXPORT_CONCURRENCY 1 and 2.
+ * (`npm run start:worker`, spawned as separate processes), each with EXPORT_CONCURRENCY 1 and 2, as
+ * a night-audit fleet runs them (WORKER_QUEUES=night-audit): a worker that also takes on-demand
+ * exports keeps one of two or more render processes for them (render-pool.ts, frontDesk), which
+ * the tenants bench measures; here every render process is the batch's.
  * The batch starts as the API starts it (startNightAudit with a FlowProducer) and the time runs
  * until its status says it ended (the manifest written). Each configuration first runs a small
  * warm-up batch, so the times are a running worker's, not its start, then the measured batch
@@ -174,7 +177,7 @@ for (const { workers: count, concurrency } of CONFIGS) {
     renderAlone.set(processes, alone);
     console.log(`  render processes alone, ${processes} of them: ${alone.runs.map((rate) => rate.toFixed(1)).join(', ')} folios/s (median ${alone.perSecond.toFixed(1)}, load ${alone.load.toFixed(1)})`);
   }
-  const env = { ...rawEnv(), NODE_ENV: 'production', LOG_LEVEL: 'info', EXPORT_CONCURRENCY: String(concurrency) };
+  const env = { ...rawEnv(), NODE_ENV: 'production', LOG_LEVEL: 'info', EXPORT_CONCURRENCY: String(concurrency), WORKER_QUEUES: 'night-audit' };
   const workers: TSpawned[] = Array.from({ length: count }, () => spawnWorker(env));
   try {
     await Promise.all(workers.map((worker) => waitForOutput(worker, /worker ready/, 60_000)));

@@ -14,7 +14,9 @@
  *    2's reads while it runs.
  * 3. Night audit beside on-demand exports: property 1 runs a night audit of BATCH_FOLIOS folios on
  *    the same worker; property 2 exports its folios one after another (POST, status polled every
- *    20 ms, file fetched) until the batch ends; against the same exports on the idle service.
+ *    20 ms, file fetched) until the batch ends; against the same exports on the idle service. Then
+ *    the same again (the batch run anew) with a second worker process beside the first, as a
+ *    default deployment of two workers on two cores runs it, against that shape's own idle exports.
  * 4. A lock: another session holds an ACCESS EXCLUSIVE lock on the exports table (until both
  *    answers are in, LOCK_HOLD_MS at most) while property 2 asks for an export's status and, 200 ms
  *    later, /readyz is asked; each answer's status and time, LOCK_TRIES times; against the same
@@ -29,6 +31,7 @@
  *   npx tsx bench/scenarios/tenants.ts
  *   BENCH_TENANTS_BATCH_FOLIOS=300 BENCH_TENANTS_IMPORT_FOLIOS=200 npx tsx bench/scenarios/tenants.ts   # smaller
  *   BENCH_TENANTS_ONLY=listings npx tsx bench/scenarios/tenants.ts                                      # step 5 alone
+ *   BENCH_TENANTS_ONLY=batch npx tsx bench/scenarios/tenants.ts                                         # step 3 alone, both shapes
  */
 import { rm } from 'node:fs/promises';
 import pg from 'pg';
@@ -54,8 +57,9 @@ const LOCK_TRIES = 5;
 const LOCK_HOLD_MS = 15_000;
 /** An export not done by then counts as left queued. */
 const EXPORT_GIVE_UP_MS = 120_000;
-/** `listings`: step 5 alone (its ledgers only). */
+/** `listings`: step 5 alone (its ledgers only); `batch`: step 3 alone, in both shapes. */
 const ONLY_LISTINGS = process.env.BENCH_TENANTS_ONLY === 'listings';
+const ONLY_BATCH = process.env.BENCH_TENANTS_ONLY === 'batch';
 const LISTING_ROWS = Number(process.env.BENCH_TENANTS_LISTING_ROWS ?? 100_000);
 const HEAVY_LISTINGS = 40;
 const HEAVY_SECONDS = Number(process.env.BENCH_TENANTS_HEAVY_SECONDS ?? 10);
@@ -75,13 +79,18 @@ export interface THeavyListings {
   heavy: { count: number; statuses: Record<string, number>; ms: TSummary };
 }
 
-/** Steps 1–4 are absent from a BENCH_TENANTS_ONLY=listings run. */
+/** Step 3: property 2's on-demand exports idle, then beside property 1's night audit, on one shape of the service. */
+export interface TBatchBeside { workers: number; folios: number; status: string; seconds: number; idle: TSummary; during: TSummary; exportsDuring: number; leftQueued: number; exportFailures: string[] }
+
+/** Steps 1–4 are absent from a BENCH_TENANTS_ONLY=listings run, all but step 3 from a BENCH_TENANTS_ONLY=batch run. */
 export interface TTenantsResult {
   machine: ReturnType<typeof machine>;
   idleReads?: TReads;
   starts?: { statuses: Record<string, number>; reads: TReads; spanMs: number };
   import?: { rows: number; megabytes: number; status: number; ms: number; reads: TReads };
-  batch?: { folios: number; status: string; seconds: number; idle: TSummary; during: TSummary; exportsDuring: number; leftQueued: number; exportFailures: string[] };
+  batch?: TBatchBeside;
+  /** Step 3 again with two worker processes (absent from runs stored before it existed). */
+  batchTwoWorkers?: TBatchBeside;
   lock?: { idleStatus: TTimed; idleReady: TTimed; lockedStatus: TTimed; lockedReady: TTimed };
   /** Absent from runs stored before step 5 existed. */
   listings?: { rows: number; inFlight: number; seconds: number; withShare: THeavyListings; withoutShare: THeavyListings };
@@ -120,7 +129,7 @@ if (!ONLY_LISTINGS) {
   await importRecords(pool, '1', recordsOfDocument(typicalLedger(1, BATCH_FOLIOS))); // BATCH_FOLIOS − 1 reservations and a house account
   await importRecords(pool, '3', recordsOfDocument(typicalLedger(3, 21)));
 }
-await importRecords(pool, String(HEAVY_PROPERTY), recordsOfDocument(generateLargeSource({ propertyId: HEAVY_PROPERTY, sourceId: HEAVY_SOURCE, rows: LISTING_ROWS, rich: true })));
+if (!ONLY_BATCH) await importRecords(pool, String(HEAVY_PROPERTY), recordsOfDocument(generateLargeSource({ propertyId: HEAVY_PROPERTY, sourceId: HEAVY_SOURCE, rows: LISTING_ROWS, rich: true })));
 await pool.query('ANALYZE');
 const readerSources = readerLedger.folios.filter((folio) => folio.sourceKind === 'RESERVATION').map((folio) => String(folio.sourceId));
 let nextRead = 0;
@@ -284,19 +293,17 @@ try {
   processes = [await startService('worker', env)];
   processes.push(await startService('api', env));
   let steps: Omit<TTenantsResult, 'machine' | 'listings' | 'failures'> = {};
-  if (!ONLY_LISTINGS) steps = await stepsOneToFour();
-  // 5. Heavy listings, on this API (the share as configured) and on one without the share.
-  const unsharedPort = await freePort();
-  processes.push(await startService('api', { ...env, PORT: String(unsharedPort), DB_SHARE_PER_PROPERTY: '1' }));
-  const withoutShare = await heavyListings(`http://127.0.0.1:${unsharedPort}`, '1');
-  const withShare = await heavyListings(base, String(config.DB_SHARE_PER_PROPERTY));
-  if (withShare.reads.failed > 0) failures.push(`property 2's one-row reads beside the heavy listings, with the share: ${JSON.stringify(withShare.reads.statuses)}`);
-  result = {
-    machine: machine(),
-    ...steps,
-    listings: { rows: LISTING_ROWS, inFlight: HEAVY_LISTINGS, seconds: HEAVY_SECONDS, withShare, withoutShare },
-    failures,
-  };
+  if (ONLY_BATCH) {
+    await warmUp();
+    steps = { batch: await batchBesideExports(1) };
+  } else if (!ONLY_LISTINGS) steps = await stepsOneToFour();
+  const listings = ONLY_BATCH ? undefined : await heavyListingsBothWays();
+  if (!ONLY_LISTINGS) {
+    // 3, again: a second worker process beside the first, the default deployment on two cores.
+    processes.push(await startService('worker', env));
+    steps = { ...steps, batchTwoWorkers: await batchBesideExports(2) };
+  }
+  result = { machine: machine(), ...steps, ...(listings ? { listings } : {}), failures };
 } finally {
   for (const service of processes.reverse()) await service.stop();
   await client.close();
@@ -310,11 +317,70 @@ if (failures.length) {
   process.exitCode = 1;
 }
 
-/** Steps 1–4 on the API and worker started above. */
-async function stepsOneToFour(): Promise<Omit<TTenantsResult, 'machine' | 'listings' | 'failures'>> {
-  // Warm: the first requests of each kind load code and prepare statements.
+/** 5. Heavy listings, on this API (the share as configured) and on a second one without the share. */
+async function heavyListingsBothWays(): Promise<NonNullable<TTenantsResult['listings']>> {
+  const unsharedPort = await freePort();
+  processes.push(await startService('api', { ...env, PORT: String(unsharedPort), DB_SHARE_PER_PROPERTY: '1' }));
+  const withoutShare = await heavyListings(`http://127.0.0.1:${unsharedPort}`, '1');
+  const withShare = await heavyListings(base, String(config.DB_SHARE_PER_PROPERTY));
+  if (withShare.reads.failed > 0) failures.push(`property 2's one-row reads beside the heavy listings, with the share: ${JSON.stringify(withShare.reads.statuses)}`);
+  return { rows: LISTING_ROWS, inFlight: HEAVY_LISTINGS, seconds: HEAVY_SECONDS, withShare, withoutShare };
+}
+
+/** The first requests of each kind load code and prepare statements. */
+async function warmUp(): Promise<void> {
   for (let i = 0; i < 20; i += 1) await readOnce();
   for (let i = 0; i < 2; i += 1) await exportOnce();
+}
+
+/**
+ * Step 3 on the service as it runs now (`workers` worker processes): property 2's exports idle,
+ * then one after another from the moment property 1's night audit of BATCH_FOLIOS folios has ten
+ * done until it ends (a second call runs the batch anew: same keys rewritten).
+ */
+async function batchBesideExports(workers: number): Promise<TBatchBeside> {
+  const exportFailures: string[] = [];
+  const idleExports: number[] = [];
+  for (let i = 0; i < IDLE_EXPORTS; i += 1) {
+    const one = await exportOnce();
+    if ('error' in one) exportFailures.push(one.error);
+    else idleExports.push(one.ms);
+  }
+  const batchBegun = performance.now();
+  const startBatch = await call('/fiscal-document/v1/night-audit/exports', { method: 'POST', headers: headersOf(1), body: JSON.stringify({ businessDate: TYPICAL_BUSINESS_DATE, format: 'PDF' }) });
+  if (startBatch.status !== 202) throw new Error(`night audit of property 1 answered ${startBatch.status}: ${startBatch.text}`);
+  const { batchId } = JSON.parse(startBatch.text) as { batchId: string };
+  // The exports start once the batch's pieces are rendering.
+  for (;;) {
+    const { status, completed } = await batchStatus(1, batchId);
+    if (completed >= 10 || (status !== 'queued' && status !== 'running')) break;
+    await sleep(100);
+  }
+  const duringExports: number[] = [];
+  let leftQueued = 0;
+  for (;;) {
+    const { status } = await batchStatus(1, batchId);
+    if (status !== 'queued' && status !== 'running') break;
+    const one = await exportOnce();
+    if ('error' in one) {
+      exportFailures.push(one.error);
+      if (one.error.includes('still')) leftQueued += 1;
+    } else duringExports.push(one.ms);
+  }
+  await waitForBatches(1, [batchId], 600_000);
+  const batchSeconds = (performance.now() - batchBegun) / 1000;
+  const finalBatch = await batchStatus(1, batchId);
+  if (finalBatch.status !== 'completed' || finalBatch.completed !== BATCH_FOLIOS) failures.push(`property 1's batch (${workers} worker processes): ${JSON.stringify(finalBatch)}`);
+  failures.push(...exportFailures);
+  const idle = summary(idleExports);
+  const during = duringExports.length ? summary(duringExports) : summary([Number.NaN]);
+  console.log(`exports, ${workers} worker process(es): ${stats('idle', idle)}; during the ${BATCH_FOLIOS}-folio batch (${batchSeconds.toFixed(0)} s): ${duringExports.length} exports, ${stats('', during)}, left queued ${leftQueued}`);
+  return { workers, folios: BATCH_FOLIOS, status: finalBatch.status, seconds: batchSeconds, idle, during, exportsDuring: duringExports.length, leftQueued, exportFailures };
+}
+
+/** Steps 1–4 on the API and worker started above. */
+async function stepsOneToFour(): Promise<Omit<TTenantsResult, 'machine' | 'listings' | 'failures'>> {
+  await warmUp();
 
   const idle = await readsDuring(() => sleep(IDLE_READ_MS));
   console.log(`idle: ${idle.reads.count} reads, ${stats('', idle.reads.ms)}`);
@@ -347,42 +413,7 @@ async function stepsOneToFour(): Promise<Omit<TTenantsResult, 'machine' | 'listi
   console.log(`import of ${importDocument.transactions.length} rows (${(importBody.length / 2 ** 20).toFixed(1)} MB): ${imported.result.status} in ${imported.result.ms.toFixed(0)} ms; property 2's reads: ${imported.reads.count}, ${stats('', imported.reads.ms)}`);
 
   // 3. On-demand exports, idle, then beside property 1's night audit.
-  const exportFailures: string[] = [];
-  const idleExports: number[] = [];
-  for (let i = 0; i < IDLE_EXPORTS; i += 1) {
-    const one = await exportOnce();
-    if ('error' in one) exportFailures.push(one.error);
-    else idleExports.push(one.ms);
-  }
-  const batchBegun = performance.now();
-  const startBatch = await call('/fiscal-document/v1/night-audit/exports', { method: 'POST', headers: headersOf(1), body: JSON.stringify({ businessDate: TYPICAL_BUSINESS_DATE, format: 'PDF' }) });
-  if (startBatch.status !== 202) throw new Error(`night audit of property 1 answered ${startBatch.status}: ${startBatch.text}`);
-  const { batchId } = JSON.parse(startBatch.text) as { batchId: string };
-  // The exports start once the batch's pieces are rendering.
-  for (;;) {
-    const { status, completed } = await batchStatus(1, batchId);
-    if (completed >= 10 || (status !== 'queued' && status !== 'running')) break;
-    await sleep(100);
-  }
-  const duringExports: number[] = [];
-  let leftQueued = 0;
-  for (;;) {
-    const { status } = await batchStatus(1, batchId);
-    if (status !== 'queued' && status !== 'running') break;
-    const one = await exportOnce();
-    if ('error' in one) {
-      exportFailures.push(one.error);
-      if (one.error.includes('still')) leftQueued += 1;
-    } else duringExports.push(one.ms);
-  }
-  await waitForBatches(1, [batchId], 600_000);
-  const batchSeconds = (performance.now() - batchBegun) / 1000;
-  const finalBatch = await batchStatus(1, batchId);
-  if (finalBatch.status !== 'completed' || finalBatch.completed !== BATCH_FOLIOS) failures.push(`property 1's batch: ${JSON.stringify(finalBatch)}`);
-  failures.push(...exportFailures);
-  const idleSummary = summary(idleExports);
-  const duringSummary = duringExports.length ? summary(duringExports) : summary([Number.NaN]);
-  console.log(`exports: ${stats('idle', idleSummary)}; during the ${BATCH_FOLIOS}-folio batch (${batchSeconds.toFixed(0)} s): ${duringExports.length} exports, ${stats('', duringSummary)}, left queued ${leftQueued}`);
+  const batch = await batchBesideExports(1);
 
   // 4. A lock on the exports table held by another session.
   const exportId = (await exportOnce()) as { exportId: string };
@@ -415,7 +446,7 @@ async function stepsOneToFour(): Promise<Omit<TTenantsResult, 'machine' | 'listi
     idleReads: idle.reads,
     starts: { statuses: startStatuses, reads: starts.reads, spanMs: starts.result.spanMs },
     import: { rows: importDocument.transactions.length, megabytes: importBody.length / 2 ** 20, status: imported.result.status, ms: imported.result.ms, reads: imported.reads },
-    batch: { folios: BATCH_FOLIOS, status: finalBatch.status, seconds: batchSeconds, idle: idleSummary, during: duringSummary, exportsDuring: duringExports.length, leftQueued, exportFailures },
+    batch,
     lock,
   };
 }

@@ -225,7 +225,9 @@ const ZSharedSettings = z.object({
   }),
   EXPORT_CONCURRENCY: wholeNumberIn(1, 32).default(2).meta({
     readBy: 'worker',
-    description: 'Render processes per worker process, so renders at once; the worker takes four times as many export jobs at once ([export.md](export.md#flow)).',
+    description:
+      'Render processes per worker process, so renders at once; the worker takes four times as many export jobs at once ([export.md](export.md#flow)). ' +
+      'With two or more in a worker taking on-demand exports, the first is kept for them and the others render batch pieces at a lower CPU priority ([night-audit.md](night-audit.md#the-front-desk-first)).',
   }),
   WORKER_CONCURRENCY: wholeNumberIn(1, 256).default(16).meta({
     readBy: 'worker',

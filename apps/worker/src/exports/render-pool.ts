@@ -5,7 +5,11 @@
 // Each process does one piece at a time; pieces of concurrent documents are handed out in turn, so
 // a small export is not queued behind all the chunks of a large one. On-demand documents go before
 // every waiting piece of a night-audit batch (`priority`): a front desk's export waits at most for
-// the pieces already rendering, however many a batch has queued. A process is replaced after
+// the pieces already rendering, however many a batch has queued. With `frontDesk` (a worker that
+// takes on-demand exports) and two processes or more, the first process is the front desk's: it
+// never takes a batch piece, so an on-demand piece always finds it free of batch work, and the
+// others run at a lower CPU priority (BATCH_NICE), so a batch on every core of the machine — on
+// several worker processes — yields the CPU to the front desk's piece. A process is replaced after
 // `maxRenders` pieces, after a failed piece, or once it holds more than `maxRssBytes` even after a
 // full garbage collection (render-child.ts, settleMemory). With `metrics`, every document counts
 // its render time (export_render_seconds, from planning to the joined file, waits included) and
@@ -18,6 +22,7 @@
 
 import { fork, type ChildProcess } from 'node:child_process';
 import { rm } from 'node:fs/promises';
+import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { TFolioDocument, TRenderedFile } from '@folio-vault/shared/exports/folio-document';
 import type { TFiscalDocument } from '@folio-vault/shared/fiscal/document-model';
@@ -41,6 +46,12 @@ export const RENDER_EXIT_MS = 2_000;
 /** Defaults: a process is replaced after this many pieces, or past this RSS after a collection. */
 export const MAX_RENDERS = 1_000;
 export const MAX_RSS_BYTES = 320_000_000;
+/**
+ * The nice value of the render processes that take batch pieces (os.setPriority): the kernel gives
+ * a process at nice 0 about nine times the CPU of one at nice 10 when both want it, and as much as
+ * it likes when nothing else does. Raising a process's nice value needs no privilege.
+ */
+export const BATCH_NICE = 10;
 
 /**
  * Whose document it is: `on-demand` (an export a person waits for) is served before any `batch`
@@ -55,6 +66,10 @@ interface TSlot {
   child?: ChildProcess;
   renders: number;
   busy: boolean;
+  /** Whether it takes batch pieces (the front desk's process does not). */
+  batch: boolean;
+  /** Whether its processes run at BATCH_NICE. */
+  nice: boolean;
 }
 
 /** A document's pieces: its id in the queues, and its class. */
@@ -79,6 +94,8 @@ export interface TRenderPoolOptions {
   timeoutMs?: number;
   pagesPerChunk?: number;
   metrics?: TMetrics;
+  /** Keeps the first process for on-demand pieces and lowers the others' priority (a worker taking on-demand exports). */
+  frontDesk?: boolean;
 }
 
 export class RenderPool {
@@ -97,7 +114,8 @@ export class RenderPool {
     size: number,
     private readonly options: TRenderPoolOptions = {},
   ) {
-    this.slots = Array.from({ length: size }, () => ({ renders: 0, busy: false }));
+    const frontDesk = (options.frontDesk ?? false) && size >= 2;
+    this.slots = Array.from({ length: size }, (_, index) => ({ renders: 0, busy: false, batch: !frontDesk || index > 0, nice: frontDesk && index > 0 }));
   }
 
   async render(format: 'PDF' | 'XLSX', document: TFolioDocument, outputPath: string, priority: TRenderPriority = 'on-demand'): Promise<TRenderedFile> {
@@ -148,7 +166,7 @@ export class RenderPool {
    */
   async warm(): Promise<void> {
     this.warmed = true;
-    for (const slot of this.slots) slot.child ??= this.spawn(true);
+    for (const slot of this.slots) slot.child ??= this.spawn(slot, true);
     planFolioPdf(warmUpDocument());
     await Promise.all(this.slots.map((slot) => (slot.child ? this.readiness.get(slot.child) : undefined)));
   }
@@ -205,11 +223,12 @@ export class RenderPool {
   }
 
   /**
-   * The next piece: on-demand documents' first, then batch documents', each class's documents in
-   * turn (a Map iterates in insertion order; a served one goes last).
+   * The next piece for `slot`: on-demand documents' first, then batch documents' (unless the slot is
+   * the front desk's), each class's documents in turn (a Map iterates in insertion order; a served
+   * one goes last).
    */
-  private nextTask(): TTask | undefined {
-    for (const queue of [this.queues['on-demand'], this.queues.batch]) {
+  private nextTask(slot: TSlot): TTask | undefined {
+    for (const queue of slot.batch ? [this.queues['on-demand'], this.queues.batch] : [this.queues['on-demand']]) {
       for (const [group, tasks] of queue) {
         const task = tasks.shift();
         queue.delete(group);
@@ -220,12 +239,12 @@ export class RenderPool {
     return undefined;
   }
 
+  /** Gives each free process its next piece; the front desk's process (the first) is offered one first. */
   private dispatch(): void {
     for (const slot of this.slots) {
       if (slot.busy) continue;
-      const task = this.nextTask();
-      if (!task) return;
-      this.run(slot, task);
+      const task = this.nextTask(slot);
+      if (task) this.run(slot, task);
     }
   }
 
@@ -234,7 +253,7 @@ export class RenderPool {
    * start). A replacement only loads its fonts: it starts while the other processes serve, and a
    * full warm-up at every recycle would cost a busy worker more than it saves.
    */
-  private spawn(warmUp = false): ChildProcess {
+  private spawn(slot: TSlot, warmUp = false): ChildProcess {
     // The child runs as the rest of the service does (tsx from source, plain node compiled), with its own heap.
     // A profiled worker (node --cpu-prof, bench/scenarios/night-audit.ts) profiles its render processes too.
     const profiling = process.execArgv.filter((arg) => arg.startsWith('--cpu-prof'));
@@ -243,6 +262,13 @@ export class RenderPool {
     const execArgv = ['--expose-gc', ...profiling, ...(FROM_SOURCE ? ['--import', 'tsx'] : [])];
     const child = fork(CHILD, args, { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     child.on('error', () => undefined);
+    if (slot.nice && child.pid !== undefined) {
+      try {
+        setPriority(child.pid, BATCH_NICE);
+      } catch {
+        // A system that refuses it leaves the process at the worker's own priority: slower for the front desk, not wrong.
+      }
+    }
     this.readiness.set(child, this.readyOf(child));
     return child;
   }
@@ -266,7 +292,7 @@ export class RenderPool {
 
   private run(slot: TSlot, task: TTask): void {
     slot.busy = true;
-    const child = (slot.child ??= this.spawn());
+    const child = (slot.child ??= this.spawn(slot));
     const id = this.nextId++;
     const finish = (outcome: { ok: boolean; file?: TRenderedFile; error?: Error; rss?: number; collected?: boolean }) => {
       clearTimeout(timer);
@@ -324,7 +350,7 @@ export class RenderPool {
     const child = slot.child;
     slot.child = undefined;
     slot.renders = 0;
-    if (this.warmed && !this.closed) slot.child = this.spawn();
+    if (this.warmed && !this.closed) slot.child = this.spawn(slot);
     if (!child || child.exitCode !== null) return;
     await new Promise<void>((resolve) => {
       const kill = setTimeout(() => child.kill('SIGKILL'), RENDER_EXIT_MS);
