@@ -97,7 +97,7 @@ describe('render pool', () => {
     }
   });
 
-  it('front desk: keeps its first process for on-demand pieces, renders batch pieces on the others at nice 10', async () => {
+  it('front desk: keeps its first process for on-demand pieces, renders batch pieces on the others ten nice steps lower', async () => {
     const renderChildren = async () => {
       const { stdout } = await run('ps', ['-o', 'pid=,ni=,args=', '--ppid', String(process.pid)]);
       return stdout.split('\n').filter((line) => line.includes('render-child')).map((line) => line.trim().split(/\s+/).slice(0, 2).map(Number) as [number, number]);

@@ -8,7 +8,7 @@
 // the pieces already rendering, however many a batch has queued. With `frontDesk` (a worker that
 // takes on-demand exports) and two processes or more, the first process is the front desk's: it
 // never takes a batch piece, so an on-demand piece always finds it free of batch work, and the
-// others run at a lower CPU priority (BATCH_NICE), so a batch on every core of the machine — on
+// others run at a lower CPU priority (BATCH_NICE steps), so a batch on every core of the machine — on
 // several worker processes — yields the CPU to the front desk's piece. A process is replaced after
 // `maxRenders` pieces, after a failed piece, or once it holds more than `maxRssBytes` even after a
 // full garbage collection (render-child.ts, settleMemory). With `metrics`, every document counts
@@ -22,7 +22,7 @@
 
 import { fork, type ChildProcess } from 'node:child_process';
 import { rm } from 'node:fs/promises';
-import { setPriority } from 'node:os';
+import { getPriority, setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { TFolioDocument, TRenderedFile } from '@folio-vault/shared/exports/folio-document';
 import type { TFiscalDocument } from '@folio-vault/shared/fiscal/document-model';
@@ -47,9 +47,10 @@ export const RENDER_EXIT_MS = 2_000;
 export const MAX_RENDERS = 1_000;
 export const MAX_RSS_BYTES = 320_000_000;
 /**
- * The nice value of the render processes that take batch pieces (os.setPriority): the kernel gives
- * a process at nice 0 about nine times the CPU of one at nice 10 when both want it, and as much as
- * it likes when nothing else does. Raising a process's nice value needs no privilege.
+ * How far above the worker's own nice value the render processes that take batch pieces run
+ * (os.setPriority, at most 19): the kernel gives a process about nine times the CPU of one ten
+ * nice steps below it when both want it, and as much as it likes when nothing else does. Raising a
+ * process's nice value needs no privilege.
  */
 export const BATCH_NICE = 10;
 
@@ -264,7 +265,7 @@ export class RenderPool {
     child.on('error', () => undefined);
     if (slot.nice && child.pid !== undefined) {
       try {
-        setPriority(child.pid, BATCH_NICE);
+        setPriority(child.pid, Math.min(19, getPriority() + BATCH_NICE));
       } catch {
         // A system that refuses it leaves the process at the worker's own priority: slower for the front desk, not wrong.
       }
