@@ -23,6 +23,7 @@ import {
 import { creditNoteOf, invoiceFromLedger, type TCardDigits, type TInvoiceLedgerRow } from '@folio-vault/shared/fiscal/from-ledger';
 import { renderFiscalDocumentJob, renderJobId } from '@folio-vault/shared/fiscal/render-fiscal-document-job';
 import type { TInvoiceBody, TIssueInvoiceRequest } from '@folio-vault/shared/fiscal/schemas';
+import { localDate } from '@folio-vault/shared/i18n/format';
 import { LANGUAGES, negotiateLanguage, type TLanguage } from '@folio-vault/shared/i18n/languages';
 import { cardTokenIdsOfFolios, findRecipientParty, folioIdsOfSource, invoiceRowsOfFolios, type TInvoiceRowRecord } from '@folio-vault/shared/ledger/ledger-store';
 import type { TSourceKind } from '@folio-vault/shared/ledger/enums';
@@ -76,11 +77,6 @@ export interface TIssueContext {
 export interface TIssued {
   invoice: TInvoiceBody;
   replayed: boolean;
-}
-
-/** `now`'s date in the time zone, as YYYY-MM-DD. */
-function localDate(now: Date, timezone: string): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
 }
 
 /** The answer of a stored document (docs/fiscal-documents.md#answers). */

@@ -14,6 +14,7 @@ import type { ZExportFolioPayload } from '@folio-vault/shared/exports/export-fol
 import type { Logger } from '@folio-vault/shared/logger';
 import type { ExportStore, TStoredResult } from '@folio-vault/shared/exports/export-store';
 import type { TFolioDocument } from '@folio-vault/shared/exports/folio-document';
+import { localDate } from '@folio-vault/shared/i18n/format';
 import { ZFolioExportRequest, type TExportFormat } from '@folio-vault/shared/exports/schemas';
 import { exportCompletedEvent } from '@folio-vault/shared/webhooks/events';
 import type { ObjectStorage } from '@folio-vault/shared/storage/object-storage';
@@ -34,10 +35,6 @@ function rowsOf(document: TFolioDocument): number {
   return rows;
 }
 
-/** `now`'s date in the property's time zone, as YYYYMMDD (the file name's date). */
-function localDate(now: Date, timezone: string): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now).replaceAll('-', '');
-}
 
 export class FolioExporter {
   constructor(
@@ -69,7 +66,7 @@ export class FolioExporter {
     });
     const result: TStoredResult = {
       ...published,
-      filename: `folio-${request.sourceKind}-${request.sourceId}-${localDate(now, document.timezone)}.${extension}`,
+      filename: `folio-${request.sourceKind}-${request.sourceId}-${localDate(now, document.timezone).replaceAll('-', '')}.${extension}`,
     };
     const recorded = await this.store.complete(payload.exportId, result, this.retentionSeconds, exportCompletedEvent(payload.exportId, payload.propertyId, result));
     await this.outbox.enqueue(recorded.deliveryIds);

@@ -38,6 +38,20 @@ export function formatters(language: TLanguage, timezone: string, currency: stri
   return kept;
 }
 
+/** The formatter of a time zone's ISO calendar date (en-CA writes YYYY-MM-DD), made once per zone as above. */
+const isoDates = new Map<string, Intl.DateTimeFormat>();
+
+/** `now`'s calendar date in `timezone`, as YYYY-MM-DD: a property's today. */
+export function localDate(now: Date, timezone: string): string {
+  let format = isoDates.get(timezone);
+  if (!format) {
+    if (isoDates.size >= FORMATTERS_KEPT) isoDates.clear();
+    format = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' });
+    isoDates.set(timezone, format);
+  }
+  return format.format(now);
+}
+
 /** Day, month and a four-digit year, in the locale's order and separators (19/11/2026, 19.11.2026). */
 const DAY = { day: '2-digit', month: '2-digit', year: 'numeric' } as const;
 

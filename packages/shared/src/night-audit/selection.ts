@@ -5,6 +5,7 @@
 
 import type { PoolClient } from 'pg';
 import type { TPgPool } from '../connections.js';
+import { localDate } from '../i18n/format.js';
 import { sourcesWithTransactionsOn } from '../ledger/ledger-store.js';
 
 /** A source a night audit exports. */
@@ -43,7 +44,7 @@ export function manifestKey(propertyId: string, businessDate: string): string {
 
 /** The local date before `now` in a time zone: the business date a scheduled audit closes. */
 export function previousLocalDate(now: Date, timezone: string): string {
-  const today = new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
+  const today = localDate(now, timezone);
   const date = new Date(`${today}T00:00:00Z`);
   date.setUTCDate(date.getUTCDate() - 1);
   return date.toISOString().slice(0, 10);
