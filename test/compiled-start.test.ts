@@ -17,7 +17,7 @@ import { roleUrlOf } from '@folio-vault/shared/db/roles';
 import { writeNewComponentSet } from '@folio-vault/shared/vault/keys/components';
 import { cardBody, futureYear } from '@folio-vault/test-kit/cards';
 import { PROPERTY_1, SOURCE_ID, ledgerFolios, ledgerTransactions } from './support/ledger-fixture.js';
-import { ROOT, waitForOutput, type TSpawned } from '@folio-vault/test-kit/processes';
+import { ROOT, childProcesses, waitForOutput, type TSpawned } from '@folio-vault/test-kit/processes';
 import { testDatabaseName, testKeys } from './support/world.js';
 import { binaryBody } from './support/binary-body.js';
 
@@ -61,21 +61,6 @@ function spawnNode(script: string, env: Record<string, string>): TSpawned {
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
   return { child, output: () => output, exited, kill: (signal) => child.kill(signal) };
-}
-
-/** The command lines of a process's children (Linux /proc), to see how the render processes run. */
-function childCommands(pid: number): string[][] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .flatMap((entry) => {
-      try {
-        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-        const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        return parent === pid ? [readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').filter(Boolean)] : [];
-      } catch {
-        return [];
-      }
-    });
 }
 
 beforeAll(async () => {
@@ -245,7 +230,7 @@ describe('the compiled service under plain node', () => {
     // collect its garbage on demand and knows the RSS past which the pool replaces it (320 MB by
     // default); those the worker starts with are told to draw the warm-up document before it takes jobs.
     const renderer = [process.execPath, '--expose-gc', join(ROOT, 'apps/worker/dist/exports/render-child.js'), '--rss-limit=320000000', '--warm-up'];
-    expect(childCommands(worker.child.pid!)).toEqual(Array.from({ length: RENDER_PROCESSES }, () => renderer));
+    expect(childProcesses(worker.child.pid!).map((child) => child.args)).toEqual(Array.from({ length: RENDER_PROCESSES }, () => renderer));
   });
 
   it('stops both processes cleanly on SIGTERM', async () => {

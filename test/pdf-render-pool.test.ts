@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -13,6 +13,7 @@ import { BATCH_NICE, RenderPool } from '@folio-vault/worker/exports/render-pool'
 import { renderFacturX } from '../apps/worker/src/fiscal/facturx-pdf.js';
 import { hotelStayInvoice } from '@folio-vault/test-kit/fiscal-documents';
 import { folioDocument } from '@folio-vault/test-kit/folio-document';
+import { childProcesses } from '@folio-vault/test-kit/processes';
 
 /**
  * The render pool cuts a PDF into chunks of pages, renders them in parallel processes and joins
@@ -98,11 +99,8 @@ describe('render pool', () => {
   });
 
   it('front desk: keeps its first process for on-demand pieces, renders batch pieces on the others ten nice steps lower', async () => {
-    const renderChildren = async () => {
-      const { stdout } = await run('ps', ['-o', 'pid=,ni=,args=', '--ppid', String(process.pid)]);
-      return stdout.split('\n').filter((line) => line.includes('render-child')).map((line) => line.trim().split(/\s+/).slice(0, 2).map(Number) as [number, number]);
-    };
-    const before = new Set((await renderChildren()).map(([pid]) => pid));
+    const renderChildren = () => childProcesses(process.pid).filter((child) => child.args.some((arg) => arg.includes('render-child')));
+    const before = new Set(renderChildren().map((child) => child.pid));
     const front = new RenderPool(2, { frontDesk: true });
     try {
       const finished: string[] = [];
@@ -115,8 +113,8 @@ describe('render pool', () => {
       expect(finished.filter((name) => name.startsWith('batch'))).toEqual(['batch-1', 'batch-2', 'batch-3', 'batch-4']);
       expect(finished.indexOf('on-demand')).toBeLessThan(finished.indexOf('batch-2'));
       // Its render processes: the front desk's at this process's nice value, the other 10 above.
-      const own = Number((await run('ps', ['-o', 'ni=', '-p', String(process.pid)])).stdout.trim());
-      const nices = (await renderChildren()).filter(([pid]) => !before.has(pid)).map(([, nice]) => nice);
+      const own = getPriority();
+      const nices = renderChildren().filter((child) => !before.has(child.pid)).map((child) => getPriority(child.pid));
       expect(nices.sort((a, b) => a - b)).toEqual([own, Math.min(own + BATCH_NICE, 19)]);
     } finally {
       await front.close();

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -66,4 +67,21 @@ export async function waitForOutput(spawned: TSpawned, pattern: RegExp, timeoutM
     if (spawned.child.exitCode !== null) throw new Error(`process exited (${spawned.child.exitCode}):\n${spawned.output()}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** The running children of process `pid` (Linux /proc): each one's pid and command line. */
+export function childProcesses(pid: number): Array<{ pid: number; args: string[] }> {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .flatMap((entry) => {
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        // The fields after the command's name (in parentheses, which may hold spaces): state, then the parent's pid.
+        const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        return parent === pid ? [{ pid: Number(entry), args: readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').filter(Boolean) }] : [];
+      } catch {
+        // Ended meanwhile.
+        return [];
+      }
+    });
 }
