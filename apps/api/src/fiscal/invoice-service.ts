@@ -339,9 +339,9 @@ export class InvoiceService {
 
   /**
    * Queues the render of a committed document and answers it: as committed, or, given `waitMs`, as
-   * it stands once its render job has ended (the files stored, or the attempt failed) or `waitMs`
-   * has passed, whichever is first. The wait listens before the job is added, so a render faster
-   * than the answer is not missed.
+   * it stands once its render job has ended (the files stored, or its last attempt failed: BullMQ
+   * says `failed` only then, a retried attempt is `delayed`) or `waitMs` has passed, whichever is
+   * first. The wait listens before the job is added, so a render faster than the answer is not missed.
    */
   private async render(propertyId: string, row: TFiscalDocumentRow, requestId: string, waitMs: number): Promise<TFiscalDocumentRow> {
     if (waitMs <= 0) {
