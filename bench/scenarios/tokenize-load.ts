@@ -22,9 +22,8 @@
  *   npx tsx bench/scenarios/tokenize-load.ts [--duration 10] [--connections 50] [--shapes split,single] [--repeat 3] [--floors express,express-queue,express-queue-one-process,express-batch | none] [--pairs hpke-native,… | none] [--pair-runs 3] [--pair-duration 10] [--pair-warm-up 10]
  */
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
+import type autocannon from 'autocannon';
 import { createPgPool } from '@folio-vault/shared/connections';
-import { futureYear, generatedPan } from '@folio-vault/test-kit/cards';
 import { bareBullmq, type TLoadFigures } from '../baselines/bare-bullmq.js';
 import { FLOOR_KINDS, FLOOR_NAMES, startFloor, type TFloorKind } from '../baselines/service-floor.js';
 import type { TPerformanceMeasure } from '@folio-vault/shared/performance-measures';
@@ -36,6 +35,7 @@ import { benchEnvironment, writeResult } from '../support/environment.js';
 import { machine, withLoad } from '../support/machine.js';
 import { cpuPer, cpuSnapshot, postgresServerOf } from '../support/process-cpu.js';
 import { alternated, otherQueuePrefix, type TPairSide } from '../support/pairs.js';
+import { tokenizeCannon } from '../support/tokenize-cannon.js';
 
 const { values } = parseArgs({
   options: {
@@ -105,30 +105,7 @@ const { config, ownerUrl, services, rawEnv } = await benchEnvironment();
 }
 
 function cannon(url: string, token: string, seconds: number): Promise<autocannon.Result> {
-  const expiration = { month: '08', year: futureYear() };
-  return autocannon({
-    url,
-    connections: CONNECTIONS,
-    duration: seconds,
-    timeout: 20,
-    requests: [
-      {
-        method: 'POST',
-        path: '/vault/v1/tokens/card',
-        headers: {
-          authorization: `Bearer ${token}`,
-          'x-property-id': '1',
-          'svc-tokenization-mode': 'test',
-          'content-type': 'application/json',
-        },
-        // A different card each request: no cache or duplicate path can flatter the figures.
-        setupRequest: (request) => ({
-          ...request,
-          body: JSON.stringify({ card_number: generatedPan('4', 16), cvv: '123', cardholder_name: 'Zoë Łukasiewicz', expiration }),
-        }),
-      },
-    ],
-  });
+  return tokenizeCannon(url, token, { connections: CONNECTIONS, seconds });
 }
 
 async function tokenizeShape(shape: TTokenizeShape['shape'], bareJobsPerSecond: () => number): Promise<Omit<TTokenizeShape, 'ratio'> & { ratioOf: () => number }> {

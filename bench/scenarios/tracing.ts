@@ -16,11 +16,10 @@
  *   npx tsx bench/scenarios/tracing.ts [--rounds 4] [--warm-up-rounds 3] [--duration 5] [--connections 50] [--clients 20] [--export-seconds 5]
  */
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
+import type autocannon from 'autocannon';
 import { Pool } from 'undici';
 import { createPgPool } from '@folio-vault/shared/connections';
 import { importRecords, recordsOfDocument } from '@folio-vault/shared/ledger/batch-import';
-import { futureYear, generatedPan } from '@folio-vault/test-kit/cards';
 import { startOtlpReceiver } from '@folio-vault/test-kit/otlp-receiver';
 import { typicalLedger } from '@folio-vault/test-kit/typical-ledger';
 import { benchEnvironment, writeResult } from '../support/environment.js';
@@ -29,6 +28,7 @@ import { cpuPer, cpuSnapshot, postgresServerOf } from '../support/process-cpu.js
 import { alternated, otherQueuePrefix, type TPairSide } from '../support/pairs.js';
 import { benchToken, freePort, liftedRateLimits, startShape } from '../support/service-processes.js';
 import { summary } from '../support/stats.js';
+import { tokenizeCannon } from '../support/tokenize-cannon.js';
 
 const { values } = parseArgs({
   options: {
@@ -81,21 +81,7 @@ let next = 0;
 const failures: string[] = [];
 
 function tokenize(url: string, token: string, seconds: number): Promise<autocannon.Result> {
-  const expiration = { month: '08', year: futureYear() };
-  return autocannon({
-    url,
-    connections: CONNECTIONS,
-    duration: seconds,
-    timeout: 20,
-    requests: [
-      {
-        method: 'POST',
-        path: '/vault/v1/tokens/card',
-        headers: { authorization: `Bearer ${token}`, 'x-property-id': '1', 'svc-tokenization-mode': 'test', 'content-type': 'application/json' },
-        setupRequest: (request) => ({ ...request, body: JSON.stringify({ card_number: generatedPan('4', 16), cvv: '123', cardholder_name: 'Zoë Łukasiewicz', expiration }) }),
-      },
-    ],
-  });
+  return tokenizeCannon(url, token, { connections: CONNECTIONS, seconds });
 }
 
 /** CLIENTS clients exporting distinct 30-row folios, each waiting for its PDF, for `seconds`. */

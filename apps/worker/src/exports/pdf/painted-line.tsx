@@ -8,7 +8,7 @@
 import { Canvas, Text, View, type TextProps } from '@react-pdf/renderer';
 import { fitCanvasText } from './canvas-text.js';
 import { COLOURS, FONT_SIZE } from './layout.js';
-import { canvasPaint, selectNamedFace, type TPainter } from './react-pdf-internals.js';
+import { canvasPaint, selectNamedFace, type TFontkitFont, type TPainter } from './react-pdf-internals.js';
 import { loadedTableFonts } from './table-fonts.js';
 
 /** The Text style a painted line follows: its box, size, weight, colour and alignment. */
@@ -33,14 +33,19 @@ export interface TInherited {
   color?: string;
 }
 
-export function PaintedLine({ text, style, inherited = {} }: { text: string; style: TLineStyle; inherited?: TInherited }) {
+/** The face, size and horizontal room a Text of this style would set its text in (painted-text.tsx too). */
+export function textRoom(style: TLineStyle, inherited: TInherited): { font: TFontkitFont; fontSize: number; paddingLeft: number; paddingRight: number; available: number } {
   const fonts = loadedTableFonts();
   const fontSize = style.fontSize ?? inherited.fontSize ?? FONT_SIZE.row;
   const bold = (style.fontWeight ?? (inherited.bold ? 700 : 400)) >= 700;
-  const font = bold ? fonts.bold : fonts.regular;
   const paddingLeft = style.paddingLeft ?? 0;
   const paddingRight = style.paddingRight ?? 0;
   const available = style.width === undefined ? Infinity : style.width - paddingLeft - paddingRight;
+  return { font: bold ? fonts.bold : fonts.regular, fontSize, paddingLeft, paddingRight, available };
+}
+
+export function PaintedLine({ text, style, inherited = {} }: { text: string; style: TLineStyle; inherited?: TInherited }) {
+  const { font, fontSize, paddingLeft, paddingRight, available } = textRoom(style, inherited);
   const fitted = fitCanvasText(font, text, fontSize, available);
   if (!fitted) return <Text style={style as TextProps['style']}>{text}</Text>;
 

@@ -8,10 +8,9 @@
 
 import { Canvas, Text, View, type TextProps } from '@react-pdf/renderer';
 import { wrapCanvasText } from './canvas-text.js';
-import { COLOURS, FONT_SIZE } from './layout.js';
-import type { TInherited, TLineStyle } from './painted-line.js';
+import { COLOURS } from './layout.js';
+import { textRoom, type TInherited, type TLineStyle } from './painted-line.js';
 import { canvasPaint, selectNamedFace, type TFontkitFont, type TPainter } from './react-pdf-internals.js';
-import { loadedTableFonts } from './table-fonts.js';
 
 /** A face's line height at `fontSize`, as React-PDF's text layout (textkit) makes a line of it. */
 export function lineHeight(font: TFontkitFont, fontSize: number): number {
@@ -30,13 +29,7 @@ export interface TPaintedText {
 
 /** The text set in the style's box, or undefined when the canvas cannot set it. */
 export function paintedText(text: string, style: TLineStyle, inherited: TInherited = {}): TPaintedText | undefined {
-  const fonts = loadedTableFonts();
-  const fontSize = style.fontSize ?? inherited.fontSize ?? FONT_SIZE.row;
-  const bold = (style.fontWeight ?? (inherited.bold ? 700 : 400)) >= 700;
-  const font = bold ? fonts.bold : fonts.regular;
-  const paddingLeft = style.paddingLeft ?? 0;
-  const paddingRight = style.paddingRight ?? 0;
-  const available = style.width === undefined ? Infinity : style.width - paddingLeft - paddingRight;
+  const { font, fontSize, paddingLeft, paddingRight, available } = textRoom(style, inherited);
   const wrapped = wrapCanvasText(font, text, fontSize, available);
   if (!wrapped) return undefined;
   const width = style.width ?? Math.max(...wrapped.map((line) => line.width)) + paddingLeft + paddingRight;
