@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, inject } from 'vitest';
 import { findPropertyGatewayMode } from '@folio-vault/shared/properties/property-store';
+import { countingPool } from '../support/counting-pool.js';
 import { createDatabase } from '../support/world.js';
 
 /**
@@ -10,7 +11,7 @@ import { createDatabase } from '../support/world.js';
  */
 let database: { name: string; url: string };
 let pool: pg.Pool;
-let queries = 0;
+let queries: () => number;
 
 async function setMode(propertyId: number, mode: 'test' | 'live'): Promise<void> {
   await pool.query(
@@ -22,12 +23,7 @@ async function setMode(propertyId: number, mode: 'test' | 'live'): Promise<void>
 
 beforeAll(async () => {
   database = await createDatabase();
-  pool = new pg.Pool({ connectionString: database.url, max: 2 });
-  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
-  pool.query = ((...args: unknown[]) => {
-    queries += 1;
-    return query(...args);
-  }) as typeof pool.query;
+  ({ pool, statements: queries } = countingPool(database.url));
 });
 
 afterAll(async () => {
@@ -45,9 +41,9 @@ beforeEach(async () => {
 
 /** Queries sent while `action` runs (the test's own statements are not counted). */
 async function queriesOf<T>(action: () => Promise<T>): Promise<[T, number]> {
-  const before = queries;
+  const before = queries();
   const result = await action();
-  return [result, queries - before];
+  return [result, queries() - before];
 }
 
 describe('the gateway mode of a property', () => {

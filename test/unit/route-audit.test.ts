@@ -1,9 +1,10 @@
 import { PassThrough } from 'node:stream';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RouteAudit } from '@folio-vault/api/http/route-audit';
 import { createLogger } from '@folio-vault/shared/logger';
 import { AuditLog, type TAuditEvent } from '@folio-vault/shared/vault/audit-log';
+import { countingPool } from '../support/counting-pool.js';
 import { createDatabase } from '../support/world.js';
 
 /**
@@ -13,16 +14,11 @@ import { createDatabase } from '../support/world.js';
  * asked to run.
  */
 let pool: pg.Pool;
-let statements = 0;
+let statements: () => number;
 
 beforeAll(async () => {
   const database = await createDatabase();
-  pool = new pg.Pool({ connectionString: database.url, max: 2 });
-  const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
-  pool.query = ((...args: unknown[]) => {
-    statements += 1;
-    return query(...args);
-  }) as typeof pool.query;
+  ({ pool, statements } = countingPool(database.url));
 });
 afterAll(async () => pool?.end());
 
@@ -37,10 +33,10 @@ describe('the API audit writer', () => {
   it('writes each event as a row of its own, one statement an event, all written once flush resolves', async () => {
     const audit = new RouteAudit(new AuditLog(pool));
     const logger = createLogger({ destination: new PassThrough() });
-    const before = statements;
+    const before = statements();
     for (const id of ['e-1', 'e-2', 'e-3']) audit.write(event(id), logger);
     await audit.flush();
-    expect(statements - before).toBe(3);
+    expect(statements() - before).toBe(3);
     expect(await rows('e-')).toEqual(['e-1', 'e-2', 'e-3']);
   });
 });
