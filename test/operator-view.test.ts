@@ -55,7 +55,8 @@ function expectError(res: request.Response, status: number, errorCode: string) {
 }
 
 beforeAll(async () => {
-  world = await createWorld({ env: { METRICS_TOKEN, WORKER_HEALTH_PORT: 'ephemeral' } });
+  // Its worker's own render pool: the export_render_* figures below are that worker's metrics.
+  world = await createWorld({ env: { METRICS_TOKEN, WORKER_HEALTH_PORT: 'ephemeral' }, renderProcesses: 'own' });
   expect(world.worker?.healthPort).toBeGreaterThan(0);
   workerUrl = `http://127.0.0.1:${world.worker!.healthPort}`;
   admin = world.token({ scope: 'admin', properties: ['*'] });

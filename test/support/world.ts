@@ -9,6 +9,7 @@ import { loadConfig, type TAllConfig } from '@folio-vault/shared/config';
 import { createRedis, type TRedisClient } from '@folio-vault/shared/connections';
 import { createLogger, type Logger } from '@folio-vault/shared/logger';
 import { startWorker, type TRunningWorker } from '@folio-vault/worker/worker';
+import { RenderPool } from '@folio-vault/worker/exports/render-pool';
 import { registerApiOrigin } from './openapi-answers.js';
 import { worldPkcs11Env } from './softhsm.js';
 import { parseKeyring } from '@folio-vault/shared/vault/crypto/keyring';
@@ -99,11 +100,31 @@ export async function createDatabase(): Promise<{ name: string; url: string }> {
 }
 
 /**
+ * The render processes of this fork's worlds. The files of a fork run one after another in one
+ * process (vitest.config.ts, isolate: false), so this module, and the pool, lives as long as the
+ * fork: each new render process loads React-PDF and the fonts and compiles its drawing code, seconds
+ * of CPU that a pool per world paid again in every file that exports (docs/operations.md#tests).
+ * A render process keeps nothing of a document once it has drawn it. The pool starts its
+ * processes on the first export of any world; they end with the fork (render-child.ts exits when
+ * its channel closes). Built as a default worker's (EXPORT_CONCURRENCY 2, a process kept for
+ * on-demand exports), without metrics: a world that reads its worker's render metrics, or sets
+ * EXPORT_CONCURRENCY, gets a pool of its own (`renderProcesses: 'own'`).
+ */
+let forkRenderPool: RenderPool | undefined;
+
+/**
  * A world's worker starts its render processes on its first export rather than warming them first
  * (worker.ts, warmRenderProcesses): the worlds that never export cost no render process at all.
  */
 export async function createWorld(
-  options: { env?: Record<string, string>; worker?: boolean; keys?: 'local' | 'pkcs11'; api?: Pick<TStartApiOptions, 'webhookResolver' | 'jobSigner'> } = {},
+  options: {
+    env?: Record<string, string>;
+    worker?: boolean;
+    keys?: 'local' | 'pkcs11';
+    api?: Pick<TStartApiOptions, 'webhookResolver' | 'jobSigner'>;
+    /** `own`: the worker's render pool is its own (its metrics, its size), not the fork's (forkRenderPool). */
+    renderProcesses?: 'fork' | 'own';
+  } = {},
 ): Promise<TWorld> {
   const database = await createDatabase();
   // With `pkcs11` the worker's keys are in a SoftHSM2 token (support/softhsm.ts) and the world has
@@ -134,7 +155,9 @@ export async function createWorld(
       },
     }),
   });
-  const worker = options.worker === false ? undefined : await startWorker(config, logger, { warmRenderProcesses: false });
+  const ownRenderer = options.renderProcesses === 'own' || options.env?.EXPORT_CONCURRENCY !== undefined;
+  const renderer = ownRenderer ? undefined : (forkRenderPool ??= new RenderPool(2, { frontDesk: true }));
+  const worker = options.worker === false ? undefined : await startWorker(config, logger, { warmRenderProcesses: false, ...(renderer ? { renderer } : {}) });
   if (!config.VAULT_TRANSIT_PUBLIC_KEYS && worker) {
     env.VAULT_TRANSIT_PUBLIC_KEYS = formatKeyring(worker.transitPublicKeys);
     config = loadConfig(env);

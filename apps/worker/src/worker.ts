@@ -57,7 +57,16 @@ export interface TStartWorkerOptions {
    * (test/render-warm-start.test.ts checks it on one started as in production).
    */
   warmRenderProcesses?: boolean;
+  /**
+   * Tests only: the render pool to use, which the caller owns and closes (the worker leaves it
+   * open). The test worlds of one vitest fork share one (test/support/world.ts). Without it the
+   * worker makes its own of EXPORT_CONCURRENCY processes and closes it when it stops.
+   */
+  renderer?: RenderPool;
 }
+
+/** A render pool the worker's caller owns (TStartWorkerOptions.renderer): the worker's close leaves it open. */
+const leftOpen = { close: () => Promise.resolve() };
 
 export async function startWorker(config: TWorkerConfig, logger: Logger, options: TStartWorkerOptions = {}): Promise<TRunningWorker> {
   // First: a key provider that cannot open (no HSM, a wrong PIN, a bad component) stops the start
@@ -90,7 +99,7 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   const taken = queuesOf(config.WORKER_QUEUES);
   const renders = taken.has(QUEUE_NAMES.export) || taken.has(QUEUE_NAMES.nightAuditExport);
   // A worker taking on-demand exports keeps a render process for them (render-pool.ts, frontDesk).
-  const renderer = new RenderPool(config.EXPORT_CONCURRENCY, { metrics, frontDesk: taken.has(QUEUE_NAMES.export) });
+  const renderer = options.renderer ?? new RenderPool(config.EXPORT_CONCURRENCY, { metrics, frontDesk: taken.has(QUEUE_NAMES.export) });
   // The render processes warm up while the rest starts; the export and night-audit workers are made
   // (and take jobs) only once they have: the first export then costs what later ones do. A process
   // that renders nothing (WORKER_QUEUES) starts none.
@@ -170,7 +179,7 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
     close: (graceMs = config.SHUTDOWN_GRACE_MS) => {
       if (!options.connections) connections.close();
       keyHealth.stop();
-      return closeWorkerParts({ health, workers, renderer, flows: { close: async () => void (await Promise.all([flows.close(), webhooks.queue.close(), fiscalQueue.close()])) }, gateways: vault.gateways, keys, connection, pool }, graceMs, logger);
+      return closeWorkerParts({ health, workers, renderer: options.renderer ? leftOpen : renderer, flows: { close: async () => void (await Promise.all([flows.close(), webhooks.queue.close(), fiscalQueue.close()])) }, gateways: vault.gateways, keys, connection, pool }, graceMs, logger);
     },
   };
 }
