@@ -36,7 +36,9 @@ let pool: pg.Pool;
 
 beforeAll(async () => {
   server = await privatePostgres();
-  env = faultEnv({ REDIS_URL: inject('redisUrl'), DATABASE_URL: server.url, TOKENIZE_WAIT_MS: String(WAIT_MS) });
+  // One render process (EXPORT_CONCURRENCY): the export here is one small folio, and each process a
+  // worker starts draws its warm-up document first, seconds of CPU that the rest of the suite waits for.
+  env = faultEnv({ REDIS_URL: inject('redisUrl'), DATABASE_URL: server.url, TOKENIZE_WAIT_MS: String(WAIT_MS), EXPORT_CONCURRENCY: '1' });
   pool = new pg.Pool({ connectionString: server.url, max: 2 });
   pool.on('error', () => undefined);
   await importFaultLedger(pool, 10);

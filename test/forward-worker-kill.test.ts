@@ -35,7 +35,9 @@ beforeAll(async () => {
   // The API waits timeoutMs + TOKENIZE_WAIT_MS (18 s) for a forward: room for the kill, a new worker and a stalled-job check.
   world = await createWorld({
     worker: false,
-    env: { VAULT_FORWARD_DESTINATIONS: JSON.stringify(destinations), WORKER_LOCK_MS: '2000', TOKENIZE_WAIT_MS: '8000', LOG_LEVEL: 'info' },
+    // Vault workers, as a deployment that runs them apart has them (WORKER_QUEUES): they take the
+    // tokenize and forward jobs and start no render process.
+    env: { VAULT_FORWARD_DESTINATIONS: JSON.stringify(destinations), WORKER_LOCK_MS: '2000', TOKENIZE_WAIT_MS: '8000', LOG_LEVEL: 'info', WORKER_QUEUES: 'vault,vault-forward' },
   });
   workers.push(await startWorkerProcess(world.env));
 }, 90_000);
