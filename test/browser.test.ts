@@ -5,10 +5,9 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
-import { startWorker } from '@folio-vault/worker/worker';
 import { cardBody } from '@folio-vault/test-kit/cards';
 import { PROPERTY_1, importOk } from './support/ledger-fixture.js';
-import { createWorld, type TWorld } from './support/world.js';
+import { createWorld, startTestWorker, type TWorld } from './support/world.js';
 import { Queue } from 'bullmq';
 import { VAULT_SWEEP_SCHEDULER_ID, vaultSweepJob } from '@folio-vault/shared/vault/vault-sweep-job';
 import { RETENTION_SWEEP_SCHEDULER_ID, retentionSweepJob } from '@folio-vault/shared/exports/retention-sweep-job';
@@ -56,7 +55,7 @@ beforeAll(async () => {
   admin = world.token({ scope: 'admin', properties: ['*'] });
   payments = world.token({ properties: [1] });
 
-  const worker = await startWorker(world.config, world.logger, { warmRenderProcesses: false });
+  const worker = await startTestWorker(world.config, world.logger);
   try {
     const tokenized = await request(world.url)
       .post('/vault/v1/tokens/card')

@@ -8,10 +8,10 @@ import { promisify } from 'node:util';
 import ExcelJS from 'exceljs';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorker, type TRunningWorker } from '@folio-vault/worker/worker';
+import type { TRunningWorker } from '@folio-vault/worker/worker';
 import { generatedPan } from '@folio-vault/test-kit/cards';
 import { PROPERTY_1, PROPERTY_2, importOk } from './support/ledger-fixture.js';
-import { createWorld, type TWorld } from './support/world.js';
+import { createWorld, startTestWorker, type TWorld } from './support/world.js';
 import { binaryBody } from './support/binary-body.js';
 
 /**
@@ -756,7 +756,7 @@ describe('without a worker (EXPORT_WAIT_MS=1)', () => {
     const records = await idle.pool.query<{ status: string; error: string | null }>(`SELECT status, error FROM exports ORDER BY created_at`);
     expect(records.rows, JSON.stringify(records.rows)).toEqual(Array.from({ length: 5 }, () => ({ status: 'queued', error: null })));
 
-    worker = await startWorker(idle.config, idle.logger, { warmRenderProcesses: false });
+    worker = await startTestWorker(idle.config, idle.logger);
     const ended = await Promise.all([shared, ...others].map((id) => untilEnded(`${STATUS}/${id}`, on())));
     for (const status of ended) expect(status).toMatchObject({ status: 'completed', progress: 100 });
     const [sharedFile, germanFile] = await Promise.all(

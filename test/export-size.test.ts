@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorker, type TRunningWorker } from '@folio-vault/worker/worker';
+import type { TRunningWorker } from '@folio-vault/worker/worker';
 import { until } from './support/faults.js';
-import { createWorld, type TWorld } from './support/world.js';
+import { createWorld, startTestWorker, type TWorld } from './support/world.js';
 
 /**
  * An export has a size bound (EXPORT_MAX_ROWS, docs/export.md#size-bound): a request whose filter
@@ -49,7 +49,7 @@ describe('the size bound of an export (EXPORT_MAX_ROWS=5)', () => {
     const started = await request(world.url).post(EXPORT).set(auth()).set('Prefer', 'respond-async').send(SOURCE);
     expect(started.status).toBe(202);
     await importRows([6]);
-    worker = await startWorker(world.config, world.logger, { warmRenderProcesses: false });
+    worker = await startTestWorker(world.config, world.logger);
     const ended = await until(async () => {
       const res = await request(world.url).get(`${STATUS}/${started.body.exportId}`).set(auth());
       return ['completed', 'failed'].includes(res.body.status) ? (res.body as Record<string, unknown>) : undefined;

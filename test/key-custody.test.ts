@@ -12,7 +12,6 @@ import { LOCAL_KEY_NAMES, loadConfig, loadKeyCustody } from '@folio-vault/shared
 import { createLogger } from '@folio-vault/shared/logger';
 import { openSecret } from '@folio-vault/shared/webhooks/secrets';
 import { deliveryJobOptions, webhookDeliveryJob } from '@folio-vault/shared/webhooks/webhook-jobs';
-import { startWorker } from '@folio-vault/worker/worker';
 import { SECRET_UNOPENABLE } from '@folio-vault/worker/webhooks/delivery-processor';
 import { KeySetupError } from '@folio-vault/shared/vault/keys/key-provider';
 import { newDataKey, sealField } from '@folio-vault/shared/vault/crypto/envelope';
@@ -32,7 +31,7 @@ import { createTestPki, startGateway, type TTestGateway } from '@folio-vault/tes
 import { spawnTs } from '@folio-vault/test-kit/processes';
 import { deleteToken, destinationsSetting, forward, getToken, tokenize } from './support/forward.js';
 import { newSoftHsmToken, pkcs11Settings, SOFTHSM_MODULE, worldPkcs11Env } from './support/softhsm.js';
-import { createWorld, type TWorld } from './support/world.js';
+import { createWorld, startTestWorker, type TWorld } from './support/world.js';
 
 /**
  * Key custody (docs/security.md#key-custody): the vault's keys in a real PKCS#11 token (SoftHSM2) or
@@ -552,7 +551,7 @@ describe('a worker on other keys than the data was made with', () => {
         callback();
       },
     });
-    const worker = await startWorker(loadConfig(env, 'worker'), createLogger({ level: 'debug', destination }), { warmRenderProcesses: false });
+    const worker = await startTestWorker(loadConfig(env, 'worker'), createLogger({ level: 'debug', destination }));
     return { worker, logged: () => lines.map((line) => JSON.parse(line) as { level: number; msg: string }) };
   }
 

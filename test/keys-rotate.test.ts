@@ -5,11 +5,11 @@ import { loadConfig } from '@folio-vault/shared/config';
 import { openField } from '@folio-vault/shared/vault/crypto/envelope';
 import { softwareKeyProvider } from '@folio-vault/shared/vault/keys/key-provider';
 import { parseKeyring } from '@folio-vault/shared/vault/crypto/keyring';
-import { startWorker, type TRunningWorker } from '@folio-vault/worker/worker';
+import type { TRunningWorker } from '@folio-vault/worker/worker';
 import { cardBody, futureYear, generatedPan } from '@folio-vault/test-kit/cards';
 import { spawnTs } from '@folio-vault/test-kit/processes';
 import { openStored, sealTheOldWay } from './support/record-binding.js';
-import { createWorld, type TWorld } from './support/world.js';
+import { createWorld, startTestWorker, type TWorld } from './support/world.js';
 
 // Tests print their figures.
 // eslint-disable-next-line no-console
@@ -66,7 +66,7 @@ async function rows(mode: 'test' | 'live') {
 beforeAll(async () => {
   // The workers are this file's own: they are restarted with other keyrings as the test goes.
   world = await createWorld({ worker: false, env: { VAULT_KEK_TEST: OLD.test, VAULT_KEK_LIVE: OLD.live } });
-  worker = await startWorker(world.config, world.logger, { warmRenderProcesses: false });
+  worker = await startTestWorker(world.config, world.logger);
   bearer = world.token({ properties: [1] });
   for (let i = 0; i < 6; i += 1) await tokenize(i % 2 ? 'live' : 'test');
   deletedId = await tokenize('live');
@@ -90,7 +90,7 @@ describe('npm run keys:rotate', { timeout: 90_000 }, () => {
     // The documented order: workers first get the new key in front of the old one, then the rotation runs.
     await worker!.close();
     const env = { ...world.env, VAULT_KEK_TEST: `${NEW.test},${OLD.test}`, VAULT_KEK_LIVE: `${NEW.live},${OLD.live}` };
-    worker = await startWorker(loadConfig(env, 'worker'), world.logger, { warmRenderProcesses: false });
+    worker = await startTestWorker(loadConfig(env, 'worker'), world.logger);
 
     const rotation = rotate({ test: `${NEW.test},${OLD.test}`, live: `${NEW.live},${OLD.live}` }, ['--batch-size', '2']);
     // Tokenize requests through the script's life (at least a dozen, at most 40), so inserts commit
@@ -160,12 +160,12 @@ describe('npm run keys:rotate', { timeout: 90_000 }, () => {
 
   it('runs again harmlessly, and picks up a record a worker still wrapped with the old key', async () => {
     // A worker that was not updated: the old key is still its active one.
-    const stale = await startWorker(loadConfig({ ...world.env, VAULT_KEK_TEST: OLD.test, VAULT_KEK_LIVE: OLD.live }, 'worker'), world.logger, { warmRenderProcesses: false });
+    const stale = await startTestWorker(loadConfig({ ...world.env, VAULT_KEK_TEST: OLD.test, VAULT_KEK_LIVE: OLD.live }, 'worker'), world.logger);
     await worker!.close();
     worker = undefined;
     const straggler = await tokenize('live');
     await stale.close();
-    worker = await startWorker(loadConfig({ ...world.env, VAULT_KEK_TEST: NEW.test, VAULT_KEK_LIVE: `${NEW.live},${OLD.live}` }, 'worker'), world.logger, { warmRenderProcesses: false });
+    worker = await startTestWorker(loadConfig({ ...world.env, VAULT_KEK_TEST: NEW.test, VAULT_KEK_LIVE: `${NEW.live},${OLD.live}` }, 'worker'), world.logger);
     expect((await rows('live')).find((row) => row.id === straggler)!.kek_id).toBe('live-kek-old');
 
     const { code, output } = await rotate({ test: NEW.test, live: `${NEW.live},${OLD.live}` });

@@ -10,11 +10,10 @@ import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '@folio-vault/dev-services/process-utils';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
-import { startWorker } from '@folio-vault/worker/worker';
 import { cardBody } from '@folio-vault/test-kit/cards';
 import { ROOT, spawnTs, waitForOutput, type TSpawned } from '@folio-vault/test-kit/processes';
 import { killGroup } from './support/faults.js';
-import { createWorld, testKeys, type TWorld } from './support/world.js';
+import { createWorld, startTestWorker, testKeys, type TWorld } from './support/world.js';
 
 /** The processes as an operator runs them: separate API and worker, signals, the token command. */
 let world: TWorld;
@@ -101,7 +100,7 @@ describe('graceful shutdown of the API', () => {
       for (let i = 0; i < 200 && (await queue.getWaitingCount()) < 2; i += 1) await new Promise((r) => setTimeout(r, 20));
       expect(await queue.getWaitingCount()).toBe(2);
       const closing = own.api.close();
-      const worker = await startWorker(own.config, own.logger, { warmRenderProcesses: false });
+      const worker = await startTestWorker(own.config, own.logger);
       const res = await inFlight;
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       // Its answer ends the connection: it cannot keep the closing API busy past its answer.

@@ -6,11 +6,11 @@ import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { exportCompletedEvent, webhookEvent } from '@folio-vault/shared/webhooks/events';
 import { insertDeliveries } from '@folio-vault/shared/webhooks/store';
 import { deliveryJobOptions, webhookDeliveryJob } from '@folio-vault/shared/webhooks/webhook-jobs';
-import { startWorker, type TRunningWorker } from '@folio-vault/worker/worker';
+import type { TRunningWorker } from '@folio-vault/worker/worker';
 import { binaryBody } from './support/binary-body.js';
 import { until } from './support/faults.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
-import { createWorld, type TWorld } from './support/world.js';
+import { createWorld, startTestWorker, type TWorld } from './support/world.js';
 
 /**
  * What each webhook attempt sends (docs/export.md#webhooks), through the real API, queue, worker,
@@ -66,7 +66,7 @@ beforeAll(async () => {
     worker: false,
     env: { WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: SCHEDULE.join(','), EXPORT_LINK_TTL_SECONDS: String(TTL_SECONDS) },
   });
-  worker = await startWorker(world.config, world.logger, { webhookInternals: { attemptTimeoutMs: 2_000 }, warmRenderProcesses: false });
+  worker = await startTestWorker(world.config, world.logger, { webhookInternals: { attemptTimeoutMs: 2_000 } });
   queue = new Queue(QUEUE_NAMES.webhooks, { connection: world.redis, prefix: world.config.QUEUE_PREFIX });
   const imported = await request(world.url).post('/accounting/v1.0/import').set(auth()).send(LEDGER);
   expect(imported.status, JSON.stringify(imported.body)).toBe(200);

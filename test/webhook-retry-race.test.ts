@@ -5,10 +5,10 @@ import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { webhookEvent } from '@folio-vault/shared/webhooks/events';
 import { insertDeliveries } from '@folio-vault/shared/webhooks/store';
 import { deliveryJobOptions, webhookDeliveryJob } from '@folio-vault/shared/webhooks/webhook-jobs';
-import { startWorker, type TRunningWorker } from '@folio-vault/worker/worker';
+import type { TRunningWorker } from '@folio-vault/worker/worker';
 import { until } from './support/faults.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
-import { createWorld, type TWorld } from './support/world.js';
+import { createWorld, startTestWorker, type TWorld } from './support/world.js';
 
 /**
  * A manual retry that arrives while the delivery's last attempt is in flight wins over that
@@ -29,7 +29,7 @@ const auth = () => ({ Authorization: `Bearer ${world.token({ properties: [1] })}
 beforeAll(async () => {
   await receiver.start();
   world = await createWorld({ worker: false, env: { WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: SCHEDULE.join(',') } });
-  worker = await startWorker(world.config, world.logger, { webhookInternals: { attemptTimeoutMs: 60_000 }, warmRenderProcesses: false });
+  worker = await startTestWorker(world.config, world.logger, { webhookInternals: { attemptTimeoutMs: 60_000 } });
   queue = new Queue(QUEUE_NAMES.webhooks, { connection: world.redis, prefix: world.config.QUEUE_PREFIX });
 });
 afterAll(async () => {

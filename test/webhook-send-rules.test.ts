@@ -6,10 +6,9 @@ import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { webhookEvent } from '@folio-vault/shared/webhooks/events';
 import { insertDeliveries } from '@folio-vault/shared/webhooks/store';
 import { deliveryJobOptions, webhookDeliveryJob } from '@folio-vault/shared/webhooks/webhook-jobs';
-import { startWorker } from '@folio-vault/worker/worker';
 import { until } from './support/faults.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
-import { createWorld, type TWorld } from './support/world.js';
+import { createWorld, startTestWorker, type TWorld } from './support/world.js';
 
 /**
  * The address rules hold at every send, not only at creation (docs/export.md#webhooks): an endpoint
@@ -40,7 +39,7 @@ async function announce(): Promise<string> {
 
 /** Runs a worker with these settings until the delivery of one new event has ended; answers its row. */
 async function deliverWith(settings: Partial<TWorkerConfig>) {
-  const worker = await startWorker({ ...world.config, ...settings }, world.logger, { warmRenderProcesses: false });
+  const worker = await startTestWorker({ ...world.config, ...settings }, world.logger);
   try {
     const deliveryId = await announce();
     return await until(async () => {

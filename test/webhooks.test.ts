@@ -8,11 +8,11 @@ import { createMetrics, type TMetrics } from '@folio-vault/shared/metrics';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { webhookEvent } from '@folio-vault/shared/webhooks/events';
 import { insertDeliveries } from '@folio-vault/shared/webhooks/store';
-import { startWorker, type TRunningWorker } from '@folio-vault/worker/worker';
+import type { TRunningWorker } from '@folio-vault/worker/worker';
 import { binaryBody } from './support/binary-body.js';
 import { until } from './support/faults.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
-import { createWorld, type TWorld } from './support/world.js';
+import { createWorld, startTestWorker, type TWorld } from './support/world.js';
 
 /**
  * Webhooks (docs/export.md#webhooks) through the real API, queue, worker, PostgreSQL and a real
@@ -86,7 +86,7 @@ beforeAll(async () => {
   world = await createWorld({ worker: false, env: { WEBHOOK_ALLOW_INSECURE: 'true', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_SCHEDULE: '1,1,1', EXPORT_LINK_TTL_SECONDS: '600' } });
   metrics = createMetrics({ defaultMetrics: false });
   // A short attempt time-out and sweep for the "never answers" and "lost job" cases (internal options, not settings).
-  worker = await startWorker(world.config, world.logger, { metrics, webhookInternals: { attemptTimeoutMs: 1_000, sweepEveryMs: 500, sweepGraceSeconds: 1 }, warmRenderProcesses: false });
+  worker = await startTestWorker(world.config, world.logger, { metrics, webhookInternals: { attemptTimeoutMs: 1_000, sweepEveryMs: 500, sweepGraceSeconds: 1 } });
   strict = await createWorld({ worker: false });
   for (const [property, ledger] of Object.entries(LEDGERS)) {
     const res = await request(world.url).post('/accounting/v1.0/import').set(auth(world, property)).send(ledger);

@@ -5,10 +5,10 @@ import pg from 'pg';
 import { Cluster } from 'ioredis';
 import { inject } from 'vitest';
 import { startApi, type TRunningApi, type TStartApiOptions } from '@folio-vault/api/server';
-import { loadConfig, type TAllConfig } from '@folio-vault/shared/config';
+import { loadConfig, type TAllConfig, type TWorkerConfig } from '@folio-vault/shared/config';
 import { createRedis, type TRedisClient } from '@folio-vault/shared/connections';
 import { createLogger, type Logger } from '@folio-vault/shared/logger';
-import { startWorker, type TRunningWorker } from '@folio-vault/worker/worker';
+import { startWorker, type TRunningWorker, type TStartWorkerOptions } from '@folio-vault/worker/worker';
 import { RenderPool } from '@folio-vault/worker/exports/render-pool';
 import { registerApiOrigin } from './openapi-answers.js';
 import { worldPkcs11Env } from './softhsm.js';
@@ -100,29 +100,44 @@ export async function createDatabase(): Promise<{ name: string; url: string }> {
 }
 
 /**
- * The render processes of this fork's worlds. The files of a fork run one after another in one
- * process (vitest.config.ts, isolate: false), so this module, and the pool, lives as long as the
- * fork: each new render process loads React-PDF and the fonts and compiles its drawing code, seconds
- * of CPU that a pool per world paid again in every file that exports (docs/operations.md#tests).
- * A render process keeps nothing of a document once it has drawn it. The pool starts its
- * processes on the first export of any world; they end with the fork (render-child.ts exits when
- * its channel closes). Built as a default worker's (EXPORT_CONCURRENCY 2, a process kept for
- * on-demand exports), without metrics: a world that reads its worker's render metrics, or sets
- * EXPORT_CONCURRENCY, gets a pool of its own (`renderProcesses: 'own'`).
+ * The render processes of this fork's workers (startTestWorker). The files of a fork run one after
+ * another in one process (vitest.config.ts, isolate: false), so this module, and the pool, lives as
+ * long as the fork: each new render process loads React-PDF and the fonts and compiles its drawing
+ * code, seconds of CPU that a pool per worker paid again in every file that exports
+ * (docs/operations.md#tests). A render process keeps nothing of a document once it has drawn it.
+ * The pool starts its processes on the first export of any worker; they end with the fork
+ * (render-child.ts exits when its channel closes). Built as a default worker's (EXPORT_CONCURRENCY
+ * 2, a process kept for on-demand exports), without metrics.
  */
 let forkRenderPool: RenderPool | undefined;
+const FORK_RENDER_PROCESSES = 2;
 
 /**
- * A world's worker starts its render processes on its first export rather than warming them first
- * (worker.ts, warmRenderProcesses): the worlds that never export cost no render process at all.
+ * A worker in this process as the test worlds run theirs: its render processes are the fork's
+ * (forkRenderPool), started on the first export rather than warmed first (worker.ts,
+ * warmRenderProcesses), so a worker that never exports costs none. A worker configured with another
+ * EXPORT_CONCURRENCY, or `renderProcesses: 'own'` (one whose render metrics a test reads), has a
+ * pool of its own.
  */
+export function startTestWorker(
+  config: TWorkerConfig,
+  logger: Logger,
+  options: Omit<TStartWorkerOptions, 'renderer' | 'warmRenderProcesses'> & { renderProcesses?: 'fork' | 'own' } = {},
+): Promise<TRunningWorker> {
+  const { renderProcesses = 'fork', ...rest } = options;
+  const shared = renderProcesses === 'fork' && config.EXPORT_CONCURRENCY === FORK_RENDER_PROCESSES;
+  const renderer = shared ? (forkRenderPool ??= new RenderPool(FORK_RENDER_PROCESSES, { frontDesk: true })) : undefined;
+  return startWorker(config, logger, { ...rest, warmRenderProcesses: false, ...(renderer ? { renderer } : {}) });
+}
+
+/** A world's worker is a startTestWorker: the fork's render processes, started on its first export. */
 export async function createWorld(
   options: {
     env?: Record<string, string>;
     worker?: boolean;
     keys?: 'local' | 'pkcs11';
     api?: Pick<TStartApiOptions, 'webhookResolver' | 'jobSigner'>;
-    /** `own`: the worker's render pool is its own (its metrics, its size), not the fork's (forkRenderPool). */
+    /** `own`: the worker's render pool is its own (its render metrics), not the fork's (startTestWorker). */
     renderProcesses?: 'fork' | 'own';
   } = {},
 ): Promise<TWorld> {
@@ -155,9 +170,7 @@ export async function createWorld(
       },
     }),
   });
-  const ownRenderer = options.renderProcesses === 'own' || options.env?.EXPORT_CONCURRENCY !== undefined;
-  const renderer = ownRenderer ? undefined : (forkRenderPool ??= new RenderPool(2, { frontDesk: true }));
-  const worker = options.worker === false ? undefined : await startWorker(config, logger, { warmRenderProcesses: false, ...(renderer ? { renderer } : {}) });
+  const worker = options.worker === false ? undefined : await startTestWorker(config, logger, { renderProcesses: options.renderProcesses ?? 'fork' });
   if (!config.VAULT_TRANSIT_PUBLIC_KEYS && worker) {
     env.VAULT_TRANSIT_PUBLIC_KEYS = formatKeyring(worker.transitPublicKeys);
     config = loadConfig(env);
