@@ -47,6 +47,16 @@ async function pdfInfo(file: string): Promise<{ pages: number; sizes: string[]; 
   };
 }
 
+/** Four three-row batch documents, then an on-demand one, given to `target` at once: the order they finished in. */
+async function batchThenOnDemand(target: RenderPool): Promise<string[]> {
+  const finished: string[] = [];
+  const render = (name: string, priority: 'on-demand' | 'batch') =>
+    target.render('PDF', folioDocument({ rows: 3 }), join(dir, `${name}.pdf`), priority).then(() => finished.push(name));
+  const batch = ['batch-1', 'batch-2', 'batch-3', 'batch-4'].map((name) => render(name, 'batch'));
+  await Promise.all([...batch, render('on-demand', 'on-demand')]);
+  return finished;
+}
+
 describe('render pool', () => {
   it('renders a PDF in chunks that read exactly like the same PDF rendered whole', async () => {
     const document = folioDocument({ rows: 500, language: 'de' });
@@ -85,13 +95,8 @@ describe('render pool', () => {
   it('serves an on-demand document before every waiting piece of a batch: it waits only for the piece rendering', async () => {
     const single = new RenderPool(1);
     try {
-      const finished: string[] = [];
-      const render = (name: string, priority: 'on-demand' | 'batch') =>
-        single.render('PDF', folioDocument({ rows: 3 }), join(dir, `${name}.pdf`), priority).then(() => finished.push(name));
       // Four batch documents: the first goes to the one process, the other three wait; then the front desk's.
-      const batch = ['batch-1', 'batch-2', 'batch-3', 'batch-4'].map((name) => render(name, 'batch'));
-      const onDemand = render('on-demand', 'on-demand');
-      await Promise.all([...batch, onDemand]);
+      const finished = await batchThenOnDemand(single);
       expect(finished).toEqual(['batch-1', 'on-demand', 'batch-2', 'batch-3', 'batch-4']);
     } finally {
       await single.close();
@@ -103,13 +108,8 @@ describe('render pool', () => {
     const before = new Set(renderChildren().map((child) => child.pid));
     const front = new RenderPool(2, { frontDesk: true });
     try {
-      const finished: string[] = [];
-      const render = (name: string, priority: 'on-demand' | 'batch') =>
-        front.render('PDF', folioDocument({ rows: 3 }), join(dir, `${name}.pdf`), priority).then(() => finished.push(name));
       // Four batch documents take the second process one at a time; the front desk's goes to the first at once.
-      const batch = ['batch-1', 'batch-2', 'batch-3', 'batch-4'].map((name) => render(name, 'batch'));
-      const onDemand = render('on-demand', 'on-demand');
-      await Promise.all([...batch, onDemand]);
+      const finished = await batchThenOnDemand(front);
       expect(finished.filter((name) => name.startsWith('batch'))).toEqual(['batch-1', 'batch-2', 'batch-3', 'batch-4']);
       expect(finished.indexOf('on-demand')).toBeLessThan(finished.indexOf('batch-2'));
       // Its render processes: the front desk's at this process's nice value, the other 10 above.

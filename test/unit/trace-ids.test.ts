@@ -24,7 +24,7 @@ describe('trace and span ids (tracing/sdk.ts, cardFreeIds)', () => {
     expect(ids.generateSpanId()).toBe('7c1f0a9be2d34f58');
   });
 
-  // Drawn straight from the SDK, about 13 of 20,000 pairs would hold a card-shaped run.
+  // Enough pairs that ids drawn straight from the SDK would hold a card-shaped run (operations.md#tracing).
   it('hands out W3C ids (32 and 16 lower-case hex characters) that pass the log redaction whole', () => {
     const ids = cardFreeIds();
     for (let i = 0; i < 20_000; i += 1) {

@@ -188,7 +188,7 @@ export function createPgPool(url: string, options: pg.PoolConfig & { budget?: TP
   // Nor one checked out and between statements: node-postgres listens only on idle clients, and a
   // server's "terminating connection" (a restart, a failover, a stop) with no statement running is
   // an 'error' event. Every client of the pool keeps a listener; its next statement fails, and the
-  // pool drops it on release (it is no longer queryable).
+  // pool discards it on release as a client that cannot query.
   pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }

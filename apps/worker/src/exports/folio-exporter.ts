@@ -35,7 +35,6 @@ function rowsOf(document: TFolioDocument): number {
   return rows;
 }
 
-
 export class FolioExporter {
   constructor(
     private readonly pool: TPgPool,

@@ -95,9 +95,9 @@ function exporterOf(settings: TTracingSettings): SpanExporter {
 
 /**
  * The SDK's random W3C ids, drawn again when one holds a run of digits shaped like a card number
- * (brand, length, Luhn): about 1.5 span ids and 5 trace ids in 10,000 do. A log line names its span
+ * (brand, length, Luhn; how often: docs/operations.md#tracing). A log line names its span
  * (logger.ts: trace_id, span_id) and passes redactPans, which would cut such an id to first six and
- * last four, and the line would no longer lead to its trace.
+ * last four: the line must lead to its trace.
  */
 export function cardFreeIds(random: IdGenerator = new RandomIdGenerator()): IdGenerator {
   const drawn = (next: () => string): string => {
