@@ -2,9 +2,7 @@
 // exit on bad input, the property id, and the migrated database.
 
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { DEFAULT_DATABASE_URL } from '@folio-vault/shared/config';
-import { createPgPool, type TPgPoolHandle } from '@folio-vault/shared/connections';
-import { ensureDatabase, migrate } from '@folio-vault/shared/db/migrate';
+import type { TPgPoolHandle } from '@folio-vault/shared/connections';
 
 /** Prints `command: message` on stderr and exits with `code` (2: bad input). */
 export function fail(command: string, message: string, code = 2): never {
@@ -18,7 +16,9 @@ type TCommandLine = Pick<ParseArgsConfig, 'options' | 'allowPositionals'>;
 /**
  * The command line of `command` (process.argv), parsed strictly. `--help` or `-h` prints `usage` on
  * stdout and exits 0; an option it does not know, a missing value or an unexpected argument is one
- * line on stderr, `<command>: unknown option --x (see --help)`, and exit 2.
+ * line on stderr, `<command>: unknown option --x (see --help)`, and exit 2. A tool calls it before
+ * it loads the modules its work needs (`await import(…)` after it), so that these answers come at
+ * once, without loading the service's code: this module itself loads nothing else.
  */
 export function parseCommandLine<T extends TCommandLine>(command: string, usage: string, config: T): ReturnType<typeof parseArgs<T>> {
   const args = process.argv.slice(2);
@@ -56,6 +56,11 @@ export function parsePropertyId(command: string, value: string | undefined): str
 }
 
 export async function openDatabase(): Promise<TPgPoolHandle> {
+  const [{ DEFAULT_DATABASE_URL }, { createPgPool }, { ensureDatabase, migrate }] = await Promise.all([
+    import('@folio-vault/shared/config'),
+    import('@folio-vault/shared/connections'),
+    import('@folio-vault/shared/db/migrate'),
+  ]);
   const url = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
   await ensureDatabase(url);
   await migrate(url);

@@ -9,10 +9,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import jwt from 'jsonwebtoken';
-import { startLocalServices } from '@folio-vault/dev-services/provision';
-import { bootstrap } from '@folio-vault/shared/bootstrap';
-import { generateDemoLedger } from '@folio-vault/test-kit/demo-ledger';
 import { parseCommandLine } from './cli-support.js';
 import { startDemoGateway } from './demo-gateway.js';
 import { DEMO_LEDGER_SEED, DEMO_PROPERTY, demoSettings, serviceAnswersOn } from './demo-settings.js';
@@ -47,9 +43,15 @@ const added = addDestination({
   headers: { Authorization: 'env:DEMO_GATEWAY_KEY' }, timeoutMs: 5000, allowInsecure: true,
 });
 
+// What the work needs loads once the command line is read (cli-support.ts).
+const [{ default: jwt }, { startLocalServices }, { bootstrap }, { generateDemoLedger }, { startApiAndWorker }] = await Promise.all([
+  import('jsonwebtoken'),
+  import('@folio-vault/dev-services/provision'),
+  import('@folio-vault/shared/bootstrap'),
+  import('@folio-vault/test-kit/demo-ledger'),
+  import('./run-together.js'),
+]);
 const bootstrapped = await bootstrap('all', { services: startLocalServices(values['data-dir']), prettyLogs: true });
-// Loaded after the command line is read: `--help` answers without the API and the worker.
-const { startApiAndWorker } = await import('./run-together.js');
 const { config, logger } = bootstrapped;
 bootstrapped.onShutdown(() => gateway.close());
 const { api } = await startApiAndWorker({ ...bootstrapped, logger: logger.child({ demo: true }) }, { port: 0 });

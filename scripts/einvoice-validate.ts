@@ -8,7 +8,6 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { validate, validatorsFor } from '@folio-vault/einvoice-validation/validate';
 import { fail, parseCommandLine } from './cli-support.js';
 
 const COMMAND = 'einvoice:validate';
@@ -23,6 +22,8 @@ validator's verdict, every failed rule (id, where, what) and, apart, the warning
 Exit code 0 = every file passes, 1 = a file fails, 2 = bad arguments or a file that cannot be read.`;
 const { positionals } = parseCommandLine(COMMAND, USAGE, { options: {}, allowPositionals: true });
 if (positionals.length === 0) fail(COMMAND, 'name at least one file (see --help)');
+// What the work needs loads once the command line is read (cli-support.ts).
+const { validate, validatorsFor } = await import('@folio-vault/einvoice-validation/validate');
 
 let failed = false;
 for (const file of positionals) {

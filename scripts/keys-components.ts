@@ -11,7 +11,6 @@
 
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { writeNewComponentSet } from '@folio-vault/shared/vault/keys/components';
 import type { TKeysFor } from '@folio-vault/shared/vault/keys/key-labels';
 import { fail, parseCommandLine } from './cli-support.js';
 
@@ -34,6 +33,8 @@ if (!Number.isInteger(parts) || parts < 2 || parts > 9) fail(COMMAND, `--parts m
 if (!values.out) fail(COMMAND, '--out DIR is required');
 if (!['worker', 'api', 'all'].includes(values.for)) fail(COMMAND, `--for must be worker, api or all (got ${values.for})`);
 if (existsSync(join(values.out, 'components.json'))) fail(COMMAND, `${join(values.out, 'components.json')} exists: a new set goes into a new directory`);
+// What the work needs loads once the command line is read (cli-support.ts).
+const { writeNewComponentSet } = await import('@folio-vault/shared/vault/keys/components');
 
 const written = writeNewComponentSet(values.out, parts, { for: values.for as TKeysFor });
 for (const key of written.keys) {

@@ -10,11 +10,7 @@
 // last, VAULT_TRANSIT_PUBLIC_KEYS=<value> for the API's, as far as the token holds those keys.
 // Exit code 0 = every key is there, 2 = settings, arguments or token not usable.
 
-import { ConfigError, loadKeyCustody } from '@folio-vault/shared/config';
-import { formatKeyring, publicKeysSetting } from '@folio-vault/shared/vault/crypto/transit';
 import type { TKeysFor } from '@folio-vault/shared/vault/keys/key-labels';
-import { openKeyProvider, pkcs11SettingsOf } from '@folio-vault/shared/vault/keys/open-key-provider';
-import { Pkcs11Token } from '@folio-vault/shared/vault/keys/pkcs11-provider';
 import { fail, parseCommandLine } from './cli-support.js';
 
 const COMMAND = 'keys:hsm-init';
@@ -31,6 +27,13 @@ the API, as far as the token holds those keys.
 Exit code 0 = every key is there, 2 = settings, arguments or token not usable.`, { options: { for: { type: 'string', default: 'all' } } });
 const holder = values.for as TKeysFor;
 if (!['worker', 'api', 'all'].includes(holder)) fail(COMMAND, `--for must be worker, api or all (got ${values.for})`);
+// What the work needs loads once the command line is read (cli-support.ts).
+const [{ ConfigError, loadKeyCustody }, { formatKeyring, publicKeysSetting }, { openKeyProvider, pkcs11SettingsOf }, { Pkcs11Token }] = await Promise.all([
+  import('@folio-vault/shared/config'),
+  import('@folio-vault/shared/vault/crypto/transit'),
+  import('@folio-vault/shared/vault/keys/open-key-provider'),
+  import('@folio-vault/shared/vault/keys/pkcs11-provider'),
+]);
 
 const KINDS = { aes: 'AES-256 key-encryption key', hmac: 'HMAC-SHA256 secret', ed25519: 'Ed25519 job signing key' } as const;
 

@@ -7,13 +7,7 @@
 // check and seal, and open nothing.
 // Exit code 0 = printed, 2 = the provider's settings or keys are not usable.
 
-import { ConfigError, loadKeyCustody, type TKeyCustodySettings } from '@folio-vault/shared/config';
-import { withDevKeys } from '@folio-vault/shared/dev-keys';
-import { publicKeysSetting } from '@folio-vault/shared/vault/crypto/transit';
-import { jobVerifyKeysSetting } from '@folio-vault/shared/vault/job-signature';
-import { componentSections } from '@folio-vault/shared/vault/keys/components';
-import { openJobSigningKey, openKeyProvider, pkcs11SettingsOf } from '@folio-vault/shared/vault/keys/open-key-provider';
-import { Pkcs11Token } from '@folio-vault/shared/vault/keys/pkcs11-provider';
+import type { TKeyCustodySettings } from '@folio-vault/shared/config';
 import { parseCommandLine } from './cli-support.js';
 
 const COMMAND = 'keys:public';
@@ -25,6 +19,24 @@ key provider (VAULT_KEY_PROVIDER and its settings) holds it, and VAULT_TRANSIT_P
 (the workers' transit keys, for the API) when it holds those: run it with the API's settings for the
 one and a worker's for the other.
 Exit code 0 = printed, 2 = the provider's settings or keys are not usable.`, { options: {} });
+// What the work needs loads once the command line is read (cli-support.ts).
+const [
+  { ConfigError, loadKeyCustody },
+  { withDevKeys },
+  { publicKeysSetting },
+  { jobVerifyKeysSetting },
+  { componentSections },
+  { openJobSigningKey, openKeyProvider, pkcs11SettingsOf },
+  { Pkcs11Token },
+] = await Promise.all([
+  import('@folio-vault/shared/config'),
+  import('@folio-vault/shared/dev-keys'),
+  import('@folio-vault/shared/vault/crypto/transit'),
+  import('@folio-vault/shared/vault/job-signature'),
+  import('@folio-vault/shared/vault/keys/components'),
+  import('@folio-vault/shared/vault/keys/open-key-provider'),
+  import('@folio-vault/shared/vault/keys/pkcs11-provider'),
+]);
 
 /** What the provider holds: the vault keys (a worker's), the job signing key (an API's), or both. */
 function holdings(settings: TKeyCustodySettings): { vault: boolean; jobSigning: boolean } {

@@ -13,23 +13,9 @@
 // Exit code 0 = done, 1 = records left that these keys cannot re-wrap or open, 2 = bad settings.
 
 import { existsSync, readFileSync } from 'node:fs';
-import { SingleBar } from 'cli-progress';
-import { ConfigError, loadConfig } from '@folio-vault/shared/config';
-import { createPgPool } from '@folio-vault/shared/connections';
-import { DEV_KEYS_FILE, withDevKeys } from '@folio-vault/shared/dev-keys';
-import { parseKeyring, parseSingleKey } from '@folio-vault/shared/vault/crypto/keyring';
-import { readComponentKeys } from '@folio-vault/shared/vault/keys/components';
-import { softwareKeyProvider, type TKeyProvider } from '@folio-vault/shared/vault/keys/key-provider';
-import { LOCAL_FINGERPRINT_KEY_ID, openKeyProvider } from '@folio-vault/shared/vault/keys/open-key-provider';
-import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
-import { CardRepository } from '@folio-vault/worker/vault/card-repository';
-import { CardVault } from '@folio-vault/worker/vault/card-vault';
-import { KeyRotator } from '@folio-vault/worker/vault/key-rotation';
-import { runRecordPass } from '@folio-vault/worker/vault/record-passes';
-import { publicKeyring } from '@folio-vault/shared/vault/crypto/transit';
 import type { TKeyring } from '@folio-vault/shared/vault/crypto/keyring';
-import { openSecret, sealSecret, secretKeyId } from '@folio-vault/shared/webhooks/secrets';
-import { endpointSecrets, resealEndpointSecret } from '@folio-vault/shared/webhooks/store';
+import type { TKeyProvider } from '@folio-vault/shared/vault/keys/key-provider';
+import type { TTokenizationMode } from '@folio-vault/shared/vault/schemas';
 import { fail, parseCommandLine } from './cli-support.js';
 
 const COMMAND = 'keys:rotate';
@@ -59,6 +45,41 @@ if (values.mode === 'test' || values.mode === 'live') modes.push(values.mode);
 if (modes.length === 0) fail(COMMAND, '--mode must be test or live (both when omitted)');
 const batchSize = Number(values['batch-size']);
 if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10_000) fail(COMMAND, '--batch-size must be 1-10000');
+
+// What the work needs loads once the command line is read (cli-support.ts).
+const [
+  { SingleBar },
+  { ConfigError, loadConfig },
+  { createPgPool },
+  { DEV_KEYS_FILE, withDevKeys },
+  { parseKeyring, parseSingleKey },
+  { readComponentKeys },
+  { softwareKeyProvider },
+  { LOCAL_FINGERPRINT_KEY_ID, openKeyProvider },
+  { CardRepository },
+  { CardVault },
+  { KeyRotator },
+  { runRecordPass },
+  { publicKeyring },
+  { openSecret, sealSecret, secretKeyId },
+  { endpointSecrets, resealEndpointSecret },
+] = await Promise.all([
+  import('cli-progress'),
+  import('@folio-vault/shared/config'),
+  import('@folio-vault/shared/connections'),
+  import('@folio-vault/shared/dev-keys'),
+  import('@folio-vault/shared/vault/crypto/keyring'),
+  import('@folio-vault/shared/vault/keys/components'),
+  import('@folio-vault/shared/vault/keys/key-provider'),
+  import('@folio-vault/shared/vault/keys/open-key-provider'),
+  import('@folio-vault/worker/vault/card-repository'),
+  import('@folio-vault/worker/vault/card-vault'),
+  import('@folio-vault/worker/vault/key-rotation'),
+  import('@folio-vault/worker/vault/record-passes'),
+  import('@folio-vault/shared/vault/crypto/transit'),
+  import('@folio-vault/shared/webhooks/secrets'),
+  import('@folio-vault/shared/webhooks/store'),
+]);
 
 /** The `local` keys as settings or the development keys file hold them, never generated here. */
 function localKeys(): TKeyProvider {

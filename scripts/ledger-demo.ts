@@ -5,8 +5,6 @@
 // (`npm run demo` tokenizes a card first and links the visa payments to it).
 
 import { writeFileSync } from 'node:fs';
-import { importRecords, recordsOfDocument } from '@folio-vault/shared/ledger/batch-import';
-import { generateDemoLedger } from '@folio-vault/test-kit/demo-ledger';
 import { fail, openDatabase, parseCommandLine, parsePropertyId } from './cli-support.js';
 
 const COMMAND = 'ledger:demo';
@@ -25,6 +23,11 @@ const propertyId = parsePropertyId(COMMAND, values.property);
 const folios = Number(values.folios);
 if (!Number.isInteger(folios) || folios < 1 || folios > 100_000) fail(COMMAND, '--folios must be a whole number from 1 to 100000');
 if (BigInt(propertyId) > 900_000n) fail(COMMAND, '--property must be at most 900000 for demo data (its ids are derived from it)');
+// What the work needs loads once the command line is read (cli-support.ts).
+const [{ importRecords, recordsOfDocument }, { generateDemoLedger }] = await Promise.all([
+  import('@folio-vault/shared/ledger/batch-import'),
+  import('@folio-vault/test-kit/demo-ledger'),
+]);
 
 const ledger = generateDemoLedger({ propertyId: Number(propertyId), folios });
 if (values.out) {

@@ -7,12 +7,10 @@
 
 import { createReadStream, readFileSync, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { SingleBar } from 'cli-progress';
-import { BatchImportError, emptyCounts, importRecords, LEDGER_KINDS, recordsOfDocument, type TLedgerKind, type TLedgerRecord } from '@folio-vault/shared/ledger/batch-import';
+import type { TLedgerKind, TLedgerRecord } from '@folio-vault/shared/ledger/batch-import';
 import type { TCardTokenResolver } from '@folio-vault/shared/ledger/import-ledger';
 import type { TPgPool } from '@folio-vault/shared/connections';
-import { creditCardTypeOf, type TCardBrand } from '@folio-vault/shared/vault/card/brand';
-import { findCardLabels } from '@folio-vault/worker/vault/card-repository';
+import type { TCardBrand } from '@folio-vault/shared/vault/card/brand';
 import { fail, openDatabase, parseCommandLine, parsePropertyId } from './cli-support.js';
 
 const COMMAND = 'ledger:import';
@@ -34,6 +32,13 @@ try {
 } catch {
   fail(COMMAND, `cannot read ${file}`);
 }
+// What the work needs loads once the command line is read (cli-support.ts).
+const [{ SingleBar }, { BatchImportError, emptyCounts, importRecords, LEDGER_KINDS, recordsOfDocument }, { creditCardTypeOf }, { findCardLabels }] = await Promise.all([
+  import('cli-progress'),
+  import('@folio-vault/shared/ledger/batch-import'),
+  import('@folio-vault/shared/vault/card/brand'),
+  import('@folio-vault/worker/vault/card-repository'),
+]);
 
 const KINDS = LEDGER_KINDS;
 const bar = new SingleBar({ format: 'importing |{bar}| {percentage}% | {records} records', stream: process.stderr, hideCursor: true });

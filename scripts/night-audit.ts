@@ -2,11 +2,6 @@
 // Starts the night-audit batch of a business date (the same code the API runs) and, with --wait,
 // shows a progress bar until it ends. Workers (npm start / start:worker) do the exports.
 
-import { FlowProducer } from 'bullmq';
-import { SingleBar } from 'cli-progress';
-import { DEFAULT_REDIS_URL, ZConfig } from '@folio-vault/shared/config';
-import { createRedis } from '@folio-vault/shared/connections';
-import { nightAuditStatus, startNightAudit } from '@folio-vault/shared/night-audit/batches';
 import { fail, openDatabase, parseCommandLine, parsePropertyId } from './cli-support.js';
 
 const COMMAND = 'night-audit';
@@ -25,6 +20,14 @@ completed with --wait), 1 = failed, 2 = bad arguments.`;
 const { values } = parseCommandLine(COMMAND, USAGE, {
   options: { property: { type: 'string' }, date: { type: 'string' }, format: { type: 'string', default: 'PDF' }, wait: { type: 'boolean', default: false } },
 });
+// What the work needs loads once the command line is read (cli-support.ts).
+const [{ FlowProducer }, { SingleBar }, { DEFAULT_REDIS_URL, ZConfig }, { createRedis }, { nightAuditStatus, startNightAudit }] = await Promise.all([
+  import('bullmq'),
+  import('cli-progress'),
+  import('@folio-vault/shared/config'),
+  import('@folio-vault/shared/connections'),
+  import('@folio-vault/shared/night-audit/batches'),
+]);
 const propertyId = parsePropertyId(COMMAND, values.property);
 if (!values.date || !/^\d{4}-\d{2}-\d{2}$/.test(values.date) || Number.isNaN(Date.parse(`${values.date}T00:00:00Z`))) {
   fail(COMMAND, `--date must be a business date YYYY-MM-DD (got ${values.date ?? 'nothing'})`);

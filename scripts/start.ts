@@ -3,9 +3,6 @@
 // stand between npm and this process, so the SIGTERM npm forwards reaches it, and nothing
 // SIGKILLs it before it has stopped what it started (docs/operations.md#stopping).
 
-import { startLocalServices } from '@folio-vault/dev-services/provision';
-import { bootstrap } from '@folio-vault/shared/bootstrap';
-import { createMetrics } from '@folio-vault/shared/metrics';
 import { startTracing } from '@folio-vault/shared/tracing/start';
 import { parseCommandLine } from './cli-support.js';
 
@@ -18,10 +15,15 @@ ports with their data in DIR, and stopped with the service. Ctrl-C or SIGTERM st
 worker, then those servers. A server an earlier start left running in DIR is taken over.
   --data-dir DIR   where the local servers keep their data (default .data)`, { options: { 'data-dir': { type: 'string', default: '.data' } } });
 
-// Tracing starts before the API and the worker load (tracing/start.ts), and they load after the
-// command line is read: `--help` answers without them.
+// Tracing starts before the service's modules load (tracing/start.ts), and they load after the
+// command line is read: `--help` answers without them (cli-support.ts).
 const tracing = await startTracing('all');
-const { startApiAndWorker } = await import('./run-together.js');
+const [{ startLocalServices }, { bootstrap }, { createMetrics }, { startApiAndWorker }] = await Promise.all([
+  import('@folio-vault/dev-services/provision'),
+  import('@folio-vault/shared/bootstrap'),
+  import('@folio-vault/shared/metrics'),
+  import('./run-together.js'),
+]);
 const bootstrapped = await bootstrap('all', { services: startLocalServices(values['data-dir']) });
 // Registered first, so it runs last: the spans of the closing are sent too.
 bootstrapped.onShutdown(() => tracing.shutdown());

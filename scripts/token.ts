@@ -3,8 +3,6 @@
 // Prints one signed development JWT (HS256, JWT_SECRET) and nothing else on stdout; stderr says it
 // is for development (production tokens come from the operator's issuer, docs/production.md).
 
-import jwt from 'jsonwebtoken';
-import { withDevKeys } from '@folio-vault/shared/dev-keys';
 import { fail as failWith, parseCommandLine } from './cli-support.js';
 
 const COMMAND = 'token';
@@ -28,6 +26,8 @@ const { values } = parseCommandLine(COMMAND, USAGE, {
     sub: { type: 'string', default: 'developer' },
   },
 });
+// What the work needs loads once the command line is read (cli-support.ts).
+const [{ default: jwt }, { withDevKeys }] = await Promise.all([import('jsonwebtoken'), import('@folio-vault/shared/dev-keys')]);
 
 function fail(message: string): never {
   return failWith(COMMAND, message);

@@ -302,7 +302,8 @@ describe('npm start', () => {
 /**
  * Every command-line tool npm runs answers `--help` with its usage on stdout (exit 0), and an option
  * it does not know with one line on stderr (exit 2) — the shared parseCommandLine of
- * scripts/cli-support.ts. Each runs as its npm script runs it (`node --import tsx <file>`), all at once.
+ * scripts/cli-support.ts — before it loads the modules its work needs. Each runs as its npm script
+ * runs it (`node --import tsx <file>`), all at once.
  */
 describe('the command-line tools', () => {
   const TOOLS = ['start', 'demo', 'build', 'token', 'bench', 'openapi', 'docs:settings', 'ledger:import', 'ledger:demo', 'night-audit', 'einvoice:validate', 'einvoice:compile', 'db:migrate', 'db:partitions', 'keys:rotate', 'keys:public', 'keys:components', 'keys:hsm-init', 'webhook-receiver'];
@@ -315,16 +316,32 @@ describe('the command-line tools', () => {
     return match[1]!;
   };
 
+  /** Where each run lists the CommonJS modules it loaded, at exit (support/record-modules.mjs). */
+  let modulesDir: string;
+  beforeAll(() => {
+    modulesDir = mkdtempSync(join(tmpdir(), 'fvt-cli-modules-'));
+  });
+  afterAll(() => rmSync(modulesDir, { recursive: true, force: true }));
+  const recorded = { NODE_OPTIONS: `--import=${join(ROOT, 'test/support/record-modules.mjs')}` };
+
+  /** The process each answer of run() came from. */
+  const pidOf = new WeakMap<object, number>();
+
   async function run(name: string, arg: string): Promise<{ name: string; code: number | string; stdout: string; stderr: string }> {
-    const spawned = spawnTs(fileOf(name), [arg], {}, { direct: true });
+    const spawned = spawnTs(fileOf(name), [arg], { ...recorded, LOADED_MODULES_DIR: modulesDir }, { direct: true });
     let stdout = '';
     let stderr = '';
     spawned.child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     spawned.child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    return { name, code: await spawned.exited, stdout, stderr };
+    const answer = { name, code: await spawned.exited, stdout, stderr };
+    pidOf.set(answer, spawned.child.pid!);
+    return answer;
   }
 
-  it('each answers --help with its usage and exit 0, and --bogus with one line and exit 2', { timeout: 120_000 }, async () => {
+  /** The service's own CommonJS dependencies (its database and Redis clients, logger, JWTs, metrics, files): none is needed to answer. */
+  const SERVICE_PACKAGES = /\/node_modules\/(pg|ioredis|pino|jsonwebtoken|prom-client|cli-progress|exceljs|pdfkit)\//;
+
+  it('each answers --help with its usage and exit 0, and --bogus with one line and exit 2, loading none of the service\'s modules', { timeout: 120_000 }, async () => {
     const [help, bogus] = await Promise.all([
       Promise.all(TOOLS.map((name) => run(name, '--help'))),
       Promise.all(TOOLS.map((name) => run(name, '--bogus'))),
@@ -332,6 +349,10 @@ describe('the command-line tools', () => {
     for (const answer of help) {
       expect({ name: answer.name, code: answer.code, stderr: answer.stderr }).toEqual({ name: answer.name, code: 0, stderr: '' });
       expect(answer.stdout, answer.name).toMatch(new RegExp(`^usage: npm (run (-s )?)?${answer.name.replace(':', '\\:')}\\b`));
+    }
+    for (const answer of [...help, ...bogus]) {
+      const loaded = readFileSync(join(modulesDir, `${pidOf.get(answer)}.txt`), 'utf8').split('\n');
+      expect({ name: answer.name, loaded: loaded.filter((file) => SERVICE_PACKAGES.test(file)) }).toEqual({ name: answer.name, loaded: [] });
     }
     for (const answer of bogus) {
       expect(answer).toEqual({ name: answer.name, code: 2, stdout: '', stderr: `${answer.name}: unknown option --bogus (see --help)\n` });
