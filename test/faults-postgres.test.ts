@@ -36,9 +36,7 @@ let pool: pg.Pool;
 
 beforeAll(async () => {
   server = await privatePostgres();
-  // One render process (EXPORT_CONCURRENCY): the export here is one small folio, and each process a
-  // worker starts draws its warm-up document first, seconds of CPU that the rest of the suite waits for.
-  env = faultEnv({ REDIS_URL: inject('redisUrl'), DATABASE_URL: server.url, TOKENIZE_WAIT_MS: String(WAIT_MS), EXPORT_CONCURRENCY: '1' });
+  env = faultEnv({ REDIS_URL: inject('redisUrl'), DATABASE_URL: server.url, TOKENIZE_WAIT_MS: String(WAIT_MS) });
   pool = new pg.Pool({ connectionString: server.url, max: 2 });
   pool.on('error', () => undefined);
   await importFaultLedger(pool, 10);

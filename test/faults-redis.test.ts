@@ -61,8 +61,6 @@ beforeAll(async () => {
     WORKER_LOCK_MS: '3000',
     TOKENIZE_RATE_LIMIT_PER_SUBJECT: '1000000',
     TOKENIZE_RATE_LIMIT_PER_PROPERTY: '1000000',
-    // One render process: nothing here exports, and each one a worker starts draws its warm-up document first.
-    EXPORT_CONCURRENCY: '1',
   });
   [api, worker] = await Promise.all([startApiProcess(env), startWorkerProcess(env)]);
   pool = new pg.Pool({ connectionString: database.url, max: 2 });

@@ -46,8 +46,7 @@ let queue: Queue;
 beforeAll(async () => {
   s3 = await privateS3();
   const database = await createDatabase();
-  // One render process: the exports here are one at a time, and each process a worker starts draws its warm-up document first.
-  env = faultEnv({ REDIS_URL: inject('redisUrl'), DATABASE_URL: database.url, ...s3.env, EXPORT_CONCURRENCY: '1' });
+  env = faultEnv({ REDIS_URL: inject('redisUrl'), DATABASE_URL: database.url, ...s3.env });
   pool = new pg.Pool({ connectionString: database.url, max: 2 });
   await importFaultLedger(pool, ROWS);
   [api, worker] = await Promise.all([startApiProcess(env), startWorkerProcess(env)]);

@@ -46,7 +46,7 @@ let inspector: TRedisClient;
 beforeAll(async () => {
   redis = await privateRedis();
   const database = await createDatabase();
-  env = faultEnv({ REDIS_URL: redis.url, DATABASE_URL: database.url, WORKER_LOCK_MS: LOCK_MS, EXPORT_CONCURRENCY: '1', WORKER_CONCURRENCY: '2' });
+  env = faultEnv({ REDIS_URL: redis.url, DATABASE_URL: database.url, WORKER_LOCK_MS: LOCK_MS, WORKER_CONCURRENCY: '2' });
   pool = new pg.Pool({ connectionString: database.url, max: 2 });
   await importFaultLedger(pool, ROWS);
   api = await startApiProcess(env);

@@ -29,7 +29,8 @@ let pool: pg.Pool;
 
 beforeAll(async () => {
   const database = await createDatabase();
-  env = faultEnv({ REDIS_URL: inject('redisUrl'), DATABASE_URL: database.url });
+  // A default worker's two render processes: the warm-up under test is every one of them.
+  env = faultEnv({ REDIS_URL: inject('redisUrl'), DATABASE_URL: database.url, EXPORT_CONCURRENCY: '2' });
   pool = new pg.Pool({ connectionString: database.url, max: 2 });
   await importFaultLedger(pool, 60);
   api = await startApiProcess(env);

@@ -14,8 +14,6 @@ import { createDatabase } from './support/world.js';
 const GRACE_MS = 3_000;
 /** The steps after the grace add at most 8 s (packages/shared/src/shutdown.ts, docs/settings.md: SHUTDOWN_GRACE_MS); a loaded machine adds to it. */
 const MARGIN_MS = 10_000;
-/** The worker's render pool is on the shutdown path with one process as with two; each process a worker starts first draws its warm-up document. */
-const ONE_RENDER_PROCESS = { EXPORT_CONCURRENCY: '1' };
 // The measured times go to the CI log (the one place this file prints).
 // eslint-disable-next-line no-console
 const report = (line: string) => console.log(line);
@@ -81,7 +79,7 @@ describe('SIGTERM with a store gone', () => {
   it('ends the API and the worker within the grace period plus a margin when Redis is gone', { timeout: 120_000 }, async () => {
     store = await privateRedis();
     const database = await createDatabase();
-    const env = faultEnv({ REDIS_URL: store.url, DATABASE_URL: database.url, SHUTDOWN_GRACE_MS: String(GRACE_MS), ...ONE_RENDER_PROCESS });
+    const env = faultEnv({ REDIS_URL: store.url, DATABASE_URL: database.url, SHUTDOWN_GRACE_MS: String(GRACE_MS) });
     await startBoth(env);
     await store.stop();
     await noticed('redis');
@@ -97,7 +95,7 @@ describe('SIGTERM with a store gone', () => {
 
   it('ends the API and the worker within the grace period plus a margin when PostgreSQL is gone', { timeout: 120_000 }, async () => {
     store = await privatePostgres();
-    const env = faultEnv({ REDIS_URL: inject('redisUrl'), DATABASE_URL: store.url, SHUTDOWN_GRACE_MS: String(GRACE_MS), ...ONE_RENDER_PROCESS });
+    const env = faultEnv({ REDIS_URL: inject('redisUrl'), DATABASE_URL: store.url, SHUTDOWN_GRACE_MS: String(GRACE_MS) });
     try {
       await startBoth(env);
       await store.stop();

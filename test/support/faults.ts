@@ -134,6 +134,9 @@ export function faultEnv(settings: { REDIS_URL: string; DATABASE_URL: string } &
     QUEUE_PREFIX: `{fvt-${randomBytes(4).toString('hex')}}`,
     STORAGE_DIR: join(tmpdir(), `folio-vault-faults-${randomBytes(4).toString('hex')}`),
     SHUTDOWN_GRACE_MS: '3000',
+    // One render process: each one a worker starts draws its warm-up document first, seconds of CPU
+    // the rest of the suite waits for, and the faults here need no more than one.
+    EXPORT_CONCURRENCY: '1',
     ...testKeys(),
     ...settings,
   };
