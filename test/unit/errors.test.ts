@@ -7,6 +7,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AppError, connectionFailureOf, describeFieldErrors, toAppError, toErrorBody } from '@folio-vault/shared/errors';
 import { z } from '@folio-vault/shared/schemas/zod';
+import { generatedPan } from '@folio-vault/test-kit/cards';
 import { FsStorage } from '@folio-vault/shared/storage/fs-storage';
 import { MinioStorage } from '@folio-vault/shared/storage/minio-storage';
 
@@ -285,11 +286,18 @@ describe('errorDetails of a validation error (docs/api.md#errors)', () => {
 
 describe('toErrorBody — the last line against card numbers', () => {
   it('masks a Luhn-valid run of 13 to 19 digits in errorDetails and in field errors, and leaves public test numbers, UUIDs and other digits', () => {
-    const pan = '4532015112830366';
+    // A Visa-shaped, Luhn-valid number made at run time (no card number is written in the source),
+    // its grouped form, the same digits as a UUID's groups, and the same with a wrong check digit.
+    const pan = generatedPan('453201', 16);
+    const masked = `${pan.slice(0, 6)}******${pan.slice(-4)}`;
+    const grouped = pan.match(/.{4}/g)!.join(' ');
+    const uuid = `00000000-${pan.match(/.{4}/g)!.join('-')}00000000`;
+    const notLuhn = `${pan.slice(0, -1)}${(Number(pan.at(-1)) + 1) % 10}`;
+    const untouched = `must not be ${uuid}, 4111111111111111 or ${notLuhn}`;
     const error = AppError.invalid(
       [
-        { path: `items.${pan}`, message: `must not be 4532 0151 1283 0366` },
-        { path: 'requestId', message: 'must not be 00000000-4532-0151-1283-036600000000, 4111111111111111 or 4532015112830367' },
+        { path: `items.${pan}`, message: `must not be ${grouped}` },
+        { path: 'requestId', message: untouched },
       ],
       `${pan}: bad.`,
     );
@@ -298,10 +306,10 @@ describe('toErrorBody — the last line against card numbers', () => {
       id: 'req-1',
       timestamp: '2026-11-22T06:04:06.420Z',
       errorCode: 'INVALID_REQUEST',
-      errorDetails: '453201******0366: bad.',
+      errorDetails: `${masked}: bad.`,
       fieldErrors: [
-        { path: 'items.453201******0366', message: 'must not be 453201******0366' },
-        { path: 'requestId', message: 'must not be 00000000-4532-0151-1283-036600000000, 4111111111111111 or 4532015112830367' },
+        { path: `items.${masked}`, message: `must not be ${masked}` },
+        { path: 'requestId', message: untouched },
       ],
     });
   });
