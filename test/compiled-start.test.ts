@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -17,7 +17,7 @@ import { roleUrlOf } from '@folio-vault/shared/db/roles';
 import { writeNewComponentSet } from '@folio-vault/shared/vault/keys/components';
 import { cardBody, futureYear } from '@folio-vault/test-kit/cards';
 import { PROPERTY_1, SOURCE_ID, ledgerFolios, ledgerTransactions } from './support/ledger-fixture.js';
-import { ROOT, childProcesses, waitForOutput, type TSpawned } from '@folio-vault/test-kit/processes';
+import { ROOT, childProcesses, spawnNode, waitForOutput, type TSpawned } from '@folio-vault/test-kit/processes';
 import { testDatabaseName, testKeys } from './support/world.js';
 import { binaryBody } from './support/binary-body.js';
 
@@ -48,20 +48,6 @@ let dir: string;
 let migrated: TSpawned;
 /** Where each service process lists the modules it loaded, at exit (support/record-modules.mjs). */
 let modulesDir: string;
-
-/** A compiled entry point as the image's CMD runs it: `node <file>`, only the given environment. */
-function spawnNode(script: string, env: Record<string, string>): TSpawned {
-  const child = spawn(process.execPath, [script], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
-  return { child, output: () => output, exited, kill: (signal) => child.kill(signal) };
-}
 
 beforeAll(async () => {
   const started = performance.now();
@@ -96,9 +82,9 @@ beforeAll(async () => {
   const port = await freePort();
   apiUrl = `http://127.0.0.1:${port}`;
   // The migrations first, as their own step with the owner's URL (docker-compose.yml's migrate service).
-  migrated = spawnNode('packages/shared/dist/db/migrate-command.js', { NODE_ENV: 'production', DATABASE_URL: databaseUrl });
+  migrated = spawnNode(['packages/shared/dist/db/migrate-command.js'], { NODE_ENV: 'production', DATABASE_URL: databaseUrl });
   expect(await migrated.exited).toBe(0);
-  worker = spawnNode('apps/worker/dist/main.js', {
+  worker = spawnNode(['apps/worker/dist/main.js'], {
     ...common,
     WORKER_DATABASE_URL: roleUrlOf(databaseUrl, 'worker'),
     VAULT_KEY_PROVIDER: 'components',
@@ -107,7 +93,7 @@ beforeAll(async () => {
     EXPORT_CONCURRENCY: String(RENDER_PROCESSES),
   });
   await waitForOutput(worker, /"msg":"worker ready"/, 60_000);
-  api = spawnNode('apps/api/dist/main.js', {
+  api = spawnNode(['apps/api/dist/main.js'], {
     ...common,
     API_DATABASE_URL: roleUrlOf(databaseUrl, 'api'),
     PORT: String(port),

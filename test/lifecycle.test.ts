@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '@folio-vault/dev-services/process-utils';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { cardBody } from '@folio-vault/test-kit/cards';
-import { ROOT, spawnTs, waitForOutput, type TSpawned } from '@folio-vault/test-kit/processes';
+import { ROOT, spawnTs, waitForOutput, watchChild, type TSpawned } from '@folio-vault/test-kit/processes';
 import { killGroup } from './support/faults.js';
 import { createWorld, startTestWorker, testKeys, type TWorld } from './support/world.js';
 
@@ -184,11 +184,7 @@ describe('npm start', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
-    let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
-    const spawned: TSpawned = { child, output: () => output, exited, kill: (signal) => process.kill(-child.pid!, signal) };
+    const spawned = watchChild(child, (signal) => process.kill(-child.pid!, signal));
     started.push(spawned);
     return spawned;
   }

@@ -11,7 +11,7 @@ const TSX = join(dirname(createRequire(import.meta.url).resolve('tsx/package.jso
 export interface TSpawned {
   child: ChildProcess;
   output(): string;
-  /** Resolves with the exit code (or signal name) once the process ends. */
+  /** Resolves with the exit code (or signal name) once the process has ended and its output is read (watchChild). */
   exited: Promise<number | string>;
   /**
    * Sends a signal to the script. tsx runs the script in a child process of its own and relays
@@ -42,10 +42,6 @@ export function spawnNode(argv: string[], env: Record<string, string>, options: 
     // Its own process group (the child leads it), so kill() can reach every process in it.
     detached: options.group ?? false,
   });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
   const kill = (signal: NodeJS.Signals) => {
     if (!options.group || child.pid === undefined) {
       child.kill(signal);
@@ -57,6 +53,31 @@ export function spawnNode(argv: string[], env: Record<string, string>, options: 
       // The group is gone already.
     }
   };
+  return watchChild(child, kill);
+}
+
+/** How long `exited` waits, after the process ended, for its pipes to close (see watchChild). */
+const DRAIN_MS = 2_000;
+
+/**
+ * The output and the end of a child spawned with piped stdout and stderr. `exited` resolves once the
+ * process has ended and what it wrote has been read: Node may emit 'exit' before the last chunks
+ * of a pipe are read ('close' follows them), and a test that reads the output at exit must see all
+ * of it. A process the child started may have inherited the pipes and hold them open past the
+ * child's end, so that wait is bounded.
+ */
+export function watchChild(child: ChildProcess, kill: (signal: NodeJS.Signals) => void): TSpawned {
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const closed = new Promise<void>((resolve) => child.on('close', () => resolve()));
+  const ended = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const exited = ended.then(async (code) => {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([closed, new Promise((resolve) => (timer = setTimeout(resolve, DRAIN_MS)))]);
+    clearTimeout(timer);
+    return code;
+  });
   return { child, output: () => output, exited, kill };
 }
 
