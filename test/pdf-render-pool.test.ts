@@ -4,15 +4,18 @@ import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import ExcelJS from 'exceljs';
 import { PDFDocument, PDFName } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderFolioPdf } from '../apps/worker/src/exports/pdf/folio-pdf.js';
 import { planFolioPdf } from '../apps/worker/src/exports/pdf/plan.js';
 import { createMetrics, type TMetrics } from '@folio-vault/shared/metrics';
+import { sliceDocument } from '@folio-vault/worker/exports/document-slices';
 import { BATCH_NICE, RenderPool } from '@folio-vault/worker/exports/render-pool';
+import { writeFolioXlsx } from '@folio-vault/worker/exports/xlsx/folio-xlsx';
 import { renderFacturX } from '../apps/worker/src/fiscal/facturx-pdf.js';
 import { hotelStayInvoice } from '@folio-vault/test-kit/fiscal-documents';
-import { folioDocument } from '@folio-vault/test-kit/folio-document';
+import { documentFolio, documentRows, folioDocument, totals } from '@folio-vault/test-kit/folio-document';
 import { childProcesses } from '@folio-vault/test-kit/processes';
 
 /**
@@ -80,6 +83,33 @@ describe('render pool', () => {
     expect(String(catalog.get(PDFName.of('Lang')))).toContain('de');
     // No chunk file is left beside the result.
     expect((await readdir(dir)).filter((name) => name.includes('.part'))).toEqual([]);
+  });
+
+  it('writes an XLSX in a render process, its rows sent in slices, cell for cell as written here', async () => {
+    // 2,500 and 2,100 rows: five slices of ROWS_PER_SLICE (2,000) rows or fewer, across two folios.
+    const document = folioDocument({
+      language: 'es',
+      folios: [documentFolio('1', documentRows(2_500), { name: 'Main' }), documentFolio('2', documentRows(2_100, 5_000), { name: 'Company' })],
+      grandTotals: totals(),
+    });
+    expect(sliceDocument(document).slices.map((slice) => slice.rows.length)).toEqual([2_000, 500, 2_000, 100]);
+    const viaPool = join(dir, 'pool.xlsx');
+    const here = join(dir, 'here.xlsx');
+    expect(await pool.render('XLSX', document, viaPool)).toEqual({ pages: 1, rows: 4_600 });
+    await writeFolioXlsx(document, here);
+    const cells = async (file: string) => {
+      const book = new ExcelJS.Workbook();
+      await book.xlsx.readFile(file);
+      const values: unknown[][] = [];
+      book.worksheets[0]!.eachRow({ includeEmpty: true }, (row) => values.push(row.values as unknown[]));
+      return values;
+    };
+    const written = await cells(viaPool);
+    expect(written.length).toBeGreaterThan(4_600);
+    expect(written).toEqual(await cells(here));
+    expect(written.flat().filter((value) => typeof value === 'string' && /^Row \d{5} charge$/.test(value))).toEqual(
+      [...documentRows(2_500), ...documentRows(2_100, 5_000)].map((row) => row.description),
+    );
   });
 
   it('serves documents in turn: a one-page folio does not wait for every chunk of a large one', async () => {

@@ -1,8 +1,9 @@
 // The render process (forked by render-pool.ts): does one piece of rendering at a time off the
 // worker's event loop, so a long render never blocks BullMQ's lock renewal, and its memory goes
 // when the pool recycles it. A PDF arrives as chunks of pages (rendered by any of the pool's
-// processes, in parallel) and one merge of the chunks' files; an invoice's Factur-X file is one
-// piece (fiscal/facturx-pdf.tsx). With tracing on, a piece that comes with its document's trace
+// processes, in parallel) and one merge of the chunks' files; an XLSX as its document's head, then
+// its rows in slices (document-slices.ts) that are put back together here; an invoice's Factur-X
+// file is one piece (fiscal/facturx-pdf.tsx). With tracing on, a piece that comes with its document's trace
 // context is a span of this process under the worker's render span (render-pool.ts).
 
 import { rm, writeFile } from 'node:fs/promises';
@@ -18,6 +19,7 @@ import { mergePdfs } from './pdf/merge-pdf.js';
 import { tableFonts } from './pdf/table-fonts.js';
 import { chunkPlan, documentTitle, planFolioPdf, type TDocumentHead, type TPdfChunk } from './pdf/plan.js';
 import { writeFolioXlsx } from './xlsx/folio-xlsx.js';
+import { joinDocument, type TRowSlice } from './document-slices.js';
 import { RSS_LIMIT_FLAG, WARM_UP_FLAG, warmUpDocument } from './render-warm-up.js';
 
 /** One piece of rendering: a chunk of a PDF's pages, the merge of a PDF's chunks, a whole XLSX, or an invoice's Factur-X file. */
@@ -27,11 +29,20 @@ export type TRenderWork =
   | { kind: 'xlsx'; document: TFolioDocument; outputPath: string }
   | { kind: 'facturx'; document: TFiscalDocument; outputPath: string };
 
+/**
+ * A piece as it is sent: an XLSX's document comes as its head (no rows) and its rows follow in
+ * `slices` messages (TSliceMessage, document-slices.ts), so no message holds the whole document.
+ */
+export type TPieceMessage = Exclude<TRenderWork, { kind: 'xlsx' }> | { kind: 'xlsx'; head: TFolioDocument; slices: number; outputPath: string };
+
 /** A Factur-X piece's CII, sent after the piece (render-pool.ts, renderInvoice), or why it could not be built. */
 export type TAttachmentMessage = { id: number; attachment: string } | { id: number; attachmentError: string };
 
+/** Rows of an XLSX piece's document, sent after the piece, in document order. */
+export type TSliceMessage = { id: number; slice: TRowSlice };
+
 /** `trace`: the W3C traceparent of the document's span in the worker, when it is recorded. */
-export type TRenderRequest = TRenderWork & { id: number; trace?: string };
+export type TRenderRequest = TPieceMessage & { id: number; trace?: string };
 
 /**
  * `rss`: the process's resident memory after the piece. `collected`: a full garbage collection
@@ -44,7 +55,7 @@ export type TRenderReply = { id: number; rss: number; collected: boolean } & ({ 
 export type TReadyMessage = { ready: true };
 
 /** What a piece's span says of it: its kind, and a chunk's pages or a merge's parts. */
-function pieceAttributes(work: TRenderWork): Record<string, string | number> {
+function pieceAttributes(work: TPieceMessage): Record<string, string | number> {
   const kind = { 'folio.render.piece': work.kind };
   if (work.kind === 'pdf-chunk') return { ...kind, 'folio.render.pages': work.chunk.pages.length };
   if (work.kind === 'pdf-merge') return { ...kind, 'folio.render.parts': work.parts.length };
@@ -66,7 +77,31 @@ function attachmentOf(id: number) {
   return entry;
 }
 
-async function perform(work: TRenderWork, id: number): Promise<TRenderedFile | undefined> {
+/** The row slices of each XLSX piece, by the piece's id: they may come before the piece starts (it waits for the warm-up). */
+const sliceInboxes = new Map<number, { slices: TRowSlice[]; wanted?: { count: number; resolve(slices: TRowSlice[]): void } }>();
+
+function inboxOf(id: number) {
+  let inbox = sliceInboxes.get(id);
+  if (!inbox) sliceInboxes.set(id, (inbox = { slices: [] }));
+  return inbox;
+}
+
+function deliverIfComplete(id: number): void {
+  const inbox = sliceInboxes.get(id);
+  if (!inbox?.wanted || inbox.slices.length < inbox.wanted.count) return;
+  sliceInboxes.delete(id);
+  inbox.wanted.resolve(inbox.slices);
+}
+
+/** Resolves with piece `id`'s `count` row slices once they have all come. */
+function slicesOf(id: number, count: number): Promise<TRowSlice[]> {
+  return new Promise((resolve) => {
+    inboxOf(id).wanted = { count, resolve };
+    deliverIfComplete(id);
+  });
+}
+
+async function perform(work: TPieceMessage, id: number): Promise<TRenderedFile | undefined> {
   switch (work.kind) {
     case 'pdf-chunk':
       await renderPdfChunk(work.chunk, work.outputPath);
@@ -79,7 +114,7 @@ async function perform(work: TRenderWork, id: number): Promise<TRenderedFile | u
       });
       return undefined;
     case 'xlsx':
-      return writeFolioXlsx(work.document, work.outputPath);
+      return writeFolioXlsx(joinDocument(work.head, await slicesOf(id, work.slices)), work.outputPath);
     case 'facturx':
       try {
         await writeFile(work.outputPath, await renderFacturX(work.document, attachmentOf(id).promise));
@@ -153,7 +188,11 @@ function settleMemory(rss: number): void {
   collected = true;
 }
 
-process.on('message', (message: TRenderRequest | TAttachmentMessage) => {
+process.on('message', (message: TRenderRequest | TAttachmentMessage | TSliceMessage) => {
+  if ('slice' in message) {
+    inboxOf(message.id).slices.push(message.slice);
+    return deliverIfComplete(message.id);
+  }
   if ('attachment' in message) return attachmentOf(message.id).resolve(message.attachment);
   if ('attachmentError' in message) return attachmentOf(message.id).reject(new Error(`the CII could not be built: ${message.attachmentError}`));
   void (async () => {

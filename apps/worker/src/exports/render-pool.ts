@@ -28,9 +28,10 @@ import type { TFolioDocument, TRenderedFile } from '@folio-vault/shared/exports/
 import type { TFiscalDocument } from '@folio-vault/shared/fiscal/document-model';
 import type { TMetrics } from '@folio-vault/shared/metrics';
 import { activeTraceparent, inSpan } from '@folio-vault/shared/tracing/spans';
+import { sliceDocument } from './document-slices.js';
 import { chunkPlan, planFolioPdf } from './pdf/plan.js';
 // Types only from render-child.ts: loading it would start a render process's work in this one.
-import type { TAttachmentMessage, TReadyMessage, TRenderReply, TRenderRequest, TRenderWork } from './render-child.js';
+import type { TAttachmentMessage, TReadyMessage, TRenderReply, TRenderRequest, TRenderWork, TSliceMessage } from './render-child.js';
 import { RSS_LIMIT_FLAG, WARM_UP_FLAG, warmUpDocument } from './render-warm-up.js';
 
 // Compiled (dist/, plain node) the child is JavaScript; from source (tsx, vitest) it is TypeScript.
@@ -97,6 +98,12 @@ export interface TRenderPoolOptions {
   metrics?: TMetrics;
   /** Keeps the first process for on-demand pieces and lowers the others' priority (a worker taking on-demand exports). */
   frontDesk?: boolean;
+}
+
+/** Sends `message` and resolves once it has left for the pipe: true, or false when the process's channel is gone. */
+function sent(child: ChildProcess, message: TRenderRequest | TSliceMessage): Promise<boolean> {
+  if (!child.connected) return Promise.resolve(false);
+  return new Promise((resolve) => child.send(message, (error) => resolve(!error)));
 }
 
 export class RenderPool {
@@ -322,11 +329,28 @@ export class RenderPool {
     child.on('message', onMessage);
     child.once('exit', onExit);
     const timer = setTimeout(() => child.kill('SIGKILL'), this.options.timeoutMs ?? 10 * 60_000);
-    child.send({ id, ...task.work, ...(task.trace ? { trace: task.trace } : {}) } satisfies TRenderRequest);
+    void this.sendPiece(child, id, task);
     task.attachment?.then(
       (ciiXml) => this.tell(child, { id, attachment: ciiXml }),
       (error: unknown) => this.tell(child, { id, attachmentError: error instanceof Error ? error.message : String(error) }),
     );
+  }
+
+  /**
+   * Sends a piece to its render process. An XLSX's document goes as its head, then its rows a slice
+   * at a time, each sent once the one before has left for the pipe (document-slices.ts): the worker
+   * never holds the whole document serialized. A process that ends meanwhile fails its piece by its
+   * exit (run), and what is left is not sent.
+   */
+  private async sendPiece(child: ChildProcess, id: number, task: TTask): Promise<void> {
+    const trace = task.trace ? { trace: task.trace } : {};
+    if (task.work.kind !== 'xlsx') {
+      child.send({ id, ...task.work, ...trace } satisfies TRenderRequest);
+      return;
+    }
+    const { head, slices } = sliceDocument(task.work.document);
+    if (!(await sent(child, { id, kind: 'xlsx', head, slices: slices.length, outputPath: task.work.outputPath, ...trace } satisfies TRenderRequest))) return;
+    for (const slice of slices) if (!(await sent(child, { id, slice } satisfies TSliceMessage))) return;
   }
 
   /** A message to a render process that may have ended meanwhile (its piece then fails by its exit). */
