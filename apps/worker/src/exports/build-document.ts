@@ -13,7 +13,7 @@ import { withTieBreak } from '@folio-vault/shared/ledger/sort';
 import { findStay } from '@folio-vault/shared/ledger/stay-store';
 import { exportFilter } from '@folio-vault/shared/exports/export-filter';
 import { ExportTooLargeError } from '@folio-vault/shared/exports/export-size';
-import type { TTransactionRow } from '@folio-vault/shared/ledger/transaction-view';
+import type { TDocumentTransactionRow } from '@folio-vault/shared/ledger/transaction-view';
 import { findPropertyProfile, type TPropertyProfile } from '@folio-vault/shared/properties/property-store';
 import type { TFolioExportRequest } from '@folio-vault/shared/exports/schemas';
 import { buildFolioSections, compactRevenue, documentTotals, sumTaxes, sumTotals, taxSummary, type TLedgerRow } from './folio-math.js';
@@ -25,7 +25,7 @@ export async function loadProperty(pool: TDb, propertyId: string): Promise<TProp
   return row ?? { name: `Property ${propertyId}`, address: null, currency: 'EUR', timezone: 'UTC', language: null, tax_id: null, phone: null, email: null, website: null };
 }
 
-function toLedgerRow(row: TTransactionRow): TLedgerRow {
+function toLedgerRow(row: TDocumentTransactionRow): TLedgerRow {
   return {
     id: row.id,
     folioId: row.folio_id,
@@ -171,7 +171,7 @@ async function readLedger(db: PoolClient, propertyId: string, request: TFolioExp
   const stay = await loadStay(db, propertyId, request);
   const recipient = request.recipient ? await loadRecipient(db, propertyId, request.recipient) : undefined;
   const filter = exportFilter(propertyId, request, property.timezone);
-  const transactions = selectTransactions(db, filter, property.timezone, withTieBreak(request.sort), reads.batchRows);
+  const transactions = selectTransactions(db, filter, withTieBreak(request.sort), reads.batchRows);
   // Folios in id order; a transaction whose folio was never imported still gets its own folio.
   // Rows are read in batches and only their ledger form is kept (docs/export.md#streaming).
   const byFolio = new Map<string, TLedgerRow[]>(folioRows.map((folio) => [folio.id, []]));

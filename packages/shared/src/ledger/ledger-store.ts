@@ -11,7 +11,7 @@ import type { TFolio, TRecipient, TTransaction } from './schemas.js';
 import type { TSourceKind } from './enums.js';
 import { afterSql, orderBySql, sortValuesSql, type TSortKey } from './sort.js';
 import { SqlParams, transactionFilterSql, type TTransactionFilter } from './transaction-filter.js';
-import { transactionColumnsSql, transactionJoinsSql, type TTransactionRow } from './transaction-view.js';
+import { documentColumnsSql, transactionColumnsSql, transactionJoinsSql, type TDocumentTransactionRow, type TTransactionRow } from './transaction-view.js';
 import type { TElectronicAddress, TPostalAddress, TTransactionVat } from './invoice-fields.js';
 
 type TDb = TPgPool | PoolClient;
@@ -250,14 +250,14 @@ export async function invoiceRowsOfFolios(db: TDb, propertyId: string, folioIds:
 }
 
 /**
- * Every row the filter selects, in the order of `keys` (local times in `timezone`), read in keyset
- * batches of `batch` rows: an export of 50,000 rows never holds more than one batch of database
- * rows beside what its caller keeps of them.
+ * Every row the filter selects, in the order of `keys`, as a folio document reads it (no joined
+ * table: TDocumentTransactionRow), in keyset batches of `batch` rows: an export of 50,000 rows never
+ * holds more than one batch of database rows beside what its caller keeps of them.
  */
-export async function* selectTransactions(db: TDb, filter: TTransactionFilter, timezone: string, keys: TSortKey[], batch = 2_000): AsyncGenerator<TTransactionRow> {
+export async function* selectTransactions(db: TDb, filter: TTransactionFilter, keys: TSortKey[], batch = 2_000): AsyncGenerator<TDocumentTransactionRow> {
   let after: Array<string | null> | undefined;
   for (;;) {
-    const page = await pageOfTransactions(db, filter, timezone, keys, after, batch);
+    const page = await sortedPage<TDocumentTransactionRow>(db, filter, keys, after, batch, () => documentColumnsSql(), '');
     for (const row of page) yield row;
     const last = page[page.length - 1];
     if (!last || page.length < batch) return;
@@ -270,7 +270,7 @@ export async function* selectTransactions(db: TDb, filter: TTransactionFilter, t
  * each with its sort values as text (`sort_0`, `sort_1`, …) for the next page token. The page is
  * chosen first and only its rows are joined to the tables beside them (then put back in order).
  */
-export async function pageOfTransactions(
+export function pageOfTransactions(
   db: TDb,
   filter: TTransactionFilter,
   timezone: string,
@@ -278,15 +278,28 @@ export async function pageOfTransactions(
   after: Array<string | null> | undefined,
   limit: number,
 ): Promise<TSortedTransactionRow[]> {
+  return sortedPage<TTransactionRow>(db, filter, keys, after, limit, (params) => transactionColumnsSql(params.add(timezone)), transactionJoinsSql());
+}
+
+/** A page of the filter's rows in the order of `keys`: `columns` of each (their parameters added first), `joins` beside. */
+async function sortedPage<TRow>(
+  db: TDb,
+  filter: TTransactionFilter,
+  keys: TSortKey[],
+  after: Array<string | null> | undefined,
+  limit: number,
+  columns: (params: SqlParams) => string,
+  joins: string,
+): Promise<Array<TRow & Record<`sort_${number}`, string | null>>> {
   const params = new SqlParams();
-  const tz = params.add(timezone);
+  const selected = columns(params);
   const where = transactionFilterSql(filter, params);
   const keyset = after ? ` AND ${afterSql(keys, after, params)}` : '';
   const limitParam = params.add(limit, 'int');
-  const page = await db.query<TSortedTransactionRow>(
-    `SELECT ${transactionColumnsSql(tz)}, ${sortValuesSql(keys)}
+  const page = await db.query<TRow & Record<`sort_${number}`, string | null>>(
+    `SELECT ${selected}, ${sortValuesSql(keys)}
          FROM (SELECT * FROM transactions t WHERE ${where}${keyset} ORDER BY ${orderBySql(keys)} LIMIT ${limitParam}) t
-         ${transactionJoinsSql()}
+         ${joins}
         ORDER BY ${orderBySql(keys)}`,
     params.values,
   );

@@ -101,6 +101,29 @@ export function transactionColumnsSql(tz: string, alias = 't'): string {
 }
 
 /**
+ * What a folio document keeps of a transaction (the export's read, ledger-store.ts
+ * selectTransactions): the transaction's own columns that the document prints, totals or groups by,
+ * none of the tables beside it. An export reads up to EXPORT_MAX_ROWS of these, and every column it
+ * does not need costs its decoding and its garbage per row.
+ */
+export type TDocumentTransactionRow = Pick<
+  TTransactionRow,
+  | 'id' | 'folio_id' | 'source_identifier' | 'sub_source_id' | 'sub_source_identifier' | 'transaction_datetime' | 'service_date'
+  | 'internal_transaction_code' | 'internal_code_group' | 'description' | 'notes' | 'quantity' | 'amount' | 'posted' | 'parent_id'
+  | 'root_id' | 'is_void' | 'chain_voided' | 'foreign_currency' | 'foreign_currency_amount' | 'payment'
+>;
+
+/** Columns of TDocumentTransactionRow, each computed as transactionColumnsSql computes it. */
+export function documentColumnsSql(alias = 't'): string {
+  const t = alias;
+  return `${t}.id, ${t}.folio_id, ${t}.source_identifier, ${t}.sub_source_id, ${t}.sub_source_identifier, ${t}.transaction_datetime,
+    to_char(${t}.service_date, 'YYYY-MM-DD') AS service_date, ${t}.internal_transaction_code, ${t}.internal_code_group,
+    ${t}.description, ${t}.notes, ${t}.quantity::text AS quantity, ${t}.amount::text AS amount, ${t}.posted, ${t}.parent_id, ${t}.root_id, ${t}.is_void,
+    EXISTS (SELECT 1 FROM transactions v WHERE v.property_id = ${t}.property_id AND v.root_id = ${t}.root_id AND v.is_void) AS chain_voided,
+    ${t}.foreign_currency, ${t}.foreign_currency_amount::text AS foreign_currency_amount, ${t}.payment`;
+}
+
+/**
  * The recipient id a customer_id names, as a bigint: customer_id is a free string, and it names a
  * recipient only when it is that recipient's id as the service writes it (digits, no leading zero,
  * within int64); otherwise NULL, which joins nothing. CASE tests in order, so the casts only ever
