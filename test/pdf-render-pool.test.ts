@@ -178,6 +178,14 @@ describe('render pool', () => {
     // The pool keeps working after the failure.
     await expect(pool.render('PDF', folioDocument({ rows: 3 }), join(dir, 'after.pdf'))).resolves.toEqual({ pages: 1, rows: 3 });
   });
+
+  it('fails an XLSX whose rows cannot be sent with the reason, and keeps working', async () => {
+    // A row slice that cannot be serialized (a BigInt), after the head and the first slice have gone.
+    const rows = documentRows(2_500);
+    const broken = folioDocument({ rows: 0, folios: [documentFolio('1', rows.map((row, index) => (index === 2_400 ? { ...row, amount: 1n as never } : row)))] });
+    await expect(pool.render('XLSX', broken, join(dir, 'broken.xlsx'))).rejects.toThrow(/BigInt/);
+    await expect(pool.render('XLSX', folioDocument({ rows: 3 }), join(dir, 'after.xlsx'))).resolves.toEqual({ pages: 1, rows: 3 });
+  });
 });
 
 describe('the process that holds the pool', () => {

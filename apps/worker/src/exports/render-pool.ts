@@ -329,7 +329,8 @@ export class RenderPool {
     child.on('message', onMessage);
     child.once('exit', onExit);
     const timer = setTimeout(() => child.kill('SIGKILL'), this.options.timeoutMs ?? 10 * 60_000);
-    void this.sendPiece(child, id, task);
+    // A piece that cannot be sent fails as a failed piece does: the process is replaced.
+    this.sendPiece(child, id, task).catch((error: unknown) => finish({ ok: false, error: error instanceof Error ? error : new Error(String(error)) }));
     task.attachment?.then(
       (ciiXml) => this.tell(child, { id, attachment: ciiXml }),
       (error: unknown) => this.tell(child, { id, attachmentError: error instanceof Error ? error.message : String(error) }),
