@@ -19,7 +19,7 @@ export interface TRowSlice {
 export const ROWS_PER_SLICE = 2_000;
 
 /** The document with every section's rows left empty, and the rows in slices, in document order. */
-export function sliceDocument(document: TFolioDocument, rowsPerSlice = ROWS_PER_SLICE): { head: TFolioDocument; slices: TRowSlice[] } {
+export function sliceDocument(document: TFolioDocument, rowsPerSlice: number = ROWS_PER_SLICE): { head: TFolioDocument; slices: TRowSlice[] } {
   const slices: TRowSlice[] = [];
   const folios = document.folios.map((folio, folioIndex) => ({
     ...folio,

@@ -95,6 +95,8 @@ export interface TRenderPoolOptions {
   maxRssBytes?: number;
   timeoutMs?: number;
   pagesPerChunk?: number;
+  /** Rows per slice of an XLSX's document on its way to a render process (document-slices.ts; ROWS_PER_SLICE when absent). */
+  rowsPerSlice?: number;
   metrics?: TMetrics;
   /** Keeps the first process for on-demand pieces and lowers the others' priority (a worker taking on-demand exports). */
   frontDesk?: boolean;
@@ -349,7 +351,7 @@ export class RenderPool {
       child.send({ id, ...task.work, ...trace } satisfies TRenderRequest);
       return;
     }
-    const { head, slices } = sliceDocument(task.work.document);
+    const { head, slices } = sliceDocument(task.work.document, this.options.rowsPerSlice);
     if (!(await sent(child, { id, kind: 'xlsx', head, slices: slices.length, outputPath: task.work.outputPath, ...trace } satisfies TRenderRequest))) return;
     for (const slice of slices) if (!(await sent(child, { id, slice } satisfies TSliceMessage))) return;
   }
