@@ -330,16 +330,24 @@ function markupAt(text: string, i: number, comments: CommentCloser): number {
   return 0;
 }
 
-const ESCAPE_START = /[\\%&<]/g;
+/** Escapes decoded between two steps of an escape view: an answer made of escapes takes its longest pass here. */
+const ESCAPES_PER_STEP = 4096;
 
-/** One more level of escapes decoded, and markup dropped (see the file's comment). */
-export function escapeView(view: TView, normaliser: CharacterNormaliser): TView {
+/**
+ * One more level of escapes decoded, and markup dropped (see the file's comment), as steps: it
+ * pauses (yields) every ESCAPES_PER_STEP escapes, so the masking of an answer does not hold the
+ * event loop for a whole view of it (mask.ts, maskAnswerBody).
+ */
+export function* escapeView(view: TView, normaliser: CharacterNormaliser): Generator<undefined, TView, undefined> {
   const text = view.text;
   const writer = new ViewWriter(text.length);
   const comments = new CommentCloser(text);
+  // Its own expression: its position (lastIndex) must outlive a pause in which another view is read.
+  const escapeStart = /[\\%&<]/g;
   let at = 0;
-  ESCAPE_START.lastIndex = 0;
-  for (let match = ESCAPE_START.exec(text); match; match = ESCAPE_START.exec(text)) {
+  let decoded = 0;
+  for (let match = escapeStart.exec(text); match; match = escapeStart.exec(text)) {
+    if (++decoded % ESCAPES_PER_STEP === 0) yield;
     const i = match.index;
     if (i < at) continue;
     writer.copy(view, at, i);
@@ -362,7 +370,7 @@ export function escapeView(view: TView, normaliser: CharacterNormaliser): TView 
         at = i + escape.length;
       } else writer.copy(view, i, i + 1);
     }
-    ESCAPE_START.lastIndex = at;
+    escapeStart.lastIndex = at;
   }
   writer.copy(view, at, text.length);
   return writer.done();

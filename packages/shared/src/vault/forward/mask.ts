@@ -719,7 +719,9 @@ function* collectEdits(text: string, depth: number, context: TContext, edits: Ed
   spend(context, text.length);
   let last = views[0]!;
   for (let level = 0; level < MAX_ESCAPE_LEVELS; level += 1) {
-    const next = escapeView(last, context.normaliser);
+    // Each view is a pass over the whole document: a step of its own.
+    yield;
+    const next = yield* escapeView(last, context.normaliser);
     spend(context, last.text.length);
     if (next.text === last.text) break;
     views.push(next);
@@ -727,6 +729,7 @@ function* collectEdits(text: string, depth: number, context: TContext, edits: Ed
   }
   for (const source of last === views[0] ? [last] : [views[0]!, last]) {
     if (!source.text.includes('=')) continue;
+    yield;
     const decoded = quotedPrintableView(source, context.normaliser);
     spend(context, source.text.length);
     if (decoded.text !== source.text) views.push(decoded);
