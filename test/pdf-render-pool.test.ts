@@ -254,6 +254,28 @@ describe('render process replacement', () => {
     }
   });
 
+  it('forgets a process that ended between pieces, counted as a failure: the next document goes to a new one', async () => {
+    const renderChildren = () => childProcesses(process.pid).filter((child) => child.args.some((arg) => arg.includes('render-child'))).map((child) => child.pid);
+    const before = new Set(renderChildren());
+    const metrics = createMetrics({ defaultMetrics: false });
+    const small = new RenderPool(1, { metrics });
+    try {
+      const render = (name: string) => small.render('PDF', folioDocument({ rows: 3 }), join(dir, name));
+      await render('k1.pdf');
+      const own = renderChildren().filter((pid) => !before.has(pid));
+      expect(own).toHaveLength(1);
+      process.kill(own[0]!, 'SIGKILL');
+      // Its exit reaches the pool: no process of its own is left for a moment.
+      for (let waited = 0; renderChildren().includes(own[0]!) && waited < 5_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await replacements(metrics)).toEqual({ failure: 1 });
+      await expect(render('k2.pdf')).resolves.toEqual({ pages: 1, rows: 3 });
+      expect(renderChildren().filter((pid) => !before.has(pid))).toHaveLength(1);
+    } finally {
+      await small.close();
+    }
+  });
+
   it('replaces a process under its RSS limit only after its most pieces, or after a failed piece', async () => {
     const metrics = createMetrics({ defaultMetrics: false });
     const small = new RenderPool(1, { maxRenders: 2, metrics });

@@ -33,6 +33,10 @@ describe('a document cut into row slices for a render process', () => {
     expect(document.folios[1]!.sections[0]!.rows).toHaveLength(5);
   });
 
+  it('refuses a slice size that is not a whole number of at least 1', () => {
+    for (const size of [0, -1, 1.5, Number.NaN]) expect(() => sliceDocument(document, size)).toThrow(`rows per slice must be a whole number of at least 1, not ${size}`);
+  });
+
   it('refuses a slice of a section the head does not have', () => {
     const { head } = sliceDocument(document, 3);
     expect(() => joinDocument(head, [{ folio: 0, section: 2, rows: documentRows(1) }])).toThrow('a row slice names folio 0 section 2, which the document does not have');

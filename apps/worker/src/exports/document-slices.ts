@@ -20,6 +20,7 @@ export const ROWS_PER_SLICE = 2_000;
 
 /** The document with every section's rows left empty, and the rows in slices, in document order. */
 export function sliceDocument(document: TFolioDocument, rowsPerSlice: number = ROWS_PER_SLICE): { head: TFolioDocument; slices: TRowSlice[] } {
+  if (!Number.isInteger(rowsPerSlice) || rowsPerSlice < 1) throw new RangeError(`rows per slice must be a whole number of at least 1, not ${rowsPerSlice}`);
   const slices: TRowSlice[] = [];
   const folios = document.folios.map((folio, folioIndex) => ({
     ...folio,

@@ -102,7 +102,7 @@ export interface TRenderPoolOptions {
   frontDesk?: boolean;
 }
 
-/** Sends `message` and resolves once it has left for the pipe: true, or false when the process's channel is gone. */
+/** Sends `message` and resolves once it has left for the pipe: true, or false when the process's channel is gone (a message that cannot be serialized throws). */
 function sent(child: ChildProcess, message: TRenderRequest | TSliceMessage): Promise<boolean> {
   if (!child.connected) return Promise.resolve(false);
   return new Promise((resolve) => child.send(message, (error) => resolve(!error)));
@@ -272,6 +272,16 @@ export class RenderPool {
     const execArgv = ['--expose-gc', ...profiling, ...(FROM_SOURCE ? ['--import', 'tsx'] : [])];
     const child = fork(CHILD, args, { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     child.on('error', () => undefined);
+    // A process that ends between pieces (killed from outside, out of memory) is forgotten, so no
+    // piece is sent to it, and replaced at once in a warmed pool. One that ends during a piece
+    // fails that piece instead (run).
+    child.once('exit', () => {
+      if (slot.child !== child || slot.busy) return;
+      slot.child = undefined;
+      slot.renders = 0;
+      this.options.metrics?.exportRenderProcessReplacements.inc({ reason: 'failure' });
+      if (this.warmed && !this.closed) slot.child = this.spawn(slot);
+    });
     if (slot.nice && child.pid !== undefined) {
       try {
         setPriority(child.pid, Math.min(19, getPriority() + BATCH_NICE));
@@ -304,7 +314,11 @@ export class RenderPool {
     slot.busy = true;
     const child = (slot.child ??= this.spawn(slot));
     const id = this.nextId++;
+    let finished = false;
     const finish = (outcome: { ok: boolean; file?: TRenderedFile; error?: Error; rss?: number; collected?: boolean }) => {
+      // Once: a piece whose sending fails may also see its process end.
+      if (finished) return;
+      finished = true;
       clearTimeout(timer);
       child.off('message', onMessage);
       child.off('exit', onExit);
@@ -342,8 +356,8 @@ export class RenderPool {
   /**
    * Sends a piece to its render process. An XLSX's document goes as its head, then its rows a slice
    * at a time, each sent once the one before has left for the pipe (document-slices.ts): the worker
-   * never holds the whole document serialized. A process that ends meanwhile fails its piece by its
-   * exit (run), and what is left is not sent.
+   * never holds the whole document serialized. A slice that cannot be sent (the process's channel
+   * gone) fails the piece (run).
    */
   private async sendPiece(child: ChildProcess, id: number, task: TTask): Promise<void> {
     const trace = task.trace ? { trace: task.trace } : {};
@@ -352,8 +366,11 @@ export class RenderPool {
       return;
     }
     const { head, slices } = sliceDocument(task.work.document, this.options.rowsPerSlice);
-    if (!(await sent(child, { id, kind: 'xlsx', head, slices: slices.length, outputPath: task.work.outputPath, ...trace } satisfies TRenderRequest))) return;
-    for (const slice of slices) if (!(await sent(child, { id, slice } satisfies TSliceMessage))) return;
+    const messages: Array<TRenderRequest | TSliceMessage> = [
+      { id, kind: 'xlsx', head, slices: slices.length, outputPath: task.work.outputPath, ...trace },
+      ...slices.map((slice) => ({ id, slice })),
+    ];
+    for (const message of messages) if (!(await sent(child, message))) throw new Error('the render process closed its channel');
   }
 
   /** A message to a render process that may have ended meanwhile (its piece then fails by its exit). */
@@ -379,7 +396,7 @@ export class RenderPool {
     slot.child = undefined;
     slot.renders = 0;
     if (this.warmed && !this.closed) slot.child = this.spawn(slot);
-    if (!child || child.exitCode !== null) return;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
     await new Promise<void>((resolve) => {
       const kill = setTimeout(() => child.kill('SIGKILL'), RENDER_EXIT_MS);
       child.once('exit', () => {
