@@ -77,23 +77,18 @@ export interface TTransactionRow {
 }
 
 /**
- * Columns of TTransactionRow; `$tz` is the property's time zone parameter. The columns of r, rr, u
- * and g come from transactionJoinsSql.
+ * Columns of TTransactionRow: a document's (documentColumnsSql) and the rest; `$tz` is the
+ * property's time zone parameter. The columns of r, rr, u and g come from transactionJoinsSql.
  */
 export function transactionColumnsSql(tz: string, alias = 't'): string {
   const t = alias;
-  return `${t}.id, ${t}.property_id, ${t}.folio_id, ${t}.source_kind, ${t}.source_id, ${t}.source_identifier, ${t}.sub_source_id,
-    ${t}.sub_source_identifier, ${t}.transaction_datetime,
+  return `${documentColumnsSql(t)}, ${t}.property_id, ${t}.source_kind, ${t}.source_id,
     to_char(${t}.transaction_datetime AT TIME ZONE ${tz}, 'YYYY-MM-DD"T"HH24:MI:SS') AS property_time,
     to_char(${t}.transaction_datetime AT TIME ZONE ${tz}, 'YYYY-MM-DD') AS property_date,
-    to_char(${t}.service_date, 'YYYY-MM-DD') AS service_date, ${t}.internal_transaction_code, ${t}.internal_code_group,
-    ${t}.origin_id, ${t}.payment_method, ${t}.description, ${t}.notes, ${t}.quantity::text AS quantity,
-    ${t}.amount::text AS amount, ${t}.currency, ${t}.posted, ${t}.parent_id, ${t}.root_id, ${t}.is_void,
-    EXISTS (SELECT 1 FROM transactions v WHERE v.property_id = ${t}.property_id AND v.root_id = ${t}.root_id AND v.is_void) AS chain_voided,
-    ${t}.user_id, ${t}.created_at,
+    ${t}.origin_id, ${t}.payment_method, ${t}.currency, ${t}.user_id, ${t}.created_at,
     (extract(epoch FROM (${t}.transaction_datetime AT TIME ZONE ${tz}) - (${t}.transaction_datetime AT TIME ZONE 'UTC')) / 60)::int AS utc_offset_minutes,
     ${t}.custom_transaction_code, ${t}.general_ledger_custom_code, ${t}.customer_id, ${t}.external_relation_id,
-    ${t}.external_relation_kind, ${t}.account, ${t}.foreign_currency, ${t}.foreign_currency_amount::text AS foreign_currency_amount, ${t}.payment,
+    ${t}.external_relation_kind, ${t}.account,
     r.guest_name AS reservation_guest_name, r.status AS reservation_status,
     to_char(r.checkin_date, 'YYYY-MM-DD') AS checkin_date, to_char(r.checkout_date, 'YYYY-MM-DD') AS checkout_date,
     rr.room_name, rr.room_type_name, rr.archived AS room_archived,
@@ -113,7 +108,7 @@ export type TDocumentTransactionRow = Pick<
   | 'root_id' | 'is_void' | 'chain_voided' | 'foreign_currency' | 'foreign_currency_amount' | 'payment'
 >;
 
-/** Columns of TDocumentTransactionRow, each computed as transactionColumnsSql computes it. */
+/** Columns of TDocumentTransactionRow: the transaction's own, each as the listing reads it too (transactionColumnsSql). */
 export function documentColumnsSql(alias = 't'): string {
   const t = alias;
   return `${t}.id, ${t}.folio_id, ${t}.source_identifier, ${t}.sub_source_id, ${t}.sub_source_identifier, ${t}.transaction_datetime,
