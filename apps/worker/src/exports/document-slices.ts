@@ -1,10 +1,9 @@
 // A folio document cut for the trip to a render process (render-pool.ts → render-child.ts): its
 // head (everything but the rows) and its rows in slices of at most `rowsPerSlice`. One IPC message
 // holds the whole of what it carries twice in the sender, as a JSON string and as the bytes written
-// to the pipe: a 50,000-row document sent whole cost the worker's main process about 30 MB for the
-// length of the send, on top of the document itself. Sent a slice at a time, each after the previous
-// one left, the worker holds one slice's copies at most. The render process puts the document back
-// together (joinDocument) before it writes it.
+// to the pipe, on top of the document itself. Sent a slice at a time, each after the previous one
+// left, the worker holds one slice's copies at most (docs/benchmarks.md#export-memory measures it).
+// The render process puts the document back together (joinDocument) before it writes it.
 
 import type { TDocumentRow, TFolioDocument } from '@folio-vault/shared/exports/folio-document';
 
@@ -15,7 +14,7 @@ export interface TRowSlice {
   rows: TDocumentRow[];
 }
 
-/** About 0.4 MB of JSON a slice for typical rows. */
+/** Small beside a large document's rows, and few messages for it (25 for EXPORT_MAX_ROWS' default). */
 export const ROWS_PER_SLICE = 2_000;
 
 /** The document with every section's rows left empty, and the rows in slices, in document order. */
