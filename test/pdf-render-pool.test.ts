@@ -196,14 +196,19 @@ describe('the process that holds the pool', () => {
     expect(JSON.parse(stdout)).toEqual({ message: 0, disconnect: 0 });
   });
 
-  it('a render process loads no zod: the folio texts take their lists from ledger/enums.ts, not the schemas', async () => {
+  it('a render process loads no zod, and no exceljs before its first XLSX piece', async () => {
     // Run without a pool (no IPC channel), a render process loads its code and fonts and exits; zod
-    // marks globalThis when it loads. The schemas brought zod and the import's validation into every
-    // render process, about a sixth of its start-up CPU together with a second pdfkit copy.
+    // marks globalThis when it loads, exceljs (CommonJS) shows in the module cache. The schemas
+    // brought zod and the import's validation into every render process, about a sixth of its
+    // start-up CPU together with a second pdfkit copy; the folio texts take their lists from
+    // ledger/enums.ts instead. exceljs is about a third of a start-up: only an XLSX piece, or the
+    // warm-up, loads it.
     const child = fileURLToPath(new URL('../apps/worker/src/exports/render-child.ts', import.meta.url));
-    const onExit = `process.on('exit', () => console.log(JSON.stringify({ zod: '__zod_globalConfig' in globalThis })));`;
+    const onExit =
+      "import { createRequire } from 'node:module'; const cache = createRequire('/').cache; " +
+      "process.on('exit', () => console.log(JSON.stringify({ zod: '__zod_globalConfig' in globalThis, exceljs: Object.keys(cache).some((file) => file.includes('/node_modules/exceljs/')) })));";
     const { stdout } = await run(process.execPath, ['--import', 'tsx', '--import', `data:text/javascript,${encodeURIComponent(onExit)}`, child]);
-    expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({ zod: false });
+    expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toEqual({ zod: false, exceljs: false });
   });
 
   it('one pdfkit is installed: React-PDF\'s packages and the benchmark baseline share it, so a render process loads it once', async () => {

@@ -18,8 +18,8 @@ import { renderPdfChunk } from './pdf/folio-pdf.js';
 import { mergePdfs } from './pdf/merge-pdf.js';
 import { tableFonts } from './pdf/table-fonts.js';
 import { chunkPlan, documentTitle, planFolioPdf, type TDocumentHead, type TPdfChunk } from './pdf/plan.js';
-import { writeFolioXlsx } from './xlsx/folio-xlsx.js';
 import { joinDocument, type TRowSlice } from './document-slices.js';
+import type * as XlsxWriter from './xlsx/folio-xlsx.js';
 import { RSS_LIMIT_FLAG, WARM_UP_FLAG, warmUpDocument } from './render-warm-up.js';
 
 /** One piece of rendering: a chunk of a PDF's pages, the merge of a PDF's chunks, a whole XLSX, or an invoice's Factur-X file. */
@@ -101,6 +101,14 @@ function slicesOf(id: number, count: number): Promise<TRowSlice[]> {
   });
 }
 
+/**
+ * The XLSX writer (exceljs, with its zip and CSV code): loaded by the first XLSX piece, or by the
+ * warm-up, not at start. It is about a third of a render process's start-up, and most processes
+ * draw only PDFs: a replacement, or a pool started on first use, is ready that much sooner.
+ */
+let xlsxWriter: Promise<typeof XlsxWriter> | undefined;
+const loadXlsxWriter = () => (xlsxWriter ??= import('./xlsx/folio-xlsx.js'));
+
 async function perform(work: TPieceMessage, id: number): Promise<TRenderedFile | undefined> {
   switch (work.kind) {
     case 'pdf-chunk':
@@ -114,7 +122,7 @@ async function perform(work: TPieceMessage, id: number): Promise<TRenderedFile |
       });
       return undefined;
     case 'xlsx':
-      return writeFolioXlsx(joinDocument(work.head, await slicesOf(id, work.slices)), work.outputPath);
+      return (await loadXlsxWriter()).writeFolioXlsx(joinDocument(work.head, await slicesOf(id, work.slices)), work.outputPath);
     case 'facturx':
       try {
         await writeFile(work.outputPath, await renderFacturX(work.document, attachmentOf(id).promise));
@@ -135,9 +143,10 @@ async function perform(work: TPieceMessage, id: number): Promise<TRenderedFile |
 const WARM_UP_PASSES = 3;
 
 /**
- * Loads the fonts and draws the warm-up document as two chunks and their join, WARM_UP_PASSES
- * times, so the code of every step is loaded and compiled and the fonts shaped before the first real
- * piece. A failure here is not fatal: the real pieces then pay the cost (and report their own errors).
+ * Loads the fonts, draws the warm-up document as two chunks and their join WARM_UP_PASSES times,
+ * and loads the XLSX writer, so the code of every step is loaded and compiled and the fonts shaped
+ * before the first real piece. A failure here is not fatal: the real pieces then pay the cost (and
+ * report their own errors).
  */
 async function warmUp(): Promise<void> {
   const base = join(tmpdir(), `folio-vault-warm-up-${process.pid}`);
@@ -149,6 +158,7 @@ async function warmUp(): Promise<void> {
       for (const [index, chunk] of chunks.entries()) await perform({ kind: 'pdf-chunk', chunk, outputPath: parts[index]! }, 0);
       await perform({ kind: 'pdf-merge', head: plan.head, parts: parts.slice(0, chunks.length), outputPath: `${base}.pdf` }, 0);
     }
+    await loadXlsxWriter();
   } catch {
     // Rendering will try again for real.
   } finally {
