@@ -37,7 +37,10 @@ export function exportSmallSection(run: TRun): string[] {
     ),
     '',
     ...(alone ? [`${many.clients} clients: ${(many.perSecond / alone.perSecond).toFixed(2)} of the render processes' own throughput on the same folios.`, ''] : []),
-    `Start: ${sec(s.readyMs)} from spawning the process until it is ready (${sec(s.readyCpuMs)} of CPU; the render processes warm up before the worker takes jobs). After one GET /healthz (the client's own first request), the first 1,000-row export ${sec(s.coldMs)} (render ${s.coldRenderMs ?? '?'} ms), the same export warm ${sec(s.warmMs)} (render ${s.warmRenderMs ?? '?'} ms): cold/warm ${s.ratio.toFixed(2)}×, load ${s.load.toFixed(1)}.`,
+    `Start: ${sec(s.readyMs)} from spawning the process until it is ready (${sec(s.readyCpuMs)} of CPU; the render processes warm up before the worker takes jobs). After one GET /healthz (the client's own first request), the first 1,000-row export ${sec(s.coldMs)} (render ${s.coldRenderMs ?? '?'} ms), the same export warm ${sec(s.warmMs)} (render ${s.warmRenderMs ?? '?'} ms): cold/warm ${s.ratio.toFixed(2)}×, load ${s.load.toFixed(1)}.` +
+      (r.starts && r.starts.length > 1
+        ? ` That is the median of ${r.starts.length} starts, one after another (a first export is one sample): cold/warm ${r.starts.map((start) => `${start.ratio.toFixed(2)}×`).join(', ')}; ready after ${r.starts.map((start) => sec(start.readyMs)).join(', ')}.`
+        : ''),
     '',
     `Render processes replaced over the run (export_render_process_replacements_total): ${replacementsText(r.replacements)}.`,
     '',
