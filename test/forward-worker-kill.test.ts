@@ -117,6 +117,9 @@ describe('a worker SIGKILLed while the gateway holds its forward', () => {
       await queue.close();
     }
     const doneBy = (worker: TSpawned) => logLines(worker, 'job done').filter((line) => line.jobId === started!.forward_id).length;
+    // The job is finished in Redis once its handler has returned and logged; the line may still be
+    // on its way through the worker's log buffer and pipe.
+    await until(async () => doneBy(second) > 0, 5_000, "the second worker's job done line");
     expect([doneBy(victim), doneBy(second)]).toEqual([0, 1]);
 
     // The client's retry: same key, same body.
