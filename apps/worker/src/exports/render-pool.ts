@@ -276,11 +276,7 @@ export class RenderPool {
     // piece is sent to it, and replaced at once in a warmed pool. One that ends during a piece
     // fails that piece instead (run).
     child.once('exit', () => {
-      if (slot.child !== child || slot.busy) return;
-      slot.child = undefined;
-      slot.renders = 0;
-      this.options.metrics?.exportRenderProcessReplacements.inc({ reason: 'failure' });
-      if (this.warmed && !this.closed) slot.child = this.spawn(slot);
+      if (slot.child === child && !slot.busy) this.replace(slot, 'failure');
     });
     if (slot.nice && child.pid !== undefined) {
       try {
@@ -325,10 +321,7 @@ export class RenderPool {
       slot.busy = false;
       slot.renders += 1;
       const reason = this.replacementReason(slot, outcome);
-      if (reason) {
-        this.options.metrics?.exportRenderProcessReplacements.inc({ reason });
-        void this.retire(slot);
-      }
+      if (reason) this.replace(slot, reason);
       if (outcome.ok) task.resolve(outcome.file);
       else task.reject(outcome.error ?? new Error('render failed'));
       this.dispatch();
@@ -389,6 +382,12 @@ export class RenderPool {
     if (outcome.collected && (outcome.rss ?? 0) > (this.options.maxRssBytes ?? MAX_RSS_BYTES)) return 'memory';
     if (slot.renders >= (this.options.maxRenders ?? MAX_RENDERS)) return 'pieces';
     return undefined;
+  }
+
+  /** Counts a replacement by its reason and retires the slot's process (its successor starts at once in a warmed pool). */
+  private replace(slot: TSlot, reason: TReplacementReason): void {
+    this.options.metrics?.exportRenderProcessReplacements.inc({ reason });
+    void this.retire(slot);
   }
 
   private async retire(slot: TSlot): Promise<void> {
