@@ -99,7 +99,13 @@ export async function startWorker(config: TWorkerConfig, logger: Logger, options
   const taken = queuesOf(config.WORKER_QUEUES);
   const renders = taken.has(QUEUE_NAMES.export) || taken.has(QUEUE_NAMES.nightAuditExport);
   // A worker taking on-demand exports keeps a render process for them (render-pool.ts, frontDesk).
-  const renderer = options.renderer ?? new RenderPool(config.EXPORT_CONCURRENCY, { metrics, frontDesk: taken.has(QUEUE_NAMES.export) });
+  const renderer =
+    options.renderer ??
+    new RenderPool(config.EXPORT_CONCURRENCY, {
+      metrics,
+      frontDesk: taken.has(QUEUE_NAMES.export),
+      shapingCache: measureOn(config.PERFORMANCE_MEASURES_OFF, 'shaping-cache'),
+    });
   // The render processes warm up while the rest starts; the export and night-audit workers are made
   // (and take jobs) only once they have: the first export then costs what later ones do. A process
   // that renders nothing (WORKER_QUEUES) starts none.

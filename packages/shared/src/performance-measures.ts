@@ -9,6 +9,8 @@
 export const PERFORMANCE_MEASURES = {
   /** HPKE of transit envelopes on node:crypto rather than @hpke/core: packages/shared/src/vault/crypto/hpke-native.ts. */
   'hpke-native': 'packages/shared/src/vault/crypto/hpke-native.ts',
+  /** A render process's text shaping kept across documents: apps/worker/src/exports/pdf/shaping-cache.ts. */
+  'shaping-cache': 'apps/worker/src/exports/pdf/shaping-cache.ts',
 } as const;
 
 export type TPerformanceMeasure = keyof typeof PERFORMANCE_MEASURES;

@@ -16,6 +16,7 @@ import { contextOf, inSpan } from '@folio-vault/shared/tracing/spans';
 import { renderFacturX } from '../fiscal/facturx-pdf.js';
 import { renderPdfChunk } from './pdf/folio-pdf.js';
 import { mergePdfs } from './pdf/merge-pdf.js';
+import { SHAPING_CACHE_OFF_FLAG, useShapingCache } from './pdf/shaping-cache.js';
 import { tableFonts } from './pdf/table-fonts.js';
 import { chunkPlan, documentTitle, planFolioPdf, type TDocumentHead, type TPdfChunk } from './pdf/plan.js';
 import { joinDocument, type TRowSlice } from './document-slices.js';
@@ -168,6 +169,9 @@ async function warmUp(): Promise<void> {
 
 // Before the render code is at work: the process sends its spans only when tracing is on.
 const tracing = await startTracing('render');
+
+// Before the fonts load: the performance measure `shaping-cache` unless the pool turned it off.
+useShapingCache(!process.argv.includes(SHAPING_CACHE_OFF_FLAG));
 
 // Only the processes a worker starts with (RenderPool.warm) draw the warm-up document; the others
 // (replacements, pools started on first use) load their fonts now, while they wait for a piece.

@@ -30,6 +30,7 @@ import type { TMetrics } from '@folio-vault/shared/metrics';
 import { activeTraceparent, inSpan } from '@folio-vault/shared/tracing/spans';
 import { sliceDocument } from './document-slices.js';
 import { chunkPlan, planFolioPdf } from './pdf/plan.js';
+import { SHAPING_CACHE_OFF_FLAG } from './pdf/shaping-cache.js';
 // Types only from render-child.ts: loading it would start a render process's work in this one.
 import type { TAttachmentMessage, TReadyMessage, TRenderReply, TRenderRequest, TRenderWork, TSliceMessage } from './render-child.js';
 import { RSS_LIMIT_FLAG, WARM_UP_FLAG, warmUpDocument } from './render-warm-up.js';
@@ -100,6 +101,8 @@ export interface TRenderPoolOptions {
   metrics?: TMetrics;
   /** Keeps the first process for on-demand pieces and lowers the others' priority (a worker taking on-demand exports). */
   frontDesk?: boolean;
+  /** The performance measure `shaping-cache` (pdf/shaping-cache.ts) in the render processes; on unless false. */
+  shapingCache?: boolean;
 }
 
 /** Sends `message` and resolves once it has left for the pipe: true, or false when the process's channel is gone (a message that cannot be serialized throws). */
@@ -268,7 +271,11 @@ export class RenderPool {
     // A profiled worker (node --cpu-prof, bench/scenarios/night-audit.ts) profiles its render processes too.
     const profiling = process.execArgv.filter((arg) => arg.startsWith('--cpu-prof'));
     // --expose-gc: the process collects its garbage before its size is judged (render-child.ts, settleMemory).
-    const args = [`${RSS_LIMIT_FLAG}${this.options.maxRssBytes ?? MAX_RSS_BYTES}`, ...(warmUp ? [WARM_UP_FLAG] : [])];
+    const args = [
+      `${RSS_LIMIT_FLAG}${this.options.maxRssBytes ?? MAX_RSS_BYTES}`,
+      ...(warmUp ? [WARM_UP_FLAG] : []),
+      ...(this.options.shapingCache === false ? [SHAPING_CACHE_OFF_FLAG] : []),
+    ];
     const execArgv = ['--expose-gc', ...profiling, ...(FROM_SOURCE ? ['--import', 'tsx'] : [])];
     const child = fork(CHILD, args, { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     child.on('error', () => undefined);
