@@ -285,7 +285,7 @@ interface TPair {
 type TSidedRuns<T> = Array<T & { side: 'with' | 'without' }>;
 const sideOf = <T>(runs: TSidedRuns<T>, side: 'with' | 'without', figure: (run: T) => number) => runs.filter((run) => run.side === side).map(figure);
 
-/** The pairs the runs measured: tokenize's requests/s, small exports' exports/s, a large folio's render time. */
+/** The pairs the runs measured: tokenize's requests/s, small exports' exports/s and one client's wait, a large folio's render time. */
 function measurePairs(runs: Partial<Record<string, TRun>>): TPair[] {
   const tokenize = runs.tokenize?.result as TTokenizeResult | undefined;
   const tokenizePairs: TPair[] = (tokenize?.pairs ?? []).map((pair) => ({
@@ -298,15 +298,31 @@ function measurePairs(runs: Partial<Record<string, TRun>>): TPair[] {
     quick: runs.tokenize?.quick,
   }));
   const small = runs['export-small']?.result as TExportSmallResult | undefined;
-  const exportPairs: TPair[] = (small?.pairs ?? []).map((pair) => ({
-    measure: pair.measure as TPerformanceMeasure,
-    figure: `small exports, ${small?.concurrent?.clients ?? 20} clients, exports/s`,
-    with: sideOf(pair.runs, 'with', (run) => run.perSecond),
-    without: sideOf(pair.runs, 'without', (run) => run.perSecond),
-    higherIsBetter: true,
-    unit: (value) => value.toFixed(1),
-    quick: runs['export-small']?.quick,
-  }));
+  const exportPairs: TPair[] = (small?.pairs ?? []).flatMap((pair) => [
+    {
+      measure: pair.measure as TPerformanceMeasure,
+      figure: `small exports, ${small?.concurrent?.clients ?? 20} clients, exports/s`,
+      with: sideOf(pair.runs, 'with', (run) => run.perSecond),
+      without: sideOf(pair.runs, 'without', (run) => run.perSecond),
+      higherIsBetter: true,
+      unit: (value: number) => value.toFixed(1),
+      quick: runs['export-small']?.quick,
+    },
+    // One client's export, POST to the last byte (p50 of each run): pairs measured before it have none.
+    ...(pair.runs.every((run) => run.oneClientP50 !== undefined)
+      ? [
+          {
+            measure: pair.measure as TPerformanceMeasure,
+            figure: `small export, one client, p50 of ${small?.pairSequential ?? 150} (POST to the last byte)`,
+            with: sideOf(pair.runs, 'with', (run) => run.oneClientP50!),
+            without: sideOf(pair.runs, 'without', (run) => run.oneClientP50!),
+            higherIsBetter: false,
+            unit: (value: number) => `${value.toFixed(1)} ms`,
+            quick: runs['export-small']?.quick,
+          },
+        ]
+      : []),
+  ]);
   const render = runs.render?.result as TRenderResult | undefined;
   const renderPairs: TPair[] = (render?.pairs ?? []).map((pair) => ({
     measure: pair.measure as TPerformanceMeasure,

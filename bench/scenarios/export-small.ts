@@ -20,7 +20,10 @@
  *    neither takes the other's jobs), both warmed up (BENCH_EXPORT_SMALL_PAIR_WARM_UP_SECONDS of
  *    step 3's load each), then step 3 on each in turn, with, without,
  *    with… (bench/support/pairs.ts), BENCH_EXPORT_SMALL_PAIR_RUNS runs of each,
- *    BENCH_EXPORT_SMALL_PAIR_SECONDS seconds a run.
+ *    BENCH_EXPORT_SMALL_PAIR_SECONDS seconds a run, each run followed by step 2's shape
+ *    (BENCH_EXPORT_SMALL_PAIR_SEQUENTIAL exports of one client, their p50): a measure that makes
+ *    the render cheaper shows in one client's wait even where the 20 clients' throughput is held
+ *    by the rest of the path.
  * Baselines, in the same run: the worker's own render time of the same exports (its "document
  * rendered" log line), a bare BullMQ round trip on the same Redis, and, before the service starts
  * (the same cores, nothing else of the service running), the render processes alone
@@ -33,7 +36,7 @@
  *
  *   npx tsx bench/scenarios/export-small.ts
  *   BENCH_EXPORT_SMALL_SEQUENTIAL=100 BENCH_EXPORT_SMALL_SECONDS=5 npx tsx bench/scenarios/export-small.ts
- *   BENCH_EXPORT_SMALL_PAIRS=audit-batching BENCH_EXPORT_SMALL_PAIR_RUNS=5 npx tsx bench/scenarios/export-small.ts   # a measure's pair on this path
+ *   BENCH_EXPORT_SMALL_PAIRS=shaping-cache BENCH_EXPORT_SMALL_PAIR_RUNS=5 npx tsx bench/scenarios/export-small.ts   # a measure's pair on this path
  *   BENCH_CPU_PROF_DIR=/tmp/prof npx tsx bench/scenarios/export-small.ts   # --cpu-prof (bench/support/service-processes.ts), render processes too
  */
 import { execFileSync } from 'node:child_process';
@@ -64,8 +67,8 @@ const LARGE_ROWS = 1_000;
 const WARM_REPEAT = 3;
 const COLD_STARTS = Math.max(1, Number(process.env.BENCH_EXPORT_SMALL_COLD_STARTS ?? 3));
 const METRICS_TOKEN = `bench-${Date.now()}-metrics`;
-/** The kept performance measures of the small export's path, each paired (step 4): none is kept there now. */
-const EXPORT_MEASURES: TPerformanceMeasure[] = [];
+/** The kept performance measures of the small export's path, each paired (step 4). */
+const EXPORT_MEASURES: TPerformanceMeasure[] = ['shaping-cache'];
 const PAIRS = (process.env.BENCH_EXPORT_SMALL_PAIRS ?? EXPORT_MEASURES.join(',')).split(',').filter((name) => name && name !== 'none') as TPerformanceMeasure[];
 const PAIR_RUNS = Number(process.env.BENCH_EXPORT_SMALL_PAIR_RUNS ?? 3);
 const PAIR_SECONDS = Number(process.env.BENCH_EXPORT_SMALL_PAIR_SECONDS ?? 5);
@@ -75,6 +78,8 @@ const PAIR_SECONDS = Number(process.env.BENCH_EXPORT_SMALL_PAIR_SECONDS ?? 5);
  * code optimised as it runs), as the service of steps 1–3 has by step 3.
  */
 const PAIR_WARM_UP_SECONDS = Number(process.env.BENCH_EXPORT_SMALL_PAIR_WARM_UP_SECONDS ?? 10);
+/** Exports of one client, one after another, in each run of a pair after its 20 clients (step 2's shape; its p50). */
+const PAIR_SEQUENTIAL = Number(process.env.BENCH_EXPORT_SMALL_PAIR_SEQUENTIAL ?? 150);
 
 type TSummary = ReturnType<typeof summary>;
 type TStart = { readyMs: number; readyCpuMs: number; coldMs: number; warmMs: number; ratio: number; coldRenderMs?: number; warmRenderMs?: number; load: number };
@@ -89,7 +94,9 @@ export interface TExportSmallResult {
   /** Step 4: each kept measure's alternated pair, the runs of step 3 in the order taken. */
   pairRuns?: number;
   pairSeconds?: number;
-  pairs?: Array<{ measure: TPerformanceMeasure; runs: Array<{ side: TPairSide; perSecond: number; exports: number; p50: number; load: number }> }>;
+  pairSequential?: number;
+  /** `oneClientP50`: the p50 of PAIR_SEQUENTIAL exports of one client, one after another, taken after the run's 20 clients. */
+  pairs?: Array<{ measure: TPerformanceMeasure; runs: Array<{ side: TPairSide; perSecond: number; exports: number; p50: number; oneClientP50?: number; load: number }> }>;
   concurrent: {
     clients: number; exports: number; seconds: number; perSecond: number; e2e: TSummary; renderMs: TSummary; cpuMsPerExport: number; load: number;
     /** CPU ms an export by process role, every process of the run (bench/support/process-cpu.ts): service, render processes, PostgreSQL, Redis, the clients. */
@@ -295,7 +302,9 @@ async function measurePair(measure: TPerformanceMeasure): Promise<NonNullable<TE
     await alternated(2, async (side) => clientsAtOnce(sides[side].pool, PAIR_WARM_UP_SECONDS / 2));
     const runs = await alternated(PAIR_RUNS, async (side) => {
       const { value, load } = await withLoad(() => clientsAtOnce(sides[side].pool, PAIR_SECONDS));
-      return { ...value, load };
+      const oneClient: number[] = [];
+      for (let i = 0; i < PAIR_SEQUENTIAL; i += 1) oneClient.push((await exportOnce(nextSource(), false, sides[side].pool)).ms);
+      return { ...value, oneClientP50: summary(oneClient).p50, load };
     });
     return { measure, runs };
   } finally {
@@ -397,11 +406,12 @@ try {
   service = undefined;
   result.pairRuns = PAIR_RUNS;
   result.pairSeconds = PAIR_SECONDS;
+  result.pairSequential = PAIR_SEQUENTIAL;
   result.pairs = [];
   for (const measure of PAIRS) {
     const pair = await measurePair(measure);
     result.pairs.push(pair);
-    console.log(`pair ${measure}, ${CLIENTS} clients: ${pair.runs.map((run) => `${run.side} ${run.perSecond.toFixed(1)}/s (load ${run.load.toFixed(1)})`).join(', ')}`);
+    console.log(`pair ${measure}, ${CLIENTS} clients then one: ${pair.runs.map((run) => `${run.side} ${run.perSecond.toFixed(1)}/s, one client p50 ${run.oneClientP50?.toFixed(1)} ms (load ${run.load.toFixed(1)})`).join(', ')}`);
   }
   console.log(`render processes replaced over the run: ${JSON.stringify(result.replacements)}`);
   result.failures = failures;
