@@ -86,8 +86,7 @@ describe('render pool', () => {
   });
 
   it('renders the same bytes with the shaping cache switched off (PERFORMANCE_MEASURES_OFF=shaping-cache), document after document', async () => {
-    // Two new processes given the same documents in the same order: which text first names a glyph
-    // shared by two characters depends on what a process drew before, on both sides alike.
+    // Two new processes given the same documents in the same order: nothing either drew before differs.
     const cached = new RenderPool(1, { pagesPerChunk: 3 });
     const plain = new RenderPool(1, { pagesPerChunk: 3, shapingCache: false });
     try {
@@ -104,6 +103,21 @@ describe('render pool', () => {
       expect(renderArgs.filter((args) => args.includes('--no-shaping-cache'))).toHaveLength(1);
     } finally {
       await Promise.all([cached.close(), plain.close()]);
+    }
+  });
+
+  it('reads back every character of a document whatever the process drew before: "." and accents of composed glyphs keep their meaning', async () => {
+    const fresh = new RenderPool(1);
+    try {
+      // German dates are written with periods (22.11.2026). The French document has accented
+      // letters and texts cut with "…", whose glyphs are built from a period, accents and a dotless i.
+      await fresh.render('PDF', { ...sampleDocument(40), language: 'fr' }, join(dir, 'french.pdf'));
+      await fresh.render('PDF', folioDocument({ rows: 12, language: 'de' }), join(dir, 'german.pdf'));
+      // Each row's time and service date, and the footer's generation date: 12 × 2 + 1.
+      expect((await pdfText(join(dir, 'german.pdf'))).match(/\b\d\d\.\d\d\.2026\b/g)).toHaveLength(25);
+      expect(await pdfText(join(dir, 'french.pdf'))).toContain('…');
+    } finally {
+      await fresh.close();
     }
   });
 

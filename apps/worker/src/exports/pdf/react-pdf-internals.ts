@@ -19,6 +19,8 @@ export interface TFontkitFont {
   ascent: number;
   descent: number;
   lineGap: number;
+  /** Every code point the face maps to a glyph. */
+  characterSet: number[];
   hasGlyphForCodePoint(codePoint: number): boolean;
   glyphForCodePoint(codePoint: number): { advanceWidth: number };
   layout(text: string, ...options: unknown[]): TGlyphRun;

@@ -16,7 +16,21 @@ let loaded: Promise<TTableFonts> | undefined;
 let ready: TTableFonts | undefined;
 
 const loadFace = async (fontWeight: 400 | 700): Promise<TFontkitFont> =>
-  withShapingCache(await reactPdfFace({ fontFamily: 'NotoSans', fontWeight, fontStyle: 'normal' }));
+  withShapingCache(withEveryGlyphNamed(await reactPdfFace({ fontFamily: 'NotoSans', fontWeight, fontStyle: 'normal' })));
+
+/**
+ * `face` with a glyph object made for each of its code points, before any document uses it. fontkit
+ * makes a glyph object once per face and process and keeps the code points it was first asked for;
+ * pdfkit writes those into the PDF's ToUnicode map, which is what copying, searching and pdftotext
+ * read. Subsetting an accented or composed glyph (é, ï, …) makes its parts (acute, dotless i,
+ * period) with no code point, so every later document of the process would set "." and "´" as text
+ * that reads back as nothing: a German date 22.11.2026 read as 22112026. Made first from the face's
+ * own map, a glyph always names its character. About 3,100 small objects for Noto Sans.
+ */
+function withEveryGlyphNamed(face: TFontkitFont): TFontkitFont {
+  for (const codePoint of face.characterSet) face.glyphForCodePoint(codePoint);
+  return face;
+}
 
 /** Loads both faces once per process. */
 export function tableFonts(): Promise<TTableFonts> {
