@@ -34,18 +34,18 @@ export function useShapingCache(on: boolean): void {
   enabled = on;
 }
 
+/** A position of a run, copied: an object of the same class with the same fields. */
+function copyOfPosition(position: object): object {
+  return Object.assign(Object.create(Object.getPrototypeOf(position) as object) as object, position);
+}
+
 /** A copy of `run` that its caller may change: its arrays copied, each position an object of its own. */
 function copyOf<T extends object>(run: T): T {
-  const copy = Object.create(Object.getPrototypeOf(run) as object) as T;
+  const copy = Object.create(Object.getPrototypeOf(run) as object) as Record<string, unknown>;
   for (const [key, value] of Object.entries(run)) {
-    const own = !Array.isArray(value)
-      ? value
-      : key === 'positions'
-        ? value.map((position: object) => Object.assign(Object.create(Object.getPrototypeOf(position) as object) as object, position))
-        : value.slice();
-    Object.defineProperty(copy, key, { value: own, writable: true, enumerable: true, configurable: true });
+    copy[key] = !Array.isArray(value) ? value : key === 'positions' ? value.map(copyOfPosition) : value.slice();
   }
-  return copy;
+  return copy as T;
 }
 
 /**
