@@ -15,7 +15,7 @@ import { BATCH_NICE, RenderPool } from '@folio-vault/worker/exports/render-pool'
 import { writeFolioXlsx } from '@folio-vault/worker/exports/xlsx/folio-xlsx';
 import { renderFacturX } from '../apps/worker/src/fiscal/facturx-pdf.js';
 import { hotelStayInvoice } from '@folio-vault/test-kit/fiscal-documents';
-import { documentFolio, documentRows, folioDocument, sampleDocument, totals } from '@folio-vault/test-kit/folio-document';
+import { documentFolio, documentRow, documentRows, folioDocument, sampleDocument, totals } from '@folio-vault/test-kit/folio-document';
 import { childProcesses } from '@folio-vault/test-kit/processes';
 
 /**
@@ -106,7 +106,7 @@ describe('render pool', () => {
     }
   });
 
-  it('reads back every character of a document whatever the process drew before: "." and accents of composed glyphs keep their meaning', async () => {
+  it('reads back every character of a document whatever the process drew before: ".", accents and ligatures keep their meaning', async () => {
     const fresh = new RenderPool(1);
     try {
       // German dates are written with periods (22.11.2026). The French document has accented
@@ -116,6 +116,10 @@ describe('render pool', () => {
       // Each row's time and service date, and the footer's generation date: 12 × 2 + 1.
       expect((await pdfText(join(dir, 'german.pdf'))).match(/\b\d\d\.\d\d\.2026\b/g)).toHaveLength(25);
       expect(await pdfText(join(dir, 'french.pdf'))).toContain('…');
+      // Ligatures (ff, ffi) read back as their letters, not as the presentation forms the face also maps to those glyphs.
+      const ligatures = folioDocument({ folios: [documentFolio('1', [documentRow(0, { description: 'Office coffee, Breakfast buffet' })], { name: 'Main' })] });
+      await fresh.render('PDF', ligatures, join(dir, 'ligatures.pdf'));
+      expect(await pdfText(join(dir, 'ligatures.pdf'))).toContain('Office coffee, Breakfast buffet');
     } finally {
       await fresh.close();
     }

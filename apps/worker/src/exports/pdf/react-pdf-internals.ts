@@ -19,9 +19,9 @@ export interface TFontkitFont {
   ascent: number;
   descent: number;
   lineGap: number;
-  /** Every code point the face maps to a glyph. */
-  characterSet: number[];
   hasGlyphForCodePoint(codePoint: number): boolean;
+  /** The face's one glyph object for `id`; `codePoints` (what it stands for) are kept from the first call that made it. */
+  getGlyph(id: number, codePoints?: number[]): { id: number; codePoints: number[] } | null;
   glyphForCodePoint(codePoint: number): { advanceWidth: number };
   layout(text: string, ...options: unknown[]): TGlyphRun;
 }

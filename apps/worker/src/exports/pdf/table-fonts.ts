@@ -16,19 +16,26 @@ let loaded: Promise<TTableFonts> | undefined;
 let ready: TTableFonts | undefined;
 
 const loadFace = async (fontWeight: 400 | 700): Promise<TFontkitFont> =>
-  withShapingCache(withEveryGlyphNamed(await reactPdfFace({ fontFamily: 'NotoSans', fontWeight, fontStyle: 'normal' })));
+  withShapingCache(withPartsNamed(await reactPdfFace({ fontFamily: 'NotoSans', fontWeight, fontStyle: 'normal' })));
 
 /**
- * `face` with a glyph object made for each of its code points, before any document uses it. fontkit
- * makes a glyph object once per face and process and keeps the code points it was first asked for;
- * pdfkit writes those into the PDF's ToUnicode map, which is what copying, searching and pdftotext
- * read. Subsetting an accented or composed glyph (é, ï, …) makes its parts (acute, dotless i,
- * period) with no code point, so every later document of the process would set "." and "´" as text
- * that reads back as nothing: a German date 22.11.2026 read as 22112026. Made first from the face's
- * own map, a glyph always names its character. About 3,100 small objects for Noto Sans.
+ * `face` whose glyphs name their characters whatever made them first. fontkit makes a glyph object
+ * once per face and process and keeps the code points it was first made with; pdfkit writes those
+ * into the PDF's ToUnicode map, which is what copying, searching and pdftotext read. Subsetting a
+ * composed glyph (é, ï, the "…" of a cut text) makes its parts (acute, dotless i, period) with no
+ * code point, so every later document of the process would set "." as text that reads back as
+ * nothing: a German date 22.11.2026 read as 22112026. Such a glyph takes the code points of the
+ * first text that asks for it as itself. A glyph made by shaping keeps its own (a ligature "ff"
+ * stays "ff", not the presentation form U+FB00 the face also maps to it).
  */
-function withEveryGlyphNamed(face: TFontkitFont): TFontkitFont {
-  for (const codePoint of face.characterSet) face.glyphForCodePoint(codePoint);
+function withPartsNamed(face: TFontkitFont): TFontkitFont {
+  const make = face.getGlyph.bind(face);
+  const getGlyph = (id: number, codePoints: number[] = []) => {
+    const glyph = make(id, codePoints);
+    if (glyph && glyph.codePoints.length === 0 && codePoints.length > 0) glyph.codePoints = codePoints;
+    return glyph;
+  };
+  Object.defineProperty(face, 'getGlyph', { value: getGlyph, writable: true, configurable: true });
   return face;
 }
 
