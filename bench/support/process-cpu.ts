@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
  * which holds even when other work shares the machine (wall-clock figures do not). Linux only;
  * elsewhere the snapshot is empty.
  */
-export type TCpuSnapshot = Map<number, { role: string; seconds: number }>;
+export type TCpuSnapshot = Map<number, { role: string; seconds: number; ppid: number; reaped: number }>;
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
@@ -26,15 +26,17 @@ function roleOf(pid: number, cmdline: string): string {
   return 'other';
 }
 
-function readProcess(pid: number): { ppid: number; seconds: number; cmdline: string } | undefined {
+/** `reaped`: the CPU seconds of its children that ended and were waited for (cutime + cstime). */
+function readProcess(pid: number): { ppid: number; seconds: number; reaped: number; cmdline: string } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name may hold spaces and parentheses: fields start after the last ')'.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const ppid = Number(fields[1]);
     const ticks = Number(fields[11]) + Number(fields[12]); // utime + stime
+    const reapedTicks = Number(fields[13]) + Number(fields[14]); // cutime + cstime
     const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
-    return { ppid, seconds: ticks / TICKS_PER_SECOND, cmdline };
+    return { ppid, seconds: ticks / TICKS_PER_SECOND, reaped: reapedTicks / TICKS_PER_SECOND, cmdline };
   } catch {
     return undefined; // Gone between the listing and the read.
   }
@@ -53,7 +55,7 @@ export function cpuSnapshot(alsoRoots?: RegExp): TCpuSnapshot {
   } catch {
     return snapshot;
   }
-  const processes = new Map<number, { ppid: number; seconds: number; cmdline: string }>();
+  const processes = new Map<number, { ppid: number; seconds: number; reaped: number; cmdline: string }>();
   for (const pid of pids) {
     const read = readProcess(pid);
     if (read) processes.set(pid, read);
@@ -68,18 +70,32 @@ export function cpuSnapshot(alsoRoots?: RegExp): TCpuSnapshot {
     }
     return false;
   };
-  for (const [pid, read] of processes) if (inTree(pid)) snapshot.set(pid, { role: roleOf(pid, read.cmdline), seconds: read.seconds });
+  for (const [pid, read] of processes) {
+    if (inTree(pid)) snapshot.set(pid, { role: roleOf(pid, read.cmdline), seconds: read.seconds, ppid: read.ppid, reaped: read.reaped });
+  }
   return snapshot;
 }
 
 /**
  * CPU milliseconds by role between two snapshots, per unit of work (`per`: the requests answered).
- * A process that started in between counts from zero; one that ended in between is not counted.
+ * A process that started in between counts from zero. One that ended in between (a render process
+ * the pool replaced, a PostgreSQL backend whose connection closed) is counted through its parent,
+ * which waited for it: the parent's reaped time grew by all the child spent, less what the child
+ * had spent by the first snapshot. It goes to the role of the parent's children (by the first
+ * snapshot, else the second), or `other` when it had none to tell by.
  */
 export function cpuPer(before: TCpuSnapshot, after: TCpuSnapshot, per: number): Record<string, number> {
   const byRole: Record<string, number> = {};
   for (const [pid, { role, seconds }] of after) {
     const spent = seconds - (before.get(pid)?.seconds ?? 0);
+    byRole[role] = (byRole[role] ?? 0) + spent;
+  }
+  for (const [pid, { reaped }] of after) {
+    const children = (snapshot: TCpuSnapshot) => [...snapshot].filter(([, child]) => child.ppid === pid);
+    const ended = children(before).filter(([child]) => !after.has(child));
+    const spent = reaped - (before.get(pid)?.reaped ?? reaped) - ended.reduce((sum, [, child]) => sum + child.seconds, 0);
+    if (spent <= 0) continue;
+    const role = [...ended, ...children(before), ...children(after)][0]?.[1].role ?? 'other';
     byRole[role] = (byRole[role] ?? 0) + spent;
   }
   return Object.fromEntries(
