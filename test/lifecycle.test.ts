@@ -215,7 +215,8 @@ describe('npm start', () => {
     const steps = ['api listening', 'shutting down', 'api closed', 'worker closed', `stopped local PostgreSQL on port ${ports.postgres}`, `stopped local redis-server on port ${ports.redis}`, 'stopped'];
     expect(messages(spawned).map((line) => line.msg).filter((msg) => steps.includes(msg))).toEqual(steps);
     // Redis and PostgreSQL outlived the service's work: no connection error, no warning at all.
-    expect(messages(spawned).filter((line) => line.level >= 40)).toEqual([]);
+    // The output comes with a failure: which step was still closing when a server stopped.
+    expect(messages(spawned).filter((line) => line.level >= 40), spawned.output().slice(-6000)).toEqual([]);
     expect(spawned.output()).not.toMatch(/ECONNREFUSED|Connection is closed|ERR_PARSE|Error:|"stack":""/);
     // Nothing left: not in npm's process group, nor in either server's own session.
     expect(processesIn([spawned.child.pid!, servers.postgres, servers.redis])).toEqual([]);
