@@ -13,6 +13,7 @@ import {
   reactPdfFace,
   selectFace,
   selectNamedFace,
+  setFaceMethod,
   type TFontkitFont,
   type TPainter,
 } from '@folio-vault/worker/exports/pdf/react-pdf-internals';
@@ -129,9 +130,31 @@ describe('internals the PDF uses', () => {
     expect(errors, why).toEqual([]);
     expect(await embeddedFonts(pdf), why).toEqual(['NotoSans-Regular']);
   });
+
+  it('pdfkit, @react-pdf/textkit and fontkit call a face\'s layout and getGlyph through the face object (setFaceMethod)', async () => {
+    const shaped: string[] = [];
+    const unnamed: number[] = [];
+    const [layout, getGlyph] = [face.layout.bind(face), face.getGlyph.bind(face)];
+    setFaceMethod(face, 'layout', (text, ...options) => (shaped.push(text), layout(text, ...options)));
+    setFaceMethod(face, 'getGlyph', (id, codePoints = []) => (codePoints.length || unnamed.push(id), getGlyph(id, codePoints)));
+    try {
+      const paint = canvasPaint((painter: TPainter) => {
+        selectNamedFace(painter, face, 7);
+        painter.text('Canvas', 0, 0, { lineBreak: false });
+      });
+      // é is a composed glyph in Noto Sans: the subset adds its parts by id alone.
+      await onePage(canvas(paint), createElement(Text, null, 'Textnode é'));
+      expect(shaped, because('pdfkit', 'EmbeddedFont shapes with this.font.layout')).toContain('Canvas');
+      expect(shaped, because('@react-pdf/renderer', 'its text layout shapes with font.layout')).toContain('Textnode é');
+      expect(unnamed.length, because('fontkit', 'the subsetter takes a composed glyph\'s parts with this.font.getGlyph(id)')).toBeGreaterThan(0);
+    } finally {
+      // The face's own methods again (the prototype's), for the tests after this one.
+      delete (face as Partial<TFontkitFont>).layout;
+      delete (face as Partial<TFontkitFont>).getGlyph;
+    }
+  });
 });
 
-/** The base names (subset tag dropped) of the composite fonts a PDF embeds. */
 /** One A4 page in NotoSans holding `children`, rendered to PDF bytes. */
 function onePage(...children: ReactElement[]): Promise<Buffer> {
   return renderToBuffer(createElement(Document, null, createElement(Page, { size: 'A4', style: { fontFamily: 'NotoSans', padding: 20 } }, ...children)));
@@ -139,6 +162,7 @@ function onePage(...children: ReactElement[]): Promise<Buffer> {
 
 const canvas = (paint: ReturnType<typeof canvasPaint>) => createElement(Canvas, { style: { width: 100, height: 20 }, paint });
 
+/** The base names (subset tag dropped) of the composite fonts a PDF embeds. */
 async function embeddedFonts(bytes: Uint8Array): Promise<string[]> {
   const document = await PDFDocument.load(bytes);
   const names: string[] = [];

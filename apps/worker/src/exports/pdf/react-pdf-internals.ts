@@ -123,3 +123,15 @@ export function selectFace(painter: TPainter, font: TFontkitFont, fontSize: numb
 export function selectNamedFace(painter: TPainter, font: TFontkitFont, fontSize: number): void {
   painter.font(font, font.postscriptName, fontSize);
 }
+
+/**
+ * Gives `face` a `layout` or `getGlyph` of its own (shaping-cache.ts, table-fonts.ts). Internals
+ * (pdfkit, @react-pdf/textkit, fontkit): every caller reaches these through the face object itself —
+ * pdfkit's embedded font (`this.font.layout`), React-PDF's text layout (`font.layout`), and fontkit's
+ * code-point lookups, layout engine and subsetter (`getGlyph` on the face; the subsetter asks for a
+ * composed glyph's parts with no code points) — so a method set on the object is the one they call.
+ */
+export function setFaceMethod<K extends 'layout' | 'getGlyph'>(face: TFontkitFont, name: K, method: TFontkitFont[K]): TFontkitFont {
+  Object.defineProperty(face, name, { value: method, writable: true, configurable: true });
+  return face;
+}

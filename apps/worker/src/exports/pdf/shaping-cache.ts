@@ -1,9 +1,9 @@
 // Performance measure `shaping-cache` (packages/shared/src/performance-measures.ts): a render
 // process remembers how each text was shaped, across documents. Shaping a text (fontkit's
-// `layout`: the face's OpenType substitutions and positions) is the largest single cost of a small
-// folio's render: every document gets new pdfkit font objects, whose own cache is per document, and
-// React-PDF's Text nodes shape without one. A folio's words, dates and labels come back document
-// after document. What it buys is measured by the small-export benchmark's alternated pair
+// `layout`: the face's OpenType substitutions and positions) is shaped again for every document
+// otherwise: each document gets new pdfkit font objects, whose own cache is per document, and
+// React-PDF's Text nodes shape without one, while a folio's words, dates and labels come back
+// document after document. What it buys is measured by the small-export benchmark's alternated pair
 // (bench/scenarios/export-small.ts; figures in docs/benchmarks.md, "Kept performance measures");
 // PERFORMANCE_MEASURES_OFF=shaping-cache renders with the face's own `layout`.
 //
@@ -17,12 +17,12 @@
 // - At most ENTRIES texts per face, the least recently used dropped first, so a large folio's
 //   unique texts cannot grow a render process (its RSS is judged after every piece, render-child.ts).
 
-import type { TFontkitFont } from './react-pdf-internals.js';
+import { setFaceMethod, type TFontkitFont } from './react-pdf-internals.js';
 
 /** The render process's argument that turns the cache off (render-pool.ts passes it). */
 export const SHAPING_CACHE_OFF_FLAG = '--no-shaping-cache';
 
-/** Texts kept per face: about 10 MB at most (a word's run, with fontkit's feature set, is about 2 kB). */
+/** Texts kept per face: a hotel's recurring words, dates and labels, in a few megabytes (docs/export.md). */
 const ENTRIES = 5_000;
 
 type TLayout = TFontkitFont['layout'];
@@ -51,7 +51,7 @@ function copyOf<T extends object>(run: T): T {
 /**
  * `face` with its shaping cached, when the cache is on; `face` as it is otherwise. The face is the
  * very object React-PDF and the canvases shape with (table-fonts.ts), so its own `layout` is what
- * is replaced: a wrapper object would not be the one React-PDF calls.
+ * is replaced (setFaceMethod): a wrapper object would not be the one React-PDF calls.
  */
 export function withShapingCache(face: TFontkitFont, entries = ENTRIES): TFontkitFont {
   if (!enabled) return face;
@@ -73,6 +73,5 @@ export function withShapingCache(face: TFontkitFont, entries = ENTRIES): TFontki
     kept.set(key, run);
     return copyOf(run);
   };
-  Object.defineProperty(face, 'layout', { value: layout, writable: true, configurable: true });
-  return face;
+  return setFaceMethod(face, 'layout', layout as TLayout);
 }

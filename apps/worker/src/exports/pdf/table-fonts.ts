@@ -4,7 +4,7 @@
 // Each keeps its shaping across documents (shaping-cache.ts) unless the process was told not to.
 
 import { registerFonts } from './fonts.js';
-import { reactPdfFace, type TFontkitFont } from './react-pdf-internals.js';
+import { reactPdfFace, setFaceMethod, type TFontkitFont } from './react-pdf-internals.js';
 import { withShapingCache } from './shaping-cache.js';
 
 export interface TTableFonts {
@@ -30,13 +30,11 @@ const loadFace = async (fontWeight: 400 | 700): Promise<TFontkitFont> =>
  */
 function withPartsNamed(face: TFontkitFont): TFontkitFont {
   const make = face.getGlyph.bind(face);
-  const getGlyph = (id: number, codePoints: number[] = []) => {
+  return setFaceMethod(face, 'getGlyph', (id, codePoints = []) => {
     const glyph = make(id, codePoints);
     if (glyph && glyph.codePoints.length === 0 && codePoints.length > 0) glyph.codePoints = codePoints;
     return glyph;
-  };
-  Object.defineProperty(face, 'getGlyph', { value: getGlyph, writable: true, configurable: true });
-  return face;
+  });
 }
 
 /** Loads both faces once per process. */
