@@ -376,6 +376,8 @@ const spread = (values: number[], unit: (value: number) => string) =>
 export function keptMeasuresTable(runs: Partial<Record<string, TRun>>): string {
   const pairs = measurePairs(runs);
   const name = (measure: TPerformanceMeasure) => `\`${measure}\` (${PERFORMANCE_MEASURES[measure]})`;
+  // A measure stays when one of its figures earns it (failures below): another figure short of the mark is not a ✘.
+  const earned = new Set(pairs.filter((pair) => judged(pair)?.kept).map((pair) => pair.measure));
   const rows = pairs.map((pair) => {
     const verdict = judged(pair);
     if (!verdict) return [name(pair.measure), pair.figure, 'not measured in this run', '', '', '', ''];
@@ -386,7 +388,7 @@ export function keptMeasuresTable(runs: Partial<Record<string, TRun>>): string {
       spread(pair.without, pair.unit),
       `${percent(verdict.gain)}${pair.quick ? ' — *quick run*' : ''}`,
       verdict.ranges,
-      mark(verdict.kept),
+      !verdict.kept && earned.has(pair.measure) ? 'no (another of its figures keeps it)' : mark(verdict.kept),
     ];
   });
   const unpaired = PERFORMANCE_MEASURE_NAMES.filter((measure) => !pairs.some((pair) => pair.measure === measure));
