@@ -13,6 +13,11 @@ import {
   ledgerTransactions,
   type TLedgerTransaction,
 } from './support/ledger-fixture.js';
+import type { PoolClient } from 'pg';
+import { exportFilter } from '@folio-vault/shared/exports/export-filter';
+import { ZFolioExportRequest } from '@folio-vault/shared/exports/schemas';
+import { selectTransactions } from '@folio-vault/shared/ledger/ledger-store';
+import { withTieBreak } from '@folio-vault/shared/ledger/sort';
 import { generatedPan } from '@folio-vault/test-kit/cards';
 import { createWorld, type TWorld } from './support/world.js';
 
@@ -670,6 +675,51 @@ describe('cursor pagination', () => {
     const folioA = FIXTURE.filter((row) => row.folioId === FOLIO_A);
     expect(sorted(seen)).toEqual(sorted(folioA.map((row) => row.id)));
     expect(new Set(seen).size).toBe(folioA.length);
+  });
+
+  it('walks a sort whose keys all descend, id included, with limit 3', async () => {
+    const keys = [
+      { field: 'amount', direction: 'desc' },
+      { field: 'id', direction: 'desc' },
+    ] as const;
+    const seen = await walk({ ...SOURCE, sort: keys }, 3);
+    expect(seen).toEqual(expectedOrder(FIXTURE, [...keys]));
+  });
+
+  it('continues an export read inside the source index: the keyset is an index condition, not a filter', async () => {
+    // An export reads its rows in keyset batches (selectTransactions). With the keyset written as
+    // (a > x) OR (a = x AND id > y) the index gives only the source, and batch k of a folio first
+    // reads and drops k batches' rows: a 50,000-row read was quadratic. A row comparison of keys
+    // that share one direction is a range of transactions_by_source (migration 002).
+    const client = await world.pool.connect();
+    const sent: Array<{ text: string; values: unknown[] }> = [];
+    try {
+      const query = client.query.bind(client) as (text: string, values: unknown[]) => Promise<unknown>;
+      const recording = Object.assign(Object.create(client) as PoolClient, {
+        query: (text: string, values: unknown[]) => {
+          sent.push({ text, values });
+          return query(text, values);
+        },
+      });
+      const request = ZFolioExportRequest.parse({ sourceKind: 'RESERVATION', sourceId: SOURCE_ID });
+      const read: string[] = [];
+      for await (const row of selectTransactions(recording, exportFilter('1', request, 'Europe/Madrid'), withTieBreak(request.sort), 3)) read.push(row.id);
+      expect(read).toEqual(expectedOrder(FIXTURE, [{ field: 'transaction_datetime', direction: 'asc' }]));
+      expect(sent.length).toBeGreaterThan(2);
+
+      await client.query('BEGIN');
+      await client.query('SET LOCAL enable_seqscan = off');
+      await client.query('SET LOCAL enable_bitmapscan = off');
+      const plan = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sent[1]!.text}`, sent[1]!.values);
+      const lines = plan.rows.map((row) => row['QUERY PLAN']);
+      const scan = lines.findIndex((line) => /Index Scan using transactions_by_source on transactions/.test(line));
+      expect(scan, lines.join('\n')).toBeGreaterThanOrEqual(0);
+      expect(lines[scan + 1], lines.join('\n')).toMatch(/Index Cond: .*source_id = .*\(ROW\(transaction_datetime, id\) > ROW\(/);
+      expect(lines.filter((line) => /Filter: .*transaction_datetime/.test(line)), lines.join('\n')).toEqual([]);
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
   });
 
   it('stays stable when rows are inserted between pages, before and after the cursor', async () => {

@@ -25,6 +25,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { parseArgs } from 'node:util';
+import { PDFDocument } from 'pdf-lib';
 import { createPgPool } from '@folio-vault/shared/connections';
 import { importRecords, recordsOfDocument } from '@folio-vault/shared/ledger/batch-import';
 import { baselineInChild, type TBaselineResult } from '../baselines/raw-pdfkit.js';
@@ -102,14 +103,13 @@ async function exportOnce(rows: number, file: string): Promise<{ ms: number; sta
   return { ms: performance.now() - started, status, bytes };
 }
 
-/** The PDF's page count by its own structure: pdfinfo when installed, else its page objects. */
+/** The PDF's page count by its own structure: pdfinfo when installed, else pdf-lib's reading of its page tree (page objects may sit in compressed object streams). */
 async function pdfPages(file: string): Promise<number> {
   try {
     const info = execFileSync('pdfinfo', [file], { encoding: 'utf8' });
     return Number(/^Pages:\s+(\d+)/m.exec(info)?.[1] ?? 0);
   } catch {
-    const text = (await readFile(file)).toString('latin1');
-    return (text.match(/\/Type\s*\/Page(?![s\w])/g) ?? []).length;
+    return (await PDFDocument.load(await readFile(file), { updateMetadata: false })).getPageCount();
   }
 }
 

@@ -37,8 +37,19 @@ export function sortValuesSql(keys: TSortKey[], t = 't'): string {
   return keys.map((key, i) => `(${SORT_SQL[key.field].expr(t)})::text AS sort_${i}`).join(', ');
 }
 
-/** Rows strictly after `values` in the order of `keys`. */
+/**
+ * Rows strictly after `values` in the order of `keys`. Keys that share one direction compare as
+ * one row value, (a, b) > (x, y): the same rows as the spelled-out (a > x) OR (a = x AND b > y),
+ * nulls included, but a condition a btree index in that order answers as a range, so a read in
+ * keyset batches is linear in its rows rather than quadratic (an export's rows: selectTransactions
+ * over transactions_by_source). Mixed directions have no such row value and are spelled out.
+ */
 export function afterSql(keys: TSortKey[], values: Array<string | null>, params: SqlParams, t = 't'): string {
+  if (keys.every((key) => key.direction === keys[0]!.direction)) {
+    const columns = keys.map((key) => SORT_SQL[key.field].expr(t)).join(', ');
+    const given = keys.map((key, i) => castParam(key, values[i], params)).join(', ');
+    return `((${columns}) ${keys[0]!.direction === 'asc' ? '>' : '<'} (${given}))`;
+  }
   const terms: string[] = [];
   for (let i = 0; i < keys.length; i += 1) {
     const parts: string[] = [];
