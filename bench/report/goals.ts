@@ -24,6 +24,7 @@ import { tenantGoals } from './tenants.js';
 import type { TTenantsResult } from '../scenarios/tenants.js';
 import type { TFiscalInvoiceResult } from '../scenarios/fiscal-invoice.js';
 import { PERFORMANCE_MEASURE_NAMES, PERFORMANCE_MEASURES, type TPerformanceMeasure } from '@folio-vault/shared/performance-measures';
+import { median } from '../support/stats.js';
 
 export const GOALS = {
   /** Tokenize's answers a second over its shape's floor's, both shapes: held, not pushed. */
@@ -334,13 +335,6 @@ function measurePairs(runs: Partial<Record<string, TRun>>): TPair[] {
     quick: runs.render?.quick,
   }));
   return [...tokenizePairs, ...exportPairs, ...renderPairs];
-}
-
-/** The middle value (the mean of the two middle ones for an even count). */
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 interface TJudged {
