@@ -703,7 +703,7 @@ describe('cursor pagination', () => {
       });
       const request = ZFolioExportRequest.parse({ sourceKind: 'RESERVATION', sourceId: SOURCE_ID });
       const read: string[] = [];
-      for await (const row of selectTransactions(recording, exportFilter('1', request, 'Europe/Madrid'), withTieBreak(request.sort), 3)) read.push(row.id);
+      for await (const batch of selectTransactions(recording, exportFilter('1', request, 'Europe/Madrid'), withTieBreak(request.sort), 3)) read.push(...batch.map((row) => row.id));
       expect(read).toEqual(expectedOrder(FIXTURE, [{ field: 'transaction_datetime', direction: 'asc' }]));
       expect(sent.length).toBeGreaterThan(2);
 

@@ -177,13 +177,15 @@ async function readLedger(db: PoolClient, propertyId: string, request: TFolioExp
   const byFolio = new Map<string, TLedgerRow[]>(folioRows.map((folio) => [folio.id, []]));
   let firstIdentifier: string | null | undefined;
   let count = 0;
-  for await (const row of transactions) {
-    count += 1;
+  for await (const batch of transactions) {
+    count += batch.length;
     if (reads.maxRows !== undefined && count > reads.maxRows) throw new ExportTooLargeError(await countTransactions(db, filter), reads.maxRows);
-    firstIdentifier ??= row.source_identifier;
-    const list = byFolio.get(row.folio_id) ?? [];
-    list.push(toLedgerRow(row));
-    byFolio.set(row.folio_id, list);
+    for (const row of batch) {
+      firstIdentifier ??= row.source_identifier;
+      const list = byFolio.get(row.folio_id) ?? [];
+      list.push(toLedgerRow(row));
+      byFolio.set(row.folio_id, list);
+    }
   }
   return { property, folioRows, stay, recipient, byFolio, firstIdentifier };
 }

@@ -251,14 +251,15 @@ export async function invoiceRowsOfFolios(db: TDb, propertyId: string, folioIds:
 
 /**
  * Every row the filter selects, in the order of `keys`, as a folio document reads it (no joined
- * table: TDocumentTransactionRow), in keyset batches of `batch` rows: an export of 50,000 rows never
- * holds more than one batch of database rows beside what its caller keeps of them.
+ * table: TDocumentTransactionRow), in keyset batches of `batch` rows, each yielded whole: an export
+ * of 50,000 rows never holds more than one batch of database rows beside what its caller keeps of
+ * them, and pays one step of the generator a batch, not one a row.
  */
-export async function* selectTransactions(db: TDb, filter: TTransactionFilter, keys: TSortKey[], batch = 2_000): AsyncGenerator<TDocumentTransactionRow> {
+export async function* selectTransactions(db: TDb, filter: TTransactionFilter, keys: TSortKey[], batch = 2_000): AsyncGenerator<TDocumentTransactionRow[]> {
   let after: Array<string | null> | undefined;
   for (;;) {
     const page = await sortedPage<TDocumentTransactionRow>(db, filter, keys, after, batch, () => documentColumnsSql(), '');
-    for (const row of page) yield row;
+    if (page.length) yield page;
     const last = page[page.length - 1];
     if (!last || page.length < batch) return;
     after = keys.map((_, i) => last[`sort_${i}`] ?? null);
