@@ -38,6 +38,7 @@ export function exportSmallSection(run: TRun): string[] {
     '',
     ...(alone ? [`${many.clients} clients: ${(many.perSecond / alone.perSecond).toFixed(2)} of the render processes' own throughput on the same folios.`, ''] : []),
     `Start: ${sec(s.readyMs)} from spawning the process until it is ready (${sec(s.readyCpuMs)} of CPU; the render processes warm up before the worker takes jobs). After one GET /healthz (the client's own first request), the first 1,000-row export ${sec(s.coldMs)} (render ${s.coldRenderMs ?? '?'} ms), the same export warm ${sec(s.warmMs)} (render ${s.warmRenderMs ?? '?'} ms): cold/warm ${s.ratio.toFixed(2)}×, load ${s.load.toFixed(1)}.` +
+      ` Warm exports of other 1,000-row folios, which this service had not drawn (their dates and times new to its render processes), took ${sec(s.unseenMs)} (render ${s.unseenRenderMs ?? '?'} ms): the first export is ${(s.coldMs / s.unseenMs).toFixed(2)}× that, so what the first export pays is the start, not a repeat found in the shaping cache.` +
       (r.starts && r.starts.length > 1
         ? ` That is the median of ${r.starts.length} starts, one after another (a first export is one sample): cold/warm ${r.starts.map((start) => `${start.ratio.toFixed(2)}×`).join(', ')}; ready after ${r.starts.map((start) => sec(start.readyMs)).join(', ')}.`
         : ''),

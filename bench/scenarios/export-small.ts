@@ -47,6 +47,7 @@ import { Pool } from 'undici';
 import { createPgPool, createRedis } from '@folio-vault/shared/connections';
 import { ZFolioExportRequest } from '@folio-vault/shared/exports/schemas';
 import { importRecords, recordsOfDocument } from '@folio-vault/shared/ledger/batch-import';
+import { generateLargeSource } from '@folio-vault/test-kit/demo-ledger';
 import { largeSource, largeSourceId } from '@folio-vault/test-kit/folio-document';
 import { exportDocuments, renderThroughput, type TRenderThroughput } from '../baselines/render-throughput.js';
 import { cpuPer, cpuSnapshot, postgresServerOf } from '../support/process-cpu.js';
@@ -65,6 +66,10 @@ const CLIENTS = Number(process.env.BENCH_EXPORT_SMALL_CLIENTS ?? 20);
 const FOLIOS = 600;
 const LARGE_ROWS = 1_000;
 const WARM_REPEAT = 3;
+/** Other 1,000-row folios, a year apart each (step 1's `unseenMs`). */
+const UNSEEN_SOURCES = Array.from({ length: 3 }, (_, index) =>
+  generateLargeSource({ propertyId: 1, sourceId: largeSourceId(LARGE_ROWS) + 1 + index, rows: LARGE_ROWS, start: new Date(Date.UTC(2027 + index, 0, 1)) }),
+);
 const COLD_STARTS = Math.max(1, Number(process.env.BENCH_EXPORT_SMALL_COLD_STARTS ?? 3));
 const METRICS_TOKEN = `bench-${Date.now()}-metrics`;
 /** The kept performance measures of the small export's path, each paired (step 4). */
@@ -82,7 +87,25 @@ const PAIR_WARM_UP_SECONDS = Number(process.env.BENCH_EXPORT_SMALL_PAIR_WARM_UP_
 const PAIR_SEQUENTIAL = Number(process.env.BENCH_EXPORT_SMALL_PAIR_SEQUENTIAL ?? 150);
 
 type TSummary = ReturnType<typeof summary>;
-type TStart = { readyMs: number; readyCpuMs: number; coldMs: number; warmMs: number; ratio: number; coldRenderMs?: number; warmRenderMs?: number; load: number };
+/**
+ * One start of step 1. `warmMs`: the median of the same export again, WARM_REPEAT times. `unseenMs`:
+ * the median of the exports of UNSEEN_SOURCES, other 1,000-row folios taken after those, each drawn
+ * once by this service and dated differently, so their dates and times were never shaped by its
+ * render processes (shaping-cache.ts): what a warm service takes for a folio it has not drawn, to
+ * tell the service's cold start from what the same export's repeat finds cached.
+ */
+type TStart = {
+  readyMs: number;
+  readyCpuMs: number;
+  coldMs: number;
+  warmMs: number;
+  ratio: number;
+  unseenMs: number;
+  coldRenderMs?: number;
+  warmRenderMs?: number;
+  unseenRenderMs?: number;
+  load: number;
+};
 export interface TExportSmallResult {
   machine: ReturnType<typeof machine>;
   /** Step 1: the start with the median cold/warm ratio. */
@@ -261,18 +284,23 @@ async function firstExports(service: TServiceProcess, started: { readyMs: number
     const cold = await exportOnce(large);
     const warm: { ms: number; exportId: string }[] = [];
     for (let i = 0; i < WARM_REPEAT; i += 1) warm.push(await exportOnce(large));
-    return { cold, warm };
+    const unseen: { ms: number; exportId: string }[] = [];
+    for (const source of UNSEEN_SOURCES) unseen.push(await exportOnce(String(source.folios[0]!.sourceId)));
+    return { cold, warm, unseen };
   });
   const warmMs = median(startup.value.warm.map((run) => run.ms));
   const warmRenders = renderTimes(service, startup.value.warm.map((run) => run.exportId));
+  const unseenRenders = renderTimes(service, startup.value.unseen.map((run) => run.exportId));
   return {
     readyMs: started.readyMs,
     readyCpuMs: started.readyCpuMs,
     coldMs: startup.value.cold.ms,
     warmMs,
     ratio: startup.value.cold.ms / warmMs,
+    unseenMs: median(startup.value.unseen.map((run) => run.ms)),
     coldRenderMs: renderTimes(service, [startup.value.cold.exportId])[0],
     warmRenderMs: warmRenders.length ? median(warmRenders) : undefined,
+    unseenRenderMs: unseenRenders.length ? median(unseenRenders) : undefined,
     load: startup.load,
   };
 }
@@ -321,6 +349,7 @@ const median = (values: number[]) => summary(values).p50;
 let service: TServiceProcess | undefined;
 try {
   await importRecords(pool, '1', recordsOfDocument(largeSource(LARGE_ROWS)));
+  for (const source of UNSEEN_SOURCES) await importRecords(pool, '1', recordsOfDocument(source));
   await importRecords(pool, '1', recordsOfDocument(ledger));
   const bare = summary(await bareBullmq(200));
   console.log(`bare BullMQ round trip: ${fmt(bare)}`);
@@ -334,7 +363,7 @@ try {
     service = started.service;
     const s = await firstExports(service, started);
     starts.push(s);
-    console.log(`start ${round + 1}: until ready ${s.readyMs} ms (${s.readyCpuMs} ms of CPU); first ${LARGE_ROWS}-row export ${s.coldMs.toFixed(0)} ms (render ${s.coldRenderMs} ms), warm ${s.warmMs.toFixed(0)} ms (render ${s.warmRenderMs} ms): cold/warm ${s.ratio.toFixed(2)}×, load ${s.load.toFixed(2)}`);
+    console.log(`start ${round + 1}: until ready ${s.readyMs} ms (${s.readyCpuMs} ms of CPU); first ${LARGE_ROWS}-row export ${s.coldMs.toFixed(0)} ms (render ${s.coldRenderMs} ms), warm ${s.warmMs.toFixed(0)} ms (render ${s.warmRenderMs} ms): cold/warm ${s.ratio.toFixed(2)}×; other folios, warm ${s.unseenMs.toFixed(0)} ms (render ${s.unseenRenderMs} ms): cold/that ${(s.coldMs / s.unseenMs).toFixed(2)}×, load ${s.load.toFixed(2)}`);
     if (round < COLD_STARTS - 1) {
       await service.stop();
       service = undefined;
