@@ -1,4 +1,5 @@
 import type { TMachine } from '../support/machine.js';
+import { median } from '../support/stats.js';
 import { header, int, mark, msText, table, type TRun } from './format.js';
 
 type TPhase = 'tokenize' | 'read' | 'forward';
@@ -25,12 +26,6 @@ interface TKeyCustodyResult {
 
 /** The goals the issue set for keys in an HSM, against software keys in the same run. */
 export const KEY_CUSTODY_GOALS = { minThroughputRatio: 0.8, maxP99Ratio: 1.5, maxEventLoopP99Ms: 20 };
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 /** Per provider and phase: the median over rounds of each figure. */
 export function keyCustodyMedians(r: TKeyCustodyResult) {

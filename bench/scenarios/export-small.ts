@@ -54,7 +54,7 @@ import { cpuPer, cpuSnapshot, postgresServerOf } from '../support/process-cpu.js
 import { benchToken, freePort, liftedRateLimits, startService, type TServiceProcess } from '../support/service-processes.js';
 import { benchEnvironment, writeResult } from '../support/environment.js';
 import { machine, withLoad } from '../support/machine.js';
-import { summary } from '../support/stats.js';
+import { median, summary } from '../support/stats.js';
 import { typicalLedger } from '@folio-vault/test-kit/typical-ledger';
 import type { TPerformanceMeasure } from '@folio-vault/shared/performance-measures';
 import { alternated, otherQueuePrefix, type TPairSide } from '../support/pairs.js';
@@ -344,7 +344,6 @@ async function measurePair(measure: TPerformanceMeasure): Promise<NonNullable<TE
 }
 
 const fmt = (s: TSummary) => `p50 ${s.p50.toFixed(1)} ms, p90 ${s.p90.toFixed(1)} ms, p99 ${s.p99.toFixed(1)} ms`;
-const median = (values: number[]) => summary(values).p50;
 
 let service: TServiceProcess | undefined;
 try {
