@@ -84,7 +84,7 @@ export function renderReport(runs: Partial<Record<string, TRun>>, written: TMach
     'npm run bench -- --only export,tokenize        # some: export | export-small | export-memory | invoice | tokenize | tokenize-open-loop | night-audit | render | listing | latency | forward | key-custody | tenants | tracing',
     'npm run bench:quick                            # smoke check at small sizes → out/benchmarks-quick.md',
     'npm run bench -- --report-only                 # this file again from its stored figures, no benchmark',
-    'npx tsx bench/scenarios/export-e2e.ts --rows 1000,5000   # one benchmark by hand, printed only',
+    'npx tsx bench/scenarios/export-e2e.ts --rows 1000,5000 --runs 1   # one benchmark by hand, printed only',
     'npx tsx bench/scenarios/export-memory.ts --formats PDF --rows 5000,50000',
     'npx tsx bench/scenarios/tokenize-load.ts --duration 10 --connections 50',
     'npx tsx bench/scenarios/tokenize-open-loop.ts --rate 300 --seconds 10 --shape split',
