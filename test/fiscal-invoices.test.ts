@@ -14,9 +14,10 @@ import { documentsToRender } from '@folio-vault/shared/fiscal/fiscal-store';
 import { renderFiscalDocumentJob, renderJobId } from '@folio-vault/shared/fiscal/render-fiscal-document-job';
 import { QUEUE_NAMES } from '@folio-vault/shared/queues';
 import { startApi, type TRunningApi } from '@folio-vault/api/server';
+import { until } from './support/faults.js';
 import { tokenize } from './support/forward.js';
 import {
-  COMPANY, frenchStay, frenchStayWithExtras, GERMAN_COMPANY, GERMAN_GUEST, germanLedger, GUEST, importFrenchHotel, invoicedIds, SELLER_PROPERTY, until,
+  COMPANY, frenchStay, frenchStayWithExtras, GERMAN_COMPANY, GERMAN_GUEST, germanLedger, GUEST, importFrenchHotel, invoicedIds, SELLER_PROPERTY,
 } from './support/fiscal-fixture.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
 import { createWorld, type TWorld } from './support/world.js';

@@ -99,17 +99,6 @@ export async function importFrenchHotel(world: TWorld, token: string, sourceIds:
   expect(res.status, JSON.stringify(res.body)).toBe(200);
 }
 
-/** Polls `check` every 50 ms until it answers a value; fails naming `what` after `timeoutMs`. */
-export async function until<T>(check: () => Promise<T | undefined | false>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`${what} did not happen within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 /** Stay `sourceId` of frenchStay with a breakfast sold VAT-inclusive (22.00 at 10 %) and 50.00 paid in US dollar cash. */
 export function frenchStayWithExtras(sourceId: number): ReturnType<typeof frenchStay> {
   const stay = frenchStay(sourceId);
